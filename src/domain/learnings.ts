@@ -1,0 +1,129 @@
+/**
+ * Feature learnings, deduplicated as Ralph does.
+ *
+ * Two texts are compared as sets of lower-cased words longer than 2 characters (punctuation trimmed).
+ * Jaccard similarity above 0.7 means the same lesson: the old one's hit_count goes up — unless exactly
+ * one of the two is negated ("don't", "never", "avoid", …), in which case the new one contradicts and
+ * replaces the old. At most 50 learnings per feature: past that, the oldest unreviewed `auto` ones with
+ * hit_count <= 1 are pruned. Texts are cut to 500 characters.
+ */
+
+export const LEARNING_SOURCES = ['auto', 'agent', 'human', 'opus_reviewed'] as const;
+export type LearningSource = (typeof LEARNING_SOURCES)[number];
+
+export const MAX_LEARNINGS = 50;
+export const MAX_LEARNING_CHARS = 500;
+export const DUPLICATE_THRESHOLD = 0.7;
+
+export interface Learning {
+  text: string;
+  reason?: string | null;
+  source: LearningSource;
+  task_id?: number | null;
+  iteration?: number | null;
+  created: string;
+  hit_count: number;
+  reviewed: boolean;
+  review_count: number;
+}
+
+export type MergeOutcome = 'added' | 'duplicate' | 'replaced';
+
+/** Older rows hold plain strings; read them as `source: auto, hit_count: 1`. */
+export function normalizeLearning(item: unknown): Learning | undefined {
+  if (typeof item === 'string') {
+    return { text: item, source: 'auto', created: '', hit_count: 1, reviewed: false, review_count: 0 };
+  }
+  if (item === null || typeof item !== 'object') return undefined;
+  const o = item as Record<string, unknown>;
+  if (typeof o.text !== 'string') return undefined;
+  const source = (LEARNING_SOURCES as readonly unknown[]).includes(o.source) ? (o.source as LearningSource) : 'auto';
+  const out: Learning = {
+    text: o.text,
+    source,
+    created: typeof o.created === 'string' ? o.created : '',
+    hit_count: typeof o.hit_count === 'number' ? o.hit_count : 1,
+    reviewed: o.reviewed === true,
+    review_count: typeof o.review_count === 'number' ? o.review_count : 0,
+  };
+  if (typeof o.reason === 'string') out.reason = o.reason;
+  if (typeof o.task_id === 'number') out.task_id = o.task_id;
+  if (typeof o.iteration === 'number') out.iteration = o.iteration;
+  return out;
+}
+
+export function wordSet(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const raw of text.toLowerCase().split(/\s+/)) {
+    const w = raw.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if ([...w].length > 2) words.add(w);
+  }
+  return words;
+}
+
+export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  if (a.size === 0 && b.size === 0) return 1;
+  let inter = 0;
+  for (const w of a) if (b.has(w)) inter++;
+  return inter / (a.size + b.size - inter);
+}
+
+const NEGATION_RE =
+  /\b(?:don'?t|do not|doesn'?t|does not|never|not|no longer|avoid|instead of|rather than|can'?t|cannot|shouldn'?t|should not|mustn'?t|must not|won'?t|isn'?t|aren'?t|without)\b/i;
+
+export const isNegated = (text: string): boolean => NEGATION_RE.test(text.replace(/’/g, "'"));
+
+export function truncateLearning(text: string): string {
+  const chars = [...text.trim()];
+  return chars.length <= MAX_LEARNING_CHARS ? chars.join('') : chars.slice(0, MAX_LEARNING_CHARS).join('');
+}
+
+export interface MergeResult {
+  outcome: MergeOutcome;
+  learnings: Learning[];
+  learning: Learning;
+  /** For duplicate/replaced: the text that was matched. */
+  matched?: string;
+  similarity?: number;
+  pruned: number;
+}
+
+export function mergeLearning(existing: readonly Learning[], incoming: Learning): MergeResult {
+  const list = existing.map((l) => ({ ...l }));
+  const newWords = wordSet(incoming.text);
+  const newNeg = isNegated(incoming.text);
+  let best = -1;
+  let bestScore = 0;
+  list.forEach((l, i) => {
+    const score = jaccard(wordSet(l.text), newWords);
+    if (score > DUPLICATE_THRESHOLD && score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  if (best >= 0) {
+    const old = list[best]!;
+    if (isNegated(old.text) !== newNeg) {
+      // A contradiction: the new lesson supersedes the old one where it stood.
+      list[best] = incoming;
+      return { outcome: 'replaced', learnings: list, learning: incoming, matched: old.text, similarity: bestScore, pruned: 0 };
+    }
+    old.hit_count += 1;
+    return { outcome: 'duplicate', learnings: list, learning: old, matched: old.text, similarity: bestScore, pruned: 0 };
+  }
+  list.push(incoming);
+  const pruned = prune(list);
+  return { outcome: 'added', learnings: list, learning: incoming, pruned };
+}
+
+/** Drops the oldest prunable learnings (unreviewed, source auto, hit_count <= 1) until at most MAX remain. */
+function prune(list: Learning[]): number {
+  let removed = 0;
+  while (list.length > MAX_LEARNINGS) {
+    const idx = list.findIndex((l) => l.source === 'auto' && !l.reviewed && l.hit_count <= 1);
+    if (idx < 0) break;
+    list.splice(idx, 1);
+    removed++;
+  }
+  return removed;
+}

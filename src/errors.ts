@@ -1,0 +1,49 @@
+/**
+ * The two kinds of failure ralph-mcp reports.
+ *
+ * - StartupError: the launch itself is wrong (bad recipe, missing database, ...). The CLI prints one
+ *   line on stderr and exits non-zero before any MCP traffic: we fail closed, never "serve everything".
+ * - ToolError: a tool call was refused or failed. It becomes `isError: true` with a stable `code` in
+ *   structuredContent; the session goes on. Codes are part of our contract with agents and Ralph.
+ */
+
+export const ERROR_CODES = [
+  'invalid_argument', // the arguments break a rule; the message says which and what is allowed
+  'not_found', // a named row (task, feature, discipline, comment) does not exist
+  'conflict', // the write would break an invariant (duplicate, cycle, referenced row, wrong state)
+  'out_of_scope', // the session's task/discipline scope forbids this target
+  'busy', // the database stayed locked past the busy timeout; retry later
+  'io_error', // a state file could not be read or written
+  'internal', // a bug: logged with its stack
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export class ToolError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'ToolError';
+  }
+}
+
+export class StartupError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = 'StartupError';
+  }
+}
+
+export const notFound = (what: string, key: string | number, hint?: string): ToolError =>
+  new ToolError('not_found', `${what} ${JSON.stringify(key)} does not exist${hint ? `; ${hint}` : ''}`);
+
+export const invalid = (message: string, details?: Record<string, unknown>): ToolError =>
+  new ToolError('invalid_argument', message, details);
+
+export const conflict = (message: string, details?: Record<string, unknown>): ToolError =>
+  new ToolError('conflict', message, details);

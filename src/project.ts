@@ -1,0 +1,95 @@
+import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { Db } from './db/database.js';
+import { RALPH_USER_VERSION, ralphDdl } from './db/schema.js';
+import { StartupError } from './errors.js';
+import { today } from './domain/rules.js';
+
+/** Where a Ralph project keeps its state: everything lives under `<project>/.ralph/`. */
+export interface Project {
+  root: string;
+  ralphDir: string;
+  dbPath: string;
+  learningsFile: string;
+  progressFile: string;
+}
+
+export function projectPaths(dir: string, dbOverride?: string): Project {
+  const root = resolve(dir);
+  const ralphDir = join(root, '.ralph');
+  return {
+    root,
+    ralphDir,
+    dbPath: dbOverride ? resolve(dbOverride) : join(ralphDir, 'db', 'ralph.db'),
+    learningsFile: join(ralphDir, 'learnings.txt'),
+    progressFile: join(ralphDir, 'progress.txt'),
+  };
+}
+
+/** Fails closed unless `dir` is a Ralph project whose database exists. */
+export function locateProject(dir: string, dbOverride?: string): Project {
+  const p = projectPaths(dir, dbOverride);
+  if (!existsSync(p.root) || !statSync(p.root).isDirectory()) {
+    throw new StartupError(`project directory ${p.root} does not exist`);
+  }
+  if (!existsSync(p.ralphDir)) {
+    throw new StartupError(`${p.root} is not a Ralph project (no .ralph/ folder); create one with: ralph-mcp init --project ${p.root}`);
+  }
+  if (!existsSync(p.dbPath)) {
+    throw new StartupError(`database not found at ${p.dbPath}; create it with: ralph-mcp init --project ${p.root}`);
+  }
+  return p;
+}
+
+export interface InitOptions {
+  title?: string;
+  description?: string;
+}
+
+/** `ralph-mcp init`: Ralph's schema, the metadata row, empty state files. Never overwrites a database. */
+export function initProject(dir: string, options: InitOptions = {}): Project {
+  const p = projectPaths(dir);
+  if (existsSync(p.dbPath)) {
+    throw new StartupError(`refusing to overwrite the existing database at ${p.dbPath}`);
+  }
+  mkdirSync(join(p.ralphDir, 'db'), { recursive: true });
+  const title = options.title ?? basename(p.root);
+  const tmp = `${p.dbPath}.init-${process.pid}`;
+  // Build the database under a temporary name and rename it into place, so a crash or a second
+  // `init` racing this one never leaves a half-made ralph.db behind.
+  writeFileSync(tmp, '');
+  const db = Db.open(tmp);
+  try {
+    db.write(() => {
+      db.raw.exec(ralphDdl());
+      db.run(
+        'INSERT INTO metadata (id, schema_version, project_title, project_description, project_created) VALUES (1, ?, ?, ?, ?)',
+        '1.0',
+        title,
+        options.description ?? null,
+        today(),
+      );
+    });
+    db.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
+    db.raw.pragma('wal_checkpoint(TRUNCATE)');
+  } finally {
+    db.close();
+  }
+  renameNoClobber(tmp, p.dbPath);
+  for (const f of [p.learningsFile, p.progressFile]) {
+    if (!existsSync(f)) writeFileSync(f, '', { flag: 'wx' });
+  }
+  return p;
+}
+
+function renameNoClobber(from: string, to: string): void {
+  try {
+    linkSync(from, to); // fails with EEXIST instead of replacing a database another init just made
+  } catch (err) {
+    rmSync(from, { force: true });
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new StartupError(`refusing to overwrite the existing database at ${to}`);
+    throw err;
+  } finally {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(from + suffix, { force: true });
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Recipes are data: SPEC-070's allow-lists. A recipe names the tools its sessions may see; everything
+ * else is hidden. `narrow` restricts which arguments a tool accepts in that recipe (the schema the
+ * session sees has only those fields).
+ */
+export interface Recipe {
+  name: string;
+  purpose: string;
+  allow: readonly string[];
+  narrow?: Readonly<Record<string, readonly string[]>>;
+}
+
+export const RECIPES: readonly Recipe[] = [
+  {
+    name: 'braindump',
+    purpose: 'Turn unstructured input into the project skeleton: features, disciplines and tasks. Create, do not modify.',
+    allow: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info'],
+  },
+  {
+    name: 'yap',
+    purpose: 'Refine and create tasks within the existing features and disciplines.',
+    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info'],
+  },
+  {
+    name: 'ramble',
+    purpose: "Discuss and refine a feature's design, learnings and context files.",
+    allow: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
+  },
+  {
+    name: 'discuss',
+    purpose: "Refine a discipline's persona, conventions and skills.",
+    allow: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
+  },
+  {
+    name: 'task_execution',
+    purpose: 'Execute one task: do the work, mark it done, record what you learned, note progress.',
+    allow: ['get_task', 'set_task_status', 'add_task_comment', 'append_learning', 'append_progress', 'add_feature_context_file', 'read_learnings', 'read_progress', 'get_project_info'],
+  },
+  {
+    name: 'opus_review',
+    purpose: "Review completed work on a feature: adjust priorities, spawn follow-up tasks, record learnings.",
+    allow: [
+      'list_tasks',
+      'get_task',
+      'set_task_status',
+      'update_task',
+      'create_task',
+      'add_task_comment',
+      'list_features',
+      'get_feature',
+      'update_feature',
+      'append_feature_learning',
+      'append_learning',
+      'append_progress',
+      'read_learnings',
+      'read_progress',
+      'get_project_info',
+      'get_project_progress',
+    ],
+    narrow: { update_task: ['id', 'priority', 'description'] },
+  },
+  {
+    name: 'enrichment',
+    purpose: 'Promote draft tasks: add pseudocode and acceptance criteria, split drafts that are too big.',
+    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info'],
+  },
+];
+
+export const RECIPE_NAMES: readonly string[] = RECIPES.map((r) => r.name);
+export const recipeByName = (name: string): Recipe | undefined => RECIPES.find((r) => r.name === name);

@@ -1,0 +1,19 @@
+import { TASK_TOOLS } from '../tools/tasks.js';
+import { COMMENT_TOOLS } from '../tools/comments.js';
+import { FEATURE_TOOLS } from '../tools/features.js';
+import { DISCIPLINE_TOOLS } from '../tools/disciplines.js';
+import { PROJECT_TOOLS } from '../tools/project.js';
+import { STATE_TOOLS } from '../tools/stateFiles.js';
+import type { AnyTool } from './types.js';
+
+/**
+ * The full suite: SPEC-070's six category tables, in the spec's order. This order is the order of
+ * `tools/list` in every session (a recipe only removes entries), so snapshots are stable.
+ */
+export const REGISTRY: readonly AnyTool[] = [...TASK_TOOLS, ...COMMENT_TOOLS, ...FEATURE_TOOLS, ...DISCIPLINE_TOOLS, ...PROJECT_TOOLS, ...STATE_TOOLS];
+
+export const TOOL_NAMES: readonly string[] = REGISTRY.map((t) => t.name);
+
+const BY_NAME = new Map(REGISTRY.map((t) => [t.name, t]));
+export const toolByName = (name: string): AnyTool | undefined => BY_NAME.get(name);
+export const isToolName = (name: string): boolean => BY_NAME.has(name);

@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import type { Project } from '../project.js';
+
+export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state'] as const;
+export type Category = (typeof CATEGORIES)[number];
+
+/** What the session was launched for; handlers read it to apply scope and fill defaults. */
+export interface SessionScope {
+  recipe: string | null;
+  discipline: string | null;
+  taskId: number | null;
+}
+
+export interface ToolContext {
+  db: Db;
+  project: Project;
+  session: SessionScope;
+  log: Logger;
+  /** A short label for state-file entries and comments: "task_execution · frontend · task #7". */
+  who: string;
+}
+
+/**
+ * How a tool relates to the session's task (`--task N`):
+ * - `arg` is the argument naming the task; in a task session it may be omitted and defaults to N;
+ * - `writes: true` means the tool changes that task, so any other task is refused (`out_of_scope`).
+ */
+export interface TaskTarget {
+  arg: string;
+  writes: boolean;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: false;
+}
+
+/** One tool = one value: definition, schemas, annotations, handler. The registry is a list of these. */
+export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  category: Category;
+  /** Written for the model: what it does, when to use it. Never names another tool (it may be hidden). */
+  description: string;
+  input: I;
+  output: O;
+  annotations: ToolAnnotations;
+  taskTarget?: TaskTarget;
+  /** Discipline-writing tools: in a `--discipline D` session they may only target D. */
+  disciplineTarget?: { arg: string };
+  handler: (args: z.infer<I>, ctx: ToolContext) => z.infer<O>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyTool = ToolDef<any, any>;
+
+export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> => def;
+
+export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
+export const UPDATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Overwrites or removes what was there before. */
+export const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };

@@ -1,0 +1,93 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { Db } from '../db/database.js';
+import { ToolError } from '../errors.js';
+import { packageVersion } from '../packageInfo.js';
+import type { ToolContext } from '../registry/types.js';
+import type { SessionPlan, SessionTool } from '../session/plan.js';
+import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
+import { toolListing } from './toolListing.js';
+
+/**
+ * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
+ * registered, so calling one gets exactly the answer an unknown name gets.
+ *
+ * We use the SDK's low-level Server (not McpServer) on purpose: tools/list is computed once from the
+ * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
+ * validates, scopes and dispatches in one place.
+ */
+export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server {
+  const server = new Server(
+    { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
+    { capabilities: { tools: { listChanged: false } }, instructions: plan.instructions },
+  );
+  const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log, who: whoLabel(plan) };
+  const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
+  let listing: ReturnType<typeof toolListing>[] | undefined;
+
+  server.setRequestHandler(ListToolsRequestSchema, () => {
+    listing ??= plan.tools.map(toolListing);
+    return { tools: listing };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, (request) => {
+    const { name, arguments: rawArgs } = request.params;
+    const tool = tools.get(name);
+    if (!tool) {
+      log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    const started = performance.now();
+    const result = callTool(tool, rawArgs ?? {}, ctx, plan);
+    const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
+    log.info({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
+    return result;
+  });
+
+  return server;
+}
+
+export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, plan: SessionPlan): CallToolResult {
+  try {
+    const parsed = tool.input.safeParse(rawArgs);
+    if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
+    const args = applyScope(tool, parsed.data as Record<string, unknown>, plan);
+    return okResult(tool.def.handler(args, ctx) as Record<string, unknown>);
+  } catch (err) {
+    const te = toToolError(err);
+    if (te.code === 'internal') ctx.log.error({ err, tool: tool.def.name }, 'tool failed');
+    return errorResult(te);
+  }
+}
+
+/** Task and discipline scope: fill the session's task id where omitted; refuse writes to other targets. */
+function applyScope(tool: SessionTool, args: Record<string, unknown>, plan: SessionPlan): Record<string, unknown> {
+  const { taskTarget, disciplineTarget } = tool.def;
+  const own = plan.scope.taskId;
+  if (taskTarget) {
+    if (args[taskTarget.arg] === undefined) {
+      // Only reachable in a task session: elsewhere the schema requires the argument.
+      args = { ...args, [taskTarget.arg]: own };
+    } else if (taskTarget.writes && own !== null && args[taskTarget.arg] !== own) {
+      throw new ToolError(
+        'out_of_scope',
+        `this session is scoped to task ${own}; ${tool.def.name} cannot change task ${String(args[taskTarget.arg])} (reading other tasks is allowed)`,
+      );
+    }
+  }
+  if (disciplineTarget && plan.disciplineSource === 'flag' && plan.discipline !== null && args[disciplineTarget.arg] !== plan.discipline) {
+    throw new ToolError(
+      'out_of_scope',
+      `this session is scoped to discipline ${plan.discipline}; ${tool.def.name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`,
+    );
+  }
+  return args;
+}
+
+function whoLabel(plan: SessionPlan): string {
+  const parts = [plan.recipe?.name ?? 'ralph-mcp'];
+  if (plan.discipline) parts.push(plan.discipline);
+  if (plan.task) parts.push(`task #${plan.task.id}`);
+  return parts.join(' · ');
+}

@@ -1,0 +1,32 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { mapSqliteError } from '../db/database.js';
+import { ToolError } from '../errors.js';
+
+/** A successful call: structuredContent matches the tool's outputSchema; the text is compact JSON of it. */
+export function okResult(out: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+}
+
+/** A refused or failed call: isError, a stable code, and a message saying what was wrong and what is allowed. */
+export function errorResult(err: ToolError): CallToolResult {
+  const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
+  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error } };
+}
+
+export function toToolError(err: unknown): ToolError {
+  if (err instanceof ToolError) return err;
+  return mapSqliteError(err) ?? new ToolError('internal', `internal error: ${(err as Error)?.message ?? String(err)}`);
+}
+
+/** Zod issues → one readable invalid_argument message naming each bad field and what is allowed. */
+export function argumentError(error: z.ZodError, allowedFields: readonly string[]): ToolError {
+  const parts = error.issues.map((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedFields.join(', ') || '(none)'}`;
+    }
+    const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
+    return `${path}: ${issue.message}`;
+  });
+  return new ToolError('invalid_argument', `invalid arguments: ${parts.join('; ')}`);
+}

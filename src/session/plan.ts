@@ -1,0 +1,137 @@
+import type { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { parseJsonObject } from '../db/json.js';
+import type { SchemaInfo } from '../db/schema.js';
+import { StartupError } from '../errors.js';
+import type { Project } from '../project.js';
+import { RECIPE_NAMES, recipeByName, type Recipe } from '../registry/recipes.js';
+import { TOOL_NAMES, toolByName } from '../registry/registry.js';
+import type { AnyTool, SessionScope } from '../registry/types.js';
+import { buildInstructions } from './instructions.js';
+import { resolveTools, unknownNames } from './resolveTools.js';
+
+/** What the launch asked for (flags, or later a context file). */
+export interface SessionRequest {
+  recipe?: string | undefined;
+  discipline?: string | undefined;
+  task?: number | undefined;
+}
+
+/** A tool as this session sees it: its definition plus the input schema this session exposes. */
+export interface SessionTool {
+  def: AnyTool;
+  input: z.ZodObject;
+}
+
+export interface SessionPlan {
+  project: Project;
+  projectTitle: string;
+  recipe: Recipe | null;
+  discipline: string | null;
+  /** 'task' when the discipline was taken from the task's own row (no --discipline given). */
+  disciplineSource: 'flag' | 'task' | null;
+  task: { id: number; title: string; status: string; feature: string; discipline: string } | null;
+  scope: SessionScope;
+  tools: SessionTool[];
+  disabled: string[];
+  /** Tools the discipline's override removed from what the recipe allows. */
+  removedByDiscipline: string[];
+  instructions: string;
+  warnings: string[];
+}
+
+/**
+ * Flags → session plan. Everything that can be wrong with a launch is found here, before any MCP
+ * traffic, and reported as a StartupError: we never fall back to "all tools" on a bad name.
+ */
+export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, req: SessionRequest): SessionPlan {
+  const warnings: string[] = [];
+  let recipe: Recipe | null = null;
+  if (req.recipe !== undefined) {
+    recipe = recipeByName(req.recipe) ?? null;
+    if (!recipe) throw new StartupError(`unknown recipe ${JSON.stringify(req.recipe)}; valid recipes: ${RECIPE_NAMES.join(', ')}`);
+  } else {
+    warnings.push('no --recipe given: serving the full tool suite (meant for debugging with the MCP Inspector)');
+  }
+
+  let task: SessionPlan['task'] = null;
+  if (req.task !== undefined) {
+    if (!Number.isSafeInteger(req.task) || req.task <= 0) throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(req.task)}`);
+    const row = db.get<{ id: number; title: string; status: string; feature: string; discipline: string }>(
+      'SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?',
+      req.task,
+    );
+    if (!row) throw new StartupError(`unknown task id ${req.task} in ${project.dbPath}`);
+    task = row;
+  }
+
+  // The discipline decides the overrides. Without --discipline, a task session uses its task's
+  // discipline: that can only remove tools, never add any.
+  const disciplineName = req.discipline ?? task?.discipline ?? null;
+  const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
+  let additionalDisabled: string[] = [];
+  if (disciplineName !== null) {
+    const row = db.get<Record<string, unknown>>(
+      schema.hasToolOverrides ? 'SELECT name, mcp_tool_overrides FROM disciplines WHERE name = ?' : 'SELECT name FROM disciplines WHERE name = ?',
+      disciplineName,
+    );
+    if (!row) {
+      const names = db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => r.name);
+      throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; disciplines in this project: ${names.join(', ') || '(none)'}`);
+    }
+    additionalDisabled = readOverrides(disciplineName, row.mcp_tool_overrides);
+  }
+
+  const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, additionalDisabled);
+  const recipeAllowed = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null).enabled;
+  const removedByDiscipline = recipeAllowed.filter((n) => !enabled.includes(n));
+  const scope: SessionScope = { recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null };
+  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null));
+  const meta = db.get<{ project_title: string }>('SELECT project_title FROM metadata WHERE id = 1');
+
+  const plan: SessionPlan = {
+    project,
+    projectTitle: meta?.project_title ?? '',
+    recipe,
+    discipline: disciplineName,
+    disciplineSource,
+    task,
+    scope,
+    tools,
+    disabled,
+    removedByDiscipline,
+    instructions: '',
+    warnings,
+  };
+  plan.instructions = buildInstructions(plan);
+  return plan;
+}
+
+/** Parses `disciplines.mcp_tool_overrides`; anything malformed or naming an unknown tool fails closed. */
+export function readOverrides(discipline: string, raw: unknown): string[] {
+  if (raw === null || raw === undefined || raw === '') return [];
+  const where = `disciplines.mcp_tool_overrides of discipline ${JSON.stringify(discipline)}`;
+  const obj = parseJsonObject(raw);
+  if (!obj) throw new StartupError(`${where} is not a JSON object like {"additional_disabled": ["tool", ...]}`);
+  const list = obj.additional_disabled ?? [];
+  if (!Array.isArray(list) || !list.every((x): x is string => typeof x === 'string')) {
+    throw new StartupError(`${where}: additional_disabled must be an array of tool names`);
+  }
+  const unknown = unknownNames(TOOL_NAMES, list);
+  if (unknown.length > 0) throw new StartupError(`${where} names unknown tool(s): ${unknown.join(', ')} (see \`ralph-mcp --help\` for the tool list)`);
+  return list;
+}
+
+/** The input schema a session exposes: narrowed by the recipe, task argument optional in a task session. */
+function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null): SessionTool {
+  let input = def.input as z.ZodObject;
+  const keep = recipe?.narrow?.[def.name];
+  if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
+  const arg = def.taskTarget?.arg;
+  if (taskId !== null && arg && input.shape[arg]) {
+    const field = input.shape[arg] as z.ZodType;
+    input = input.extend({ [arg]: field.optional().describe(`Task id; default ${taskId} (this session's task)`) });
+  }
+  return { def, input };
+}
+

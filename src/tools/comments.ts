@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { timestamp } from '../domain/rules.js';
+import { notFound } from '../errors.js';
+import { CREATE, DELETE, REPLACE, defineTool } from '../registry/types.js';
+import { LIMITS, priority, taskId, text } from './fields.js';
+import { commentFromRow, requireDisciplineRow, requireTaskRow } from './rows.js';
+import { CommentOut } from './shapes.js';
+
+const MAX_BODY = 10_000;
+
+function requireComment(db: Db, taskIdValue: number, commentId: number) {
+  requireTaskRow(db, taskIdValue);
+  const row = db.get('SELECT * FROM task_comments WHERE id = ? AND task_id = ?', commentId, taskIdValue);
+  if (!row) throw notFound(`comment on task ${taskIdValue}`, commentId);
+  return row;
+}
+
+export const addTaskComment = defineTool({
+  name: 'add_task_comment',
+  title: 'Comment on task',
+  category: 'comments',
+  description: 'Add a comment to a task: findings, blockers, a completion summary, or a note for the next task.',
+  input: z.strictObject({
+    task_id: taskId(),
+    author: text(LIMITS.name).describe('Who writes: your discipline name, or "human"'),
+    body: text(MAX_BODY),
+    discipline: z.string().max(LIMITS.name).optional().describe('Existing discipline name'),
+    priority: priority.optional(),
+  }),
+  output: z.object({ comment: CommentOut }),
+  annotations: CREATE,
+  // Commenting on other tasks is allowed even in a task session (leaving a note for the next task).
+  taskTarget: { arg: 'task_id', writes: false },
+  handler(args, { db, session }) {
+    return db.write(() => {
+      requireTaskRow(db, args.task_id);
+      const discipline = args.discipline ?? session.discipline;
+      if (discipline != null) requireDisciplineRow(db, discipline);
+      const id = Number(
+        db.run(
+          'INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          args.task_id,
+          args.author,
+          discipline ?? null,
+          session.taskId,
+          args.priority ?? null,
+          args.body,
+          timestamp(),
+        ).lastInsertRowid,
+      );
+      return { comment: commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', id)!) };
+    });
+  },
+});
+
+export const updateTaskComment = defineTool({
+  name: 'update_task_comment',
+  title: 'Edit comment',
+  category: 'comments',
+  description: "Replace the body of an existing comment on a task.",
+  input: z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive(), body: text(MAX_BODY) }),
+  output: z.object({ comment: CommentOut }),
+  annotations: REPLACE,
+  taskTarget: { arg: 'task_id', writes: true },
+  handler(args, { db }) {
+    return db.write(() => {
+      requireComment(db, args.task_id, args.comment_id);
+      db.run('UPDATE task_comments SET body = ? WHERE id = ?', args.body, args.comment_id);
+      return { comment: commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', args.comment_id)!) };
+    });
+  },
+});
+
+export const deleteTaskComment = defineTool({
+  name: 'delete_task_comment',
+  title: 'Delete comment',
+  category: 'comments',
+  description: 'Delete a comment from a task.',
+  input: z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive() }),
+  output: z.object({ deleted_id: z.number().int(), task_id: z.number().int() }),
+  annotations: DELETE,
+  taskTarget: { arg: 'task_id', writes: true },
+  handler(args, { db }) {
+    return db.write(() => {
+      requireComment(db, args.task_id, args.comment_id);
+      db.run('DELETE FROM task_comments WHERE id = ?', args.comment_id);
+      return { deleted_id: args.comment_id, task_id: args.task_id };
+    });
+  },
+});
+
+export const COMMENT_TOOLS = [addTaskComment, updateTaskComment, deleteTaskComment];

@@ -1,0 +1,152 @@
+import { z } from 'zod';
+import { toJson } from '../db/json.js';
+import { HEX_COLOR_RE } from '../domain/rules.js';
+import { conflict, invalid } from '../errors.js';
+import { CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
+import { checkAcronym, checkNewName, freeAcronym } from './features.js';
+import { LIMITS, acronym, optText, strList, text } from './fields.js';
+import { disciplineFromRow, requireDisciplineRow } from './rows.js';
+import { DisciplineOut, DisciplineRowOut } from './shapes.js';
+
+const disciplineName = z.string().max(LIMITS.name).describe('Discipline name (key)');
+const color = z.string().max(7).describe('Hex color, e.g. "#1e90ff"');
+const icon = z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. "Code"');
+
+function checkColor(value: string): string {
+  if (!HEX_COLOR_RE.test(value)) throw invalid(`color ${JSON.stringify(value)} must be a hex color like "#1e90ff"`);
+  return value;
+}
+
+export const listDisciplines = defineTool({
+  name: 'list_disciplines',
+  title: 'List disciplines',
+  category: 'disciplines',
+  description: 'List all disciplines (name, display name, acronym, icon, color, description).',
+  input: z.strictObject({}),
+  output: z.object({ disciplines: z.array(DisciplineRowOut) }),
+  annotations: READ,
+  handler(_args, { db }) {
+    return {
+      disciplines: db.all('SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY rowid').map((r) => ({
+        name: String(r.name),
+        display_name: String(r.display_name),
+        acronym: String(r.acronym),
+        icon: String(r.icon),
+        color: String(r.color),
+        description: typeof r.description === 'string' ? r.description : null,
+      })),
+    };
+  },
+});
+
+export const getDiscipline = defineTool({
+  name: 'get_discipline',
+  title: 'Get discipline',
+  category: 'disciplines',
+  description: 'Get a discipline in full: system prompt, skills, conventions, MCP servers.',
+  input: z.strictObject({ name: disciplineName }),
+  output: z.object({ discipline: DisciplineOut }),
+  annotations: READ,
+  handler({ name }, { db }) {
+    return { discipline: disciplineFromRow(requireDisciplineRow(db, name)) };
+  },
+});
+
+export const createDiscipline = defineTool({
+  name: 'create_discipline',
+  title: 'Create discipline',
+  category: 'disciplines',
+  description: 'Create a discipline (an agent persona). name is its key (lower-case, e.g. "frontend").',
+  input: z.strictObject({
+    name: disciplineName,
+    display_name: text(LIMITS.title),
+    icon,
+    color,
+    acronym: acronym.optional(),
+    system_prompt: optText().optional(),
+    skills: strList().optional(),
+    conventions: optText().optional(),
+  }),
+  output: z.object({ discipline: DisciplineOut }),
+  annotations: CREATE,
+  handler(args, { db }) {
+    checkNewName('discipline', args.name);
+    checkColor(args.color);
+    return db.write(() => {
+      if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists`);
+      const acr = args.acronym !== undefined ? checkAcronym(db, 'disciplines', args.acronym, null) : freeAcronym(db, 'disciplines', args.display_name);
+      db.run(
+        `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, mcp_servers)
+         VALUES (@name, @display_name, @acronym, @icon, @color, @system_prompt, @skills, @conventions, '[]')`,
+        {
+          name: args.name,
+          display_name: args.display_name,
+          acronym: acr,
+          icon: args.icon,
+          color: args.color,
+          system_prompt: args.system_prompt ?? null,
+          skills: toJson(args.skills ?? []),
+          conventions: args.conventions ?? null,
+        },
+      );
+      return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)) };
+    });
+  },
+});
+
+const DISCIPLINE_UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;
+const DISCIPLINE_UPDATE_SQL = Object.fromEntries(DISCIPLINE_UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`])) as Record<
+  (typeof DISCIPLINE_UPDATABLE)[number],
+  string
+>;
+
+export const updateDiscipline = defineTool({
+  name: 'update_discipline',
+  title: 'Update discipline',
+  category: 'disciplines',
+  description: 'Change fields of a discipline; only the fields given are changed (skills is replaced whole).',
+  input: z.strictObject({
+    name: disciplineName,
+    display_name: text(LIMITS.title).optional(),
+    icon: icon.optional(),
+    color: color.optional(),
+    system_prompt: optText().optional(),
+    skills: strList().optional(),
+    conventions: optText().optional(),
+  }),
+  output: z.object({ discipline: DisciplineOut, changed: z.array(z.string()) }),
+  annotations: REPLACE,
+  disciplineTarget: { arg: 'name' },
+  handler(args, { db }) {
+    const given = DISCIPLINE_UPDATABLE.filter((f) => args[f] !== undefined);
+    if (given.length === 0) throw invalid(`nothing to update: give at least one of ${DISCIPLINE_UPDATABLE.join(', ')}`);
+    if (args.color !== undefined) checkColor(args.color);
+    return db.write(() => {
+      requireDisciplineRow(db, args.name);
+      for (const f of given) db.run(DISCIPLINE_UPDATE_SQL[f], f === 'skills' ? toJson(args.skills) : args[f], args.name);
+      return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)), changed: given };
+    });
+  },
+});
+
+export const deleteDiscipline = defineTool({
+  name: 'delete_discipline',
+  title: 'Delete discipline',
+  category: 'disciplines',
+  description: 'Delete a discipline. Refused while tasks reference it.',
+  input: z.strictObject({ name: disciplineName }),
+  output: z.object({ deleted: z.string() }),
+  annotations: DELETE,
+  disciplineTarget: { arg: 'name' },
+  handler({ name }, { db }) {
+    return db.write(() => {
+      requireDisciplineRow(db, name);
+      const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n;
+      if (tasks > 0) throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+      db.run('DELETE FROM disciplines WHERE name = ?', name);
+      return { deleted: name };
+    });
+  },
+});
+
+export const DISCIPLINE_TOOLS = [listDisciplines, getDiscipline, createDiscipline, updateDiscipline, deleteDiscipline];

@@ -1,0 +1,262 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { toJson } from '../db/json.js';
+import { MAX_LEARNINGS, mergeLearning, truncateLearning, type Learning } from '../domain/learnings.js';
+import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym, timestamp, today } from '../domain/rules.js';
+import { conflict, invalid } from '../errors.js';
+import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
+import { checkContextFiles } from './tasks.js';
+import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
+import { featureFromRow, learningsFromColumn, requireFeatureRow, requireTaskRow } from './rows.js';
+import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
+
+const featureName = z.string().max(LIMITS.name).describe('Feature name (key)');
+
+const featureFields = {
+  description: optText(),
+  acronym,
+  knowledge_paths: pathList('Docs to consult, relative to the project root'),
+  context_files: pathList('Files to read first, relative to the project root'),
+  architecture: optText(),
+  boundaries: optText(),
+  dependencies: strList().describe('Names of features this one builds on'),
+};
+
+export function checkAcronym(db: Db, table: 'features' | 'disciplines', value: string, self: string | null): string {
+  if (!ACRONYM_RE.test(value)) throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
+  const sql = table === 'features' ? 'SELECT name FROM features WHERE acronym = ?' : 'SELECT name FROM disciplines WHERE acronym = ?';
+  const owner = db.get<{ name: string }>(sql, value);
+  if (owner && owner.name !== self) throw conflict(`acronym ${value} is already used by ${table === 'features' ? 'feature' : 'discipline'} ${owner.name}`);
+  return value;
+}
+
+export function freeAcronym(db: Db, table: 'features' | 'disciplines', displayName: string): string {
+  const sql = table === 'features' ? 'SELECT acronym FROM features' : 'SELECT acronym FROM disciplines';
+  return deriveAcronym(displayName, new Set(db.all<{ acronym: string }>(sql).map((r) => r.acronym)));
+}
+
+export function checkNewName(kind: string, value: string): string {
+  if (!NAME_RE.test(value)) throw invalid(`${kind} name ${JSON.stringify(value)} must be lower-case letters and digits joined by '-' or '_', e.g. "user-auth"`);
+  return value;
+}
+
+function checkFeatureDeps(db: Db, self: string, deps: readonly string[]): string[] {
+  const unique = [...new Set(deps)];
+  if (unique.includes(self)) throw invalid(`feature ${self} cannot depend on itself`);
+  const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM features WHERE name = ?', d));
+  if (missing.length > 0) throw invalid(`dependencies names features that do not exist: ${missing.join(', ')}`, { missing });
+  return unique;
+}
+
+export const listFeatures = defineTool({
+  name: 'list_features',
+  title: 'List features',
+  category: 'features',
+  description: 'List all features (name, display name, acronym, description).',
+  input: z.strictObject({}),
+  output: z.object({ features: z.array(FeatureRowOut) }),
+  annotations: READ,
+  handler(_args, { db }) {
+    return {
+      features: db.all('SELECT name, display_name, acronym, description FROM features ORDER BY name').map((r) => ({
+        name: String(r.name),
+        display_name: String(r.display_name),
+        acronym: String(r.acronym),
+        description: typeof r.description === 'string' ? r.description : null,
+      })),
+    };
+  },
+});
+
+export const getFeature = defineTool({
+  name: 'get_feature',
+  title: 'Get feature',
+  category: 'features',
+  description: 'Get a feature in full, including its learnings, context files and architecture notes.',
+  input: z.strictObject({ name: featureName }),
+  output: z.object({ feature: FeatureOut }),
+  annotations: READ,
+  handler({ name }, { db }) {
+    return { feature: featureFromRow(requireFeatureRow(db, name)) };
+  },
+});
+
+export const createFeature = defineTool({
+  name: 'create_feature',
+  title: 'Create feature',
+  category: 'features',
+  description: 'Create a feature. name is its key (lower-case, e.g. "user-auth").',
+  input: z.strictObject({
+    name: featureName,
+    display_name: text(LIMITS.title),
+    ...z.object(featureFields).partial().shape,
+  }),
+  output: z.object({ feature: FeatureOut }),
+  annotations: CREATE,
+  handler(args, ctx) {
+    const { db } = ctx;
+    checkNewName('feature', args.name);
+    return db.write(() => {
+      if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists`);
+      const acr = args.acronym !== undefined ? checkAcronym(db, 'features', args.acronym, null) : freeAcronym(db, 'features', args.display_name);
+      db.run(
+        `INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies)
+         VALUES (@name, @display_name, @acronym, @description, @created, @knowledge_paths, @context_files, @architecture, @boundaries, '[]', @dependencies)`,
+        {
+          name: args.name,
+          display_name: args.display_name,
+          acronym: acr,
+          description: args.description ?? null,
+          created: today(),
+          knowledge_paths: toJson(checkContextFiles(ctx, args.knowledge_paths ?? [], 'knowledge_paths')),
+          context_files: toJson(checkContextFiles(ctx, args.context_files ?? [])),
+          architecture: args.architecture ?? null,
+          boundaries: args.boundaries ?? null,
+          dependencies: toJson(checkFeatureDeps(db, args.name, args.dependencies ?? [])),
+        },
+      );
+      return { feature: featureFromRow(requireFeatureRow(db, args.name)) };
+    });
+  },
+});
+
+const FEATURE_UPDATABLE = ['display_name', 'description', 'acronym', 'knowledge_paths', 'context_files', 'architecture', 'boundaries', 'dependencies'] as const;
+const FEATURE_UPDATE_SQL = Object.fromEntries(FEATURE_UPDATABLE.map((c) => [c, `UPDATE features SET ${c} = ? WHERE name = ?`])) as Record<
+  (typeof FEATURE_UPDATABLE)[number],
+  string
+>;
+
+export const updateFeature = defineTool({
+  name: 'update_feature',
+  title: 'Update feature',
+  category: 'features',
+  description: 'Change fields of a feature; only the fields given are changed (lists are replaced whole).',
+  input: z.strictObject({
+    name: featureName,
+    display_name: text(LIMITS.title).optional(),
+    ...z.object(featureFields).partial().shape,
+  }),
+  output: z.object({ feature: FeatureOut, changed: z.array(z.string()) }),
+  annotations: REPLACE,
+  handler(args, ctx) {
+    const { db } = ctx;
+    const given = FEATURE_UPDATABLE.filter((f) => args[f] !== undefined);
+    if (given.length === 0) throw invalid(`nothing to update: give at least one of ${FEATURE_UPDATABLE.join(', ')}`);
+    return db.write(() => {
+      requireFeatureRow(db, args.name);
+      const values: Record<string, unknown> = { ...args };
+      if (args.acronym !== undefined) checkAcronym(db, 'features', args.acronym, args.name);
+      if (args.knowledge_paths !== undefined) values.knowledge_paths = toJson(checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths'));
+      if (args.context_files !== undefined) values.context_files = toJson(checkContextFiles(ctx, args.context_files));
+      if (args.dependencies !== undefined) values.dependencies = toJson(checkFeatureDeps(db, args.name, args.dependencies));
+      for (const f of given) db.run(FEATURE_UPDATE_SQL[f], values[f], args.name);
+      return { feature: featureFromRow(requireFeatureRow(db, args.name)), changed: given };
+    });
+  },
+});
+
+export const deleteFeature = defineTool({
+  name: 'delete_feature',
+  title: 'Delete feature',
+  category: 'features',
+  description: 'Delete a feature. Refused while tasks or other features reference it.',
+  input: z.strictObject({ name: featureName }),
+  output: z.object({ deleted: z.string() }),
+  annotations: DELETE,
+  handler({ name }, { db }) {
+    return db.write(() => {
+      requireFeatureRow(db, name);
+      const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE feature = ?', name)!.n;
+      if (tasks > 0) throw conflict(`feature ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+      const dependents = db
+        .all<{ name: string }>(
+          'SELECT f.name FROM features f, json_each(f.dependencies) d WHERE json_valid(f.dependencies) AND d.value = ? ORDER BY f.name',
+          name,
+        )
+        .map((r) => r.name);
+      if (dependents.length > 0) throw conflict(`feature ${name} cannot be deleted: features ${dependents.join(', ')} depend on it`, { dependents });
+      db.run('DELETE FROM features WHERE name = ?', name);
+      return { deleted: name };
+    });
+  },
+});
+
+export const appendFeatureLearning = defineTool({
+  name: 'append_feature_learning',
+  title: 'Add feature learning',
+  category: 'features',
+  description:
+    'Record a lesson about a feature for future tasks. Near-duplicates raise the existing hit_count; a negated contradiction replaces it. outcome says which happened.',
+  input: z.strictObject({
+    feature_name: featureName,
+    text: text(2000).describe('One lesson; cut to 500 chars'),
+    source: z.enum(['auto', 'agent', 'human']).optional().describe('Default agent'),
+    reason: optText(1000).optional().describe('Why it matters'),
+    task_id: taskId('Task it came from (default: session task)').optional(),
+  }),
+  output: z.object({
+    outcome: z.enum(['added', 'duplicate', 'replaced']),
+    learning: LearningOut,
+    matched: z.string().optional(),
+    learning_count: z.number().int(),
+    pruned: z.number().int(),
+  }),
+  annotations: CREATE,
+  handler(args, { db, session }) {
+    return db.write(() => {
+      const row = requireFeatureRow(db, args.feature_name);
+      const sourceTask = args.task_id ?? session.taskId;
+      if (sourceTask != null) requireTaskRow(db, sourceTask);
+      const incoming: Learning = {
+        text: truncateLearning(args.text),
+        source: args.source ?? 'agent',
+        created: timestamp(),
+        hit_count: 1,
+        reviewed: false,
+        review_count: 0,
+      };
+      if (args.reason) incoming.reason = args.reason;
+      if (sourceTask != null) incoming.task_id = sourceTask;
+      const result = mergeLearning(learningsFromColumn(row.learnings), incoming);
+      if (result.learnings.length > MAX_LEARNINGS) {
+        throw conflict(`feature ${args.feature_name} already holds ${MAX_LEARNINGS} learnings and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`);
+      }
+      db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.learnings), args.feature_name);
+      return {
+        outcome: result.outcome,
+        learning: result.learning,
+        ...(result.matched !== undefined ? { matched: result.matched } : {}),
+        learning_count: result.learnings.length,
+        pruned: result.pruned,
+      };
+    });
+  },
+});
+
+export const addFeatureContextFile = defineTool({
+  name: 'add_feature_context_file',
+  title: 'Add feature context file',
+  category: 'features',
+  description: "Register a project file as relevant context for a feature's future tasks.",
+  input: z.strictObject({ feature_name: featureName, file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root') }),
+  output: z.object({ feature_name: z.string(), file_path: z.string(), added: z.boolean(), context_files: z.array(z.string()) }),
+  annotations: UPDATE,
+  handler(args, ctx) {
+    const { db } = ctx;
+    return db.write(() => {
+      const feature = featureFromRow(requireFeatureRow(db, args.feature_name));
+      const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
+      if (feature.context_files.includes(path!)) {
+        return { feature_name: args.feature_name, file_path: path!, added: false, context_files: feature.context_files };
+      }
+      if (feature.context_files.length >= MAX_CONTEXT_FILES) {
+        throw conflict(`feature ${args.feature_name} already has ${MAX_CONTEXT_FILES} context files, the maximum`);
+      }
+      const files = [...feature.context_files, path!];
+      db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(files), args.feature_name);
+      return { feature_name: args.feature_name, file_path: path!, added: true, context_files: files };
+    });
+  },
+});
+
+export const FEATURE_TOOLS = [listFeatures, getFeature, createFeature, updateFeature, deleteFeature, appendFeatureLearning, addFeatureContextFile];

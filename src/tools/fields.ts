@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
+
+/**
+ * Input field builders shared by the tools. Every free-text field and list has a size limit (so a
+ * runaway model cannot bloat Ralph's database or the next agent's prompt); the limits are listed in
+ * the README. Descriptions are short: each one is paid for in every session that sees the tool.
+ */
+export const LIMITS = {
+  name: 64,
+  title: 200,
+  shortText: 200,
+  text: 20_000,
+  longText: 50_000,
+  listItems: 100,
+  listItem: 1_000,
+  path: 500,
+} as const;
+
+export const text = (max: number = LIMITS.text) => z.string().trim().min(1).max(max);
+export const optText = (max: number = LIMITS.text) => z.string().max(max);
+export const strList = (max: number = LIMITS.listItems) => z.array(z.string().trim().min(1).max(LIMITS.listItem)).max(max);
+export const pathList = (desc = 'Paths relative to the project root') =>
+  z.array(z.string().min(1).max(LIMITS.path)).max(100).describe(desc);
+export const taskId = (desc?: string) => {
+  const s = z.number().int().positive();
+  return desc ? s.describe(desc) : s;
+};
+export const name = (desc: string) => z.string().min(1).max(LIMITS.name).describe(desc);
+export const status = z.enum(TASK_STATUSES);
+export const priority = z.enum(PRIORITIES);
+export const acronym = z.string().describe('4 chars A-Z/0-9, unique; derived from display_name if omitted');

@@ -1,0 +1,49 @@
+import { z } from 'zod';
+import { timestamp } from '../domain/rules.js';
+import { MAX_ENTRY_CHARS, appendEntry, formatEntry, readEntries } from '../domain/stateFiles.js';
+import { CREATE, READ, defineTool, type ToolContext } from '../registry/types.js';
+import { text } from './fields.js';
+import { StateAppendOut, StateReadOut } from './shapes.js';
+
+type Which = 'learnings' | 'progress';
+const fileOf = (ctx: ToolContext, which: Which) => (which === 'learnings' ? ctx.project.learningsFile : ctx.project.progressFile);
+const relName = (which: Which) => `.ralph/${which}.txt`;
+
+function appendTool(which: Which, name: string, title: string, description: string) {
+  return defineTool({
+    name,
+    title,
+    category: 'state',
+    description,
+    input: z.strictObject({ text: text(MAX_ENTRY_CHARS) }),
+    output: StateAppendOut,
+    annotations: CREATE,
+    handler(args, ctx) {
+      const entry = formatEntry(args.text, timestamp(), ctx.who);
+      const bytes = appendEntry(fileOf(ctx, which), entry);
+      return { file: relName(which), entry, bytes };
+    },
+  });
+}
+
+function readTool(which: Which, name: string, title: string, description: string) {
+  return defineTool({
+    name,
+    title,
+    category: 'state',
+    description,
+    input: z.strictObject({ last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries') }),
+    output: StateReadOut,
+    annotations: READ,
+    handler(args, ctx) {
+      return { file: relName(which), ...readEntries(fileOf(ctx, which), args.last) };
+    },
+  });
+}
+
+export const appendLearning = appendTool('learnings', 'append_learning', 'Append to learnings.txt', 'Append a timestamped entry to the project-wide .ralph/learnings.txt (lessons for all future sessions).');
+export const readLearnings = readTool('learnings', 'read_learnings', 'Read learnings.txt', 'Read .ralph/learnings.txt, whole or its last N entries.');
+export const appendProgress = appendTool('progress', 'append_progress', 'Append to progress.txt', 'Append a timestamped entry to .ralph/progress.txt (what was done, what is next).');
+export const readProgress = readTool('progress', 'read_progress', 'Read progress.txt', 'Read .ralph/progress.txt, whole or its last N entries.');
+
+export const STATE_TOOLS = [appendLearning, readLearnings, appendProgress, readProgress];

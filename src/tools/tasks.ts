@@ -1,0 +1,331 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { numberArray, toJson } from '../db/json.js';
+import { findCycle } from '../domain/dependencies.js';
+import { checkProjectPath } from '../domain/paths.js';
+import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
+import { conflict, invalid } from '../errors.js';
+import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
+import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
+import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
+
+// ---- shared checks -------------------------------------------------------------------------
+
+/** depends_on may only name existing tasks, never the task itself, and never close a cycle. */
+export function checkDependsOn(db: Db, id: number | null, deps: readonly number[]): number[] {
+  const unique = [...new Set(deps)];
+  if (id !== null && unique.includes(id)) throw invalid(`task ${id} cannot depend on itself`);
+  const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM tasks WHERE id = ?', d));
+  if (missing.length > 0) throw invalid(`depends_on names tasks that do not exist: ${missing.join(', ')}`, { missing });
+  if (id !== null) {
+    const depsOf = (t: number) => numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', t)?.d);
+    const cycle = findCycle(id, unique, depsOf);
+    if (cycle) throw invalid(`depends_on would create a dependency cycle: ${cycle.join(' → ')}`, { cycle });
+  }
+  return unique;
+}
+
+export function checkContextFiles(ctx: ToolContext, files: readonly string[], field = 'context_files'): string[] {
+  const out = [...new Set(files.map((f) => checkProjectPath(ctx.project.root, f, field)))];
+  if (out.length > MAX_CONTEXT_FILES) throw invalid(`${field} may hold at most ${MAX_CONTEXT_FILES} paths (got ${out.length})`);
+  return out;
+}
+
+const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
+
+// ---- list_tasks ----------------------------------------------------------------------------
+
+const PAGE_DEFAULT = 50;
+const PAGE_MAX = 500;
+
+/** The three optional filters pick one of these fixed statements; values are always bound parameters. */
+function listSql(hasStatus: boolean, hasFeature: boolean, hasDiscipline: boolean, count: boolean): string {
+  const where = ['id > @after'];
+  if (hasStatus) where.push('status = @status');
+  if (hasFeature) where.push('feature = @feature');
+  if (hasDiscipline) where.push('discipline = @discipline');
+  return count
+    ? `SELECT count(*) AS n FROM tasks WHERE ${where.slice(1).join(' AND ') || '1'}`
+    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT @limit`;
+}
+
+export const listTasks = defineTool({
+  name: 'list_tasks',
+  title: 'List tasks',
+  category: 'tasks',
+  description: 'List tasks as compact rows (id, title, status, priority, feature, discipline, depends_on), by id, paginated.',
+  input: z.strictObject({
+    filter_status: status.optional(),
+    filter_feature: z.string().max(LIMITS.name).optional().describe('Feature name'),
+    filter_discipline: z.string().max(LIMITS.name).optional().describe('Discipline name'),
+    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size (default ${PAGE_DEFAULT})`),
+    cursor: z.string().max(32).optional().describe('next_cursor from the previous page'),
+  }),
+  output: z.object({ tasks: z.array(TaskRowOut), total: z.number().int(), next_cursor: z.string().nullable() }),
+  annotations: READ,
+  handler(args, { db }) {
+    if (args.filter_feature !== undefined) requireFeatureRow(db, args.filter_feature);
+    if (args.filter_discipline !== undefined) requireDisciplineRow(db, args.filter_discipline);
+    let after = 0;
+    if (args.cursor !== undefined) {
+      if (!/^\d{1,15}$/.test(args.cursor)) throw invalid('cursor is not one this server returned; omit it to start from the first page');
+      after = Number(args.cursor);
+    }
+    const limit = args.limit ?? PAGE_DEFAULT;
+    const params = { after, limit: limit + 1, status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline };
+    const has = [args.filter_status !== undefined, args.filter_feature !== undefined, args.filter_discipline !== undefined] as const;
+    const bound = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
+    const rows = db.all(listSql(...has, false), bound);
+    const page = rows.slice(0, limit);
+    const { after: _a, limit: _l, ...countParams } = bound;
+    const total = db.get<{ n: number }>(listSql(...has, true), countParams)!.n;
+    return {
+      tasks: page.map((r) => ({
+        id: Number(r.id),
+        title: String(r.title),
+        status: String(r.status),
+        priority: typeof r.priority === 'string' ? r.priority : null,
+        feature: String(r.feature),
+        discipline: String(r.discipline),
+        depends_on: numberArray(r.depends_on),
+      })),
+      total,
+      next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
+    };
+  },
+});
+
+// ---- get_task ------------------------------------------------------------------------------
+
+export const getTask = defineTool({
+  name: 'get_task',
+  title: 'Get task',
+  category: 'tasks',
+  description: 'Get one task in full: fields, comments (oldest first) and the id/title/status of each dependency.',
+  input: z.strictObject({ id: taskId() }),
+  output: z.object({
+    task: TaskOut,
+    comments: z.array(CommentOut),
+    dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
+  }),
+  annotations: READ,
+  taskTarget: { arg: 'id', writes: false },
+  handler({ id }, { db }) {
+    const task = loadTask(db, id);
+    const comments = db.all('SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', id).map(commentFromRow);
+    const dependencies = task.depends_on.map((dep) => {
+      const r = db.get<{ title: string; status: string }>('SELECT title, status FROM tasks WHERE id = ?', dep);
+      return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
+    });
+    return { task, comments, dependencies };
+  },
+});
+
+// ---- create_task ---------------------------------------------------------------------------
+
+const taskFields = {
+  description: optText(),
+  priority: priority.optional(),
+  acceptance_criteria: strList(),
+  depends_on: z.array(taskId()).max(LIMITS.listItems).describe('Ids of existing tasks this one needs done first'),
+  tags: strList(),
+  context_files: pathList('Files to read first, relative to the project root'),
+  output_artifacts: strList(),
+  hints: optText(),
+  estimated_turns: z.number().int().min(1).max(1000),
+};
+
+export const createTask = defineTool({
+  name: 'create_task',
+  title: 'Create task',
+  category: 'tasks',
+  description: 'Create a task in an existing feature and discipline. Returns the new task with its id.',
+  input: z.strictObject({
+    feature: z.string().max(LIMITS.name).describe('Existing feature name'),
+    discipline: z.string().max(LIMITS.name).describe('Existing discipline name'),
+    title: text(LIMITS.title),
+    ...z.object(taskFields).partial().shape,
+    status: z.enum(['draft', 'pending']).optional().describe('Default pending; draft = needs enrichment'),
+  }),
+  output: z.object({ task: TaskOut }),
+  annotations: CREATE,
+  handler(args, ctx) {
+    const { db } = ctx;
+    return db.write(() => {
+      requireFeatureRow(db, args.feature);
+      requireDisciplineRow(db, args.discipline);
+      const deps = checkDependsOn(db, null, args.depends_on ?? []);
+      const contextFiles = checkContextFiles(ctx, args.context_files ?? []);
+      // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
+      const id = db.get<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks')!.id;
+      db.run(
+        `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, created,
+           acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
+         VALUES (@id, @feature, @discipline, @title, @description, @status, @priority, @tags, @depends_on, @created,
+           @acceptance_criteria, @context_files, @output_artifacts, @hints, @estimated_turns, 'agent')`,
+        {
+          id,
+          feature: args.feature,
+          discipline: args.discipline,
+          title: args.title,
+          description: args.description ?? null,
+          status: args.status ?? 'pending',
+          priority: args.priority ?? null,
+          tags: toJson(args.tags ?? []),
+          depends_on: toJson(deps),
+          created: today(),
+          acceptance_criteria: toJson(args.acceptance_criteria ?? []),
+          context_files: toJson(contextFiles),
+          output_artifacts: toJson(args.output_artifacts ?? []),
+          hints: args.hints ?? null,
+          estimated_turns: args.estimated_turns ?? null,
+        },
+      );
+      return { task: loadTask(db, id) };
+    });
+  },
+});
+
+// ---- update_task ---------------------------------------------------------------------------
+
+const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
+const JSON_COLUMNS = new Set(['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts']);
+
+/** One fixed UPDATE per column: column names never come from input. */
+const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(
+  UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
+) as Record<(typeof UPDATABLE)[number], string>;
+
+export const updateTask = defineTool({
+  name: 'update_task',
+  title: 'Update task',
+  category: 'tasks',
+  description: 'Change fields of a task; only the fields given are changed (lists are replaced whole).',
+  input: z.strictObject({
+    id: taskId(),
+    title: text(LIMITS.title).optional(),
+    ...z.object(taskFields).partial().shape,
+  }),
+  output: z.object({ task: TaskOut, changed: z.array(z.string()) }),
+  annotations: REPLACE,
+  taskTarget: { arg: 'id', writes: true },
+  handler(args, ctx) {
+    const { db } = ctx;
+    const given = UPDATABLE.filter((f) => (args as Record<string, unknown>)[f] !== undefined);
+    if (given.length === 0) throw invalid(`nothing to update: give at least one of ${UPDATABLE.join(', ')}`);
+    return db.write(() => {
+      requireTaskRow(db, args.id);
+      const values: Record<string, unknown> = { ...args };
+      if (args.depends_on !== undefined) values.depends_on = checkDependsOn(db, args.id, args.depends_on);
+      if (args.context_files !== undefined) values.context_files = checkContextFiles(ctx, args.context_files);
+      for (const f of given) {
+        const v = values[f];
+        db.run(UPDATE_SQL[f], JSON_COLUMNS.has(f) ? toJson(v) : v, args.id);
+      }
+      db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
+      return { task: loadTask(db, args.id), changed: given };
+    });
+  },
+});
+
+// ---- delete_task ---------------------------------------------------------------------------
+
+/** Tasks whose depends_on names `id` (json_each keeps this exact; a LIKE would match 1 in 12). */
+export const dependentsOf = (db: Db, id: number): number[] =>
+  db
+    .all<{ id: number }>('SELECT t.id FROM tasks t, json_each(t.depends_on) d WHERE json_valid(t.depends_on) AND d.value = ? ORDER BY t.id', id)
+    .map((r) => r.id);
+
+export const deleteTask = defineTool({
+  name: 'delete_task',
+  title: 'Delete task',
+  category: 'tasks',
+  description: 'Delete a task and its comments. Refused while other tasks depend on it.',
+  input: z.strictObject({ id: taskId() }),
+  output: z.object({ deleted_id: z.number().int(), deleted_comments: z.number().int() }),
+  annotations: DELETE,
+  taskTarget: { arg: 'id', writes: true },
+  handler({ id }, { db }) {
+    return db.write(() => {
+      requireTaskRow(db, id);
+      const dependents = dependentsOf(db, id);
+      if (dependents.length > 0) {
+        throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
+      }
+      const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
+      db.run('DELETE FROM tasks WHERE id = ?', id);
+      return { deleted_id: id, deleted_comments: comments };
+    });
+  },
+});
+
+// ---- set_task_status -----------------------------------------------------------------------
+
+export const setTaskStatus = defineTool({
+  name: 'set_task_status',
+  title: 'Set task status',
+  category: 'tasks',
+  description: 'Set a task\'s status. done stamps the completion date.',
+  input: z.strictObject({ id: taskId(), status }),
+  output: z.object({ task: TaskOut, previous_status: z.string(), changed: z.boolean() }),
+  annotations: UPDATE,
+  taskTarget: { arg: 'id', writes: true },
+  handler({ id, status: next }, { db }) {
+    return db.write(() => {
+      const before = loadTask(db, id);
+      if (before.status === next) return { task: before, previous_status: before.status, changed: false };
+      // `completed` means "is done": stamped on done, cleared when a task is reopened.
+      // `blocked_by` explains a block: cleared when the task leaves blocked.
+      db.run(
+        `UPDATE tasks SET status = @next, updated = @today,
+           completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END,
+           blocked_by = CASE WHEN @next = 'blocked' THEN blocked_by ELSE NULL END
+         WHERE id = @id`,
+        { id, next, today: today() },
+      );
+      return { task: loadTask(db, id), previous_status: before.status, changed: true };
+    });
+  },
+});
+
+// ---- enrich_task ---------------------------------------------------------------------------
+
+export const enrichTask = defineTool({
+  name: 'enrich_task',
+  title: 'Enrich draft task',
+  category: 'tasks',
+  description: 'Add pseudocode (and optionally acceptance criteria / context files) to a draft task and promote it to pending.',
+  input: z.strictObject({
+    id: taskId(),
+    pseudocode: text(LIMITS.longText),
+    acceptance_criteria: strList().optional().describe('Replaces the current list'),
+    context_files: pathList('Replaces the current list; paths relative to the project root').optional(),
+  }),
+  output: z.object({ task: TaskOut }),
+  annotations: UPDATE,
+  taskTarget: { arg: 'id', writes: true },
+  handler(args, ctx) {
+    const { db } = ctx;
+    return db.write(() => {
+      const task = loadTask(db, args.id);
+      if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
+      const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : task.context_files;
+      db.run(
+        `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = @ac, context_files = @cf,
+           status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
+        {
+          id: args.id,
+          pseudocode: args.pseudocode,
+          ac: toJson(args.acceptance_criteria ?? task.acceptance_criteria),
+          cf: toJson(files),
+          at: timestamp(),
+          today: today(),
+        },
+      );
+      return { task: loadTask(db, args.id) };
+    });
+  },
+});
+
+export const TASK_TOOLS = [listTasks, getTask, createTask, updateTask, deleteTask, setTaskStatus, enrichTask];
