@@ -1,0 +1,14 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root (tests run from dist/test/...). */
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const CLI = join(REPO, 'dist', 'src', 'cli.js');
+export const GOLDEN_DIR = join(REPO, 'test', 'golden');
+
+/** Ralph's real databases live in ../shared (never copied into this repo); RALPH_FIXTURES overrides. */
+export const FIXTURES_DIR = process.env.RALPH_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days');
+export const FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db'] as const;
+export const fixturesPresent = (): boolean => FIXTURES.every((f) => existsSync(join(FIXTURES_DIR, f)));
+export const FIXTURE_SKIP = fixturesPresent() ? false : `fixtures not found in ${FIXTURES_DIR} (set RALPH_FIXTURES); skipping`;
