@@ -39,8 +39,7 @@ export function deriveAcronym(displayName: string, taken: ReadonlySet<string>): 
   const push = (s: string) => {
     for (const ch of s) if (pool.length < 16) pool.push(ch);
   };
-  if (words.length > 1) push(words.map((w) => w[0]).join(''));
-  push(first[0] ?? '');
+  push(words.length > 1 ? words.map((w) => w[0]).join('') : first[0] ?? '');
   push(first.slice(1).replace(/[AEIOU]/g, ''));
   push(first.slice(1));
   for (const w of words.slice(1)) push(w.slice(1));

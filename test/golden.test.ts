@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { GOLDEN_DIR } from './helpers/env.js';
+import { sampleProject } from './helpers/project.js';
+import { startSession } from './helpers/server.js';
+import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, inSpecOrder } from './helpers/spec.js';
+
+/**
+ * Golden `tools/list` per recipe (and for the full suite). A changed snapshot fails until it is
+ * deliberately regenerated with `npm run test:update-golden` and reviewed as a diff.
+ */
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const project = sampleProject();
+
+for (const recipe of [...RECIPES, null]) {
+  const label = recipe ?? 'full-suite';
+  test(`golden tools/list: ${label}`, async () => {
+    const s = await startSession(project, recipe ? ['--recipe', recipe] : []);
+    try {
+      const { tools } = await s.client.listTools();
+      const names = tools.map((t) => t.name);
+      assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
+      const file = join(GOLDEN_DIR, `${label}.tools.json`);
+      const actual = `${JSON.stringify(tools, null, 2)}\n`;
+      if (UPDATE) {
+        mkdirSync(GOLDEN_DIR, { recursive: true });
+        writeFileSync(file, actual);
+        return;
+      }
+      assert.ok(existsSync(file), `missing snapshot ${file}: run npm run test:update-golden`);
+      assert.equal(actual, readFileSync(file, 'utf8'), `tools/list for ${label} changed: review, then npm run test:update-golden`);
+    } finally {
+      await s.close();
+    }
+  });
+}
+
+describe('opus_review sees a narrowed update_task', () => {
+  test('only id, priority and description; other fields are refused as unknown', async () => {
+    const s = await startSession(project, ['--recipe', 'opus_review']);
+    try {
+      const tool = (await s.client.listTools()).tools.find((t) => t.name === 'update_task')!;
+      assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), ['description', 'id', 'priority']);
+      const before = (await s.ok('get_task', { id: 5 })).task;
+      const err = await s.fail('update_task', { id: 5, title: 'nope' });
+      assert.equal(err.code, 'invalid_argument');
+      assert.match(err.message, /unknown field\(s\) "title"; allowed fields: id, priority, description/);
+      assert.deepEqual((await s.ok('get_task', { id: 5 })).task, before);
+      const ok = await s.ok('update_task', { id: 5, priority: 'low' });
+      assert.equal(ok.task.priority, 'low');
+    } finally {
+      await s.close();
+    }
+  });
+});
