@@ -30,7 +30,7 @@ for (const recipe of RECIPES) {
     const s = await startSession(project, ['--recipe', recipe]);
     try {
       const unknown = await callError(s, 'no_such_tool_at_all', {});
-      assert.equal(unknown.code, -32602);
+      assert.deepEqual(unknown, { code: -32602, message: 'MCP error -32602: Unknown tool: <name>' });
       const hidden = ALL_TOOLS.filter((t) => !RECIPE_TOOLS[recipe]!.includes(t));
       assert.ok(hidden.length > 0);
       for (const name of hidden) {

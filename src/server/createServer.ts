@@ -1,5 +1,5 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { ToolError } from '../errors.js';
@@ -36,7 +36,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     const tool = tools.get(name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      throw unknownTool(name);
     }
     const started = performance.now();
     const result = callTool(tool, rawArgs ?? {}, ctx, plan);
@@ -83,6 +83,14 @@ function applyScope(tool: SessionTool, args: Record<string, unknown>, plan: Sess
     );
   }
   return args;
+}
+
+/**
+ * The JSON-RPC error for a tool this session does not have — hidden or never existing, the same.
+ * (A plain Error carrying `code`: McpError would prefix "MCP error -32602:" to the wire message.)
+ */
+function unknownTool(name: string): Error {
+  return Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
 }
 
 function whoLabel(plan: SessionPlan): string {
