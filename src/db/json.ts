@@ -1,3 +1,5 @@
+import { ToolError } from '../errors.js';
+
 /**
  * Ralph stores list-valued columns as JSON arrays in TEXT. Rows written by older Ralph versions or by
  * hand may hold NULL, '' or junk there; reading must never crash a session over that.
@@ -22,8 +24,29 @@ export function parseJsonObject(text: unknown): Record<string, unknown> | null {
   }
 }
 
+/**
+ * For read-modify-write: a column we are about to rewrite must hold a JSON array (or nothing). If it
+ * holds anything else, rewriting it would silently drop what is there, so we refuse instead.
+ */
+export function requireJsonArray(text: unknown, where: string): unknown[] {
+  if (text === null || text === undefined || text === '') return [];
+  let v: unknown;
+  try {
+    v = typeof text === 'string' ? JSON.parse(text) : undefined;
+  } catch {
+    v = undefined;
+  }
+  if (!Array.isArray(v)) {
+    throw new ToolError('conflict', `${where} does not hold a JSON array, so it was left untouched; repair it in Ralph first`);
+  }
+  return v;
+}
+
 export const stringArray = (text: unknown): string[] => parseJsonArray(text).filter((x): x is string => typeof x === 'string');
+/** Task ids; integer strings ("8") written by other tools are read as the ids they name. */
 export const numberArray = (text: unknown): number[] =>
-  parseJsonArray(text).filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
+  parseJsonArray(text)
+    .map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x))
+    .filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
 
 export const toJson = (v: unknown): string => JSON.stringify(v);

@@ -1,14 +1,13 @@
 /**
- * Task dependencies form a DAG: `depends_on` may only name existing tasks, never the task itself,
- * and never close a cycle.
+ * Dependencies (of tasks, and of features) form a DAG: never the node itself, never a cycle.
  *
- * Returns the cycle as a path of ids (taskId → … → taskId) if giving `taskId` the dependencies
- * `newDeps` would close one, else undefined. `depsOf` reads the current depends_on of any task.
+ * Returns the cycle as a path (taskId → … → taskId) if giving `taskId` the dependencies `newDeps`
+ * would close one, else undefined. `depsOf` reads the current dependencies of any node.
  */
-export function findCycle(taskId: number, newDeps: readonly number[], depsOf: (id: number) => readonly number[]): number[] | undefined {
+export function findCycle<K>(taskId: K, newDeps: readonly K[], depsOf: (id: K) => readonly K[]): K[] | undefined {
   // A cycle appears iff taskId is reachable from one of its new dependencies.
-  const parent = new Map<number, number>();
-  const queue: number[] = [];
+  const parent = new Map<K, K>();
+  const queue: K[] = [];
   for (const d of newDeps) {
     if (d === taskId) return [taskId, taskId];
     if (!parent.has(d)) {
@@ -21,7 +20,7 @@ export function findCycle(taskId: number, newDeps: readonly number[], depsOf: (i
     for (const next of depsOf(cur)) {
       if (next === taskId) {
         // Walk back from cur to the first hop, then read it forwards: taskId → d0 → … → cur → taskId.
-        const chain: number[] = [];
+        const chain: K[] = [];
         for (let n = cur; n !== taskId; n = parent.get(n)!) chain.push(n);
         return [taskId, ...chain.reverse(), taskId];
       }

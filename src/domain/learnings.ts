@@ -38,7 +38,9 @@ export function normalizeLearning(item: unknown): Learning | undefined {
   const o = item as Record<string, unknown>;
   if (typeof o.text !== 'string') return undefined;
   const source = (LEARNING_SOURCES as readonly unknown[]).includes(o.source) ? (o.source as LearningSource) : 'auto';
+  // Keys we do not know (a newer Ralph's) are carried along so that rewriting the list keeps them.
   const out: Learning = {
+    ...o,
     text: o.text,
     source,
     created: typeof o.created === 'string' ? o.created : '',
@@ -46,9 +48,18 @@ export function normalizeLearning(item: unknown): Learning | undefined {
     reviewed: o.reviewed === true,
     review_count: typeof o.review_count === 'number' ? o.review_count : 0,
   };
-  if (typeof o.reason === 'string') out.reason = o.reason;
-  if (typeof o.task_id === 'number') out.task_id = o.task_id;
-  if (typeof o.iteration === 'number') out.iteration = o.iteration;
+  if (typeof o.reason !== 'string' && o.reason !== null) delete out.reason;
+  if (typeof o.task_id !== 'number' && o.task_id !== null) delete out.task_id;
+  if (typeof o.iteration !== 'number' && o.iteration !== null) delete out.iteration;
+  return out;
+}
+
+/** The documented fields only, for tool output. */
+export function publicLearning(l: Learning): Learning {
+  const out: Learning = { text: l.text, source: l.source, created: l.created, hit_count: l.hit_count, reviewed: l.reviewed, review_count: l.review_count };
+  if (l.reason !== undefined) out.reason = l.reason;
+  if (l.task_id !== undefined) out.task_id = l.task_id;
+  if (l.iteration !== undefined) out.iteration = l.iteration;
   return out;
 }
 
@@ -62,20 +73,29 @@ export function wordSet(text: string): Set<string> {
 }
 
 export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
-  if (a.size === 0 && b.size === 0) return 1;
+  if (a.size === 0 && b.size === 0) return 0; // nothing to compare (see similarity)
   let inter = 0;
   for (const w of a) if (b.has(w)) inter++;
   return inter / (a.size + b.size - inter);
 }
 
 const NEGATION_RE =
-  /\b(?:don'?t|do not|doesn'?t|does not|never|not|no longer|avoid|instead of|rather than|can'?t|cannot|shouldn'?t|should not|mustn'?t|must not|won'?t|isn'?t|aren'?t|without)\b/i;
+  /(?<![\w-])no(?![\w-])|\b(?:don'?t|do not|doesn'?t|does not|never|not|no longer|avoid|instead of|rather than|can'?t|cannot|shouldn'?t|should not|mustn'?t|must not|won'?t|isn'?t|aren'?t|without)\b/i;
 
 export const isNegated = (text: string): boolean => NEGATION_RE.test(text.replace(/’/g, "'"));
 
 export function truncateLearning(text: string): string {
   const chars = [...text.trim()];
   return chars.length <= MAX_LEARNING_CHARS ? chars.join('') : chars.slice(0, MAX_LEARNING_CHARS).join('');
+}
+
+/**
+ * Jaccard over the word sets. Texts made only of short words ("Go", "No") have empty word sets: they
+ * are the same lesson only if they are the same text.
+ */
+function similarity(aText: string, a: ReadonlySet<string>, bText: string, b: ReadonlySet<string>): number {
+  if (a.size === 0 || b.size === 0) return aText.trim().toLowerCase() === bText.trim().toLowerCase() ? 1 : 0;
+  return jaccard(a, b);
 }
 
 export interface MergeResult {
@@ -95,7 +115,7 @@ export function mergeLearning(existing: readonly Learning[], incoming: Learning)
   let best = -1;
   let bestScore = 0;
   list.forEach((l, i) => {
-    const score = jaccard(wordSet(l.text), newWords);
+    const score = similarity(l.text, wordSet(l.text), incoming.text, newWords);
     if (score > DUPLICATE_THRESHOLD && score > bestScore) {
       best = i;
       bestScore = score;

@@ -14,16 +14,20 @@ import { invalid } from '../errors.js';
 export function checkProjectPath(projectRoot: string, input: string, field = 'path'): string {
   const why = lexicalProblem(input);
   if (why) throw invalid(`${field} ${JSON.stringify(input)} is not allowed: ${why}. Use a path relative to the project root, e.g. "src/app.ts".`);
-  const canonical = input
-    .split('/')
-    .filter((seg) => seg !== '' && seg !== '.')
-    .join('/');
+  const canonical = canonicalPath(input);
   if (canonical === '') throw invalid(`${field} must name a file or folder inside the project, not the root itself`);
   if (escapesThroughSymlink(projectRoot, canonical)) {
     throw invalid(`${field} ${JSON.stringify(input)} resolves outside the project through a symbolic link`);
   }
   return canonical;
 }
+
+/** '/'-separated, without empty or '.' segments: "./src//a.ts" → "src/a.ts". Purely lexical. */
+export const canonicalPath = (p: string): string =>
+  p
+    .split('/')
+    .filter((seg) => seg !== '' && seg !== '.')
+    .join('/');
 
 function lexicalProblem(p: string): string | undefined {
   if (p.includes('\0')) return 'it contains a NUL byte';

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
-import { toJson } from '../db/json.js';
-import { MAX_LEARNINGS, mergeLearning, truncateLearning, type Learning } from '../domain/learnings.js';
+import { requireJsonArray, stringArray, toJson } from '../db/json.js';
+import { findCycle } from '../domain/dependencies.js';
+import { MAX_LEARNINGS, mergeLearning, normalizeLearning, publicLearning, truncateLearning, type Learning } from '../domain/learnings.js';
 import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym, timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
 import { checkContextFiles } from './tasks.js';
+import { canonicalPath } from '../domain/paths.js';
 import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
-import { featureFromRow, learningsFromColumn, requireFeatureRow, requireTaskRow } from './rows.js';
+import { featureFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
 const featureName = z.string().max(LIMITS.name).describe('Feature name (key)');
@@ -45,6 +47,9 @@ function checkFeatureDeps(db: Db, self: string, deps: readonly string[]): string
   if (unique.includes(self)) throw invalid(`feature ${self} cannot depend on itself`);
   const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM features WHERE name = ?', d));
   if (missing.length > 0) throw invalid(`dependencies names features that do not exist: ${missing.join(', ')}`, { missing });
+  const depsOf = (f: string) => stringArray(db.get<{ d: string }>('SELECT dependencies AS d FROM features WHERE name = ?', f)?.d);
+  const cycle = findCycle(self, unique, depsOf);
+  if (cycle) throw invalid(`dependencies would create a cycle: ${cycle.join(' → ')}`, { cycle });
   return unique;
 }
 
@@ -170,7 +175,7 @@ export const deleteFeature = defineTool({
       if (tasks > 0) throw conflict(`feature ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
       const dependents = db
         .all<{ name: string }>(
-          'SELECT f.name FROM features f, json_each(f.dependencies) d WHERE json_valid(f.dependencies) AND d.value = ? ORDER BY f.name',
+          "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
           name,
         )
         .map((r) => r.name);
@@ -217,14 +222,20 @@ export const appendFeatureLearning = defineTool({
       };
       if (args.reason) incoming.reason = args.reason;
       if (sourceTask != null) incoming.task_id = sourceTask;
-      const result = mergeLearning(learningsFromColumn(row.learnings), incoming);
-      if (result.learnings.length > MAX_LEARNINGS) {
-        throw conflict(`feature ${args.feature_name} already holds ${MAX_LEARNINGS} learnings and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`);
+      // Rewriting the column must not drop anything: refuse if it holds something we cannot read.
+      const where = `features.learnings of feature ${args.feature_name}`;
+      const existing = requireJsonArray(row.learnings, where).map(normalizeLearning);
+      if (existing.some((l) => l === undefined)) throw conflict(`${where} holds an item that is not a learning, so it was left untouched; repair it in Ralph first`);
+      const result = mergeLearning(existing as Learning[], incoming);
+      if (result.outcome === 'added' && result.learnings.length > MAX_LEARNINGS) {
+        throw conflict(
+          `feature ${args.feature_name} already holds ${existing.length} learnings (max ${MAX_LEARNINGS}) and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`,
+        );
       }
       db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.learnings), args.feature_name);
       return {
         outcome: result.outcome,
-        learning: result.learning,
+        learning: publicLearning(result.learning),
         ...(result.matched !== undefined ? { matched: result.matched } : {}),
         learning_count: result.learnings.length,
         pruned: result.pruned,
@@ -244,17 +255,20 @@ export const addFeatureContextFile = defineTool({
   handler(args, ctx) {
     const { db } = ctx;
     return db.write(() => {
-      const feature = featureFromRow(requireFeatureRow(db, args.feature_name));
+      const row = requireFeatureRow(db, args.feature_name);
+      const current = requireJsonArray(row.context_files, `features.context_files of feature ${args.feature_name}`);
+      const strings = (list: unknown[]) => list.filter((f): f is string => typeof f === 'string');
       const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
-      if (feature.context_files.includes(path!)) {
-        return { feature_name: args.feature_name, file_path: path!, added: false, context_files: feature.context_files };
+      // Compare canonical forms: "./src/x.ts" stored by hand is the same file as "src/x.ts".
+      if (strings(current).some((f) => canonicalPath(f) === path)) {
+        return { feature_name: args.feature_name, file_path: path!, added: false, context_files: strings(current) };
       }
-      if (feature.context_files.length >= MAX_CONTEXT_FILES) {
-        throw conflict(`feature ${args.feature_name} already has ${MAX_CONTEXT_FILES} context files, the maximum`);
+      if (current.length >= MAX_CONTEXT_FILES) {
+        throw conflict(`feature ${args.feature_name} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
       }
-      const files = [...feature.context_files, path!];
+      const files = [...current, path!];
       db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(files), args.feature_name);
-      return { feature_name: args.feature_name, file_path: path!, added: true, context_files: files };
+      return { feature_name: args.feature_name, file_path: path!, added: true, context_files: strings(files) };
     });
   },
 });

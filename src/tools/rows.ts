@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Db, Row } from '../db/database.js';
 import { numberArray, parseJsonArray, parseJsonObject, stringArray } from '../db/json.js';
-import { normalizeLearning, type Learning } from '../domain/learnings.js';
+import { normalizeLearning, publicLearning, type Learning } from '../domain/learnings.js';
 import { notFound } from '../errors.js';
 import type { CommentOut, DisciplineOut, FeatureOut, TaskOut } from './shapes.js';
 
@@ -49,10 +49,12 @@ export function commentFromRow(r: Row): z.infer<typeof CommentOut> {
   };
 }
 
+/** For display: unreadable items are skipped, fields limited to the documented ones. */
 export const learningsFromColumn = (v: unknown): Learning[] =>
   parseJsonArray(v)
     .map(normalizeLearning)
-    .filter((l): l is Learning => l !== undefined);
+    .filter((l): l is Learning => l !== undefined)
+    .map(publicLearning);
 
 export function featureFromRow(r: Row): z.infer<typeof FeatureOut> {
   return {

@@ -234,7 +234,11 @@ export const updateTask = defineTool({
 /** Tasks whose depends_on names `id` (json_each keeps this exact; a LIKE would match 1 in 12). */
 export const dependentsOf = (db: Db, id: number): number[] =>
   db
-    .all<{ id: number }>('SELECT t.id FROM tasks t, json_each(t.depends_on) d WHERE json_valid(t.depends_on) AND d.value = ? ORDER BY t.id', id)
+    .all<{ id: number }>(
+      // CAST: an id stored as a string ("8") still counts as a reference.
+      "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? ORDER BY t.id",
+      id,
+    )
     .map((r) => r.id);
 
 export const deleteTask = defineTool({

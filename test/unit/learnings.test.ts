@@ -99,3 +99,23 @@ describe('learnings dedup (Ralph rules)', () => {
     assert.equal(truncateLearning('é'.repeat(600)).length, 500);
   });
 });
+
+describe('learnings edge cases', () => {
+  test('texts made only of short words are the same lesson only if they are the same text', () => {
+    assert.equal(mergeLearning([L('Go')], L('No')).outcome, 'added');
+    assert.equal(mergeLearning([L('Go')], L('go')).outcome, 'duplicate');
+  });
+
+  test('a leading "No" is a negation ("no-op" is not)', () => {
+    assert.ok(isNegated('No: cache the session token in memory'));
+    assert.ok(!isNegated('Use a no-op logger in tests'));
+    const r = mergeLearning([L('Cache the session token in memory')], L('No: cache the session token in memory'));
+    assert.equal(r.outcome, 'replaced');
+  });
+
+  test('keys a newer Ralph adds to a learning survive a rewrite', () => {
+    const old = normalizeLearning({ text: 'Keep handlers thin and delegate', source: 'human', hit_count: 2, embedding_id: 42 })!;
+    const r = mergeLearning([old], L('Something else entirely different'));
+    assert.equal((r.learnings[0] as unknown as Record<string, unknown>).embedding_id, 42);
+  });
+});
