@@ -15,8 +15,7 @@ test('a task_execution session lists its tools, reads its task, and logs each ca
     assert.equal(r.comments.length, 1);
     assert.deepEqual(r.dependencies, [{ id: 2, title: 'Recipe REST endpoints', status: 'done' }]);
     await s.fail('get_task', { id: 999 });
-    const lines = s
-      .stderr()
+    const lines = (await s.waitForStderr(/"outcome":"not_found"/))
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>);

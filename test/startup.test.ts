@@ -76,8 +76,8 @@ describe('startup succeeds', () => {
     const s = await startSession(sampleProject());
     try {
       assert.equal((await s.toolNames()).length, 28);
+      await s.waitForStderr(/"msg":"session started"/);
       assert.match(s.stderr(), /no --recipe given: serving the full tool suite/);
-      assert.match(s.stderr(), /"msg":"session started"/);
     } finally {
       await s.close();
     }

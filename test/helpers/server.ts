@@ -8,6 +8,8 @@ import { CLI } from './env.js';
 export interface Session {
   client: Client;
   stderr: () => string;
+  /** Waits (up to 5 s) until stderr matches: the log pipe is read independently of stdout. */
+  waitForStderr: (pattern: RegExp) => Promise<string>;
   close: () => Promise<void>;
   call: (name: string, args?: Record<string, unknown>) => Promise<CallToolResult>;
   /** Calls a tool and returns its structuredContent, failing the test if the call failed. */
@@ -36,6 +38,13 @@ export async function startSession(project: Project, flags: string[] = []): Prom
   return {
     client,
     stderr: () => stderr,
+    async waitForStderr(pattern) {
+      for (let waited = 0; !pattern.test(stderr); waited += 20) {
+        if (waited > 5000) throw new Error(`stderr never matched ${pattern}:\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      return stderr;
+    },
     close: () => client.close(),
     call,
     async ok(name, args) {

@@ -1,46 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Project } from '../../src/project.js';
-import { dump, query, sampleProject } from '../helpers/project.js';
-import { startSession, type Session } from '../helpers/server.js';
+import { assertRecentTimestamp, refused, row, rows, useSession, type AnyRow } from '../helpers/assertions.js';
 
 /**
  * Integration tests for add_task_comment, update_task_comment and delete_task_comment through the
  * real built server. Seeded comments: 1 on task 1, 2 on task 2, 3 on task 3, 4 on task 7.
  */
 
-type AnyRow = Record<string, any>;
-const rows = (p: Project, sql: string, ...params: unknown[]): AnyRow[] => query<AnyRow>(p, sql, ...params);
-const commentRow = (p: Project, id: number): AnyRow | undefined => rows(p, 'SELECT * FROM task_comments WHERE id = ?', id)[0];
+const commentRow = (p: Project, id: number): AnyRow | undefined => row(p, 'SELECT * FROM task_comments WHERE id = ?', id);
 const count = (p: Project, where = '1', ...params: unknown[]): number => Number(rows(p, `SELECT count(*) AS n FROM task_comments WHERE ${where}`, ...params)[0]!.n);
 
-const RFC3339_UTC_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
-function assertRecentTimestamp(value: unknown, what: string): void {
-  assert.equal(typeof value, 'string', what);
-  assert.match(value as string, RFC3339_UTC_RE, `${what} must be RFC 3339 UTC ending in Z`);
-  assert.ok(Math.abs(Date.now() - Date.parse(value as string)) < 120_000, `${what} ${String(value)} is not recent`);
-}
-
-async function refused(s: Session, p: Project, name: string, args: Record<string, unknown>, code: string) {
-  const before = dump(p);
-  const err = await s.fail(name, args);
-  assert.equal(err.code, code, `${name} ${JSON.stringify(args)}: expected ${code}, got ${err.code}: ${err.message}`);
-  assert.equal(dump(p), before, `${name} ${JSON.stringify(args)} was refused but changed the database`);
-  return err;
-}
-
 describe('add_task_comment', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = sampleProject();
-    s = await startSession(p);
-  });
-  after(() => s.close());
+  const ctx = useSession();
 
   test('writes the comment with an RFC 3339 UTC created stamp', async () => {
-    const r = await s.ok('add_task_comment', { task_id: 5, author: 'backend', body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' });
-    const c = commentRow(p, r.comment.id)!;
+    const r = await ctx.s.ok('add_task_comment', { task_id: 5, author: 'backend', body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' });
+    const c = commentRow(ctx.p, r.comment.id)!;
     assert.ok(c, 'the row exists');
     assert.equal(c.id, 5, 'the next rowid after the 4 seeded comments');
     assert.equal(c.task_id, 5);
@@ -52,134 +28,116 @@ describe('add_task_comment', () => {
     assertRecentTimestamp(c.created, 'created');
     assert.deepEqual(r.comment, c);
     // It shows up on the task, oldest first.
-    const t = await s.ok('get_task', { id: 5 });
+    const t = await ctx.s.ok('get_task', { id: 5 });
     assert.deepEqual(t.comments.map((x: AnyRow) => x.id), [c.id]);
   });
 
   test('discipline and priority are optional; comments on any status of task are fine', async () => {
-    const before = count(p);
-    const r = await s.ok('add_task_comment', { task_id: 1, author: 'human', body: '  Reopen if the migration fails on Windows.  ' });
-    const c = commentRow(p, r.comment.id)!;
+    const before = count(ctx.p);
+    const r = await ctx.s.ok('add_task_comment', { task_id: 1, author: 'human', body: '  Reopen if the migration fails on Windows.  ' });
+    const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.discipline, null);
     assert.equal(c.priority, null);
     assert.equal(c.task_id, 1);
     assert.equal(c.body, 'Reopen if the migration fails on Windows.', 'body is trimmed');
     assertRecentTimestamp(c.created, 'created');
-    assert.equal(count(p), before + 1);
+    assert.equal(count(ctx.p), before + 1);
     assert.deepEqual(
-      rows(p, 'SELECT id FROM task_comments WHERE task_id = 1 ORDER BY id').map((x) => x.id),
+      rows(ctx.p, 'SELECT id FROM task_comments WHERE task_id = 1 ORDER BY id').map((x) => x.id),
       [1, c.id],
     );
   });
 
   test('unknown task or discipline is not_found', async () => {
-    await refused(s, p, 'add_task_comment', { task_id: 99, author: 'human', body: 'x' }, 'not_found');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', discipline: 'devops' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 99, author: 'human', body: 'x' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', discipline: 'devops' }, 'not_found');
   });
 
   test('schema violations are invalid_argument', async () => {
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: '' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: '   ' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: '', body: 'x' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, body: 'x' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', priority: 'urgent' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', created: '2020-01-01T00:00:00Z' }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x'.repeat(10_001) }, 'invalid_argument');
-    await refused(s, p, 'add_task_comment', { author: 'human', body: 'x' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: '' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: '   ' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: '', body: 'x' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', priority: 'urgent' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', created: '2020-01-01T00:00:00Z' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x'.repeat(10_001) }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { author: 'human', body: 'x' }, 'invalid_argument');
   });
 });
 
 describe('update_task_comment', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = sampleProject();
-    s = await startSession(p);
-  });
-  after(() => s.close());
+  const ctx = useSession();
 
   test('replaces the body and keeps everything else', async () => {
-    const before = commentRow(p, 3)!;
-    const r = await s.ok('update_task_comment', { task_id: 3, comment_id: 3, body: 'The API returns 422 with {field: message}.' });
-    const after = commentRow(p, 3)!;
+    const before = commentRow(ctx.p, 3)!;
+    const r = await ctx.s.ok('update_task_comment', { task_id: 3, comment_id: 3, body: 'The API returns 422 with {field: message}.' });
+    const after = commentRow(ctx.p, 3)!;
     assert.equal(after.body, 'The API returns 422 with {field: message}.');
     for (const c of ['task_id', 'author', 'discipline', 'agent_task_id', 'priority', 'created']) assert.equal(after[c], before[c], c);
     assert.deepEqual(r.comment, after);
     // The other comments are untouched.
-    assert.equal(commentRow(p, 1)!.body, 'Done: recipes table with a JSON ingredients column, migration 001.');
+    assert.equal(commentRow(ctx.p, 1)!.body, 'Done: recipes table with a JSON ingredients column, migration 001.');
   });
 
   test('a comment_id that belongs to another task is not_found', async () => {
-    await refused(s, p, 'update_task_comment', { task_id: 1, comment_id: 3, body: 'hijack' }, 'not_found');
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 4, body: 'hijack' }, 'not_found');
-    assert.equal(commentRow(p, 4)!.body, 'SMTP credentials are coming next week.');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 1, comment_id: 3, body: 'hijack' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 4, body: 'hijack' }, 'not_found');
+    assert.equal(commentRow(ctx.p, 4)!.body, 'SMTP credentials are coming next week.');
   });
 
   test('unknown comment or task is not_found; bad arguments are invalid_argument', async () => {
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 999, body: 'x' }, 'not_found');
-    await refused(s, p, 'update_task_comment', { task_id: 99, comment_id: 3, body: 'x' }, 'not_found');
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 3, body: '' }, 'invalid_argument');
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 3 }, 'invalid_argument');
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 0, body: 'x' }, 'invalid_argument');
-    await refused(s, p, 'update_task_comment', { task_id: 3, comment_id: 3, body: 'x', author: 'someone' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 999, body: 'x' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 99, comment_id: 3, body: 'x' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3, body: '' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3 }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 0, body: 'x' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3, body: 'x', author: 'someone' }, 'invalid_argument');
   });
 });
 
 describe('delete_task_comment', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = sampleProject();
-    s = await startSession(p);
-  });
-  after(() => s.close());
+  const ctx = useSession();
 
   test('deletes exactly that comment', async () => {
-    const r = await s.ok('delete_task_comment', { task_id: 2, comment_id: 2 });
+    const r = await ctx.s.ok('delete_task_comment', { task_id: 2, comment_id: 2 });
     assert.deepEqual(r, { deleted_id: 2, task_id: 2 });
-    assert.equal(commentRow(p, 2), undefined);
+    assert.equal(commentRow(ctx.p, 2), undefined);
     assert.deepEqual(
-      rows(p, 'SELECT id FROM task_comments ORDER BY id').map((x) => x.id),
+      rows(ctx.p, 'SELECT id FROM task_comments ORDER BY id').map((x) => x.id),
       [1, 3, 4],
     );
-    assert.ok(rows(p, 'SELECT 1 FROM tasks WHERE id = 2').length === 1, 'the task stays');
+    assert.ok(rows(ctx.p, 'SELECT 1 FROM tasks WHERE id = 2').length === 1, 'the task stays');
   });
 
   test('a new comment can be deleted too', async () => {
-    const a = await s.ok('add_task_comment', { task_id: 6, author: 'frontend', body: 'Draft note' });
-    assert.equal(count(p, 'task_id = 6'), 1);
-    await s.ok('delete_task_comment', { task_id: 6, comment_id: a.comment.id });
-    assert.equal(count(p, 'task_id = 6'), 0);
+    const a = await ctx.s.ok('add_task_comment', { task_id: 6, author: 'frontend', body: 'Draft note' });
+    assert.equal(count(ctx.p, 'task_id = 6'), 1);
+    await ctx.s.ok('delete_task_comment', { task_id: 6, comment_id: a.comment.id });
+    assert.equal(count(ctx.p, 'task_id = 6'), 0);
   });
 
   test('a comment_id that belongs to another task is not_found', async () => {
-    await refused(s, p, 'delete_task_comment', { task_id: 1, comment_id: 4 }, 'not_found');
-    await refused(s, p, 'delete_task_comment', { task_id: 7, comment_id: 1 }, 'not_found');
-    assert.ok(commentRow(p, 4));
-    assert.ok(commentRow(p, 1));
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 1, comment_id: 4 }, 'not_found');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 7, comment_id: 1 }, 'not_found');
+    assert.ok(commentRow(ctx.p, 4));
+    assert.ok(commentRow(ctx.p, 1));
   });
 
   test('an already deleted or unknown comment is not_found; bad arguments are invalid_argument', async () => {
-    await refused(s, p, 'delete_task_comment', { task_id: 2, comment_id: 2 }, 'not_found');
-    await refused(s, p, 'delete_task_comment', { task_id: 99, comment_id: 1 }, 'not_found');
-    await refused(s, p, 'delete_task_comment', { task_id: 1 }, 'invalid_argument');
-    await refused(s, p, 'delete_task_comment', { task_id: 1, comment_id: '1' }, 'invalid_argument');
-    await refused(s, p, 'delete_task_comment', { task_id: 1, comment_id: 1, force: true }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 2, comment_id: 2 }, 'not_found');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 99, comment_id: 1 }, 'not_found');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 1 }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 1, comment_id: '1' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'delete_task_comment', { task_id: 1, comment_id: 1, force: true }, 'invalid_argument');
   });
 });
 
 describe('comments in a task_execution session (--task 3)', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = sampleProject();
-    s = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
-  });
-  after(() => s.close());
+  const ctx = useSession(['--recipe', 'task_execution', '--task', '3']);
 
   test('task_id defaults to the session task; agent_task_id and discipline come from the session', async () => {
-    const r = await s.ok('add_task_comment', { author: 'frontend', body: 'Form done; validation errors shown inline.' });
-    const c = commentRow(p, r.comment.id)!;
+    const r = await ctx.s.ok('add_task_comment', { author: 'frontend', body: 'Form done; validation errors shown inline.' });
+    const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.task_id, 3);
     assert.equal(c.agent_task_id, 3);
     assert.equal(c.discipline, 'frontend');
@@ -187,13 +145,13 @@ describe('comments in a task_execution session (--task 3)', () => {
   });
 
   test('leaving a note on another task is allowed (and records the session task)', async () => {
-    const r = await s.ok('add_task_comment', { task_id: 4, author: 'frontend', body: 'Editor ready for e2e tests.' });
-    const c = commentRow(p, r.comment.id)!;
+    const r = await ctx.s.ok('add_task_comment', { task_id: 4, author: 'frontend', body: 'Editor ready for e2e tests.' });
+    const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.task_id, 4);
     assert.equal(c.agent_task_id, 3);
   });
 
   test('an unknown discipline is still not_found', async () => {
-    await refused(s, p, 'add_task_comment', { author: 'frontend', body: 'x', discipline: 'nope' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { author: 'frontend', body: 'x', discipline: 'nope' }, 'not_found');
   });
 });

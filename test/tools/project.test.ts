@@ -1,22 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { Project } from '../../src/project.js';
-import { dump, emptyProject, query, sampleProject, sql } from '../helpers/project.js';
-import { startSession, type Session } from '../helpers/server.js';
+import { DAY_RE, refused, rows, useSession, type AnyRow } from '../helpers/assertions.js';
+import { emptyProject, sql } from '../helpers/project.js';
 
 /** Integration tests for get_project_info and get_project_progress through the real built server. */
 
-type AnyRow = Record<string, any>;
-const rows = (p: Project, sql: string, ...params: unknown[]): AnyRow[] => query<AnyRow>(p, sql, ...params);
 const STATUSES = ['draft', 'pending', 'in_progress', 'done', 'blocked', 'skipped'];
-
-async function refused(s: Session, p: Project, name: string, args: Record<string, unknown>, code: string) {
-  const before = dump(p);
-  const err = await s.fail(name, args);
-  assert.equal(err.code, code, `${name} ${JSON.stringify(args)}: expected ${code}, got ${err.code}: ${err.message}`);
-  assert.equal(dump(p), before, `${name} ${JSON.stringify(args)} was refused but changed the database`);
-  return err;
-}
 
 /** The progress report computed independently with SQL. */
 function expectedProgress(p: Project) {
@@ -51,36 +41,30 @@ function assertProgressMatches(r: AnyRow, p: Project): void {
 }
 
 describe('get_project_info and get_project_progress (sample project)', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = sampleProject();
-    s = await startSession(p);
-  });
-  after(() => s.close());
+  const ctx = useSession();
 
   test('get_project_info returns the metadata row', async () => {
-    const r = await s.ok('get_project_info', {});
-    const m = rows(p, 'SELECT * FROM metadata WHERE id = 1')[0]!;
+    const r = await ctx.s.ok('get_project_info', {});
+    const m = rows(ctx.p, 'SELECT * FROM metadata WHERE id = 1')[0]!;
     assert.deepEqual(r, { title: m.project_title, description: m.project_description, created: m.project_created, schema_version: m.schema_version });
     assert.equal(r.title, 'Recipe Box');
     assert.equal(r.description, 'A web app to collect, tag and search cooking recipes.');
     assert.equal(r.schema_version, '1.0');
-    assert.match(r.created, /^\d{4}-\d{2}-\d{2}$/);
+    assert.match(r.created, DAY_RE);
   });
 
   test('get_project_info reflects a change Ralph makes to the metadata', async () => {
-    const db = sql(p);
+    const db = sql(ctx.p);
     db.prepare("UPDATE metadata SET project_title = 'Recipe Box 2', project_description = NULL WHERE id = 1").run();
     db.close();
-    const r = await s.ok('get_project_info', {});
+    const r = await ctx.s.ok('get_project_info', {});
     assert.equal(r.title, 'Recipe Box 2');
     assert.equal(r.description, null);
   });
 
   test('get_project_progress agrees with SQL counts', async () => {
-    const r = await s.ok('get_project_progress', {});
-    assertProgressMatches(r, p);
+    const r = await ctx.s.ok('get_project_progress', {});
+    assertProgressMatches(r, ctx.p);
     assert.equal(r.total, 8);
     assert.equal(r.done, 2);
     assert.equal(r.percent_done, 25);
@@ -97,12 +81,12 @@ describe('get_project_info and get_project_progress (sample project)', () => {
   });
 
   test('get_project_progress follows writes (and lists features without tasks)', async () => {
-    await s.ok('set_task_status', { id: 3, status: 'done' });
-    await s.ok('set_task_status', { id: 5, status: 'done' });
-    await s.ok('create_feature', { name: 'empty-one', display_name: 'Empty one' });
-    await s.ok('create_task', { feature: 'auth', discipline: 'quality', title: 'More tests' });
-    const r = await s.ok('get_project_progress', {});
-    assertProgressMatches(r, p);
+    await ctx.s.ok('set_task_status', { id: 3, status: 'done' });
+    await ctx.s.ok('set_task_status', { id: 5, status: 'done' });
+    await ctx.s.ok('create_feature', { name: 'empty-one', display_name: 'Empty one' });
+    await ctx.s.ok('create_task', { feature: 'auth', discipline: 'quality', title: 'More tests' });
+    const r = await ctx.s.ok('get_project_progress', {});
+    assertProgressMatches(r, ctx.p);
     assert.equal(r.total, 9);
     assert.equal(r.done, 4);
     assert.equal(r.percent_done, 44.4);
@@ -113,22 +97,16 @@ describe('get_project_info and get_project_progress (sample project)', () => {
   });
 
   test('unknown arguments are invalid_argument', async () => {
-    await refused(s, p, 'get_project_info', { verbose: true }, 'invalid_argument');
-    await refused(s, p, 'get_project_progress', { feature: 'recipes' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'get_project_info', { verbose: true }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'get_project_progress', { feature: 'recipes' }, 'invalid_argument');
   });
 });
 
 describe('get_project_progress (empty project)', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = emptyProject();
-    s = await startSession(p);
-  });
-  after(() => s.close());
+  const ctx = useSession([], emptyProject);
 
   test('an empty project reports zeros, not an error', async () => {
-    const r = await s.ok('get_project_progress', {});
+    const r = await ctx.s.ok('get_project_progress', {});
     assert.deepEqual(r, {
       total: 0,
       done: 0,
@@ -137,13 +115,13 @@ describe('get_project_progress (empty project)', () => {
       by_feature: [],
       by_discipline: [],
     });
-    assertProgressMatches(r, p);
-    const info = await s.ok('get_project_info', {});
+    assertProgressMatches(r, ctx.p);
+    const info = await ctx.s.ok('get_project_info', {});
     assert.equal(info.description, null);
     assert.ok(info.title.startsWith('ralph-mcp-test-'), `init names the project after its folder: ${info.title}`);
   });
 
   test('unknown arguments are invalid_argument', async () => {
-    await refused(s, p, 'get_project_progress', { x: 1 }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'get_project_progress', { x: 1 }, 'invalid_argument');
   });
 });
