@@ -39,15 +39,18 @@ const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 
-/** The three optional filters pick one of these fixed statements; values are always bound parameters. */
-function listSql(hasStatus: boolean, hasFeature: boolean, hasDiscipline: boolean, count: boolean): string {
-  const where = ['id > @after'];
-  if (hasStatus) where.push('status = @status');
-  if (hasFeature) where.push('feature = @feature');
-  if (hasDiscipline) where.push('discipline = @discipline');
-  return count
-    ? `SELECT count(*) AS n FROM tasks WHERE ${where.slice(1).join(' AND ') || '1'}`
-    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${where.join(' AND ')} ORDER BY id LIMIT @limit`;
+/**
+ * The optional filters select fixed SQL fragments (keys are ours, never the caller's); the values are
+ * always bound parameters.
+ */
+const FILTER_SQL = { status: 'status = @status', feature: 'feature = @feature', discipline: 'discipline = @discipline' } as const;
+type Filters = Partial<Record<keyof typeof FILTER_SQL, string>>;
+
+function listSql(filters: Filters, what: 'page' | 'count'): string {
+  const where = (Object.keys(filters) as (keyof typeof FILTER_SQL)[]).map((k) => FILTER_SQL[k]);
+  return what === 'count'
+    ? `SELECT count(*) AS n FROM tasks WHERE ${where.join(' AND ') || '1'}`
+    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${['id > @after', ...where].join(' AND ')} ORDER BY id LIMIT @limit`;
 }
 
 export const listTasks = defineTool({
@@ -73,13 +76,11 @@ export const listTasks = defineTool({
       after = Number(args.cursor);
     }
     const limit = args.limit ?? PAGE_DEFAULT;
-    const params = { after, limit: limit + 1, status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline };
-    const has = [args.filter_status !== undefined, args.filter_feature !== undefined, args.filter_discipline !== undefined] as const;
-    const bound = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== undefined));
-    const rows = db.all(listSql(...has, false), bound);
+    const given: Filters = { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline };
+    const filters = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Filters;
+    const rows = db.all(listSql(filters, 'page'), { ...filters, after, limit: limit + 1 });
     const page = rows.slice(0, limit);
-    const { after: _a, limit: _l, ...countParams } = bound;
-    const total = db.get<{ n: number }>(listSql(...has, true), countParams)!.n;
+    const total = db.get<{ n: number }>(listSql(filters, 'count'), filters)!.n;
     return {
       tasks: page.map((r) => ({
         id: Number(r.id),
