@@ -40,6 +40,7 @@ await yargs(hideBin(process.argv))
         .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
         .option('task', { type: 'number', describe: 'Scope the session to this task id' })
         .option('db', { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' })
+        .option('session-id', { type: 'string', describe: 'Id recorded with this session\'s writes and signals (default: generated)' })
         .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
         .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' }),
     (argv) =>
@@ -50,6 +51,7 @@ await yargs(hideBin(process.argv))
           recipe: argv.recipe,
           discipline: argv.discipline,
           task: argv.task,
+          sessionId: argv['session-id'],
           db: argv.db,
           logLevel: argv['log-level'],
           logFile: argv['log-file'],

@@ -54,7 +54,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   }
   for (const w of plan.warnings) log.warn(w);
   log.info(
-    { project: project.root, db: project.dbPath, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
+    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
     'session started',
   );
 

@@ -8,6 +8,8 @@ export interface Recipe {
   purpose: string;
   allow: readonly string[];
   narrow?: Readonly<Record<string, readonly string[]>>;
+  /** Sessions start without a task and claim one; task arguments then default to the claimed task. */
+  claimsTasks?: boolean;
 }
 
 export const RECIPES: readonly Recipe[] = [

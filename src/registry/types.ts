@@ -3,14 +3,19 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import type { Project } from '../project.js';
 
-export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state'] as const;
+export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state', 'session'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 /** What the session was launched for; handlers read it to apply scope and fill defaults. */
 export interface SessionScope {
+  /** --session-id, else generated at launch; recorded with every write and signal. */
+  sessionId: string;
   recipe: string | null;
   discipline: string | null;
+  /** --task N, or the task this session claimed (claim_next_task binds it). */
   taskId: number | null;
+  /** True when the task came from a claim: the session may claim again once it is done. */
+  claimed: boolean;
 }
 
 export interface ToolContext {
@@ -18,8 +23,14 @@ export interface ToolContext {
   project: Project;
   session: SessionScope;
   log: Logger;
-  /** A short label for state-file entries and comments: "task_execution · frontend · task #7". */
-  who: string;
+}
+
+/** A short label for state-file entries: "task_execution · frontend · task #7". */
+export function sessionLabel(s: SessionScope): string {
+  const parts = [s.recipe ?? 'ralph-mcp'];
+  if (s.discipline) parts.push(s.discipline);
+  if (s.taskId !== null) parts.push(`task #${s.taskId}`);
+  return parts.join(' · ');
 }
 
 /**

@@ -7,6 +7,8 @@ import { packageVersion } from '../packageInfo.js';
 import type { ToolContext } from '../registry/types.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
+import { ensureOwnTables } from '../db/ownSchema.js';
+import { recordCall } from '../session/audit.js';
 import { toolListing } from './toolListing.js';
 
 /**
@@ -22,7 +24,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     { capabilities: { tools: { listChanged: false } }, instructions: plan.instructions },
   );
-  const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log, who: whoLabel(plan) };
+  const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log };
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: ReturnType<typeof toolListing>[] | undefined;
 
@@ -36,6 +38,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     const tool = tools.get(name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
+      recordRefusal(ctx, name, rawArgs, 'unknown_tool');
       throw unknownTool(name);
     }
     const started = performance.now();
@@ -49,25 +52,45 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
 }
 
 export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, plan: SessionPlan): CallToolResult {
+  const { def } = tool;
   try {
     const parsed = tool.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
     const args = applyScope(tool, parsed.data as Record<string, unknown>, plan);
-    return okResult(tool.def.handler(args, ctx) as Record<string, unknown>);
+    if (def.annotations.readOnlyHint) return okResult(def.handler(args, ctx) as Record<string, unknown>);
+    // A writing call and its audit row commit together (the handler's own transaction nests as a savepoint).
+    ensureOwnTables(ctx.db);
+    const out = ctx.db.write(() => {
+      const result = def.handler(args, ctx) as Record<string, unknown>;
+      recordCall(ctx.db, ctx.session, def.name, rawArgs, 'ok');
+      return result;
+    });
+    return okResult(out);
   } catch (err) {
     const te = toToolError(err);
-    if (te.code === 'internal') ctx.log.error({ err, tool: tool.def.name }, 'tool failed');
+    if (te.code === 'internal') ctx.log.error({ err, tool: def.name }, 'tool failed');
+    recordRefusal(ctx, def.name, rawArgs, te.code);
     return errorResult(te);
+  }
+}
+
+/** Refusals are recorded best-effort: failing to record must not hide the refusal itself. */
+function recordRefusal(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
+  try {
+    ctx.db.write(() => recordCall(ctx.db, ctx.session, tool, args, outcome));
+  } catch (err) {
+    ctx.log.warn({ err, tool, outcome }, 'could not record the refused call in ralph_mcp_audit');
   }
 }
 
 /** Task and discipline scope: fill the session's task id where omitted; refuse writes to other targets. */
 function applyScope(tool: SessionTool, args: Record<string, unknown>, plan: SessionPlan): Record<string, unknown> {
   const { taskTarget, disciplineTarget } = tool.def;
-  const own = plan.scope.taskId;
+  const own = plan.scope.taskId; // --task N, or the task this session claimed
   if (taskTarget) {
     if (args[taskTarget.arg] === undefined) {
-      // Only reachable in a task session: elsewhere the schema requires the argument.
+      // Only reachable where the schema made the argument optional: a task session, or a claiming one.
+      if (own === null) throw new ToolError('invalid_argument', `${taskTarget.arg} is required: this session has no task yet`);
       args = { ...args, [taskTarget.arg]: own };
     } else if (taskTarget.writes && own !== null && args[taskTarget.arg] !== own) {
       throw new ToolError(
@@ -91,11 +114,4 @@ function applyScope(tool: SessionTool, args: Record<string, unknown>, plan: Sess
  */
 function unknownTool(name: string): Error {
   return Object.assign(new Error(`Unknown tool: ${name}`), { code: ErrorCode.InvalidParams });
-}
-
-function whoLabel(plan: SessionPlan): string {
-  const parts = [plan.recipe?.name ?? 'ralph-mcp'];
-  if (plan.discipline) parts.push(plan.discipline);
-  if (plan.task) parts.push(`task #${plan.task.id}`);
-  return parts.join(' · ');
 }

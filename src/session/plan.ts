@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { parseJsonObject } from '../db/json.js';
@@ -12,6 +13,7 @@ import { resolveTools, unknownNames } from './resolveTools.js';
 
 /** What the launch asked for (flags, or later a context file). */
 export interface SessionRequest {
+  sessionId?: string | undefined;
   recipe?: string | undefined;
   discipline?: string | undefined;
   task?: number | undefined;
@@ -85,7 +87,9 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, additionalDisabled);
   const recipeAllowed = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null).enabled;
   const removedByDiscipline = recipeAllowed.filter((n) => !enabled.includes(n));
-  const scope: SessionScope = { recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null };
+  const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
+  if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
+  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false };
   const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null));
   const meta = db.get<{ project_title: string }>('SELECT project_title FROM metadata WHERE id = 1');
 
@@ -122,15 +126,25 @@ export function readOverrides(discipline: string, raw: unknown): string[] {
   return list;
 }
 
-/** The input schema a session exposes: narrowed by the recipe, task argument optional in a task session. */
+/** "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. */
+function newSessionId(recipe: string | null, taskId: number | null): string {
+  const stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+  return [recipe ?? 'full', taskId, stamp, randomBytes(2).toString('hex')].filter((x) => x !== null).join('-');
+}
+
+/**
+ * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
+ * session has a task (--task) or will get one (a recipe that claims tasks).
+ */
 function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null): SessionTool {
   let input = def.input as z.ZodObject;
   const keep = recipe?.narrow?.[def.name];
   if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
   const arg = def.taskTarget?.arg;
-  if (taskId !== null && arg && input.shape[arg]) {
+  if (arg && input.shape[arg] && (taskId !== null || recipe?.claimsTasks)) {
     const field = input.shape[arg] as z.ZodType;
-    input = input.extend({ [arg]: field.optional().describe(`Task id; default ${taskId} (this session's task)`) });
+    const note = taskId !== null ? `Task id; default ${taskId} (this session's task)` : 'Task id; default: the task you claimed';
+    input = input.extend({ [arg]: field.optional().describe(note) });
   }
   return { def, input };
 }

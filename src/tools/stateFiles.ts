@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp } from '../domain/rules.js';
 import { MAX_ENTRY_CHARS, appendEntry, formatEntry, readEntries } from '../domain/stateFiles.js';
-import { CREATE, READ, defineTool, type ToolContext } from '../registry/types.js';
+import { CREATE, READ, defineTool, sessionLabel, type ToolContext } from '../registry/types.js';
 import { text } from './fields.js';
 import { StateAppendOut, StateReadOut } from './shapes.js';
 
@@ -19,7 +19,7 @@ function appendTool(which: Which, name: string, title: string, description: stri
     output: StateAppendOut,
     annotations: CREATE,
     handler(args, ctx) {
-      const entry = formatEntry(args.text, timestamp(), ctx.who);
+      const entry = formatEntry(args.text, timestamp(), sessionLabel(ctx.session));
       const bytes = appendEntry(fileOf(ctx, which), entry);
       return { file: relName(which), entry, bytes };
     },

@@ -52,11 +52,17 @@ export function query<T = Record<string, unknown>>(project: Project, text: strin
   }
 }
 
-/** A full logical dump (schema + every row), to prove that a refused call changed nothing. */
+/**
+ * A full logical dump of Ralph's data (schema + every row), to prove that a refused call changed
+ * nothing. ralph-mcp's own tables (ralph_mcp_*, by table: the audit record, signals, the search index) are left
+ * out: recording a refused call is what they are for.
+ */
 export function dump(project: Project): string {
   const db = sql(project);
   try {
-    const tables = db.prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') ORDER BY name").all() as { name: string; sql: string }[];
+    const tables = db
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' ORDER BY name")
+      .all() as { name: string; sql: string }[];
     const parts = tables.map((t) => t.sql ?? '');
     for (const t of tables) {
       if (!t.sql?.startsWith('CREATE TABLE')) continue;
