@@ -50,6 +50,8 @@ test('the valid arguments used above really do succeed where the tool is visible
   try {
     for (const name of ALL_TOOLS) {
       if (name === 'delete_feature' || name === 'delete_discipline') continue; // need unreferenced rows, below
+      // These act on the session's own task (they need --task or a claim): tested in workflow tests.
+      if (name === 'report_blocker' || name === 'claim_next_task') continue;
       const r = await s.call(name, VALID_ARGS[name]);
       assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
     }

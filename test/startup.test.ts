@@ -75,7 +75,7 @@ describe('startup succeeds', () => {
   test('no --recipe: the full suite, with a warning in the log', async () => {
     const s = await startSession(sampleProject());
     try {
-      assert.equal((await s.toolNames()).length, 28);
+      assert.equal((await s.toolNames()).length, 38);
       await s.waitForStderr(/"msg":"session started"/);
       assert.match(s.stderr(), /no --recipe given: serving the full tool suite/);
     } finally {

@@ -12,16 +12,39 @@ export interface Recipe {
   claimsTasks?: boolean;
 }
 
+/**
+ * task_execution: SPEC-070's list plus what its scenarios need: report a blocker (1), repair the own
+ * task's stale context (2), stop the session (6), read what dependencies produced (9), check a
+ * feature's learnings before adding one (10).
+ */
+const TASK_EXECUTION = [
+  'get_task',
+  'set_task_status',
+  'add_task_comment',
+  'append_learning',
+  'append_progress',
+  'add_feature_context_file',
+  'read_learnings',
+  'read_progress',
+  'get_project_info',
+  'report_blocker',
+  'signal_abort',
+  'get_dependency_details',
+  'get_feature_learnings',
+  'update_task_context',
+];
+
 export const RECIPES: readonly Recipe[] = [
   {
     name: 'braindump',
     purpose: 'Turn unstructured input into the project skeleton: features, disciplines and tasks. Create, do not modify.',
-    allow: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info'],
+    // + search_tasks: look for existing work before creating a duplicate (scenario 8).
+    allow: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
   },
   {
     name: 'yap',
     purpose: 'Refine and create tasks within the existing features and disciplines.',
-    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info'],
+    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'],
   },
   {
     name: 'ramble',
@@ -36,7 +59,7 @@ export const RECIPES: readonly Recipe[] = [
   {
     name: 'task_execution',
     purpose: 'Execute one task: do the work, mark it done, record what you learned, note progress.',
-    allow: ['get_task', 'set_task_status', 'add_task_comment', 'append_learning', 'append_progress', 'add_feature_context_file', 'read_learnings', 'read_progress', 'get_project_info'],
+    allow: TASK_EXECUTION,
   },
   {
     name: 'opus_review',
@@ -58,13 +81,25 @@ export const RECIPES: readonly Recipe[] = [
       'read_progress',
       'get_project_info',
       'get_project_progress',
+      // Scenario 3 (scope creep) and review of what dependencies produced.
+      'search_tasks',
+      'skip_task',
+      'move_task_to_feature',
+      'get_dependency_details',
     ],
     narrow: { update_task: ['id', 'priority', 'description'] },
   },
   {
     name: 'enrichment',
     purpose: 'Promote draft tasks: add pseudocode and acceptance criteria, split drafts that are too big.',
-    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info'],
+    // + scenario 4: a draft too big to do is split, and the original skipped rather than deleted.
+    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks'],
+  },
+  {
+    name: 'worker',
+    purpose: 'One of a pool of parallel agents: claim the next ready task, execute it, report back, repeat.',
+    allow: [...TASK_EXECUTION, 'claim_next_task'],
+    claimsTasks: true,
   },
 ];
 

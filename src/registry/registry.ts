@@ -4,13 +4,26 @@ import { FEATURE_TOOLS } from '../tools/features.js';
 import { DISCIPLINE_TOOLS } from '../tools/disciplines.js';
 import { PROJECT_TOOLS } from '../tools/project.js';
 import { STATE_TOOLS } from '../tools/stateFiles.js';
+import { searchTasks } from '../tools/search.js';
+import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import type { AnyTool } from './types.js';
 
 /**
- * The full suite: SPEC-070's six category tables, in the spec's order. This order is the order of
- * `tools/list` in every session (a recipe only removes entries), so snapshots are stable.
+ * The full suite: SPEC-070's six category tables in the spec's order, each followed by the workflow
+ * tools of its category, then the session tools. This order is the order of `tools/list` in every
+ * session (a recipe only removes entries), so snapshots are stable.
  */
-export const REGISTRY: readonly AnyTool[] = [...TASK_TOOLS, ...COMMENT_TOOLS, ...FEATURE_TOOLS, ...DISCIPLINE_TOOLS, ...PROJECT_TOOLS, ...STATE_TOOLS];
+export const REGISTRY: readonly AnyTool[] = [
+  ...TASK_TOOLS,
+  searchTasks,
+  ...WORKFLOW_TOOLS,
+  ...COMMENT_TOOLS,
+  ...FEATURE_TOOLS,
+  ...DISCIPLINE_TOOLS,
+  ...PROJECT_TOOLS,
+  ...STATE_TOOLS,
+  ...SESSION_TOOLS,
+];
 
 export const TOOL_NAMES: readonly string[] = REGISTRY.map((t) => t.name);
 

@@ -37,22 +37,45 @@ export const addTaskComment = defineTool({
       requireTaskRow(db, args.task_id);
       const discipline = args.discipline ?? session.discipline;
       if (discipline != null) requireDisciplineRow(db, discipline);
-      const id = Number(
-        db.run(
-          'INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          args.task_id,
-          args.author,
-          discipline ?? null,
-          session.taskId,
-          args.priority ?? null,
-          args.body,
-          timestamp(),
-        ).lastInsertRowid,
-      );
-      return { comment: commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', id)!) };
+      return {
+        comment: insertComment(db, {
+          task_id: args.task_id,
+          author: args.author,
+          discipline: discipline ?? null,
+          agent_task_id: session.taskId,
+          priority: args.priority ?? null,
+          body: args.body,
+        }),
+      };
     });
   },
 });
+
+export interface NewComment {
+  task_id: number;
+  author: string;
+  discipline: string | null;
+  agent_task_id: number | null;
+  priority: string | null;
+  body: string;
+}
+
+/** Inserts a comment stamped now (RFC 3339 UTC) and returns it. Call inside a write transaction. */
+export function insertComment(db: Db, c: NewComment) {
+  const id = Number(
+    db.run(
+      'INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      c.task_id,
+      c.author,
+      c.discipline,
+      c.agent_task_id,
+      c.priority,
+      c.body,
+      timestamp(),
+    ).lastInsertRowid,
+  );
+  return commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', id)!);
+}
 
 export const updateTaskComment = defineTool({
   name: 'update_task_comment',

@@ -273,4 +273,32 @@ export const addFeatureContextFile = defineTool({
   },
 });
 
-export const FEATURE_TOOLS = [listFeatures, getFeature, createFeature, updateFeature, deleteFeature, appendFeatureLearning, addFeatureContextFile];
+/** Ralph injects learnings by trust: human, then opus_reviewed, agent, auto; then by hit_count. */
+const SOURCE_RANK: Record<string, number> = { human: 0, opus_reviewed: 1, agent: 2, auto: 3 };
+
+export const getFeatureLearnings = defineTool({
+  name: 'get_feature_learnings',
+  title: 'Get feature learnings',
+  category: 'features',
+  description: "Just a feature's learnings, in the order Ralph puts them in prompts. Check here before recording a new one.",
+  input: z.strictObject({ feature_name: featureName }),
+  output: z.object({ feature_name: z.string(), learnings: z.array(LearningOut) }),
+  annotations: READ,
+  handler({ feature_name }, { db }) {
+    const learnings = featureFromRow(requireFeatureRow(db, feature_name)).learnings;
+    // Array.prototype.sort is stable: equal rank and hit_count keep their stored order.
+    learnings.sort((a, b) => (SOURCE_RANK[a.source] ?? 9) - (SOURCE_RANK[b.source] ?? 9) || b.hit_count - a.hit_count);
+    return { feature_name, learnings };
+  },
+});
+
+export const FEATURE_TOOLS = [
+  listFeatures,
+  getFeature,
+  createFeature,
+  updateFeature,
+  deleteFeature,
+  appendFeatureLearning,
+  addFeatureContextFile,
+  getFeatureLearnings,
+];

@@ -32,7 +32,7 @@ export function checkContextFiles(ctx: ToolContext, files: readonly string[], fi
   return out;
 }
 
-const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
+export const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
 
 // ---- list_tasks ----------------------------------------------------------------------------
 
@@ -125,7 +125,7 @@ export const getTask = defineTool({
 
 // ---- create_task ---------------------------------------------------------------------------
 
-const taskFields = {
+export const taskFields = {
   description: optText(),
   priority: priority.optional(),
   acceptance_criteria: strList(),
@@ -152,41 +152,60 @@ export const createTask = defineTool({
   output: z.object({ task: TaskOut }),
   annotations: CREATE,
   handler(args, ctx) {
-    const { db } = ctx;
-    return db.write(() => {
-      requireFeatureRow(db, args.feature);
-      requireDisciplineRow(db, args.discipline);
-      const deps = checkDependsOn(db, null, args.depends_on ?? []);
-      const contextFiles = checkContextFiles(ctx, args.context_files ?? []);
-      // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
-      const id = db.get<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks')!.id;
-      db.run(
-        `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, created,
-           acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
-         VALUES (@id, @feature, @discipline, @title, @description, @status, @priority, @tags, @depends_on, @created,
-           @acceptance_criteria, @context_files, @output_artifacts, @hints, @estimated_turns, 'agent')`,
-        {
-          id,
-          feature: args.feature,
-          discipline: args.discipline,
-          title: args.title,
-          description: args.description ?? null,
-          status: args.status ?? 'pending',
-          priority: args.priority ?? null,
-          tags: toJson(args.tags ?? []),
-          depends_on: toJson(deps),
-          created: today(),
-          acceptance_criteria: toJson(args.acceptance_criteria ?? []),
-          context_files: toJson(contextFiles),
-          output_artifacts: toJson(args.output_artifacts ?? []),
-          hints: args.hints ?? null,
-          estimated_turns: args.estimated_turns ?? null,
-        },
-      );
-      return { task: loadTask(db, id) };
-    });
+    return ctx.db.write(() => ({ task: loadTask(ctx.db, insertTask(ctx, args)) }));
   },
 });
+
+export interface NewTask {
+  feature: string;
+  discipline: string;
+  title: string;
+  description?: string | undefined;
+  status?: 'draft' | 'pending' | undefined;
+  priority?: string | undefined;
+  tags?: string[] | undefined;
+  depends_on?: number[] | undefined;
+  acceptance_criteria?: string[] | undefined;
+  context_files?: string[] | undefined;
+  output_artifacts?: string[] | undefined;
+  hints?: string | undefined;
+  estimated_turns?: number | undefined;
+}
+
+/** Checks and inserts one task; returns its id. Call inside a write transaction. */
+export function insertTask(ctx: ToolContext, t: NewTask): number {
+  const { db } = ctx;
+  requireFeatureRow(db, t.feature);
+  requireDisciplineRow(db, t.discipline);
+  const deps = checkDependsOn(db, null, t.depends_on ?? []);
+  const contextFiles = checkContextFiles(ctx, t.context_files ?? []);
+  // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
+  const id = db.get<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks')!.id;
+  db.run(
+    `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, created,
+       acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
+     VALUES (@id, @feature, @discipline, @title, @description, @status, @priority, @tags, @depends_on, @created,
+       @acceptance_criteria, @context_files, @output_artifacts, @hints, @estimated_turns, 'agent')`,
+    {
+      id,
+      feature: t.feature,
+      discipline: t.discipline,
+      title: t.title,
+      description: t.description ?? null,
+      status: t.status ?? 'pending',
+      priority: t.priority ?? null,
+      tags: toJson(t.tags ?? []),
+      depends_on: toJson(deps),
+      created: today(),
+      acceptance_criteria: toJson(t.acceptance_criteria ?? []),
+      context_files: toJson(contextFiles),
+      output_artifacts: toJson(t.output_artifacts ?? []),
+      hints: t.hints ?? null,
+      estimated_turns: t.estimated_turns ?? null,
+    },
+  );
+  return id;
+}
 
 // ---- update_task ---------------------------------------------------------------------------
 

@@ -1,28 +1,45 @@
 /**
- * SPEC-070's tables, written out again by hand (not imported from src/): the tests check the server
- * against the spec, not against itself.
+ * SPEC-070's tables plus issue 3's workflow tools, written out again by hand (not imported from
+ * src/): the tests check the server against the spec, not against itself.
  */
 export const ALL_TOOLS = [
   'list_tasks', 'get_task', 'create_task', 'update_task', 'delete_task', 'set_task_status', 'enrich_task',
+  'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature',
+  'update_task_context', 'get_dependency_details',
   'add_task_comment', 'update_task_comment', 'delete_task_comment',
   'list_features', 'get_feature', 'create_feature', 'update_feature', 'delete_feature', 'append_feature_learning', 'add_feature_context_file',
+  'get_feature_learnings',
   'list_disciplines', 'get_discipline', 'create_discipline', 'update_discipline', 'delete_discipline',
   'get_project_info', 'get_project_progress',
   'append_learning', 'read_learnings', 'append_progress', 'read_progress',
+  'signal_abort',
 ] as const;
 
+/** The 28 tools of SPEC-070's six tables. */
+export const SPEC_070_TOOLS = ALL_TOOLS.filter(
+  (t) => !['search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort'].includes(t),
+);
+
+const TASK_EXECUTION = [
+  'get_task', 'set_task_status', 'add_task_comment', 'append_learning', 'append_progress', 'add_feature_context_file', 'read_learnings', 'read_progress', 'get_project_info',
+  // issue 3
+  'report_blocker', 'signal_abort', 'get_dependency_details', 'get_feature_learnings', 'update_task_context',
+];
+
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
-  braindump: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info'],
-  yap: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info'],
+  braindump: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
+  yap: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'],
   ramble: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
   discuss: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
-  task_execution: ['get_task', 'set_task_status', 'add_task_comment', 'append_learning', 'append_progress', 'add_feature_context_file', 'read_learnings', 'read_progress', 'get_project_info'],
+  task_execution: TASK_EXECUTION,
   opus_review: [
     'list_tasks', 'get_task', 'set_task_status', 'update_task', 'create_task', 'add_task_comment', 'list_features', 'get_feature',
     'update_feature', 'append_feature_learning', 'append_learning', 'append_progress', 'read_learnings', 'read_progress',
     'get_project_info', 'get_project_progress',
+    'search_tasks', 'skip_task', 'move_task_to_feature', 'get_dependency_details',
   ],
-  enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info'],
+  enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks'],
+  worker: [...TASK_EXECUTION, 'claim_next_task'],
 };
 
 export const RECIPES = Object.keys(RECIPE_TOOLS);
@@ -66,4 +83,14 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   read_learnings: {},
   append_progress: { text: 'hidden progress' },
   read_progress: {},
+  search_tasks: { query: 'recipe' },
+  claim_next_task: {},
+  report_blocker: { reason: 'blocked' }, // needs a session task: refused as no-task where visible without one
+  skip_task: { id: 4, reason: 'not needed' },
+  spawn_subtasks: { parent_id: 5, tasks: [{ title: 'part one' }] },
+  move_task_to_feature: { id: 5, feature: 'auth' },
+  update_task_context: { id: 5, hints: 'new hint' },
+  get_dependency_details: { id: 4 },
+  get_feature_learnings: { feature_name: 'recipes' },
+  signal_abort: { reason: 'rate limited' },
 };

@@ -1,0 +1,398 @@
+import { z } from 'zod';
+import type { Db } from '../db/database.js';
+import { numberArray, requireJsonArray, toJson } from '../db/json.js';
+import { canonicalPath } from '../domain/paths.js';
+import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
+import { conflict, invalid, ToolError } from '../errors.js';
+import { CREATE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { insertComment } from './comments.js';
+import { LIMITS, optText, pathList, taskId, text } from './fields.js';
+import { commentFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
+import { CommentOut, TaskOut } from './shapes.js';
+import { checkContextFiles, dependentsOf, insertTask, loadTask, taskFields } from './tasks.js';
+
+/**
+ * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
+ * a task too big to do, a task in the wrong feature, a pool of agents picking work.
+ */
+
+const reason = text(2000);
+
+/** Who signs comments this session writes on its own behalf. */
+const author = (ctx: ToolContext) => ctx.session.discipline ?? 'agent';
+
+function sessionTask(ctx: ToolContext, tool: string): number {
+  const id = ctx.session.taskId;
+  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has no task`);
+  return id;
+}
+
+// ---- report_blocker ------------------------------------------------------------------------
+
+export const reportBlocker = defineTool({
+  name: 'report_blocker',
+  title: 'Report blocker',
+  category: 'tasks',
+  description:
+    "Mark your task blocked with the reason and a comment. With on_task_id, also flag that upstream task (high-priority comment); it is not reopened.",
+  input: z.strictObject({
+    reason: reason.describe('What blocks you, concretely'),
+    on_task_id: taskId('The task whose flaw blocks you').optional(),
+  }),
+  output: z.object({ task: TaskOut, comments: z.array(CommentOut) }),
+  annotations: CREATE,
+  handler(args, ctx) {
+    const { db } = ctx;
+    const id = sessionTask(ctx, 'report_blocker');
+    const own = requireTaskRow(db, id);
+    if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
+    const upstream = args.on_task_id !== undefined ? requireTaskRow(db, args.on_task_id) : undefined;
+    db.run("UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?", args.reason, today(), id);
+    const comments = [
+      insertComment(db, {
+        task_id: id,
+        author: author(ctx),
+        discipline: ctx.session.discipline,
+        agent_task_id: id,
+        priority: 'high',
+        body: `Blocked: ${args.reason}${upstream ? ` (blocked on task #${args.on_task_id})` : ''}`,
+      }),
+    ];
+    if (upstream) {
+      comments.push(
+        insertComment(db, {
+          task_id: args.on_task_id!,
+          author: author(ctx),
+          discipline: ctx.session.discipline,
+          agent_task_id: id,
+          priority: 'high',
+          body: `Task #${id} (${String(own.title)}) is blocked on this task: ${args.reason}`,
+        }),
+      );
+    }
+    return { task: loadTask(db, id), comments };
+  },
+});
+
+// ---- signal_abort --------------------------------------------------------------------------
+
+export const signalAbort = defineTool({
+  name: 'signal_abort',
+  title: 'Ask Ralph to end this session',
+  category: 'session',
+  description:
+    'Tell Ralph you cannot go on (rate limits, broken environment, a task you cannot do). Recorded for Ralph; then stop making calls.',
+  input: z.strictObject({ reason }),
+  output: z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
+  annotations: CREATE,
+  handler(args, ctx) {
+    const s = ctx.session;
+    const signalId = Number(
+      ctx.db.run(
+        "INSERT INTO ralph_mcp_signals (session_id, recipe, discipline, task_id, kind, reason, created) VALUES (?, ?, ?, ?, 'abort', ?, ?)",
+        s.sessionId,
+        s.recipe,
+        s.discipline,
+        s.taskId,
+        args.reason,
+        timestamp(),
+      ).lastInsertRowid,
+    );
+    ctx.log.warn({ session_id: s.sessionId, task: s.taskId, reason: args.reason }, 'agent signalled abort');
+    return { signal_id: signalId, session_id: s.sessionId, instruction: 'Ralph will end this session. Stop now: make no further tool calls.' };
+  },
+});
+
+// ---- get_dependency_details ----------------------------------------------------------------
+
+const DEPTH_DEFAULT = 3;
+const MAX_NODES = 100;
+const COMMENTS_PER_TASK = 20;
+
+export const getDependencyDetails = defineTool({
+  name: 'get_dependency_details',
+  title: 'Get dependency details',
+  category: 'tasks',
+  description: 'What the tasks this one depends on (transitively) produced: status, output artifacts and comments (completion summaries).',
+  input: z.strictObject({
+    id: taskId(),
+    depth: z.number().int().min(1).max(10).optional().describe(`Levels to follow (default ${DEPTH_DEFAULT})`),
+  }),
+  output: z.object({
+    task_id: z.number().int(),
+    dependencies: z.array(
+      z.object({
+        id: z.number().int(),
+        title: z.string(),
+        status: z.string(),
+        depth: z.number().int(),
+        output_artifacts: z.array(z.string()),
+        comments: z.array(CommentOut),
+      }),
+    ),
+    missing: z.array(z.number().int()),
+    truncated: z.boolean(),
+  }),
+  annotations: READ,
+  taskTarget: { arg: 'id', writes: false },
+  handler(args, { db }) {
+    const root = loadTask(db, args.id);
+    const maxDepth = args.depth ?? DEPTH_DEFAULT;
+    const seen = new Set<number>([root.id]);
+    const out: { id: number; title: string; status: string; depth: number; output_artifacts: string[]; comments: z.infer<typeof CommentOut>[] }[] = [];
+    const missing: number[] = [];
+    let truncated = false;
+    let frontier = root.depends_on;
+    for (let depth = 1; frontier.length > 0; depth++) {
+      if (depth > maxDepth || out.length >= MAX_NODES) {
+        truncated = frontier.some((d) => !seen.has(d));
+        break;
+      }
+      const next: number[] = [];
+      for (const id of frontier) {
+        if (seen.has(id)) continue;
+        seen.add(id);
+        const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
+        if (!row) {
+          missing.push(id);
+          continue;
+        }
+        const comments = db
+          .all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', id, COMMENTS_PER_TASK)
+          .map(commentFromRow);
+        const t = loadTask(db, id);
+        out.push({ id, title: t.title, status: t.status, depth, output_artifacts: t.output_artifacts, comments });
+        next.push(...t.depends_on);
+      }
+      frontier = next;
+    }
+    return { task_id: root.id, dependencies: out, missing, truncated };
+  },
+});
+
+// ---- update_task_context -------------------------------------------------------------------
+
+export const updateTaskContext = defineTool({
+  name: 'update_task_context',
+  title: 'Repair task context',
+  category: 'tasks',
+  description: "Fix a task's stale context: add or remove context files, replace hints.",
+  input: z.strictObject({
+    id: taskId(),
+    add_context_files: pathList().optional(),
+    remove_context_files: z.array(z.string().max(LIMITS.path)).max(100).optional(),
+    hints: optText().optional().describe('Replaces the hints'),
+  }),
+  output: z.object({ task: TaskOut, added: z.array(z.string()), removed: z.array(z.string()) }),
+  annotations: REPLACE,
+  taskTarget: { arg: 'id', writes: true },
+  handler(args, ctx) {
+    const { db } = ctx;
+    if (args.add_context_files === undefined && args.remove_context_files === undefined && args.hints === undefined) {
+      throw invalid('nothing to update: give add_context_files, remove_context_files or hints');
+    }
+    const row = requireTaskRow(db, args.id);
+    let files = requireJsonArray(row.context_files, `tasks.context_files of task ${args.id}`);
+    const removeSet = new Set((args.remove_context_files ?? []).map(canonicalPath));
+    const removed: string[] = [];
+    files = files.filter((f) => {
+      const hit = typeof f === 'string' && removeSet.has(canonicalPath(f));
+      if (hit) removed.push(f as string);
+      return !hit;
+    });
+    const added: string[] = [];
+    for (const path of checkContextFiles(ctx, args.add_context_files ?? [], 'add_context_files')) {
+      if (files.some((f) => typeof f === 'string' && canonicalPath(f) === path)) continue;
+      files.push(path);
+      added.push(path);
+    }
+    if (files.length > MAX_CONTEXT_FILES) throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
+    db.run('UPDATE tasks SET context_files = ?, updated = ? WHERE id = ?', toJson(files), today(), args.id);
+    if (args.hints !== undefined) db.run('UPDATE tasks SET hints = ? WHERE id = ?', args.hints, args.id);
+    return { task: loadTask(db, args.id), added, removed };
+  },
+});
+
+// ---- skip_task -----------------------------------------------------------------------------
+
+/** Sets a task skipped with a comment saying why. Call inside a write transaction. */
+function skip(ctx: ToolContext, id: number, why: string) {
+  const t = loadTask(ctx.db, id);
+  if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
+  if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
+  ctx.db.run("UPDATE tasks SET status = 'skipped', completed = NULL, blocked_by = NULL, updated = ? WHERE id = ?", today(), id);
+  return insertComment(ctx.db, { task_id: id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Skipped: ${why}` });
+}
+
+export const skipTask = defineTool({
+  name: 'skip_task',
+  title: 'Skip task',
+  category: 'tasks',
+  description: 'Set a task to skipped with a required reason (kept as a comment). Safer than deleting it.',
+  input: z.strictObject({ id: taskId(), reason }),
+  output: z.object({ task: TaskOut, comment: CommentOut }),
+  annotations: UPDATE,
+  taskTarget: { arg: 'id', writes: true },
+  handler(args, ctx) {
+    const comment = skip(ctx, args.id, args.reason);
+    return { task: loadTask(ctx.db, args.id), comment };
+  },
+});
+
+// ---- move_task_to_feature ------------------------------------------------------------------
+
+export const moveTaskToFeature = defineTool({
+  name: 'move_task_to_feature',
+  title: 'Move task to feature',
+  category: 'tasks',
+  description: 'Move a task to another existing feature.',
+  input: z.strictObject({ id: taskId(), feature: z.string().max(LIMITS.name).describe('Existing feature name') }),
+  output: z.object({ task: TaskOut, previous_feature: z.string(), changed: z.boolean() }),
+  annotations: UPDATE,
+  taskTarget: { arg: 'id', writes: true },
+  handler(args, { db }) {
+    const before = loadTask(db, args.id);
+    requireFeatureRow(db, args.feature);
+    if (before.feature === args.feature) return { task: before, previous_feature: before.feature, changed: false };
+    db.run('UPDATE tasks SET feature = ?, updated = ? WHERE id = ?', args.feature, today(), args.id);
+    return { task: loadTask(db, args.id), previous_feature: before.feature, changed: true };
+  },
+});
+
+// ---- spawn_subtasks ------------------------------------------------------------------------
+
+const MAX_SUBTASKS = 20;
+
+const Subtask = z.strictObject({
+  title: text(LIMITS.title),
+  feature: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
+  discipline: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
+  ...z.object(taskFields).partial().shape,
+  status: z.enum(['draft', 'pending']).optional(),
+  after: z.array(z.number().int().min(0).max(MAX_SUBTASKS - 1)).max(MAX_SUBTASKS).optional().describe('Indexes of earlier tasks in this list it depends on'),
+});
+
+export const spawnSubtasks = defineTool({
+  name: 'spawn_subtasks',
+  title: 'Split task into subtasks',
+  category: 'tasks',
+  description:
+    "Replace a too-big task with several, all or nothing. Subtasks inherit the parent's feature, discipline, priority and dependencies; tasks that needed the parent then need the last subtask.",
+  input: z.strictObject({
+    parent_id: taskId(),
+    tasks: z.array(Subtask).min(1).max(MAX_SUBTASKS),
+    chain: z.boolean().optional().describe('Each subtask depends on the previous one'),
+    skip_parent: z.boolean().optional().describe('Mark the parent skipped'),
+  }),
+  output: z.object({ parent: TaskOut, created: z.array(TaskOut), rewired: z.array(z.number().int()) }),
+  annotations: CREATE,
+  taskTarget: { arg: 'parent_id', writes: true },
+  handler(args, ctx) {
+    const { db } = ctx;
+    const parent = loadTask(db, args.parent_id);
+    const ids: number[] = [];
+    args.tasks.forEach((t, i) => {
+      const after = new Set(t.after ?? []);
+      if (args.chain && i > 0) after.add(i - 1);
+      for (const a of after) if (a >= i) throw invalid(`tasks[${i}].after may only name earlier tasks in the list (indexes below ${i}), got ${a}`);
+      const inBatch = [...after].map((a) => ids[a]!);
+      // A subtask that needs no sibling needs what the parent needed.
+      const own = t.depends_on ?? [];
+      const depends_on = [...new Set([...(inBatch.length === 0 ? parent.depends_on : []), ...own, ...inBatch])];
+      try {
+        ids.push(
+          insertTask(ctx, {
+            ...t,
+            feature: t.feature ?? parent.feature,
+            discipline: t.discipline ?? parent.discipline,
+            priority: t.priority ?? parent.priority ?? undefined,
+            depends_on,
+          }),
+        );
+      } catch (err) {
+        if (err instanceof ToolError) throw new ToolError(err.code, `tasks[${i}]: ${err.message}; nothing was created`, err.details);
+        throw err;
+      }
+    });
+    const last = ids[ids.length - 1]!;
+    const rewired = rewireDependents(db, parent.id, last, args.skip_parent === true);
+    const list = ids.map((id) => `#${id}`).join(', ');
+    if (args.skip_parent) skip(ctx, parent.id, `split into tasks ${list}`);
+    else insertComment(db, { task_id: parent.id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Split: subtasks ${list}` });
+    return { parent: loadTask(db, parent.id), created: ids.map((id) => loadTask(db, id)), rewired };
+  },
+});
+
+/**
+ * Tasks that depended on the parent now depend on the last subtask. When the parent is skipped it
+ * will never be done, so it is replaced; otherwise the subtask is added beside it.
+ */
+function rewireDependents(db: Db, parentId: number, lastId: number, replace: boolean): number[] {
+  const dependents = dependentsOf(db, parentId).filter((id) => id !== lastId);
+  for (const id of dependents) {
+    const deps = numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)!.d);
+    const next = [...new Set([...(replace ? deps.filter((d) => d !== parentId) : deps), lastId])];
+    db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(next), today(), id);
+  }
+  return dependents;
+}
+
+// ---- claim_next_task -----------------------------------------------------------------------
+
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean, count: boolean) => `
+  SELECT ${count ? 'count(*) AS n' : 't.id'} FROM tasks t
+  WHERE t.status = 'pending'
+    ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
+    ${withFeature ? 'AND t.feature = @feature' : ''}
+    AND NOT EXISTS (
+      SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+      LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
+      WHERE dep.status IS NOT 'done')
+  ${count ? '' : `ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`}`;
+
+export const claimNextTask = defineTool({
+  name: 'claim_next_task',
+  title: 'Claim next ready task',
+  category: 'tasks',
+  description:
+    'Take the highest-priority pending task whose dependencies are all done, set it in_progress, and make it your task. Never the same task as another agent.',
+  input: z.strictObject({
+    discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
+    feature: z.string().max(LIMITS.name).optional(),
+  }),
+  output: z.object({ claimed: z.boolean(), task: TaskOut.nullable(), ready_remaining: z.number().int() }),
+  annotations: CREATE,
+  handler(args, ctx) {
+    const { db, session } = ctx;
+    if (session.taskId !== null && !session.claimed) {
+      throw conflict(`this session is launched for task ${session.taskId}; it cannot claim another`);
+    }
+    if (session.taskId !== null) {
+      const held = db.get<{ status: string }>('SELECT status FROM tasks WHERE id = ?', session.taskId);
+      if (held?.status === 'in_progress') {
+        throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
+      }
+    }
+    const discipline = args.discipline ?? session.discipline ?? undefined;
+    if (args.feature !== undefined) requireFeatureRow(db, args.feature);
+    const params = Object.fromEntries(Object.entries({ discipline, feature: args.feature }).filter(([, v]) => v !== undefined));
+    const pick = db.get<{ id: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined, false), params);
+    if (!pick) return { claimed: false, task: null, ready_remaining: 0 };
+    db.run("UPDATE tasks SET status = 'in_progress', updated = ? WHERE id = ?", today(), pick.id);
+    session.taskId = pick.id;
+    session.claimed = true;
+    const remaining = db.get<{ n: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined, true), params)!.n;
+    return { claimed: true, task: loadTask(db, pick.id), ready_remaining: remaining };
+  },
+});
+
+export const WORKFLOW_TOOLS = [
+  claimNextTask,
+  reportBlocker,
+  skipTask,
+  spawnSubtasks,
+  moveTaskToFeature,
+  updateTaskContext,
+  getDependencyDetails,
+];
+export const SESSION_TOOLS = [signalAbort];
