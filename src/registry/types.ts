@@ -63,6 +63,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   taskTarget?: TaskTarget;
   /** Discipline-writing tools: in a `--discipline D` session they may only target D. */
   disciplineTarget?: { arg: string };
+  /**
+   * Synchronous on purpose (better-sqlite3): a call runs start to finish without interleaving. The
+   * server runs every handler of a tool that is not read-only inside ONE `BEGIN IMMEDIATE`
+   * transaction, together with its audit row: all of its reads and writes commit together or not at all.
+   */
   handler: (args: z.infer<I>, ctx: ToolContext) => z.infer<O>;
 }
 

@@ -33,21 +33,19 @@ export const addTaskComment = defineTool({
   // Commenting on other tasks is allowed even in a task session (leaving a note for the next task).
   taskTarget: { arg: 'task_id', writes: false },
   handler(args, { db, session }) {
-    return db.write(() => {
-      requireTaskRow(db, args.task_id);
-      const discipline = args.discipline ?? session.discipline;
-      if (discipline != null) requireDisciplineRow(db, discipline);
-      return {
-        comment: insertComment(db, {
-          task_id: args.task_id,
-          author: args.author,
-          discipline: discipline ?? null,
-          agent_task_id: session.taskId,
-          priority: args.priority ?? null,
-          body: args.body,
-        }),
-      };
-    });
+    requireTaskRow(db, args.task_id);
+    const discipline = args.discipline ?? session.discipline;
+    if (discipline != null) requireDisciplineRow(db, discipline);
+    return {
+      comment: insertComment(db, {
+        task_id: args.task_id,
+        author: args.author,
+        discipline: discipline ?? null,
+        agent_task_id: session.taskId,
+        priority: args.priority ?? null,
+        body: args.body,
+      }),
+    };
   },
 });
 
@@ -87,11 +85,9 @@ export const updateTaskComment = defineTool({
   annotations: REPLACE,
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, { db }) {
-    return db.write(() => {
-      requireComment(db, args.task_id, args.comment_id);
-      db.run('UPDATE task_comments SET body = ? WHERE id = ?', args.body, args.comment_id);
-      return { comment: commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', args.comment_id)!) };
-    });
+    requireComment(db, args.task_id, args.comment_id);
+    db.run('UPDATE task_comments SET body = ? WHERE id = ?', args.body, args.comment_id);
+    return { comment: commentFromRow(db.get('SELECT * FROM task_comments WHERE id = ?', args.comment_id)!) };
   },
 });
 
@@ -105,11 +101,9 @@ export const deleteTaskComment = defineTool({
   annotations: DELETE,
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, { db }) {
-    return db.write(() => {
-      requireComment(db, args.task_id, args.comment_id);
-      db.run('DELETE FROM task_comments WHERE id = ?', args.comment_id);
-      return { deleted_id: args.comment_id, task_id: args.task_id };
-    });
+    requireComment(db, args.task_id, args.comment_id);
+    db.run('DELETE FROM task_comments WHERE id = ?', args.comment_id);
+    return { deleted_id: args.comment_id, task_id: args.task_id };
   },
 });
 

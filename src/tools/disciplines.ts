@@ -72,25 +72,23 @@ export const createDiscipline = defineTool({
   handler(args, { db }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
-    return db.write(() => {
-      if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists`);
-      const acr = args.acronym !== undefined ? checkAcronym(db, 'disciplines', args.acronym, null) : freeAcronym(db, 'disciplines', args.display_name);
-      db.run(
-        `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, mcp_servers)
-         VALUES (@name, @display_name, @acronym, @icon, @color, @system_prompt, @skills, @conventions, '[]')`,
-        {
-          name: args.name,
-          display_name: args.display_name,
-          acronym: acr,
-          icon: args.icon,
-          color: args.color,
-          system_prompt: args.system_prompt ?? null,
-          skills: toJson(args.skills ?? []),
-          conventions: args.conventions ?? null,
-        },
-      );
-      return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)) };
-    });
+    if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists`);
+    const acr = args.acronym !== undefined ? checkAcronym(db, 'disciplines', args.acronym, null) : freeAcronym(db, 'disciplines', args.display_name);
+    db.run(
+      `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, mcp_servers)
+       VALUES (@name, @display_name, @acronym, @icon, @color, @system_prompt, @skills, @conventions, '[]')`,
+      {
+        name: args.name,
+        display_name: args.display_name,
+        acronym: acr,
+        icon: args.icon,
+        color: args.color,
+        system_prompt: args.system_prompt ?? null,
+        skills: toJson(args.skills ?? []),
+        conventions: args.conventions ?? null,
+      },
+    );
+    return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)) };
   },
 });
 
@@ -121,11 +119,9 @@ export const updateDiscipline = defineTool({
     const given = DISCIPLINE_UPDATABLE.filter((f) => args[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${DISCIPLINE_UPDATABLE.join(', ')}`);
     if (args.color !== undefined) checkColor(args.color);
-    return db.write(() => {
-      requireDisciplineRow(db, args.name);
-      for (const f of given) db.run(DISCIPLINE_UPDATE_SQL[f], f === 'skills' ? toJson(args.skills) : args[f], args.name);
-      return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)), changed: given };
-    });
+    requireDisciplineRow(db, args.name);
+    for (const f of given) db.run(DISCIPLINE_UPDATE_SQL[f], f === 'skills' ? toJson(args.skills) : args[f], args.name);
+    return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)), changed: given };
   },
 });
 
@@ -139,13 +135,11 @@ export const deleteDiscipline = defineTool({
   annotations: DELETE,
   disciplineTarget: { arg: 'name' },
   handler({ name }, { db }) {
-    return db.write(() => {
-      requireDisciplineRow(db, name);
-      const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n;
-      if (tasks > 0) throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
-      db.run('DELETE FROM disciplines WHERE name = ?', name);
-      return { deleted: name };
-    });
+    requireDisciplineRow(db, name);
+    const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n;
+    if (tasks > 0) throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+    db.run('DELETE FROM disciplines WHERE name = ?', name);
+    return { deleted: name };
   },
 });
 

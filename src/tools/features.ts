@@ -101,27 +101,25 @@ export const createFeature = defineTool({
   handler(args, ctx) {
     const { db } = ctx;
     checkNewName('feature', args.name);
-    return db.write(() => {
-      if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists`);
-      const acr = args.acronym !== undefined ? checkAcronym(db, 'features', args.acronym, null) : freeAcronym(db, 'features', args.display_name);
-      db.run(
-        `INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies)
-         VALUES (@name, @display_name, @acronym, @description, @created, @knowledge_paths, @context_files, @architecture, @boundaries, '[]', @dependencies)`,
-        {
-          name: args.name,
-          display_name: args.display_name,
-          acronym: acr,
-          description: args.description ?? null,
-          created: today(),
-          knowledge_paths: toJson(checkContextFiles(ctx, args.knowledge_paths ?? [], 'knowledge_paths')),
-          context_files: toJson(checkContextFiles(ctx, args.context_files ?? [])),
-          architecture: args.architecture ?? null,
-          boundaries: args.boundaries ?? null,
-          dependencies: toJson(checkFeatureDeps(db, args.name, args.dependencies ?? [])),
-        },
-      );
-      return { feature: featureFromRow(requireFeatureRow(db, args.name)) };
-    });
+    if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists`);
+    const acr = args.acronym !== undefined ? checkAcronym(db, 'features', args.acronym, null) : freeAcronym(db, 'features', args.display_name);
+    db.run(
+      `INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies)
+       VALUES (@name, @display_name, @acronym, @description, @created, @knowledge_paths, @context_files, @architecture, @boundaries, '[]', @dependencies)`,
+      {
+        name: args.name,
+        display_name: args.display_name,
+        acronym: acr,
+        description: args.description ?? null,
+        created: today(),
+        knowledge_paths: toJson(checkContextFiles(ctx, args.knowledge_paths ?? [], 'knowledge_paths')),
+        context_files: toJson(checkContextFiles(ctx, args.context_files ?? [])),
+        architecture: args.architecture ?? null,
+        boundaries: args.boundaries ?? null,
+        dependencies: toJson(checkFeatureDeps(db, args.name, args.dependencies ?? [])),
+      },
+    );
+    return { feature: featureFromRow(requireFeatureRow(db, args.name)) };
   },
 });
 
@@ -147,16 +145,14 @@ export const updateFeature = defineTool({
     const { db } = ctx;
     const given = FEATURE_UPDATABLE.filter((f) => args[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${FEATURE_UPDATABLE.join(', ')}`);
-    return db.write(() => {
-      requireFeatureRow(db, args.name);
-      const values: Record<string, unknown> = { ...args };
-      if (args.acronym !== undefined) checkAcronym(db, 'features', args.acronym, args.name);
-      if (args.knowledge_paths !== undefined) values.knowledge_paths = toJson(checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths'));
-      if (args.context_files !== undefined) values.context_files = toJson(checkContextFiles(ctx, args.context_files));
-      if (args.dependencies !== undefined) values.dependencies = toJson(checkFeatureDeps(db, args.name, args.dependencies));
-      for (const f of given) db.run(FEATURE_UPDATE_SQL[f], values[f], args.name);
-      return { feature: featureFromRow(requireFeatureRow(db, args.name)), changed: given };
-    });
+    requireFeatureRow(db, args.name);
+    const values: Record<string, unknown> = { ...args };
+    if (args.acronym !== undefined) checkAcronym(db, 'features', args.acronym, args.name);
+    if (args.knowledge_paths !== undefined) values.knowledge_paths = toJson(checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths'));
+    if (args.context_files !== undefined) values.context_files = toJson(checkContextFiles(ctx, args.context_files));
+    if (args.dependencies !== undefined) values.dependencies = toJson(checkFeatureDeps(db, args.name, args.dependencies));
+    for (const f of given) db.run(FEATURE_UPDATE_SQL[f], values[f], args.name);
+    return { feature: featureFromRow(requireFeatureRow(db, args.name)), changed: given };
   },
 });
 
@@ -169,20 +165,18 @@ export const deleteFeature = defineTool({
   output: z.object({ deleted: z.string() }),
   annotations: DELETE,
   handler({ name }, { db }) {
-    return db.write(() => {
-      requireFeatureRow(db, name);
-      const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE feature = ?', name)!.n;
-      if (tasks > 0) throw conflict(`feature ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
-      const dependents = db
-        .all<{ name: string }>(
-          "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
-          name,
-        )
-        .map((r) => r.name);
-      if (dependents.length > 0) throw conflict(`feature ${name} cannot be deleted: features ${dependents.join(', ')} depend on it`, { dependents });
-      db.run('DELETE FROM features WHERE name = ?', name);
-      return { deleted: name };
-    });
+    requireFeatureRow(db, name);
+    const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE feature = ?', name)!.n;
+    if (tasks > 0) throw conflict(`feature ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+    const dependents = db
+      .all<{ name: string }>(
+        "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
+        name,
+      )
+      .map((r) => r.name);
+    if (dependents.length > 0) throw conflict(`feature ${name} cannot be deleted: features ${dependents.join(', ')} depend on it`, { dependents });
+    db.run('DELETE FROM features WHERE name = ?', name);
+    return { deleted: name };
   },
 });
 
@@ -208,39 +202,37 @@ export const appendFeatureLearning = defineTool({
   }),
   annotations: CREATE,
   handler(args, { db, session }) {
-    return db.write(() => {
-      const row = requireFeatureRow(db, args.feature_name);
-      const sourceTask = args.task_id ?? session.taskId;
-      if (sourceTask != null) requireTaskRow(db, sourceTask);
-      const incoming: Learning = {
-        text: truncateLearning(args.text),
-        source: args.source ?? 'agent',
-        created: timestamp(),
-        hit_count: 1,
-        reviewed: false,
-        review_count: 0,
-      };
-      if (args.reason) incoming.reason = args.reason;
-      if (sourceTask != null) incoming.task_id = sourceTask;
-      // Rewriting the column must not drop anything: refuse if it holds something we cannot read.
-      const where = `features.learnings of feature ${args.feature_name}`;
-      const existing = requireJsonArray(row.learnings, where).map(normalizeLearning);
-      if (existing.some((l) => l === undefined)) throw conflict(`${where} holds an item that is not a learning, so it was left untouched; repair it in Ralph first`);
-      const result = mergeLearning(existing as Learning[], incoming);
-      if (result.outcome === 'added' && result.learnings.length > MAX_LEARNINGS) {
-        throw conflict(
-          `feature ${args.feature_name} already holds ${existing.length} learnings (max ${MAX_LEARNINGS}) and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`,
-        );
-      }
-      db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.learnings), args.feature_name);
-      return {
-        outcome: result.outcome,
-        learning: publicLearning(result.learning),
-        ...(result.matched !== undefined ? { matched: result.matched } : {}),
-        learning_count: result.learnings.length,
-        pruned: result.pruned,
-      };
-    });
+    const row = requireFeatureRow(db, args.feature_name);
+    const sourceTask = args.task_id ?? session.taskId;
+    if (sourceTask != null) requireTaskRow(db, sourceTask);
+    const incoming: Learning = {
+      text: truncateLearning(args.text),
+      source: args.source ?? 'agent',
+      created: timestamp(),
+      hit_count: 1,
+      reviewed: false,
+      review_count: 0,
+    };
+    if (args.reason) incoming.reason = args.reason;
+    if (sourceTask != null) incoming.task_id = sourceTask;
+    // Rewriting the column must not drop anything: refuse if it holds something we cannot read.
+    const where = `features.learnings of feature ${args.feature_name}`;
+    const existing = requireJsonArray(row.learnings, where).map(normalizeLearning);
+    if (existing.some((l) => l === undefined)) throw conflict(`${where} holds an item that is not a learning, so it was left untouched; repair it in Ralph first`);
+    const result = mergeLearning(existing as Learning[], incoming);
+    if (result.outcome === 'added' && result.learnings.length > MAX_LEARNINGS) {
+      throw conflict(
+        `feature ${args.feature_name} already holds ${existing.length} learnings (max ${MAX_LEARNINGS}) and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`,
+      );
+    }
+    db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.learnings), args.feature_name);
+    return {
+      outcome: result.outcome,
+      learning: publicLearning(result.learning),
+      ...(result.matched !== undefined ? { matched: result.matched } : {}),
+      learning_count: result.learnings.length,
+      pruned: result.pruned,
+    };
   },
 });
 
@@ -254,22 +246,20 @@ export const addFeatureContextFile = defineTool({
   annotations: UPDATE,
   handler(args, ctx) {
     const { db } = ctx;
-    return db.write(() => {
-      const row = requireFeatureRow(db, args.feature_name);
-      const current = requireJsonArray(row.context_files, `features.context_files of feature ${args.feature_name}`);
-      const strings = (list: unknown[]) => list.filter((f): f is string => typeof f === 'string');
-      const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
-      // Compare canonical forms: "./src/x.ts" stored by hand is the same file as "src/x.ts".
-      if (strings(current).some((f) => canonicalPath(f) === path)) {
-        return { feature_name: args.feature_name, file_path: path!, added: false, context_files: strings(current) };
-      }
-      if (current.length >= MAX_CONTEXT_FILES) {
-        throw conflict(`feature ${args.feature_name} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
-      }
-      const files = [...current, path!];
-      db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(files), args.feature_name);
-      return { feature_name: args.feature_name, file_path: path!, added: true, context_files: strings(files) };
-    });
+    const row = requireFeatureRow(db, args.feature_name);
+    const current = requireJsonArray(row.context_files, `features.context_files of feature ${args.feature_name}`);
+    const strings = (list: unknown[]) => list.filter((f): f is string => typeof f === 'string');
+    const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
+    // Compare canonical forms: "./src/x.ts" stored by hand is the same file as "src/x.ts".
+    if (strings(current).some((f) => canonicalPath(f) === path)) {
+      return { feature_name: args.feature_name, file_path: path!, added: false, context_files: strings(current) };
+    }
+    if (current.length >= MAX_CONTEXT_FILES) {
+      throw conflict(`feature ${args.feature_name} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
+    }
+    const files = [...current, path!];
+    db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(files), args.feature_name);
+    return { feature_name: args.feature_name, file_path: path!, added: true, context_files: strings(files) };
   },
 });
 

@@ -152,7 +152,7 @@ export const createTask = defineTool({
   output: z.object({ task: TaskOut }),
   annotations: CREATE,
   handler(args, ctx) {
-    return ctx.db.write(() => ({ task: loadTask(ctx.db, insertTask(ctx, args)) }));
+    return { task: loadTask(ctx.db, insertTask(ctx, args)) };
   },
 });
 
@@ -234,18 +234,16 @@ export const updateTask = defineTool({
     const { db } = ctx;
     const given = UPDATABLE.filter((f) => (args as Record<string, unknown>)[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${UPDATABLE.join(', ')}`);
-    return db.write(() => {
-      requireTaskRow(db, args.id);
-      const values: Record<string, unknown> = { ...args };
-      if (args.depends_on !== undefined) values.depends_on = checkDependsOn(db, args.id, args.depends_on);
-      if (args.context_files !== undefined) values.context_files = checkContextFiles(ctx, args.context_files);
-      for (const f of given) {
-        const v = values[f];
-        db.run(UPDATE_SQL[f], JSON_COLUMNS.has(f) ? toJson(v) : v, args.id);
-      }
-      db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
-      return { task: loadTask(db, args.id), changed: given };
-    });
+    requireTaskRow(db, args.id);
+    const values: Record<string, unknown> = { ...args };
+    if (args.depends_on !== undefined) values.depends_on = checkDependsOn(db, args.id, args.depends_on);
+    if (args.context_files !== undefined) values.context_files = checkContextFiles(ctx, args.context_files);
+    for (const f of given) {
+      const v = values[f];
+      db.run(UPDATE_SQL[f], JSON_COLUMNS.has(f) ? toJson(v) : v, args.id);
+    }
+    db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
+    return { task: loadTask(db, args.id), changed: given };
   },
 });
 
@@ -271,16 +269,14 @@ export const deleteTask = defineTool({
   annotations: DELETE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id }, { db }) {
-    return db.write(() => {
-      requireTaskRow(db, id);
-      const dependents = dependentsOf(db, id);
-      if (dependents.length > 0) {
-        throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
-      }
-      const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
-      db.run('DELETE FROM tasks WHERE id = ?', id);
-      return { deleted_id: id, deleted_comments: comments };
-    });
+    requireTaskRow(db, id);
+    const dependents = dependentsOf(db, id);
+    if (dependents.length > 0) {
+      throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
+    }
+    const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
+    db.run('DELETE FROM tasks WHERE id = ?', id);
+    return { deleted_id: id, deleted_comments: comments };
   },
 });
 
@@ -296,20 +292,18 @@ export const setTaskStatus = defineTool({
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id, status: next }, { db }) {
-    return db.write(() => {
-      const before = loadTask(db, id);
-      if (before.status === next) return { task: before, previous_status: before.status, changed: false };
-      // `completed` means "is done": stamped on done, cleared when a task is reopened.
-      // `blocked_by` explains a block: cleared when the task leaves blocked.
-      db.run(
-        `UPDATE tasks SET status = @next, updated = @today,
-           completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END,
-           blocked_by = CASE WHEN @next = 'blocked' THEN blocked_by ELSE NULL END
-         WHERE id = @id`,
-        { id, next, today: today() },
-      );
-      return { task: loadTask(db, id), previous_status: before.status, changed: true };
-    });
+    const before = loadTask(db, id);
+    if (before.status === next) return { task: before, previous_status: before.status, changed: false };
+    // `completed` means "is done": stamped on done, cleared when a task is reopened.
+    // `blocked_by` explains a block: cleared when the task leaves blocked.
+    db.run(
+      `UPDATE tasks SET status = @next, updated = @today,
+         completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END,
+         blocked_by = CASE WHEN @next = 'blocked' THEN blocked_by ELSE NULL END
+       WHERE id = @id`,
+      { id, next, today: today() },
+    );
+    return { task: loadTask(db, id), previous_status: before.status, changed: true };
   },
 });
 
@@ -331,24 +325,22 @@ export const enrichTask = defineTool({
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
     const { db } = ctx;
-    return db.write(() => {
-      const task = loadTask(db, args.id);
-      if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
-      const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : task.context_files;
-      db.run(
-        `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = @ac, context_files = @cf,
-           status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
-        {
-          id: args.id,
-          pseudocode: args.pseudocode,
-          ac: toJson(args.acceptance_criteria ?? task.acceptance_criteria),
-          cf: toJson(files),
-          at: timestamp(),
-          today: today(),
-        },
-      );
-      return { task: loadTask(db, args.id) };
-    });
+    const task = loadTask(db, args.id);
+    if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
+    const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : task.context_files;
+    db.run(
+      `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = @ac, context_files = @cf,
+         status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
+      {
+        id: args.id,
+        pseudocode: args.pseudocode,
+        ac: toJson(args.acceptance_criteria ?? task.acceptance_criteria),
+        cf: toJson(files),
+        at: timestamp(),
+        today: today(),
+      },
+    );
+    return { task: loadTask(db, args.id) };
   },
 });
 
