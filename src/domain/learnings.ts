@@ -100,7 +100,12 @@ function similarity(aText: string, a: ReadonlySet<string>, bText: string, b: Rea
 
 export interface MergeResult {
   outcome: MergeOutcome;
-  learnings: Learning[];
+  /**
+   * The column's new content: the stored items exactly as they were (whatever their shape), except
+   * the one matched (hit_count + 1) or replaced, plus the new one, minus the pruned ones.
+   */
+  items: unknown[];
+  /** The learning the outcome is about (the new one, or the existing duplicate). */
   learning: Learning;
   /** For duplicate/replaced: the text that was matched. */
   matched?: string;
@@ -108,41 +113,63 @@ export interface MergeResult {
   pruned: number;
 }
 
-export function mergeLearning(existing: readonly Learning[], incoming: Learning): MergeResult {
-  const list = existing.map((l) => ({ ...l }));
+/**
+ * Merges `incoming` into the stored items. Only the normalized view is used to compare; what is written
+ * back is the stored items themselves, so fields of Ralph's that we do not know (or values of another
+ * type) survive any number of appends.
+ */
+export function mergeLearning(stored: readonly unknown[], incoming: Learning): MergeResult {
+  const items = [...stored];
   const newWords = wordSet(incoming.text);
   const newNeg = isNegated(incoming.text);
   let best = -1;
   let bestScore = 0;
-  list.forEach((l, i) => {
-    const score = similarity(l.text, wordSet(l.text), incoming.text, newWords);
+  let bestView: Learning | undefined;
+  items.forEach((item, i) => {
+    const view = normalizeLearning(item);
+    if (!view) return;
+    const score = similarity(view.text, wordSet(view.text), incoming.text, newWords);
     if (score > DUPLICATE_THRESHOLD && score > bestScore) {
       best = i;
       bestScore = score;
+      bestView = view;
     }
   });
-  if (best >= 0) {
-    const old = list[best]!;
-    if (isNegated(old.text) !== newNeg) {
+  if (bestView) {
+    if (isNegated(bestView.text) !== newNeg) {
       // A contradiction: the new lesson supersedes the old one where it stood.
-      list[best] = incoming;
-      return { outcome: 'replaced', learnings: list, learning: incoming, matched: old.text, similarity: bestScore, pruned: 0 };
+      items[best] = incoming;
+      return { outcome: 'replaced', items, learning: incoming, matched: bestView.text, similarity: bestScore, pruned: 0 };
     }
-    old.hit_count += 1;
-    return { outcome: 'duplicate', learnings: list, learning: old, matched: old.text, similarity: bestScore, pruned: 0 };
+    const old = items[best];
+    const bumped = typeof old === 'object' && old !== null ? { ...(old as object), hit_count: bestView.hit_count + 1 } : { ...bestView, hit_count: bestView.hit_count + 1 };
+    items[best] = bumped;
+    return { outcome: 'duplicate', items, learning: { ...bestView, hit_count: bestView.hit_count + 1 }, matched: bestView.text, similarity: bestScore, pruned: 0 };
   }
-  list.push(incoming);
-  const pruned = prune(list);
-  return { outcome: 'added', learnings: list, learning: incoming, pruned };
+  items.push(incoming);
+  const pruned = prune(items);
+  return { outcome: 'added', items, learning: incoming, pruned };
 }
 
-/** Drops the oldest prunable learnings (unreviewed, source auto, hit_count <= 1) until at most MAX remain. */
-function prune(list: Learning[]): number {
+/**
+ * Strictly what Ralph may prune: an unreviewed `auto` learning with hit_count <= 1 (a legacy plain
+ * string counts as one). Judged on the stored value, not the normalized view: an item whose source we
+ * do not recognise is never pruned.
+ */
+function isPrunable(item: unknown): boolean {
+  if (typeof item === 'string') return true;
+  if (item === null || typeof item !== 'object') return false;
+  const o = item as Record<string, unknown>;
+  return o.source === 'auto' && o.reviewed !== true && (o.hit_count === undefined || (typeof o.hit_count === 'number' && o.hit_count <= 1));
+}
+
+/** Drops the oldest prunable items (never the one just added, the last) until at most MAX remain. */
+function prune(items: unknown[]): number {
   let removed = 0;
-  while (list.length > MAX_LEARNINGS) {
-    const idx = list.findIndex((l) => l.source === 'auto' && !l.reviewed && l.hit_count <= 1);
+  while (items.length > MAX_LEARNINGS) {
+    const idx = items.slice(0, -1).findIndex(isPrunable);
     if (idx < 0) break;
-    list.splice(idx, 1);
+    items.splice(idx, 1);
     removed++;
   }
   return removed;

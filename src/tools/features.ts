@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { requireJsonArray, stringArray, toJson } from '../db/json.js';
 import { findCycle } from '../domain/dependencies.js';
-import { MAX_LEARNINGS, mergeLearning, normalizeLearning, publicLearning, truncateLearning, type Learning } from '../domain/learnings.js';
+import { MAX_LEARNINGS, mergeLearning, publicLearning, truncateLearning, type Learning } from '../domain/learnings.js';
 import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym, timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
@@ -215,22 +215,20 @@ export const appendFeatureLearning = defineTool({
     };
     if (args.reason) incoming.reason = args.reason;
     if (sourceTask != null) incoming.task_id = sourceTask;
-    // Rewriting the column must not drop anything: refuse if it holds something we cannot read.
-    const where = `features.learnings of feature ${args.feature_name}`;
-    const existing = requireJsonArray(row.learnings, where).map(normalizeLearning);
-    if (existing.some((l) => l === undefined)) throw conflict(`${where} holds an item that is not a learning, so it was left untouched; repair it in Ralph first`);
-    const result = mergeLearning(existing as Learning[], incoming);
-    if (result.outcome === 'added' && result.learnings.length > MAX_LEARNINGS) {
+    // Rewriting the column must not drop anything: refuse if it is not a JSON array at all.
+    const stored = requireJsonArray(row.learnings, `features.learnings of feature ${args.feature_name}`);
+    const result = mergeLearning(stored, incoming);
+    if (result.outcome === 'added' && result.items.length > MAX_LEARNINGS) {
       throw conflict(
-        `feature ${args.feature_name} already holds ${existing.length} learnings (max ${MAX_LEARNINGS}) and none can be pruned (only unreviewed auto ones with hit_count <= 1 can)`,
+        `feature ${args.feature_name} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
       );
     }
-    db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.learnings), args.feature_name);
+    db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.items), args.feature_name);
     return {
       outcome: result.outcome,
       learning: publicLearning(result.learning),
       ...(result.matched !== undefined ? { matched: result.matched } : {}),
-      learning_count: result.learnings.length,
+      learning_count: result.items.length,
       pruned: result.pruned,
     };
   },

@@ -327,15 +327,16 @@ export const enrichTask = defineTool({
     const { db } = ctx;
     const task = loadTask(db, args.id);
     if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
-    const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : task.context_files;
+    // Lists not given stay exactly as stored (coalesce): never rewrite Ralph's values from our reading.
+    const files = args.context_files !== undefined ? toJson(checkContextFiles(ctx, args.context_files)) : null;
     db.run(
-      `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = @ac, context_files = @cf,
-         status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
+      `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = coalesce(@ac, acceptance_criteria),
+         context_files = coalesce(@cf, context_files), status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
       {
         id: args.id,
         pseudocode: args.pseudocode,
-        ac: toJson(args.acceptance_criteria ?? task.acceptance_criteria),
-        cf: toJson(files),
+        ac: args.acceptance_criteria !== undefined ? toJson(args.acceptance_criteria) : null,
+        cf: files,
         at: timestamp(),
         today: today(),
       },

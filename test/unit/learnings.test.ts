@@ -40,15 +40,15 @@ describe('learnings dedup (Ralph rules)', () => {
   test('a new lesson is added', () => {
     const r = mergeLearning([L('Run migrations before seeding the database')], L('Use the retry helper for flaky network calls'));
     assert.equal(r.outcome, 'added');
-    assert.equal(r.learnings.length, 2);
+    assert.equal(r.items.length, 2);
   });
 
   test('a near-duplicate (similarity > 0.7) increments hit_count and adds nothing', () => {
     const old = L('Always run database migrations before seeding test data', { hit_count: 2 });
     const r = mergeLearning([old], L('always run database migrations before seeding the test data'));
     assert.equal(r.outcome, 'duplicate');
-    assert.equal(r.learnings.length, 1);
-    assert.equal(r.learnings[0]!.hit_count, 3);
+    assert.equal(r.items.length, 1);
+    assert.equal((r.items[0] as Learning).hit_count, 3);
     assert.equal(old.hit_count, 2, 'input is not mutated');
   });
 
@@ -64,8 +64,8 @@ describe('learnings dedup (Ralph rules)', () => {
     const list = [L('first lesson about caching layers'), L('Always store quantities in grams, convert only for display'), L('third one here')];
     const r = mergeLearning(list, L('Never store quantities in grams, convert only for display'));
     assert.equal(r.outcome, 'replaced');
-    assert.equal(r.learnings.length, 3);
-    assert.equal(r.learnings[1]!.text, 'Never store quantities in grams, convert only for display');
+    assert.equal(r.items.length, 3);
+    assert.equal((r.items[1] as Learning).text, 'Never store quantities in grams, convert only for display');
     assert.equal(r.matched, 'Always store quantities in grams, convert only for display');
   });
 
@@ -84,10 +84,10 @@ describe('learnings dedup (Ralph rules)', () => {
     assert.equal(list.length, MAX_LEARNINGS);
     const r = mergeLearning(list, L('a brand new lesson about logging'));
     assert.equal(r.outcome, 'added');
-    assert.equal(r.learnings.length, MAX_LEARNINGS);
+    assert.equal(r.items.length, MAX_LEARNINGS);
     assert.equal(r.pruned, 1);
-    assert.ok(!r.learnings.some((l) => l.text === 'oldest prunable lesson three'));
-    assert.ok(r.learnings.some((l) => l.text === 'keep me human lesson zero'));
+    assert.ok(!(r.items as Learning[]).some((l) => l.text === 'oldest prunable lesson three'));
+    assert.ok((r.items as Learning[]).some((l) => l.text === 'keep me human lesson zero'));
   });
 
   test('plain-string learnings from older rows read as source auto, hit_count 1', () => {
@@ -116,6 +116,31 @@ describe('learnings edge cases', () => {
   test('keys a newer Ralph adds to a learning survive a rewrite', () => {
     const old = normalizeLearning({ text: 'Keep handlers thin and delegate', source: 'human', hit_count: 2, embedding_id: 42 })!;
     const r = mergeLearning([old], L('Something else entirely different'));
-    assert.equal((r.learnings[0] as unknown as Record<string, unknown>).embedding_id, 42);
+    assert.equal((r.items[0] as Record<string, unknown>).embedding_id, 42);
+  });
+});
+
+describe('stored learnings are written back as they were', () => {
+  const odd = { text: 'Ship behind a feature flag first', source: 'opus', created: 1767225600, hit_count: '4', reviewed: 1, task_id: '3' };
+
+  test('an unrelated append keeps every stored item byte for byte', () => {
+    const stored = ['legacy plain string lesson', odd];
+    const r = mergeLearning(stored, L('A completely unrelated lesson about logging'));
+    assert.equal(r.outcome, 'added');
+    assert.deepEqual(r.items.slice(0, 2), stored);
+  });
+
+  test('a duplicate bumps hit_count and keeps the rest of the stored item', () => {
+    const r = mergeLearning([odd], L('ship behind a feature flag first'));
+    assert.equal(r.outcome, 'duplicate');
+    assert.deepEqual(r.items[0], { ...odd, hit_count: 2 });
+  });
+
+  test('the new learning is never the one pruned; items of unknown source are never pruned', () => {
+    const full = Array.from({ length: MAX_LEARNINGS }, (_, i) => ({ ...odd, text: `opus lesson ${i} topic${i} area${i}` }));
+    const r = mergeLearning(full, L('brand new auto lesson about caching', { source: 'auto' }));
+    assert.equal(r.outcome, 'added');
+    assert.equal(r.pruned, 0);
+    assert.equal(r.items.length, MAX_LEARNINGS + 1, 'over the cap: the tool refuses this with conflict');
   });
 });
