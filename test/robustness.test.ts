@@ -74,3 +74,63 @@ describe('odd rows in Ralph\'s database', () => {
     assert.match(err.message, /cycle: recipes → search → recipes/);
   });
 });
+
+describe('paths and state files written by hand', () => {
+  test('a dangling symlink pointing outside the project is refused; control characters too', async () => {
+    const { symlinkSync } = await import('node:fs');
+    const p = sampleProject();
+    symlinkSync('/etc/nonexistent-dir-for-ralph-test', `${p.root}/outside`);
+    symlinkSync(`${p.root}/not-yet`, `${p.root}/inside-dangling`);
+    const s = await startSession(p);
+    try {
+      for (const file_path of ['outside/passwd', 'src/a\nb.ts', ' src/a.ts', 'src/a.ts\t']) {
+        assert.equal((await s.fail('add_feature_context_file', { feature_name: 'auth', file_path })).code, 'invalid_argument', JSON.stringify(file_path));
+      }
+      assert.equal((await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-dangling/x.ts' })).added, true);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('an append after a hand-written last line without a newline starts its own line', async () => {
+    const { readFileSync, writeFileSync } = await import('node:fs');
+    const p = sampleProject();
+    writeFileSync(p.progressFile, 'Notes written by hand, no newline');
+    const s = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
+    try {
+      await s.ok('append_progress', { text: 'first entry' });
+      const last = await s.ok('read_progress', { last: 1 });
+      assert.match(last.content, /^## \S+ · task_execution · frontend · task #3\nfirst entry\n\n$/);
+      assert.equal(last.entry_count, 2);
+      assert.match(readFileSync(p.progressFile, 'utf8'), /^Notes written by hand, no newline\n## /);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('mcp_tool_overrides holding JSON null means no overrides', async () => {
+    const p = sampleProject();
+    const db = sql(p);
+    db.prepare("UPDATE disciplines SET mcp_tool_overrides = 'null' WHERE name = 'quality'").run();
+    db.close();
+    const s = await startSession(p, ['--recipe', 'yap', '--discipline', 'quality']);
+    try {
+      assert.ok((await s.toolNames()).includes('set_task_status'));
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a task that lists itself in depends_on can still be deleted', async () => {
+    const p = sampleProject();
+    const db = sql(p);
+    db.prepare("UPDATE tasks SET depends_on = '[8]' WHERE id = 8").run();
+    db.close();
+    const s = await startSession(p);
+    try {
+      assert.equal((await s.ok('delete_task', { id: 8 })).deleted_id, 8);
+    } finally {
+      await s.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
-import { realpathSync, existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { invalid } from '../errors.js';
 
 /**
@@ -31,6 +31,8 @@ export const canonicalPath = (p: string): string =>
 
 function lexicalProblem(p: string): string | undefined {
   if (p.includes('\0')) return 'it contains a NUL byte';
+  if (/[\x00-\x1f\x7f]/.test(p)) return 'it contains control characters (newlines, tabs, …)';
+  if (p !== p.trim()) return 'it starts or ends with white space';
   if (p.includes('\\')) return "it uses '\\' (use '/' as the separator)";
   if (/%[0-9a-fA-F]{2}/.test(p)) return 'it contains percent-encoded characters';
   if (p.startsWith('~')) return "it starts with '~'";
@@ -39,20 +41,61 @@ function lexicalProblem(p: string): string | undefined {
   return undefined;
 }
 
+const realRoots = new Map<string, string | null>();
+function realRoot(projectRoot: string): string | null {
+  if (!realRoots.has(projectRoot)) {
+    let real: string | null = null;
+    try {
+      real = realpathSync(projectRoot);
+    } catch {
+      real = null;
+    }
+    realRoots.set(projectRoot, real);
+  }
+  return realRoots.get(projectRoot)!;
+}
+
+const inside = (root: string, p: string): boolean => {
+  const r = relative(root, p);
+  return !(r === '..' || r.startsWith(`..${sep}`) || isAbsolute(r));
+};
+
+/**
+ * Follows `abs` the way the OS would: up to its nearest entry that exists (lstat, so a dangling link
+ * counts as existing), through symlinks (also dangling ones: their target is checked, since it may be
+ * created later), and checks where it really lands. Fails closed: anything we cannot resolve escapes.
+ */
+function landsOutside(root: string, abs: string, hops = 0): boolean {
+  if (hops > 40) return true; // a symlink loop
+  let probe = abs;
+  for (;;) {
+    let st;
+    try {
+      st = lstatSync(probe);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return true;
+      const parent = dirname(probe);
+      if (parent === probe) return true;
+      probe = parent;
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      try {
+        return !inside(root, realpathSync(probe));
+      } catch {
+        return landsOutside(root, resolve(dirname(probe), readlinkSync(probe)), hops + 1);
+      }
+    }
+    try {
+      return !inside(root, realpathSync(probe));
+    } catch {
+      return true;
+    }
+  }
+}
+
 function escapesThroughSymlink(projectRoot: string, rel: string): boolean {
-  let root: string;
-  try {
-    root = realpathSync(projectRoot);
-  } catch {
-    return false; // the project root itself was checked at startup
-  }
-  let probe = join(projectRoot, ...rel.split('/'));
-  while (!existsSync(probe)) {
-    const parent = dirname(probe);
-    if (parent === probe) return false;
-    probe = parent;
-  }
-  const real = realpathSync(probe);
-  const r = relative(root, real);
-  return r === '..' || r.startsWith(`..${sep}`) || isAbsolute(r);
+  const root = realRoot(projectRoot);
+  if (root === null) return true;
+  return landsOutside(root, join(projectRoot, ...rel.split('/')));
 }

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, writeSync, constants } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { ToolError } from '../errors.js';
 
 /**
@@ -24,14 +24,24 @@ export function formatEntry(text: string, stamp: string, who: string): string {
   return `## ${stamp} · ${who}\n${body}\n\n`;
 }
 
+/** A file written by hand may not end in a newline: our header must still start a line. */
+function needsLeadingNewline(fd: number): boolean {
+  const { size } = fstatSync(fd);
+  if (size === 0) return false;
+  const last = Buffer.alloc(1);
+  readSync(fd, last, 0, 1, size - 1);
+  return last[0] !== 0x0a;
+}
+
 export function appendEntry(file: string, entry: string): number {
   const buf = Buffer.from(entry, 'utf8');
   let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
-    const written = writeSync(fd, buf, 0, buf.length);
-    if (written !== buf.length) throw new Error(`short write (${written} of ${buf.length} bytes)`);
-    return buf.length;
+    fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644);
+    const out = needsLeadingNewline(fd) ? Buffer.concat([Buffer.from('\n'), buf]) : buf;
+    const written = writeSync(fd, out, 0, out.length);
+    if (written !== out.length) throw new Error(`short write (${written} of ${out.length} bytes)`);
+    return out.length;
   } catch (err) {
     throw new ToolError('io_error', `could not append to ${file}: ${(err as Error).message}`);
   } finally {

@@ -38,7 +38,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     const tool = tools.get(name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
-      recordRefusal(ctx, name, rawArgs, 'unknown_tool');
+      recordBestEffort(ctx, name, rawArgs, 'unknown_tool');
       throw unknownTool(name);
     }
     const started = performance.now();
@@ -58,7 +58,14 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
     if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
     const args = applyScope(tool, parsed.data as Record<string, unknown>, plan);
     if (def.annotations.readOnlyHint) return okResult(def.handler(args, ctx) as Record<string, unknown>);
-    // A writing call and its audit row commit together (the handler's own transaction nests as a savepoint).
+    if (def.category === 'state') {
+      // State files are not in the database: never wait on its write lock for them. Their audit row
+      // is best-effort, after the append (a file append cannot be rolled back with a transaction).
+      const out = def.handler(args, ctx) as Record<string, unknown>;
+      recordBestEffort(ctx, def.name, rawArgs, 'ok');
+      return okResult(out);
+    }
+    // A writing call and its audit row commit together, in one IMMEDIATE transaction.
     ensureOwnTables(ctx.db);
     const out = ctx.db.write(() => {
       const result = def.handler(args, ctx) as Record<string, unknown>;
@@ -69,17 +76,19 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
   } catch (err) {
     const te = toToolError(err);
     if (te.code === 'internal') ctx.log.error({ err, tool: def.name }, 'tool failed');
-    recordRefusal(ctx, def.name, rawArgs, te.code);
+    // A busy database would only make us wait a second time to record that it was busy.
+    if (te.code !== 'busy') recordBestEffort(ctx, def.name, rawArgs, te.code);
     return errorResult(te);
   }
 }
 
-/** Refusals are recorded best-effort: failing to record must not hide the refusal itself. */
-function recordRefusal(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
+/** Records a call outside a tool's own transaction: failing to record must not change the answer. */
+function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
   try {
+    ensureOwnTables(ctx.db);
     ctx.db.write(() => recordCall(ctx.db, ctx.session, tool, args, outcome));
   } catch (err) {
-    ctx.log.warn({ err, tool, outcome }, 'could not record the refused call in ralph_mcp_audit');
+    ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
   }
 }
 

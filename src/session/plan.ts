@@ -113,7 +113,8 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
 
 /** Parses `disciplines.mcp_tool_overrides`; anything malformed or naming an unknown tool fails closed. */
 export function readOverrides(discipline: string, raw: unknown): string[] {
-  if (raw === null || raw === undefined || raw === '') return [];
+  // SQL NULL, '' and JSON null all mean "no overrides" (null is what a JSON serializer writes for none).
+  if (raw === null || raw === undefined || raw === '' || (typeof raw === 'string' && raw.trim() === 'null')) return [];
   const where = `disciplines.mcp_tool_overrides of discipline ${JSON.stringify(discipline)}`;
   const obj = parseJsonObject(raw);
   if (!obj) throw new StartupError(`${where} is not a JSON object like {"additional_disabled": ["tool", ...]}`);

@@ -254,7 +254,8 @@ export const dependentsOf = (db: Db, id: number): number[] =>
   db
     .all<{ id: number }>(
       // CAST: an id stored as a string ("8") still counts as a reference.
-      "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? ORDER BY t.id",
+      "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id",
+      id,
       id,
     )
     .map((r) => r.id);
@@ -294,12 +295,11 @@ export const setTaskStatus = defineTool({
   handler({ id, status: next }, { db }) {
     const before = loadTask(db, id);
     if (before.status === next) return { task: before, previous_status: before.status, changed: false };
-    // `completed` means "is done": stamped on done, cleared when a task is reopened.
-    // `blocked_by` explains a block: cleared when the task leaves blocked.
+    // `completed` means "is done": stamped on done, cleared when a task is reopened. `blocked_by` is
+    // left alone: it is text a person or an agent wrote, the record of why the task was blocked.
     db.run(
       `UPDATE tasks SET status = @next, updated = @today,
-         completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END,
-         blocked_by = CASE WHEN @next = 'blocked' THEN blocked_by ELSE NULL END
+         completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END
        WHERE id = @id`,
       { id, next, today: today() },
     );

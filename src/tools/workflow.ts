@@ -220,7 +220,7 @@ function skip(ctx: ToolContext, id: number, why: string) {
   const t = loadTask(ctx.db, id);
   if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
   if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
-  ctx.db.run("UPDATE tasks SET status = 'skipped', completed = NULL, blocked_by = NULL, updated = ? WHERE id = ?", today(), id);
+  ctx.db.run("UPDATE tasks SET status = 'skipped', completed = NULL, updated = ? WHERE id = ?", today(), id);
   return insertComment(ctx.db, { task_id: id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Skipped: ${why}` });
 }
 

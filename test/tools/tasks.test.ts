@@ -406,11 +406,11 @@ describe('set_task_status', () => {
     assert.equal(taskRow(ctx.p, 1)!.status, 'pending');
   });
 
-  test('leaving blocked clears blocked_by', async () => {
+  test('leaving blocked keeps blocked_by (a person wrote it; it is the record of the block)', async () => {
     await ctx.s.ok('set_task_status', { id: 7, status: 'pending' });
     const t = taskRow(ctx.p, 7)!;
     assert.equal(t.status, 'pending');
-    assert.equal(t.blocked_by, null);
+    assert.equal(t.blocked_by, 'Waiting for the SMTP credentials');
   });
 
   test('setting the current status is a no-op', async () => {
