@@ -31,7 +31,7 @@ describe('task scope (--task N)', () => {
       // The schema says where the default comes from.
       const tool = (await s.client.listTools()).tools.find((t) => t.name === 'set_task_status')!;
       assert.deepEqual(tool.inputSchema.required, ['status']);
-      assert.match(JSON.stringify(tool.inputSchema.properties?.id), /default 3/);
+      assert.match(JSON.stringify(tool.inputSchema.properties?.id), /default: this session's task 3/);
     } finally {
       await s.close();
     }
@@ -46,6 +46,26 @@ describe('task scope (--task N)', () => {
       assert.equal(c.comment.agent_task_id, 3, 'the comment records which task session wrote it');
       assert.equal(c.comment.discipline, 'frontend', "defaults to the session's discipline");
       assert.equal((await s.fail('set_task_status', { id: 4, status: 'done' })).code, 'out_of_scope');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test("feature writes in a task session go to the task's feature only", async () => {
+    const project = sampleProject();
+    const s = await startSession(project, ['--recipe', 'task_execution', '--task', '3']); // task 3 is in feature recipes
+    try {
+      const before = dump(project);
+      const err = await s.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'src/auth/links.ts' });
+      assert.equal(err.code, 'out_of_scope');
+      assert.match(err.message, /task 3 belongs to feature recipes/);
+      assert.equal(dump(project), before);
+      const r = await s.ok('add_feature_context_file', { file_path: 'src/ui/RecipeForm.tsx' });
+      assert.equal(r.feature_name, 'recipes');
+      assert.deepEqual(JSON.parse(query<{ c: string }>(project, "SELECT context_files AS c FROM features WHERE name = 'recipes'")[0]!.c), [
+        'src/api/recipes.ts',
+        'src/ui/RecipeForm.tsx',
+      ]);
     } finally {
       await s.close();
     }

@@ -16,6 +16,8 @@ export interface SessionScope {
   taskId: number | null;
   /** True when the task came from a claim: the session may claim again once it is done. */
   claimed: boolean;
+  /** --discipline was given: discipline-changing tools may only target that discipline. */
+  disciplineScoped: boolean;
 }
 
 export interface ToolContext {
@@ -61,7 +63,9 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   output: O;
   annotations: ToolAnnotations;
   taskTarget?: TaskTarget;
-  /** Discipline-writing tools: in a `--discipline D` session they may only target D. */
+  /** Feature-changing tools: in a task session the argument defaults to, and must be, the task's feature. */
+  featureTarget?: { arg: string };
+  /** Discipline-changing tools: in a `--discipline D` session they may only target D. */
   disciplineTarget?: { arg: string };
   /**
    * Synchronous on purpose (better-sqlite3): a call runs start to finish without interleaving. The

@@ -9,6 +9,7 @@ import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
 import { ensureOwnTables } from '../db/ownSchema.js';
 import { recordCall } from '../session/audit.js';
+import { applyScope } from './scope.js';
 import { toolListing } from './toolListing.js';
 
 /**
@@ -42,7 +43,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
       throw unknownTool(name);
     }
     const started = performance.now();
-    const result = callTool(tool, rawArgs ?? {}, ctx, plan);
+    const result = callTool(tool, rawArgs ?? {}, ctx);
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
     log.info({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
     return result;
@@ -51,12 +52,12 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
   return server;
 }
 
-export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, plan: SessionPlan): CallToolResult {
+export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): CallToolResult {
   const { def } = tool;
   try {
     const parsed = tool.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
-    const args = applyScope(tool, parsed.data as Record<string, unknown>, plan);
+    const args = applyScope(tool, parsed.data as Record<string, unknown>, ctx);
     if (def.annotations.readOnlyHint) return okResult(def.handler(args, ctx) as Record<string, unknown>);
     if (def.category === 'state') {
       // State files are not in the database: never wait on its write lock for them. Their audit row
@@ -90,31 +91,6 @@ function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome
   } catch (err) {
     ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
   }
-}
-
-/** Task and discipline scope: fill the session's task id where omitted; refuse writes to other targets. */
-function applyScope(tool: SessionTool, args: Record<string, unknown>, plan: SessionPlan): Record<string, unknown> {
-  const { taskTarget, disciplineTarget } = tool.def;
-  const own = plan.scope.taskId; // --task N, or the task this session claimed
-  if (taskTarget) {
-    if (args[taskTarget.arg] === undefined) {
-      // Only reachable where the schema made the argument optional: a task session, or a claiming one.
-      if (own === null) throw new ToolError('invalid_argument', `${taskTarget.arg} is required: this session has no task yet`);
-      args = { ...args, [taskTarget.arg]: own };
-    } else if (taskTarget.writes && own !== null && args[taskTarget.arg] !== own) {
-      throw new ToolError(
-        'out_of_scope',
-        `this session is scoped to task ${own}; ${tool.def.name} cannot change task ${String(args[taskTarget.arg])} (reading other tasks is allowed)`,
-      );
-    }
-  }
-  if (disciplineTarget && plan.disciplineSource === 'flag' && plan.discipline !== null && args[disciplineTarget.arg] !== plan.discipline) {
-    throw new ToolError(
-      'out_of_scope',
-      `this session is scoped to discipline ${plan.discipline}; ${tool.def.name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`,
-    );
-  }
-  return args;
 }
 
 /**

@@ -89,7 +89,7 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
   const removedByDiscipline = recipeAllowed.filter((n) => !enabled.includes(n));
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
-  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false };
+  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined };
   const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null));
   const meta = db.get<{ project_title: string }>('SELECT project_title FROM metadata WHERE id = 1');
 
@@ -141,11 +141,13 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null)
   let input = def.input as z.ZodObject;
   const keep = recipe?.narrow?.[def.name];
   if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
-  const arg = def.taskTarget?.arg;
-  if (arg && input.shape[arg] && (taskId !== null || recipe?.claimsTasks)) {
-    const field = input.shape[arg] as z.ZodType;
-    const note = taskId !== null ? `Task id; default ${taskId} (this session's task)` : 'Task id; default: the task you claimed';
-    input = input.extend({ [arg]: field.optional().describe(note) });
+  if (taskId !== null || recipe?.claimsTasks) {
+    const yours = taskId !== null ? `this session's task ${taskId}` : 'the task you claimed';
+    const optional = (arg: string | undefined, note: string) => {
+      if (arg && input.shape[arg]) input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
+    };
+    optional(def.taskTarget?.arg, `Task id; default: ${yours}`);
+    optional(def.featureTarget?.arg, `Default and only allowed value: the feature of ${yours}`);
   }
   return { def, input };
 }

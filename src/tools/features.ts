@@ -242,6 +242,7 @@ export const addFeatureContextFile = defineTool({
   input: z.strictObject({ feature_name: featureName, file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root') }),
   output: z.object({ feature_name: z.string(), file_path: z.string(), added: z.boolean(), context_files: z.array(z.string()) }),
   annotations: UPDATE,
+  featureTarget: { arg: 'feature_name' },
   handler(args, ctx) {
     const { db } = ctx;
     const row = requireFeatureRow(db, args.feature_name);

@@ -372,6 +372,8 @@ export const claimNextTask = defineTool({
       if (held?.status === 'in_progress') {
         throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
       }
+      // The previous claim is finished: the session holds no task until it claims the next one.
+      session.taskId = null;
     }
     const discipline = args.discipline ?? session.discipline ?? undefined;
     if (args.feature !== undefined) requireFeatureRow(db, args.feature);

@@ -1,0 +1,44 @@
+import { ToolError } from '../errors.js';
+import type { ToolContext } from '../registry/types.js';
+import type { SessionTool } from '../session/plan.js';
+
+/**
+ * Session scope, applied to every call after its arguments are valid:
+ * - task: in a `--task N` (or claiming) session, an omitted task argument means N; a tool that changes
+ *   a task may change only N. Reading other tasks stays allowed (agents need their dependencies).
+ * - feature: in a task session, a tool that changes a feature may change only the task's feature.
+ * - discipline: with `--discipline D`, a tool that changes a discipline may change only D.
+ */
+export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+  const { taskTarget, featureTarget, disciplineTarget, name } = tool.def;
+  const s = ctx.session;
+  const own = s.taskId; // --task N, or the task this session claimed
+  if (taskTarget) {
+    const given = args[taskTarget.arg];
+    if (given === undefined) {
+      // Only reachable where the schema made the argument optional: a task session, or a claiming one.
+      if (own === null) throw new ToolError('invalid_argument', `${taskTarget.arg} is required: this session has no task yet`);
+      args = { ...args, [taskTarget.arg]: own };
+    } else if (taskTarget.writes && own !== null && given !== own) {
+      throw new ToolError('out_of_scope', `this session is scoped to task ${own}; ${name} cannot change task ${String(given)} (reading other tasks is allowed)`);
+    }
+  }
+  if (featureTarget && own !== null) {
+    const feature = ctx.db.get<{ feature: string }>('SELECT feature FROM tasks WHERE id = ?', own)?.feature;
+    const given = args[featureTarget.arg];
+    if (given === undefined) args = { ...args, [featureTarget.arg]: feature };
+    else if (feature !== undefined && given !== feature) {
+      throw new ToolError('out_of_scope', `this session's task ${own} belongs to feature ${feature}; ${name} cannot change feature ${JSON.stringify(given)}`);
+    }
+  }
+  if (featureTarget && own === null && args[featureTarget.arg] === undefined) {
+    throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
+  }
+  if (disciplineTarget && s.disciplineScoped && args[disciplineTarget.arg] !== s.discipline) {
+    throw new ToolError(
+      'out_of_scope',
+      `this session is scoped to discipline ${String(s.discipline)}; ${name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`,
+    );
+  }
+  return args;
+}
