@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import { GOLDEN_DIR } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
@@ -13,6 +13,7 @@ import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, inSpecOrder } from './helpers/spec.js
  */
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const project = sampleProject();
+const sizes: string[] = [];
 
 for (const recipe of [...RECIPES, null]) {
   const label = recipe ?? 'full-suite';
@@ -22,6 +23,10 @@ for (const recipe of [...RECIPES, null]) {
       const { tools } = await s.client.listTools();
       const names = tools.map((t) => t.name);
       assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
+      const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      sizes.push(
+        `${label.padEnd(15)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
+      );
       const file = join(GOLDEN_DIR, `${label}.tools.json`);
       const actual = `${JSON.stringify(tools, null, 2)}\n`;
       if (UPDATE) {
@@ -36,6 +41,11 @@ for (const recipe of [...RECIPES, null]) {
     }
   });
 }
+
+// Growth stays visible: every run prints each recipe's tool count and tools/list size.
+after(() => {
+  process.stderr.write(`\ntools/list per recipe:\n${sizes.map((l) => `  ${l}`).join('\n')}\n`);
+});
 
 describe('opus_review sees a narrowed update_task', () => {
   test('only id, priority and description; other fields are refused as unknown', async () => {
