@@ -25,7 +25,23 @@ describe('startup fails closed', () => {
 
   test('unknown task id', () => assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', '999'], /unknown task id 999/));
 
-  test('task id that is not a number', () => assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'], /--task must be a positive integer/));
+  test('task id that is not a number: the typo is echoed', () =>
+    assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'], /--task must be a positive integer task id, got "seven"/));
+
+  test("a task whose discipline row is missing: says so, and how to proceed", async () => {
+    const q = sampleProject();
+    const { sql } = await import('./helpers/project.js');
+    const db = sql(q);
+    db.pragma('foreign_keys = OFF');
+    db.prepare("UPDATE tasks SET discipline = 'ghost' WHERE id = 5").run();
+    db.close();
+    assertRefused(['--project', q.root, '--recipe', 'task_execution', '--task', '5'], /task 5's discipline "ghost" does not exist; pass --discipline NAME/);
+  });
+
+  test('a log file that cannot be opened (a directory)', () => {
+    const dir = tempDir();
+    assertRefused(['--project', p.root, '--recipe', 'yap', '--log-file', dir], new RegExp(`cannot open log file ${dir}: .*EISDIR`));
+  });
 
   test('missing database: names the path and suggests init', () => {
     const dir = tempDir();

@@ -1,7 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import Database from 'better-sqlite3';
 import { Db } from '../db/database.js';
-import { RALPH_USER_VERSION, inspectSchema } from '../db/schema.js';
+import { RALPH_USER_VERSION, inspectSchema, type SchemaInfo } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { locateProject } from '../project.js';
@@ -16,15 +16,16 @@ export interface ServeOptions extends SessionRequest {
 }
 
 /** Opens Ralph's database and checks that it is one we understand; fails closed otherwise. */
-export function openProjectDb(dbPath: string): Db {
+export function openProjectDb(dbPath: string): { db: Db; schema: SchemaInfo } {
   let db: Db;
   try {
     db = Db.open(dbPath);
   } catch (err) {
     throw new StartupError(`cannot open database ${dbPath}: ${(err as Error).message}`);
   }
+  let info: SchemaInfo;
   try {
-    const info = inspectSchema(db);
+    info = inspectSchema(db);
     if (info.missingTables.length > 0) {
       throw new StartupError(`${dbPath} is not a Ralph database (missing tables: ${info.missingTables.join(', ')})`);
     }
@@ -38,16 +39,16 @@ export function openProjectDb(dbPath: string): Db {
     if (err instanceof Database.SqliteError) throw new StartupError(`cannot read database ${dbPath}: ${err.message}`);
     throw err;
   }
-  return db;
+  return { db, schema: info };
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
   const log = createLogger(opts.logLevel, opts.logFile);
   const project = locateProject(opts.project, opts.db);
-  const db = openProjectDb(project.dbPath);
+  const { db, schema } = openProjectDb(project.dbPath);
   let plan;
   try {
-    plan = buildSessionPlan(project, db, inspectSchema(db), opts);
+    plan = buildSessionPlan(project, db, schema, opts);
   } catch (err) {
     db.close();
     throw err;

@@ -78,6 +78,9 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
   if (err.code === 'SQLITE_READONLY' || err.code.startsWith('SQLITE_READONLY_')) {
     return new ToolError('io_error', 'the database file is read-only; nothing was written');
   }
+  if (err.code.startsWith('SQLITE_IOERR') || err.code === 'SQLITE_CANTOPEN') {
+    return new ToolError('io_error', `the database file could not be read or written (${err.code}); nothing was written`);
+  }
   if (err.code === 'SQLITE_FULL') {
     return new ToolError('io_error', 'the disk is full; nothing was written');
   }

@@ -29,4 +29,3 @@ export const TOOL_NAMES: readonly string[] = REGISTRY.map((t) => t.name);
 
 const BY_NAME = new Map(REGISTRY.map((t) => [t.name, t]));
 export const toolByName = (name: string): AnyTool | undefined => BY_NAME.get(name);
-export const isToolName = (name: string): boolean => BY_NAME.has(name);

@@ -16,7 +16,8 @@ export interface SessionRequest {
   sessionId?: string | undefined;
   recipe?: string | undefined;
   discipline?: string | undefined;
-  task?: number | undefined;
+  /** As given on the command line (a string, so a typo can be echoed back); must be a positive integer. */
+  task?: string | number | undefined;
 }
 
 /** A tool as this session sees it: its definition plus the input schema this session exposes. */
@@ -36,8 +37,6 @@ export interface SessionPlan {
   scope: SessionScope;
   tools: SessionTool[];
   disabled: string[];
-  /** Tools the discipline's override removed from what the recipe allows. */
-  removedByDiscipline: string[];
   instructions: string;
   warnings: string[];
 }
@@ -58,12 +57,13 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
 
   let task: SessionPlan['task'] = null;
   if (req.task !== undefined) {
-    if (!Number.isSafeInteger(req.task) || req.task <= 0) throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(req.task)}`);
+    const raw = String(req.task);
+    if (!/^[1-9]\d{0,14}$/.test(raw)) throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(raw)}`);
     const row = db.get<{ id: number; title: string; status: string; feature: string; discipline: string }>(
       'SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?',
-      req.task,
+      Number(raw),
     );
-    if (!row) throw new StartupError(`unknown task id ${req.task} in ${project.dbPath}`);
+    if (!row) throw new StartupError(`unknown task id ${raw} in ${project.dbPath}`);
     task = row;
   }
 
@@ -79,14 +79,16 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
     );
     if (!row) {
       const names = db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => r.name);
-      throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; disciplines in this project: ${names.join(', ') || '(none)'}`);
+      const known = `disciplines in this project: ${names.join(', ') || '(none)'}`;
+      if (disciplineSource === 'task') {
+        throw new StartupError(`task ${task!.id}'s discipline ${JSON.stringify(disciplineName)} does not exist; pass --discipline NAME (${known})`);
+      }
+      throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; ${known}`);
     }
     additionalDisabled = readOverrides(disciplineName, row.mcp_tool_overrides);
   }
 
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, additionalDisabled);
-  const recipeAllowed = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null).enabled;
-  const removedByDiscipline = recipeAllowed.filter((n) => !enabled.includes(n));
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
   const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined };
@@ -103,7 +105,6 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
     scope,
     tools,
     disabled,
-    removedByDiscipline,
     instructions: '',
     warnings,
   };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { timestamp } from '../domain/rules.js';
-import { notFound } from '../errors.js';
+import { ToolError } from '../errors.js';
 import { CREATE, DELETE, REPLACE, defineTool } from '../registry/types.js';
 import { LIMITS, priority, taskId, text } from './fields.js';
 import { commentFromRow, requireDisciplineRow, requireTaskRow } from './rows.js';
@@ -12,7 +12,13 @@ const MAX_BODY = 10_000;
 function requireComment(db: Db, taskIdValue: number, commentId: number) {
   requireTaskRow(db, taskIdValue);
   const row = db.get('SELECT * FROM task_comments WHERE id = ? AND task_id = ?', commentId, taskIdValue);
-  if (!row) throw notFound(`comment on task ${taskIdValue}`, commentId);
+  if (!row) {
+    const ids = db.all<{ id: number }>('SELECT id FROM task_comments WHERE task_id = ? ORDER BY id LIMIT 21', taskIdValue).map((r) => r.id);
+    throw new ToolError(
+      'not_found',
+      `comment ${commentId} does not exist on task ${taskIdValue}; ${ids.length ? `its comments: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}` : 'it has no comments'}`,
+    );
+  }
   return row;
 }
 

@@ -72,7 +72,7 @@ export const createDiscipline = defineTool({
   handler(args, { db }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
-    if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists`);
+    if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists; choose another name, or change the existing one instead`);
     const acr = args.acronym !== undefined ? checkAcronym(db, 'disciplines', args.acronym, null) : freeAcronym(db, 'disciplines', args.display_name);
     db.run(
       `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, mcp_servers)

@@ -28,7 +28,7 @@ export function checkAcronym(db: Db, table: 'features' | 'disciplines', value: s
   if (!ACRONYM_RE.test(value)) throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
   const sql = table === 'features' ? 'SELECT name FROM features WHERE acronym = ?' : 'SELECT name FROM disciplines WHERE acronym = ?';
   const owner = db.get<{ name: string }>(sql, value);
-  if (owner && owner.name !== self) throw conflict(`acronym ${value} is already used by ${table === 'features' ? 'feature' : 'discipline'} ${owner.name}`);
+  if (owner && owner.name !== self) throw conflict(`acronym ${value} is already used by ${table === 'features' ? 'feature' : 'discipline'} ${owner.name}; choose another, or omit acronym to get a free one`);
   return value;
 }
 
@@ -101,7 +101,7 @@ export const createFeature = defineTool({
   handler(args, ctx) {
     const { db } = ctx;
     checkNewName('feature', args.name);
-    if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists`);
+    if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists; choose another name, or change the existing one instead`);
     const acr = args.acronym !== undefined ? checkAcronym(db, 'features', args.acronym, null) : freeAcronym(db, 'features', args.display_name);
     db.run(
       `INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies)

@@ -106,7 +106,10 @@ function known(db: Db, table: keyof typeof KNOWN_SQL): string {
 
 export function requireTaskRow(db: Db, id: number): Row {
   const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
-  if (!row) throw notFound('task', id);
+  if (!row) {
+    const r = db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks')!;
+    throw notFound('task', id, r.n === 0 ? 'there are no tasks yet' : `task ids in this project run from ${r.lo} to ${r.hi} (${r.n} tasks)`);
+  }
   return row;
 }
 
