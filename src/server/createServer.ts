@@ -2,7 +2,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
-import { ToolError } from '../errors.js';
 import { packageVersion } from '../packageInfo.js';
 import type { ToolContext } from '../registry/types.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';

@@ -3,7 +3,7 @@ import { toJson } from '../db/json.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
-import { checkAcronym, checkNewName, freeAcronym } from './features.js';
+import { checkAcronym, checkNewName, freeAcronym } from './validate.js';
 import { LIMITS, acronym, optText, strList, text } from './fields.js';
 import { disciplineFromRow, requireDisciplineRow } from './rows.js';
 import { DisciplineOut, DisciplineRowOut } from './shapes.js';

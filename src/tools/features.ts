@@ -3,10 +3,10 @@ import type { Db } from '../db/database.js';
 import { requireJsonArray, stringArray, toJson } from '../db/json.js';
 import { findCycle } from '../domain/dependencies.js';
 import { MAX_LEARNINGS, mergeLearning, publicLearning, truncateLearning, type Learning } from '../domain/learnings.js';
-import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym, timestamp, today } from '../domain/rules.js';
+import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
-import { checkContextFiles } from './tasks.js';
+import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';
 import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
 import { featureFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
@@ -23,24 +23,6 @@ const featureFields = {
   boundaries: optText(),
   dependencies: strList().describe('Names of features this one builds on'),
 };
-
-export function checkAcronym(db: Db, table: 'features' | 'disciplines', value: string, self: string | null): string {
-  if (!ACRONYM_RE.test(value)) throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
-  const sql = table === 'features' ? 'SELECT name FROM features WHERE acronym = ?' : 'SELECT name FROM disciplines WHERE acronym = ?';
-  const owner = db.get<{ name: string }>(sql, value);
-  if (owner && owner.name !== self) throw conflict(`acronym ${value} is already used by ${table === 'features' ? 'feature' : 'discipline'} ${owner.name}; choose another, or omit acronym to get a free one`);
-  return value;
-}
-
-export function freeAcronym(db: Db, table: 'features' | 'disciplines', displayName: string): string {
-  const sql = table === 'features' ? 'SELECT acronym FROM features' : 'SELECT acronym FROM disciplines';
-  return deriveAcronym(displayName, new Set(db.all<{ acronym: string }>(sql).map((r) => r.acronym)));
-}
-
-export function checkNewName(kind: string, value: string): string {
-  if (!NAME_RE.test(value)) throw invalid(`${kind} name ${JSON.stringify(value)} must be lower-case letters and digits joined by '-' or '_', e.g. "user-auth"`);
-  return value;
-}
 
 function checkFeatureDeps(db: Db, self: string, deps: readonly string[]): string[] {
   const unique = [...new Set(deps)];

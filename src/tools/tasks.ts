@@ -1,36 +1,13 @@
 import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { numberArray, toJson } from '../db/json.js';
-import { findCycle } from '../domain/dependencies.js';
-import { checkProjectPath } from '../domain/paths.js';
-import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
+import { timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
 import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
-
-// ---- shared checks -------------------------------------------------------------------------
-
-/** depends_on may only name existing tasks, never the task itself, and never close a cycle. */
-export function checkDependsOn(db: Db, id: number | null, deps: readonly number[]): number[] {
-  const unique = [...new Set(deps)];
-  if (id !== null && unique.includes(id)) throw invalid(`task ${id} cannot depend on itself`);
-  const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM tasks WHERE id = ?', d));
-  if (missing.length > 0) throw invalid(`depends_on names tasks that do not exist: ${missing.join(', ')}`, { missing });
-  if (id !== null) {
-    const depsOf = (t: number) => numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', t)?.d);
-    const cycle = findCycle(id, unique, depsOf);
-    if (cycle) throw invalid(`depends_on would create a dependency cycle: ${cycle.join(' → ')}`, { cycle });
-  }
-  return unique;
-}
-
-export function checkContextFiles(ctx: ToolContext, files: readonly string[], field = 'context_files'): string[] {
-  const out = [...new Set(files.map((f) => checkProjectPath(ctx.project.root, f, field)))];
-  if (out.length > MAX_CONTEXT_FILES) throw invalid(`${field} may hold at most ${MAX_CONTEXT_FILES} paths (got ${out.length})`);
-  return out;
-}
 
 export const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
 

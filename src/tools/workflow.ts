@@ -9,7 +9,8 @@ import { insertComment } from './comments.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
 import { commentFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
 import { CommentOut, TaskOut } from './shapes.js';
-import { checkContextFiles, dependentsOf, insertTask, loadTask, taskFields } from './tasks.js';
+import { dependentsOf, insertTask, loadTask, taskFields } from './tasks.js';
+import { checkContextFiles } from './validate.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
