@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import yargs from 'yargs';
+import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { StartupError } from './errors.js';
 import { LOG_LEVELS, type LogLevel } from './log.js';
@@ -9,7 +9,8 @@ import { TOOL_NAMES } from './registry/registry.js';
 
 /**
  * Command line. Any launch problem ends here as ONE line on stderr and a non-zero exit (2), before
- * any MCP traffic; stdout stays silent so an MCP client never reads junk.
+ * any MCP traffic; `serve` keeps stdout for MCP alone. Subcommands load their module on demand, so a
+ * session only loads what serving needs.
  */
 function fail(message: string, exitCode = 2): never {
   process.stderr.write(`ralph-mcp: error: ${message}\n`);
@@ -26,6 +27,30 @@ async function run(action: () => Promise<void> | void): Promise<void> {
 }
 
 const defaultProject = () => process.env.RALPH_PROJECT || process.cwd();
+const PROJECT = { type: 'string', describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)' } as const;
+const DB = { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' } as const;
+
+/** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
+const sessionFlags = <T>(y: Argv<T>) =>
+  y
+    .option('project', PROJECT)
+    .option('recipe', { type: 'string', describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)` })
+    .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
+    .option('task', { type: 'string', describe: 'Scope the session to this task id' })
+    .option('session-id', { type: 'string', describe: "Id recorded with this session's writes and signals (default: generated)" })
+    .option('db', DB);
+
+type SessionArgv = { project?: string; recipe?: string; discipline?: string; task?: string; 'session-id'?: string; db?: string };
+const sessionOptions = (argv: SessionArgv) => ({
+  project: argv.project ?? defaultProject(),
+  recipe: argv.recipe,
+  discipline: argv.discipline,
+  task: argv.task,
+  sessionId: argv['session-id'],
+  db: argv.db,
+});
+const list = (v: unknown): string[] | undefined =>
+  v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
 
 await yargs(hideBin(process.argv))
   .scriptName('ralph-mcp')
@@ -34,28 +59,13 @@ await yargs(hideBin(process.argv))
     ['serve', '$0'],
     'Serve MCP over stdio for one session (the default command)',
     (y) =>
-      y
-        .option('project', { type: 'string', describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)' })
-        .option('recipe', { type: 'string', describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)` })
-        .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
-        .option('task', { type: 'string', describe: 'Scope the session to this task id' })
-        .option('db', { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' })
-        .option('session-id', { type: 'string', describe: 'Id recorded with this session\'s writes and signals (default: generated)' })
+      sessionFlags(y)
         .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
         .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' }),
     (argv) =>
       run(async () => {
         const { serve } = await import('./cli/serve.js');
-        await serve({
-          project: argv.project ?? defaultProject(),
-          recipe: argv.recipe,
-          discipline: argv.discipline,
-          task: argv.task,
-          sessionId: argv['session-id'],
-          db: argv.db,
-          logLevel: argv['log-level'],
-          logFile: argv['log-file'],
-        });
+        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'] });
       }),
   )
   .command(
@@ -63,14 +73,102 @@ await yargs(hideBin(process.argv))
     'Create .ralph/db/ralph.db (Ralph schema + metadata) and empty .ralph/learnings.txt and progress.txt',
     (y) =>
       y
-        .option('project', { type: 'string', describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)' })
+        .option('project', PROJECT)
         .option('title', { type: 'string', describe: 'Project title (default: the directory name)' })
         .option('description', { type: 'string', describe: 'Project description' }),
     (argv) =>
       run(async () => {
         const { initProject } = await import('./project.js');
+        const { print } = await import('./cli/output.js');
         const p = initProject(argv.project ?? defaultProject(), { title: argv.title, description: argv.description });
-        process.stdout.write(`created ${p.dbPath}\n`); // stdout-ok: init is a plain CLI command, not an MCP session
+        print(`created ${p.dbPath}`);
+      }),
+  )
+  .command(
+    'plan',
+    'Show the session plan (tools, instructions) that serve would use with the same flags',
+    (y) => sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),
+    (argv) =>
+      run(async () => {
+        const { openSession } = await import('./session/open.js');
+        const { planToJson, planToText } = await import('./session/planJson.js');
+        const { print } = await import('./cli/output.js');
+        const { db, plan } = openSession(sessionOptions(argv));
+        db.close();
+        print(argv.json ? JSON.stringify(planToJson(plan), null, 2) : planToText(plan));
+      }),
+  )
+  .command(
+    'config',
+    'Print (or --out write) the MCP client configuration that launches this session',
+    (y) =>
+      sessionFlags(y)
+        .option('format', { choices: ['claude', 'vscode', 'cursor'] as const, default: 'claude' as const, describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}' })
+        .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' }),
+    (argv) =>
+      run(async () => {
+        const { openSession } = await import('./session/open.js');
+        const { buildConfig, writeAtomically } = await import('./cli/config.js');
+        const { print } = await import('./cli/output.js');
+        const { db, plan } = openSession(sessionOptions(argv));
+        try {
+          const text = `${JSON.stringify(buildConfig(plan, db, argv.format, argv.db), null, 2)}\n`;
+          if (argv.out) writeAtomically(argv.out, text);
+          else print(text);
+        } finally {
+          db.close();
+        }
+      }),
+  )
+  .command(
+    'tools',
+    'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
+    (y) => y.option('recipe', { type: 'string', describe: 'Only the tools of this recipe' }),
+    (argv) =>
+      run(async () => {
+        const { toolsTable } = await import('./cli/toolsTable.js');
+        const { print } = await import('./cli/output.js');
+        print(toolsTable(argv.recipe));
+      }),
+  )
+  .command(
+    'overrides',
+    "Show or edit a discipline's additional_disabled tools; prints each recipe's resulting tool set",
+    (y) =>
+      y
+        .option('project', PROJECT)
+        .option('db', DB)
+        .option('discipline', { type: 'string', demandOption: true, describe: 'The discipline' })
+        .option('disable', { type: 'string', array: true, describe: 'Tools to add to additional_disabled (comma-separated or repeated)' })
+        .option('enable', { type: 'string', array: true, describe: 'Tools to remove from additional_disabled' })
+        .option('clear', { type: 'boolean', describe: 'Remove every override of this discipline' }),
+    (argv) =>
+      run(async () => {
+        const { overrides } = await import('./cli/overrides.js');
+        const { print } = await import('./cli/output.js');
+        print(
+          overrides({
+            project: argv.project ?? defaultProject(),
+            db: argv.db,
+            discipline: argv.discipline,
+            disable: list(argv.disable),
+            enable: list(argv.enable),
+            clear: argv.clear,
+          }),
+        );
+      }),
+  )
+  .command(
+    'doctor',
+    'Check the project: database, integrity, schema, overrides, recipes, state files, versions',
+    (y) => y.option('project', PROJECT).option('db', DB),
+    (argv) =>
+      run(async () => {
+        const { doctor } = await import('./cli/doctor.js');
+        const { print } = await import('./cli/output.js');
+        const r = doctor(argv.project ?? defaultProject(), argv.db);
+        print(r.text);
+        if (!r.ok) process.exitCode = 1;
       }),
   )
   .epilog(`Recipes: ${RECIPE_NAMES.join(', ')}\nTools: ${TOOL_NAMES.join(', ')}`)

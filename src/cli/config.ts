@@ -1,0 +1,80 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseJsonArray } from '../db/json.js';
+import { StartupError } from '../errors.js';
+import type { SessionPlan } from '../session/plan.js';
+import type { Db } from '../db/database.js';
+
+export const CONFIG_FORMATS = ['claude', 'vscode', 'cursor'] as const;
+export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
+
+interface StdioServer {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+}
+
+/** This very server, started the same way wherever the client runs it from: absolute paths only. */
+function ralphEntry(plan: SessionPlan, dbOverride: string | undefined): StdioServer {
+  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const args = [cli, '--project', plan.project.root];
+  if (dbOverride) args.push('--db', plan.project.dbPath);
+  if (plan.recipe) args.push('--recipe', plan.recipe.name);
+  if (plan.disciplineSource === 'flag' && plan.discipline) args.push('--discipline', plan.discipline);
+  if (plan.task) args.push('--task', String(plan.task.id));
+  return { command: process.execPath, args };
+}
+
+/** The discipline's own MCP servers (disciplines.mcp_servers: [{name, command, args?, env?}]), checked. */
+function disciplineServers(db: Db, discipline: string | null): Record<string, StdioServer> {
+  if (!discipline) return {};
+  const row = db.get<{ mcp_servers: unknown }>('SELECT mcp_servers FROM disciplines WHERE name = ?', discipline);
+  const where = `disciplines.mcp_servers of discipline ${JSON.stringify(discipline)}`;
+  const raw = row?.mcp_servers;
+  if (typeof raw === 'string' && raw.trim() !== '' && !Array.isArray(safeParse(raw))) throw new StartupError(`${where} is not a JSON array`);
+  const out: Record<string, StdioServer> = {};
+  parseJsonArray(raw).forEach((item, i) => {
+    const bad = (why: string) => new StartupError(`${where}[${i}] ${why}; each entry must be {"name": string, "command": string, "args"?: string[], "env"?: {string: string}}`);
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) throw bad('is not an object');
+    const o = item as Record<string, unknown>;
+    if (typeof o.name !== 'string' || !/^[\w.-]{1,64}$/.test(o.name)) throw bad('has no valid "name"');
+    if (o.name === 'ralph') throw bad('is named "ralph", which is reserved for ralph-mcp itself');
+    if (out[o.name]) throw bad(`repeats the name ${JSON.stringify(o.name)}`);
+    if (typeof o.command !== 'string' || o.command.trim() === '') throw bad('has no "command"');
+    if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) throw bad('has "args" that is not a list of strings');
+    if (o.env !== undefined && !(o.env !== null && typeof o.env === 'object' && !Array.isArray(o.env) && Object.values(o.env).every((v) => typeof v === 'string'))) {
+      throw bad('has "env" that is not an object of strings');
+    }
+    out[o.name] = { command: o.command, args: (o.args as string[] | undefined) ?? [], ...(o.env ? { env: o.env as Record<string, string> } : {}) };
+  });
+  return out;
+}
+
+function safeParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `ralph-mcp config`: the client configuration that launches this session.
+ * claude (`claude --mcp-config`) and cursor: {"mcpServers": {...}}; vscode (VS Code, JetBrains Copilot
+ * mcp.json): {"servers": {name: {"type": "stdio", ...}}}.
+ */
+export function buildConfig(plan: SessionPlan, db: Db, format: ConfigFormat, dbOverride?: string): Record<string, unknown> {
+  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride), ...disciplineServers(db, plan.discipline) };
+  if (format === 'vscode') {
+    return { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) };
+  }
+  return { mcpServers: servers };
+}
+
+/** Writes next to the target and renames over it: a reader never sees half a file. */
+export function writeAtomically(file: string, text: string): void {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, text, { mode: 0o644 });
+  renameSync(tmp, file);
+}

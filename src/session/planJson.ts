@@ -1,0 +1,61 @@
+import type { SessionPlan } from './plan.js';
+
+/**
+ * The session plan as stable JSON (`ralph-mcp plan --json`), described by schema/session-plan.schema.json,
+ * for Ralph's prompt builder: it must name only `enabled_tools` in the agent's prompt.
+ */
+export const PLAN_FORMAT = 'ralph-mcp/session-plan@1';
+
+export interface PlanJson {
+  format: typeof PLAN_FORMAT;
+  project: { root: string; database: string; title: string };
+  session_id: string;
+  recipe: { name: string; purpose: string } | null;
+  discipline: string | null;
+  discipline_source: 'flag' | 'task' | null;
+  task: { id: number; title: string; status: string; feature: string; discipline: string } | null;
+  enabled_tools: { name: string; title: string; category: string; purpose: string; read_only: boolean; destructive: boolean }[];
+  disabled_tools: string[];
+  instructions: string;
+}
+
+export function planToJson(plan: SessionPlan): PlanJson {
+  return {
+    format: PLAN_FORMAT,
+    project: { root: plan.project.root, database: plan.project.dbPath, title: plan.projectTitle },
+    session_id: plan.scope.sessionId,
+    recipe: plan.recipe ? { name: plan.recipe.name, purpose: plan.recipe.purpose } : null,
+    discipline: plan.discipline,
+    discipline_source: plan.disciplineSource,
+    task: plan.task,
+    enabled_tools: plan.tools.map(({ def }) => ({
+      name: def.name,
+      title: def.title,
+      category: def.category,
+      purpose: def.description,
+      read_only: def.annotations.readOnlyHint,
+      destructive: def.annotations.destructiveHint,
+    })),
+    disabled_tools: plan.disabled,
+    instructions: plan.instructions,
+  };
+}
+
+export function planToText(plan: SessionPlan): string {
+  const j = planToJson(plan);
+  const lines = [
+    `project     ${j.project.title} (${j.project.root})`,
+    `recipe      ${j.recipe ? `${j.recipe.name}: ${j.recipe.purpose}` : '(none: full suite)'}`,
+    `discipline  ${j.discipline ?? '(none)'}${j.discipline_source === 'task' ? " (the task's)" : ''}`,
+    `task        ${j.task ? `#${j.task.id} ${j.task.title} [${j.task.status}]` : '(none)'}`,
+    '',
+    `enabled tools (${j.enabled_tools.length}):`,
+    ...j.enabled_tools.map((t) => `  ${t.name.padEnd(26)} ${(t.read_only ? 'read' : t.destructive ? 'destructive' : 'write').padEnd(12)} ${t.purpose}`),
+    '',
+    `disabled tools (${j.disabled_tools.length}): ${j.disabled_tools.join(', ') || '(none)'}`,
+    '',
+    'instructions:',
+    ...j.instructions.split('\n').map((l) => `  | ${l}`),
+  ];
+  return lines.join('\n');
+}
