@@ -38,11 +38,13 @@ const sessionFlags = <T>(y: Argv<T>) =>
     .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
     .option('task', { type: 'string', describe: 'Scope the session to this task id' })
     .option('session-id', { type: 'string', describe: "Id recorded with this session's writes and signals (default: generated)" })
+    .option('context', { type: 'string', describe: "SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove" })
     .option('db', DB);
 
-type SessionArgv = { project?: string; recipe?: string; discipline?: string; task?: string; 'session-id'?: string; db?: string };
+type SessionArgv = { project?: string; recipe?: string; discipline?: string; task?: string; 'session-id'?: string; context?: string; db?: string };
 const sessionOptions = (argv: SessionArgv) => ({
   project: argv.project ?? defaultProject(),
+  context: argv.context,
   recipe: argv.recipe,
   discipline: argv.discipline,
   task: argv.task,
@@ -123,12 +125,17 @@ await yargs(hideBin(process.argv))
   .command(
     'tools',
     'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
-    (y) => y.option('recipe', { type: 'string', describe: 'Only the tools of this recipe' }),
+    (y) =>
+      y
+        .option('recipe', { type: 'string', describe: 'Only the tools of this recipe' })
+        .option('project', { type: 'string', describe: "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)" }),
     (argv) =>
       run(async () => {
         const { toolsTable } = await import('./cli/toolsTable.js');
+        const { loadRecipes } = await import('./registry/projectRecipes.js');
+        const { projectPaths } = await import('./project.js');
         const { print } = await import('./cli/output.js');
-        print(toolsTable(argv.recipe));
+        print(toolsTable(argv.recipe, loadRecipes(projectPaths(argv.project ?? defaultProject()))));
       }),
   )
   .command(

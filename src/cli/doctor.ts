@@ -2,7 +2,7 @@ import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { Db } from '../db/database.js';
 import { RALPH_USER_VERSION, RALPH_TABLES, inspectSchema } from '../db/schema.js';
 import { projectPaths } from '../project.js';
-import { RECIPES } from '../registry/recipes.js';
+import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { readOverrides } from '../session/plan.js';
 import { resolveTools } from '../session/resolveTools.js';
@@ -80,13 +80,14 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
       });
     }
     check('recipes', () => {
+      const recipes = loadRecipes(p);
       const empty: string[] = [];
-      for (const r of RECIPES) {
+      for (const r of recipes) {
         if (resolveTools(TOOL_NAMES, r.allow).enabled.length === 0) empty.push(r.name);
         for (const [name, list] of parsed) if (resolveTools(TOOL_NAMES, r.allow, list).enabled.length === 0) empty.push(`${r.name}+${name}`);
       }
       if (empty.length) throw new Error(`no tools left in: ${empty.join(', ')}`);
-      return `${RECIPES.length} recipes resolve (${RECIPES.map((r) => r.name).join(', ')}), with each discipline too`;
+      return `${recipes.length} recipes resolve (${recipes.map((r) => r.name).join(', ')}), with each discipline too`;
     });
     d.close();
   }

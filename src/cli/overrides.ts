@@ -2,7 +2,8 @@ import { Db } from '../db/database.js';
 import { inspectSchema } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import { locateProject } from '../project.js';
-import { RECIPES } from '../registry/recipes.js';
+import type { Recipe } from '../registry/recipes.js';
+import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { openProjectDb } from '../session/open.js';
 import { readOverrides } from '../session/plan.js';
@@ -49,7 +50,7 @@ export function overrides(opts: OverridesOptions): string {
       });
       list = current(db, opts.discipline);
     }
-    return report(opts.discipline, list);
+    return report(opts.discipline, list, loadRecipes(project));
   } finally {
     db.close();
   }
@@ -68,9 +69,9 @@ function current(db: Db, discipline: string): string[] {
   return readOverrides(discipline, row.mcp_tool_overrides);
 }
 
-function report(discipline: string, disabled: string[]): string {
+function report(discipline: string, disabled: string[], recipes: readonly Recipe[]): string {
   const lines = [`discipline ${discipline}: additional_disabled = ${disabled.length ? disabled.join(', ') : '(none)'}`, ''];
-  for (const r of RECIPES) {
+  for (const r of recipes) {
     const { enabled } = resolveTools(TOOL_NAMES, r.allow, disabled);
     lines.push(`${r.name.padEnd(15)} ${String(enabled.length).padStart(2)} tools: ${enabled.join(', ')}`);
   }

@@ -3,6 +3,8 @@ import { Db } from '../db/database.js';
 import { RALPH_USER_VERSION, inspectSchema, type SchemaInfo } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import { locateProject } from '../project.js';
+import { loadRecipes } from '../registry/projectRecipes.js';
+import { mergeContextFile } from './contextFile.js';
 import { buildSessionPlan, type SessionPlan, type SessionRequest } from './plan.js';
 
 /** Opens Ralph's database and checks that it is one we understand; fails closed otherwise. */
@@ -35,6 +37,8 @@ export function openProjectDb(dbPath: string, options: { readonly?: boolean } = 
 export interface SessionOptions extends SessionRequest {
   project: string;
   db?: string | undefined;
+  /** SPEC-070 context.json; flags beside it must agree with it. */
+  context?: string | undefined;
 }
 
 /**
@@ -42,10 +46,12 @@ export interface SessionOptions extends SessionRequest {
  * Ralph is told a session will have is exactly what the session gets.
  */
 export function openSession(opts: SessionOptions): { db: Db; plan: SessionPlan } {
+  const request = opts.context ? mergeContextFile(opts.context, opts) : opts;
   const project = locateProject(opts.project, opts.db);
+  const recipes = loadRecipes(project);
   const { db, schema } = openProjectDb(project.dbPath);
   try {
-    return { db, plan: buildSessionPlan(project, db, schema, opts) };
+    return { db, plan: buildSessionPlan(project, db, schema, request, recipes) };
   } catch (err) {
     db.close();
     throw err;

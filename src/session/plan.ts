@@ -5,7 +5,7 @@ import { parseJsonObject } from '../db/json.js';
 import type { SchemaInfo } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import type { Project } from '../project.js';
-import { RECIPE_NAMES, recipeByName, type Recipe } from '../registry/recipes.js';
+import { RECIPES, type Recipe } from '../registry/recipes.js';
 import { TOOL_NAMES, toolByName } from '../registry/registry.js';
 import type { AnyTool, SessionScope } from '../registry/types.js';
 import { buildInstructions } from './instructions.js';
@@ -18,6 +18,12 @@ export interface SessionRequest {
   discipline?: string | undefined;
   /** As given on the command line (a string, so a typo can be echoed back); must be a positive integer. */
   task?: string | number | undefined;
+  /** From a context.json: the feature the session is about (checked to exist, and to be the task's). */
+  feature?: string | undefined;
+  /** From a context.json: more tools to remove (never to add). */
+  extraDisabled?: readonly string[] | undefined;
+  /** The context.json these came from, for error messages. */
+  contextFile?: string | undefined;
 }
 
 /** A tool as this session sees it: its definition plus the input schema this session exposes. */
@@ -34,6 +40,8 @@ export interface SessionPlan {
   /** 'task' when the discipline was taken from the task's own row (no --discipline given). */
   disciplineSource: 'flag' | 'task' | null;
   task: { id: number; title: string; status: string; feature: string; discipline: string } | null;
+  /** The feature the session is about (context.json), or the task's. */
+  feature: string | null;
   scope: SessionScope;
   tools: SessionTool[];
   disabled: string[];
@@ -45,12 +53,12 @@ export interface SessionPlan {
  * Flags → session plan. Everything that can be wrong with a launch is found here, before any MCP
  * traffic, and reported as a StartupError: we never fall back to "all tools" on a bad name.
  */
-export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, req: SessionRequest): SessionPlan {
+export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, req: SessionRequest, recipes: readonly Recipe[] = RECIPES): SessionPlan {
   const warnings: string[] = [];
   let recipe: Recipe | null = null;
   if (req.recipe !== undefined) {
-    recipe = recipeByName(req.recipe) ?? null;
-    if (!recipe) throw new StartupError(`unknown recipe ${JSON.stringify(req.recipe)}; valid recipes: ${RECIPE_NAMES.join(', ')}`);
+    recipe = recipes.find((r) => r.name === req.recipe) ?? null;
+    if (!recipe) throw new StartupError(`unknown recipe ${JSON.stringify(req.recipe)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`);
   } else {
     warnings.push('no --recipe given: serving the full tool suite (meant for debugging with the MCP Inspector)');
   }
@@ -88,7 +96,18 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
     additionalDisabled = readOverrides(disciplineName, row.mcp_tool_overrides);
   }
 
-  const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, additionalDisabled);
+  let feature: string | null = null;
+  if (req.feature !== undefined) {
+    if (!db.get('SELECT 1 AS x FROM features WHERE name = ?', req.feature)) {
+      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature": unknown feature ${JSON.stringify(req.feature)}`);
+    }
+    if (task && task.feature !== req.feature) {
+      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature" is ${JSON.stringify(req.feature)} but task ${task.id} belongs to feature ${task.feature}`);
+    }
+    feature = req.feature;
+  }
+  const removed = [...additionalDisabled, ...(req.extraDisabled ?? [])];
+  const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
   const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined };
@@ -102,6 +121,7 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
     discipline: disciplineName,
     disciplineSource,
     task,
+    feature: feature ?? task?.feature ?? null,
     scope,
     tools,
     disabled,

@@ -14,6 +14,7 @@ export interface PlanJson {
   discipline: string | null;
   discipline_source: 'flag' | 'task' | null;
   task: { id: number; title: string; status: string; feature: string; discipline: string } | null;
+  feature: string | null;
   enabled_tools: { name: string; title: string; category: string; purpose: string; read_only: boolean; destructive: boolean }[];
   disabled_tools: string[];
   instructions: string;
@@ -28,6 +29,7 @@ export function planToJson(plan: SessionPlan): PlanJson {
     discipline: plan.discipline,
     discipline_source: plan.disciplineSource,
     task: plan.task,
+    feature: plan.feature,
     enabled_tools: plan.tools.map(({ def }) => ({
       name: def.name,
       title: def.title,

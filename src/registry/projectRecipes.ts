@@ -1,0 +1,71 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { StartupError } from '../errors.js';
+import { schemaFile } from '../packageInfo.js';
+import type { Project } from '../project.js';
+import { unknownNames } from '../session/resolveTools.js';
+import { RECIPES, type Recipe } from './recipes.js';
+import { TOOL_NAMES } from './registry.js';
+
+/**
+ * Project recipes: `.ralph/mcp/recipes.json` (schema/recipes.schema.json) defines new recipes and narrows
+ * built-in ones, without a rebuild. Fails closed on anything it cannot honour exactly: a malformed file,
+ * an unknown tool, a built-in recipe widened.
+ */
+export const recipesFile = (project: Project): string => join(project.ralphDir, 'mcp', 'recipes.json');
+
+interface RecipeSpec {
+  purpose?: string;
+  allow?: string[];
+  disable?: string[];
+}
+
+export function loadRecipes(project: Project): readonly Recipe[] {
+  const file = recipesFile(project);
+  if (!existsSync(file)) return RECIPES;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new StartupError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  validateShape(file, doc);
+  const specs = (doc as { recipes: Record<string, RecipeSpec> }).recipes;
+  const out = new Map(RECIPES.map((r) => [r.name, r]));
+  for (const [name, spec] of Object.entries(specs)) {
+    const where = `${file}: recipes.${name}`;
+    for (const field of ['allow', 'disable'] as const) {
+      const unknown = unknownNames(TOOL_NAMES, spec[field] ?? []);
+      if (unknown.length) throw new StartupError(`${where}.${field} names unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`);
+    }
+    const builtin = out.get(name);
+    if (builtin) {
+      const widened = (spec.allow ?? []).filter((t) => !builtin.allow.includes(t));
+      if (widened.length) throw new StartupError(`${where}.allow would widen the built-in recipe with ${widened.join(', ')}; a built-in recipe may only be narrowed`);
+      const allow = (spec.allow ?? builtin.allow).filter((t) => !(spec.disable ?? []).includes(t));
+      out.set(name, { ...builtin, purpose: spec.purpose ?? builtin.purpose, allow });
+    } else {
+      if (!spec.allow) throw new StartupError(`${where}: a new recipe must list its tools in "allow"`);
+      if (!spec.purpose) throw new StartupError(`${where}: a new recipe needs a "purpose" (one sentence for the agent)`);
+      out.set(name, { name, purpose: spec.purpose, allow: spec.allow.filter((t) => !(spec.disable ?? []).includes(t)) });
+    }
+  }
+  return [...out.values()];
+}
+
+/** Checks the document against schema/recipes.schema.json; the first problem names the file and the field. */
+function validateShape(file: string, doc: unknown): void {
+  // ajv comes with the MCP SDK; loaded only when a project has a recipes.json.
+  const require = createRequire(import.meta.url);
+  const Ajv2020 = require('ajv/dist/2020.js') as { default: new (o: object) => { compile: (s: object) => ValidateFn } };
+  const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(schemaFile('recipes.schema.json'), 'utf8')));
+  if (!validate(doc)) {
+    const e = validate.errors![0]!;
+    const at = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
+    const extra = e.params?.additionalProperty ? ` ${JSON.stringify(e.params.additionalProperty)}` : '';
+    throw new StartupError(`${file}: ${at}: ${e.message}${extra} (see schema/recipes.schema.json)`);
+  }
+}
+
+type ValidateFn = ((d: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null };

@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { StartupError } from '../errors.js';
+import { TOOL_NAMES } from '../registry/registry.js';
+import type { SessionRequest } from './plan.js';
+import { unknownNames } from './resolveTools.js';
+
+/**
+ * SPEC-070's context.json, which Ralph writes before a launch, as an alternative to the flags:
+ *   { session_id, recipe, discipline, feature, task_id, disabled_tools }
+ * Flags given beside it must agree with it; its disabled_tools can only remove tools. Anything else
+ * (bad JSON, a wrong type, an unknown field or tool) fails closed, naming the file and the field.
+ */
+const FIELDS = ['session_id', 'recipe', 'discipline', 'feature', 'task_id', 'disabled_tools'] as const;
+
+export function mergeContextFile(path: string, flags: SessionRequest): SessionRequest {
+  const file = resolve(path);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new StartupError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(err as Error).message})`}`);
+  }
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new StartupError(`${file}: must be a JSON object with ${FIELDS.join(', ')}`);
+  const o = doc as Record<string, unknown>;
+  const unknown = Object.keys(o).filter((k) => !(FIELDS as readonly string[]).includes(k));
+  if (unknown.length) throw new StartupError(`${file}: unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${FIELDS.join(', ')}`);
+
+  const str = (k: string): string | undefined => {
+    const v = o[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string' || v === '') throw new StartupError(`${file}: field "${k}" must be a non-empty string or null`);
+    return v;
+  };
+  const taskId = o.task_id;
+  if (taskId !== undefined && taskId !== null && !(typeof taskId === 'number' && Number.isSafeInteger(taskId) && taskId > 0)) {
+    throw new StartupError(`${file}: field "task_id" must be a positive integer or null`);
+  }
+  const disabled = o.disabled_tools ?? [];
+  if (!Array.isArray(disabled) || !disabled.every((t): t is string => typeof t === 'string')) {
+    throw new StartupError(`${file}: field "disabled_tools" must be an array of tool names`);
+  }
+  const unknownTools = unknownNames(TOOL_NAMES, disabled);
+  if (unknownTools.length) throw new StartupError(`${file}: field "disabled_tools" names unknown tool(s): ${unknownTools.join(', ')}`);
+
+  const agree = <T>(flag: string, fromFlag: T | undefined, field: string, fromFile: T | undefined): T | undefined => {
+    if (fromFlag !== undefined && fromFile !== undefined && String(fromFlag) !== String(fromFile)) {
+      throw new StartupError(`--${flag} ${String(fromFlag)} disagrees with ${file}: field "${field}" is ${JSON.stringify(fromFile)}`);
+    }
+    return fromFlag ?? fromFile;
+  };
+  return {
+    recipe: agree('recipe', flags.recipe, 'recipe', str('recipe')),
+    discipline: agree('discipline', flags.discipline, 'discipline', str('discipline')),
+    task: agree('task', flags.task === undefined ? undefined : String(flags.task), 'task_id', taskId === undefined || taskId === null ? undefined : String(taskId)),
+    sessionId: agree('session-id', flags.sessionId, 'session_id', str('session_id')),
+    feature: str('feature'),
+    extraDisabled: disabled,
+    contextFile: file,
+  };
+}
