@@ -9,6 +9,8 @@ import { argumentError, errorResult, okResult, toToolError } from './toolResult.
 import { ensureOwnTables } from '../db/ownSchema.js';
 import { recordCall } from '../session/audit.js';
 import { applyScope } from './scope.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
 
 /**
@@ -22,7 +24,10 @@ import { toolListing } from './toolListing.js';
 export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server {
   const server = new Server(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
-    { capabilities: { tools: { listChanged: false } }, instructions: plan.instructions },
+    {
+      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
+      instructions: plan.instructions,
+    },
   );
   const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log };
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
@@ -48,6 +53,8 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     return result;
   });
 
+  registerResources(server, ctx);
+  registerPrompts(server, plan, ctx);
   return server;
 }
 

@@ -1,0 +1,88 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  type Resource,
+} from '@modelcontextprotocol/sdk/types.js';
+import { readEntries } from '../domain/stateFiles.js';
+import { ToolError } from '../errors.js';
+import type { ToolContext } from '../registry/types.js';
+import { getDiscipline } from '../tools/disciplines.js';
+import { getFeature } from '../tools/features.js';
+import { getProjectInfo, getProjectProgress } from '../tools/project.js';
+import { getTask } from '../tools/tasks.js';
+
+/**
+ * Read-only resources, in every recipe (SPEC-070 "Resources"): they change nothing, so filtering
+ * them would only hide context. Fixed: ralph://project, ralph://progress, ralph://learnings.
+ * Templates: ralph://tasks/{id}, ralph://features/{name}, ralph://disciplines/{name}.
+ */
+const PAGE = 100;
+const JSON_TYPE = 'application/json';
+
+const FIXED: Resource[] = [
+  { uri: 'ralph://project', name: 'project', title: 'Project info and progress', mimeType: JSON_TYPE },
+  { uri: 'ralph://progress', name: 'progress', title: '.ralph/progress.txt', mimeType: 'text/plain' },
+  { uri: 'ralph://learnings', name: 'learnings', title: '.ralph/learnings.txt', mimeType: 'text/plain' },
+];
+
+export const TEMPLATES = [
+  { uriTemplate: 'ralph://tasks/{id}', name: 'task', title: 'A task with its comments and dependencies', mimeType: JSON_TYPE },
+  { uriTemplate: 'ralph://features/{name}', name: 'feature', title: 'A feature with its learnings and context files', mimeType: JSON_TYPE },
+  { uriTemplate: 'ralph://disciplines/{name}', name: 'discipline', title: 'A discipline: persona, skills, conventions', mimeType: JSON_TYPE },
+];
+
+const notFound = (uri: string, why: string) =>
+  Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
+
+/** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
+function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+  const offset = cursor === undefined ? 0 : Number(cursor);
+  if (!Number.isSafeInteger(offset) || offset < 0) throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
+  const { db } = ctx;
+  const rows = db.all<{ kind: string; key: string; title: string }>(
+    `SELECT kind, key, title FROM (
+       SELECT 0 AS o, 'tasks' AS kind, CAST(id AS TEXT) AS key, title, id AS k2 FROM tasks
+       UNION ALL SELECT 1, 'features', name, display_name, 0 FROM features
+       UNION ALL SELECT 2, 'disciplines', name, display_name, 0 FROM disciplines)
+     ORDER BY o, k2, key LIMIT ? OFFSET ?`,
+    PAGE + 1,
+    Math.max(0, offset - FIXED.length),
+  );
+  const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
+  const room = PAGE - fixed.length;
+  const page = rows.slice(0, room).map(
+    (r): Resource => ({ uri: `ralph://${r.kind}/${encodeURIComponent(r.key)}`, name: `${r.kind.slice(0, -1)} ${r.key}`, title: r.title, mimeType: JSON_TYPE }),
+  );
+  const resources = [...fixed, ...page];
+  return rows.length > room ? { resources, nextCursor: String(offset + resources.length) } : { resources };
+}
+
+function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; text: string } {
+  const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) });
+  if (uri === 'ralph://project') return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
+  if (uri === 'ralph://progress') return { uri, mimeType: 'text/plain', text: readEntries(ctx.project.progressFile).content };
+  if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: readEntries(ctx.project.learningsFile).content };
+  const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
+  if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
+  const key = decodeURIComponent(m[2]!);
+  try {
+    if (m[1] === 'tasks') {
+      if (!/^\d{1,15}$/.test(key)) throw notFound(uri, 'task ids are positive integers');
+      return json(getTask.handler({ id: Number(key) }, ctx));
+    }
+    if (m[1] === 'features') return json(getFeature.handler({ name: key }, ctx));
+    return json(getDiscipline.handler({ name: key }, ctx));
+  } catch (err) {
+    if (err instanceof ToolError && err.code === 'not_found') throw notFound(uri, err.message);
+    throw err;
+  }
+}
+
+export function registerResources(server: Server, ctx: ToolContext): void {
+  server.setRequestHandler(ListResourcesRequestSchema, (req) => listPage(ctx, req.params?.cursor));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
+  server.setRequestHandler(ReadResourceRequestSchema, (req) => ({ contents: [read(ctx, req.params.uri)] }));
+}
