@@ -24,7 +24,11 @@ export function formatEntry(text: string, stamp: string, who: string): string {
   return `## ${stamp} · ${who}\n${body}\n\n`;
 }
 
-/** A file written by hand may not end in a newline: our header must still start a line. */
+/**
+ * A file written by hand may not end in a newline: our header must still start a line. Under concurrent
+ * appends this check can read a byte of another process's write in flight and add one needless blank
+ * line before our entry: cosmetic, and never inside an entry (each entry is still one write).
+ */
 function needsLeadingNewline(fd: number): boolean {
   const { size } = fstatSync(fd);
   if (size === 0) return false;

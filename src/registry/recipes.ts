@@ -10,6 +10,8 @@ export interface Recipe {
   narrow?: Readonly<Record<string, readonly string[]>>;
   /** Sessions start without a task and claim one; task arguments then default to the claimed task. */
   claimsTasks?: boolean;
+  /** The recipe works on its own task only: without one (no --task, nothing claimed) it changes no task. */
+  ownTaskOnly?: boolean;
 }
 
 /**
@@ -60,6 +62,7 @@ export const RECIPES: readonly Recipe[] = [
     name: 'task_execution',
     purpose: 'Execute one task: do the work, mark it done, record what you learned, note progress.',
     allow: TASK_EXECUTION,
+    ownTaskOnly: true,
   },
   {
     name: 'opus_review',
@@ -100,6 +103,7 @@ export const RECIPES: readonly Recipe[] = [
     purpose: 'One of a pool of parallel agents: claim the next ready task, execute it, report back, repeat.',
     allow: [...TASK_EXECUTION, 'claim_next_task'],
     claimsTasks: true,
+    ownTaskOnly: true,
   },
 ];
 

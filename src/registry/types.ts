@@ -18,6 +18,10 @@ export interface SessionScope {
   claimed: boolean;
   /** --discipline was given: discipline-changing tools may only target that discipline. */
   disciplineScoped: boolean;
+  /** The recipe works on one task (task_execution, worker): without a task, no task may be changed. */
+  ownTaskOnly: boolean;
+  /** The feature the session is about (context.json) when it has no task: feature writes are limited to it. */
+  feature: string | null;
 }
 
 export interface ToolContext {

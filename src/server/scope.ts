@@ -21,18 +21,21 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
       args = { ...args, [taskTarget.arg]: own };
     } else if (taskTarget.writes && own !== null && given !== own) {
       throw new ToolError('out_of_scope', `this session is scoped to task ${own}; ${name} cannot change task ${String(given)} (reading other tasks is allowed)`);
+    } else if (taskTarget.writes && own === null && s.ownTaskOnly) {
+      throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change task ${String(given)}`);
     }
   }
-  if (featureTarget && own !== null) {
-    const feature = ctx.db.get<{ feature: string }>('SELECT feature FROM tasks WHERE id = ?', own)?.feature;
+  if (featureTarget) {
+    // The feature this session may change: its task's, else the one its context names, else any.
+    const scoped = own !== null ? ctx.db.get<{ feature: string }>('SELECT feature FROM tasks WHERE id = ?', own)?.feature : (s.feature ?? undefined);
+    const why = own !== null ? `this session's task ${own} belongs to feature ${String(scoped)}` : `this session is about feature ${String(scoped)}`;
     const given = args[featureTarget.arg];
-    if (given === undefined) args = { ...args, [featureTarget.arg]: feature };
-    else if (feature !== undefined && given !== feature) {
-      throw new ToolError('out_of_scope', `this session's task ${own} belongs to feature ${feature}; ${name} cannot change feature ${JSON.stringify(given)}`);
+    if (given === undefined) {
+      if (scoped === undefined) throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
+      args = { ...args, [featureTarget.arg]: scoped };
+    } else if (scoped !== undefined && given !== scoped) {
+      throw new ToolError('out_of_scope', `${why}; ${name} cannot change feature ${JSON.stringify(given)}`);
     }
-  }
-  if (featureTarget && own === null && args[featureTarget.arg] === undefined) {
-    throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
   }
   if (disciplineTarget && s.disciplineScoped && args[disciplineTarget.arg] !== s.discipline) {
     throw new ToolError(

@@ -110,8 +110,8 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
-  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined };
-  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null));
+  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined, ownTaskOnly: recipe?.ownTaskOnly === true, feature };
+  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, req.feature ?? null));
   const meta = db.get<{ project_title: string }>('SELECT project_title FROM metadata WHERE id = 1');
 
   const plan: SessionPlan = {
@@ -158,7 +158,7 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
  * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
  * session has a task (--task) or will get one (a recipe that claims tasks).
  */
-function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null): SessionTool {
+function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null): SessionTool {
   let input = def.input as z.ZodObject;
   const keep = recipe?.narrow?.[def.name];
   if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
@@ -169,6 +169,9 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null)
     };
     optional(def.taskTarget?.arg, `Task id; default: ${yours}`);
     optional(def.featureTarget?.arg, `Default and only allowed value: the feature of ${yours}`);
+  } else if (feature !== null && def.featureTarget && input.shape[def.featureTarget.arg]) {
+    const arg = def.featureTarget.arg;
+    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(`Default and only allowed value: ${feature} (this session's feature)`) });
   }
   return { def, input };
 }

@@ -123,6 +123,7 @@ export const updateFeature = defineTool({
   }),
   output: z.object({ feature: FeatureOut, changed: z.array(z.string()) }),
   annotations: REPLACE,
+  featureTarget: { arg: 'name' },
   handler(args, ctx) {
     const { db } = ctx;
     const given = FEATURE_UPDATABLE.filter((f) => args[f] !== undefined);
@@ -146,6 +147,7 @@ export const deleteFeature = defineTool({
   input: z.strictObject({ name: featureName }),
   output: z.object({ deleted: z.string() }),
   annotations: DELETE,
+  featureTarget: { arg: 'name' },
   handler({ name }, { db }) {
     requireFeatureRow(db, name);
     const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE feature = ?', name)!.n;
@@ -183,6 +185,7 @@ export const appendFeatureLearning = defineTool({
     pruned: z.number().int(),
   }),
   annotations: CREATE,
+  featureTarget: { arg: 'feature_name' },
   handler(args, { db, session }) {
     const row = requireFeatureRow(db, args.feature_name);
     const sourceTask = args.task_id ?? session.taskId;

@@ -7,10 +7,10 @@ import { conflict, invalid, ToolError } from '../errors.js';
 import { CREATE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { insertComment } from './comments.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
-import { commentFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
+import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
 import { CommentOut, TaskOut } from './shapes.js';
 import { dependentsOf, insertTask, loadTask, taskFields } from './tasks.js';
-import { checkContextFiles } from './validate.js';
+import { checkContextFiles, checkDependsOn } from './validate.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -24,7 +24,7 @@ const author = (ctx: ToolContext) => ctx.session.discipline ?? 'agent';
 
 function sessionTask(ctx: ToolContext, tool: string): number {
   const id = ctx.session.taskId;
-  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has no task`);
+  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has none (launch it with --task N, or claim a task first)`);
   return id;
 }
 
@@ -46,6 +46,7 @@ export const reportBlocker = defineTool({
     const { db } = ctx;
     const id = sessionTask(ctx, 'report_blocker');
     const own = requireTaskRow(db, id);
+    if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${String(own.status)}; only unfinished tasks can be blocked`);
     if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTaskRow(db, args.on_task_id) : undefined;
     db.run("UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?", args.reason, today(), id);
@@ -152,6 +153,10 @@ export const getDependencyDetails = defineTool({
       const next: number[] = [];
       for (const id of frontier) {
         if (seen.has(id)) continue;
+        if (out.length >= MAX_NODES) {
+          truncated = true;
+          break;
+        }
         seen.add(id);
         const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
         if (!row) {
@@ -161,7 +166,7 @@ export const getDependencyDetails = defineTool({
         const comments = db
           .all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', id, COMMENTS_PER_TASK)
           .map(commentFromRow);
-        const t = loadTask(db, id);
+        const t = taskFromRow(row);
         out.push({ id, title: t.title, status: t.status, depth, output_artifacts: t.output_artifacts, comments });
         next.push(...t.depends_on);
       }
@@ -193,6 +198,9 @@ export const updateTaskContext = defineTool({
       throw invalid('nothing to update: give add_context_files, remove_context_files or hints');
     }
     const row = requireTaskRow(db, args.id);
+    db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
+    if (args.hints !== undefined) db.run('UPDATE tasks SET hints = ? WHERE id = ?', args.hints, args.id);
+    if (args.add_context_files === undefined && args.remove_context_files === undefined) return { task: loadTask(db, args.id), added: [], removed: [] };
     let files = requireJsonArray(row.context_files, `tasks.context_files of task ${args.id}`);
     const removeSet = new Set((args.remove_context_files ?? []).map(canonicalPath));
     const removed: string[] = [];
@@ -208,8 +216,7 @@ export const updateTaskContext = defineTool({
       added.push(path);
     }
     if (files.length > MAX_CONTEXT_FILES) throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
-    db.run('UPDATE tasks SET context_files = ?, updated = ? WHERE id = ?', toJson(files), today(), args.id);
-    if (args.hints !== undefined) db.run('UPDATE tasks SET hints = ? WHERE id = ?', args.hints, args.id);
+    db.run('UPDATE tasks SET context_files = ? WHERE id = ?', toJson(files), args.id);
     return { task: loadTask(db, args.id), added, removed };
   },
 });
@@ -291,6 +298,9 @@ export const spawnSubtasks = defineTool({
   handler(args, ctx) {
     const { db } = ctx;
     const parent = loadTask(db, args.parent_id);
+    if (parent.status === 'done' || parent.status === 'skipped') {
+      throw conflict(`task ${parent.id} is ${parent.status}; only an unfinished task can be split into subtasks`);
+    }
     const ids: number[] = [];
     args.tasks.forEach((t, i) => {
       const after = new Set(t.after ?? []);
@@ -315,8 +325,7 @@ export const spawnSubtasks = defineTool({
         throw err;
       }
     });
-    const last = ids[ids.length - 1]!;
-    const rewired = rewireDependents(db, parent.id, last, args.skip_parent === true);
+    const rewired = rewireDependents(db, parent.id, ids, args.skip_parent === true);
     const list = ids.map((id) => `#${id}`).join(', ');
     if (args.skip_parent) skip(ctx, parent.id, `split into tasks ${list}`);
     else insertComment(db, { task_id: parent.id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Split: subtasks ${list}` });
@@ -326,13 +335,17 @@ export const spawnSubtasks = defineTool({
 
 /**
  * Tasks that depended on the parent now depend on the last subtask. When the parent is skipped it
- * will never be done, so it is replaced; otherwise the subtask is added beside it.
+ * will never be done, so it is replaced; otherwise the subtask is added beside it. Each rewired list is
+ * checked for cycles (a subtask may itself depend on a dependent), and keeps every stored item it had.
  */
-function rewireDependents(db: Db, parentId: number, lastId: number, replace: boolean): number[] {
-  const dependents = dependentsOf(db, parentId).filter((id) => id !== lastId);
+function rewireDependents(db: Db, parentId: number, newIds: readonly number[], replace: boolean): number[] {
+  const lastId = newIds[newIds.length - 1]!;
+  const dependents = dependentsOf(db, parentId).filter((id) => !newIds.includes(id));
   for (const id of dependents) {
-    const deps = numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)!.d);
-    const next = [...new Set([...(replace ? deps.filter((d) => d !== parentId) : deps), lastId])];
+    const stored = requireJsonArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)!.d, `tasks.depends_on of task ${id}`);
+    const isParent = (x: unknown) => (typeof x === 'number' || typeof x === 'string') && Number(x) === parentId;
+    const next = [...(replace ? stored.filter((x) => !isParent(x)) : stored), lastId];
+    checkDependsOn(db, id, numberArray(JSON.stringify(next)));
     db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(next), today(), id);
   }
   return dependents;
@@ -373,11 +386,16 @@ export const claimNextTask = defineTool({
       if (held?.status === 'in_progress') {
         throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
       }
-      // The previous claim is finished: the session holds no task until it claims the next one.
-      session.taskId = null;
+    }
+    if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
+      throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; it cannot claim ${args.discipline} tasks`);
     }
     const discipline = args.discipline ?? session.discipline ?? undefined;
+    if (discipline !== undefined) requireDisciplineRow(db, discipline);
     if (args.feature !== undefined) requireFeatureRow(db, args.feature);
+    // Every check passed: the previous (finished) claim is released; the session holds no task until
+    // the next one is bound below.
+    session.taskId = null;
     const params = Object.fromEntries(Object.entries({ discipline, feature: args.feature }).filter(([, v]) => v !== undefined));
     const pick = db.get<{ id: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined, false), params);
     if (!pick) return { claimed: false, task: null, ready_remaining: 0 };

@@ -87,7 +87,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   claim_next_task: {},
   report_blocker: { reason: 'blocked' }, // needs a session task: refused as no-task where visible without one
   skip_task: { id: 4, reason: 'not needed' },
-  spawn_subtasks: { parent_id: 5, tasks: [{ title: 'part one' }] },
+  spawn_subtasks: { parent_id: 6, tasks: [{ title: 'part one' }] },
   move_task_to_feature: { id: 5, feature: 'auth' },
   update_task_context: { id: 5, hints: 'new hint' },
   get_dependency_details: { id: 4 },
