@@ -114,7 +114,8 @@ await yargs(hideBin(process.argv))
         const { print } = await import('./cli/output.js');
         const { db, plan } = openSession(sessionOptions(argv));
         try {
-          const text = `${JSON.stringify(buildConfig(plan, db, argv.format, argv.db), null, 2)}\n`;
+          const extra = { context: argv.context, sessionId: argv['session-id'] };
+          const text = `${JSON.stringify(buildConfig(plan, db, argv.format, argv.db, extra), null, 2)}\n`;
           if (argv.out) writeAtomically(argv.out, text);
           else print(text);
         } finally {

@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJsonArray } from '../db/json.js';
 import { StartupError } from '../errors.js';
@@ -16,10 +16,13 @@ interface StdioServer {
 }
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
-function ralphEntry(plan: SessionPlan, dbOverride: string | undefined): StdioServer {
+function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
   const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
   const args = [cli, '--project', plan.project.root];
   if (dbOverride) args.push('--db', plan.project.dbPath);
+  // The context file carries more than the flags (disabled_tools, feature): pass it through, by absolute path.
+  if (extra.context) args.push('--context', resolve(extra.context));
+  if (extra.sessionId) args.push('--session-id', extra.sessionId);
   if (plan.recipe) args.push('--recipe', plan.recipe.name);
   if (plan.disciplineSource === 'flag' && plan.discipline) args.push('--discipline', plan.discipline);
   if (plan.task) args.push('--task', String(plan.task.id));
@@ -64,8 +67,13 @@ function safeParse(text: string): unknown {
  * claude (`claude --mcp-config`) and cursor: {"mcpServers": {...}}; vscode (VS Code, JetBrains Copilot
  * mcp.json): {"servers": {name: {"type": "stdio", ...}}}.
  */
-export function buildConfig(plan: SessionPlan, db: Db, format: ConfigFormat, dbOverride?: string): Record<string, unknown> {
-  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride), ...disciplineServers(db, plan.discipline) };
+export interface ConfigExtras {
+  context?: string | undefined;
+  sessionId?: string | undefined;
+}
+
+export function buildConfig(plan: SessionPlan, db: Db, format: ConfigFormat, dbOverride?: string, extra: ConfigExtras = {}): Record<string, unknown> {
+  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, extra), ...disciplineServers(db, plan.discipline) };
   if (format === 'vscode') {
     return { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) };
   }

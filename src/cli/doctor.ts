@@ -1,5 +1,6 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { Db } from '../db/database.js';
+import { OWN_SCHEMA_VERSION } from '../db/ownSchema.js';
 import { RALPH_USER_VERSION, RALPH_TABLES, inspectSchema } from '../db/schema.js';
 import { projectPaths } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
@@ -61,6 +62,13 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
       if (s.userVersion !== RALPH_USER_VERSION) throw new Error(`user_version ${s.userVersion}; this ralph-mcp understands ${RALPH_USER_VERSION}`);
       hasOverrides = s.hasToolOverrides;
       return `user_version ${s.userVersion}, tables ${RALPH_TABLES.join(', ')}${s.hasToolOverrides ? ', mcp_tool_overrides column present' : ' (no mcp_tool_overrides column: no discipline overrides)'}`;
+    });
+    check('ralph-mcp tables', () => {
+      const has = d.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_meta'");
+      if (!has) return 'none yet (created on the first write)';
+      const v = d.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value;
+      if (Number(v) > OWN_SCHEMA_VERSION) throw new Error(`version ${v}, newer than this ralph-mcp understands (${OWN_SCHEMA_VERSION}): writes would be refused; upgrade ralph-mcp`);
+      return `version ${v ?? '?'}`;
     });
     const disciplines = (() => {
       try {

@@ -1,5 +1,6 @@
 import { Db } from '../db/database.js';
 import { inspectSchema } from '../db/schema.js';
+import { parseJsonObject } from '../db/json.js';
 import { StartupError } from '../errors.js';
 import { locateProject } from '../project.js';
 import type { Recipe } from '../registry/recipes.js';
@@ -35,22 +36,24 @@ export function overrides(opts: OverridesOptions): string {
   const project = locateProject(opts.project, opts.db);
   const { db } = openProjectDb(project.dbPath);
   try {
-    let list = current(db, opts.discipline);
     if (editing) {
-      if (opts.clear) list = [];
-      if (opts.disable) list = [...new Set([...list, ...opts.disable])];
-      if (opts.enable) list = list.filter((t) => !opts.enable!.includes(t));
+      // Read, change and write in one transaction; read leniently, so that --clear and --enable can
+      // repair a value that names unknown tools (the case doctor reports), and keep any other keys.
       db.write(() => {
         if (!inspectSchema(db).hasToolOverrides) db.raw.exec('ALTER TABLE disciplines ADD COLUMN mcp_tool_overrides TEXT DEFAULT NULL');
-        db.run(
-          'UPDATE disciplines SET mcp_tool_overrides = ? WHERE name = ?',
-          list.length === 0 ? null : JSON.stringify({ additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) }),
-          opts.discipline,
-        );
+        const row = db.get<{ o: unknown }>('SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = ?', opts.discipline);
+        if (!row) current(db, opts.discipline); // throws the "unknown discipline" error
+        const stored = parseJsonObject(row?.o) ?? {};
+        const before = Array.isArray(stored.additional_disabled) ? stored.additional_disabled.filter((t): t is string => typeof t === 'string') : [];
+        let list = opts.clear ? [] : before;
+        if (opts.disable) list = [...new Set([...list, ...opts.disable])];
+        if (opts.enable) list = list.filter((t) => !opts.enable!.includes(t));
+        const { additional_disabled: _old, ...rest } = stored;
+        const next = list.length === 0 ? rest : { ...rest, additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) };
+        db.run('UPDATE disciplines SET mcp_tool_overrides = ? WHERE name = ?', Object.keys(next).length === 0 ? null : JSON.stringify(next), opts.discipline);
       });
-      list = current(db, opts.discipline);
     }
-    return report(opts.discipline, list, loadRecipes(project));
+    return report(opts.discipline, current(db, opts.discipline), loadRecipes(project));
   } finally {
     db.close();
   }

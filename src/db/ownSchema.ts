@@ -8,6 +8,8 @@ import type { Db } from './database.js';
  * that read-only sessions never write, and versioned in ralph_mcp_meta (user_version is Ralph's).
  */
 export const OWN_SCHEMA_VERSION = 1;
+/** The change-queue triggers schema/ralph-mcp-search.sql creates. */
+const SEARCH_TRIGGERS = 6;
 
 const ready = new WeakMap<Db, { tables?: true; search?: true }>();
 const state = (db: Db) => {
@@ -42,10 +44,13 @@ export function ensureSearchIndex(db: Db, reindexAll: () => void): boolean {
   let built = false;
   db.write(() => {
     const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
+    // A migration that rebuilds Ralph's tables drops our triggers: changes made meanwhile were never
+    // queued, so a missing trigger means the index can no longer be trusted and is rebuilt whole.
+    const triggers = db.get<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")!.n;
     db.raw.exec(readFileSync(schemaFile('ralph-mcp-search.sql'), 'utf8'));
-    if (!exists) {
+    if (!exists || triggers < SEARCH_TRIGGERS) {
       reindexAll();
-      db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('search_index', '1')");
+      db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('search_index', '1')");
       built = true;
     }
   });

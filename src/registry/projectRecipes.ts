@@ -39,6 +39,7 @@ export function loadRecipes(project: Project): readonly Recipe[] {
       const unknown = unknownNames(TOOL_NAMES, spec[field] ?? []);
       if (unknown.length) throw new StartupError(`${where}.${field} names unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`);
     }
+    if (name === 'task_brief' || name === 'full_suite') throw new StartupError(`${where}: the name ${name} is reserved (a built-in prompt)`);
     const builtin = out.get(name);
     if (builtin) {
       const widened = (spec.allow ?? []).filter((t) => !builtin.allow.includes(t));

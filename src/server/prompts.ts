@@ -5,6 +5,7 @@ import type { ToolContext } from '../registry/types.js';
 import type { SessionPlan } from '../session/plan.js';
 import { getFeatureLearnings } from '../tools/features.js';
 import { getTask } from '../tools/tasks.js';
+import { getDependencyDetails } from '../tools/workflow.js';
 
 /**
  * Prompts: `task_brief` (a task, what its dependencies produced, its feature's learnings, and how to
@@ -53,10 +54,11 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     if (err instanceof ToolError) throw invalid(err.message);
     throw err;
   }
-  const deps = got.dependencies.map((d) => {
-    const dep = getTask.handler({ id: d.id }, ctx);
-    return { id: d.id, title: dep.task.title, status: dep.task.status, output_artifacts: dep.task.output_artifacts, comments: dep.comments.map((c) => c.body) };
-  });
+  const details = getDependencyDetails.handler({ id, depth: 1 }, ctx);
+  const deps = [
+    ...details.dependencies.map((d) => ({ id: d.id, title: d.title, status: d.status, output_artifacts: d.output_artifacts, comments: d.comments.map((c) => c.body) })),
+    ...details.missing.map((mid) => ({ id: mid, status: 'missing: this task does not exist' })),
+  ];
   const learnings = getFeatureLearnings.handler({ feature_name: got.task.feature }, ctx).learnings.map((l) => l.text);
   const enabled = new Set(plan.tools.map((t) => t.def.name));
   const reporting = REPORTING.filter(([tool]) => enabled.has(tool)).map(([tool, what]) => `- ${tool}: ${what}`);

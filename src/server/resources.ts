@@ -67,7 +67,12 @@ function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; t
   if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: readEntries(ctx.project.learningsFile).content };
   const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
   if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
-  const key = decodeURIComponent(m[2]!);
+  let key: string;
+  try {
+    key = decodeURIComponent(m[2]!);
+  } catch {
+    throw notFound(uri, 'malformed percent-encoding');
+  }
   try {
     if (m[1] === 'tasks') {
       if (!/^\d{1,15}$/.test(key)) throw notFound(uri, 'task ids are positive integers');

@@ -32,6 +32,8 @@ export function mergeContextFile(path: string, flags: SessionRequest): SessionRe
     if (typeof v !== 'string' || v === '') throw new StartupError(`${file}: field "${k}" must be a non-empty string or null`);
     return v;
   };
+  // A context without a recipe would serve the full suite: never from a file Ralph wrote for an agent.
+  if (typeof o.recipe !== 'string' || o.recipe === '') throw new StartupError(`${file}: field "recipe" is required (a recipe name)`);
   const taskId = o.task_id;
   if (taskId !== undefined && taskId !== null && !(typeof taskId === 'number' && Number.isSafeInteger(taskId) && taskId > 0)) {
     throw new StartupError(`${file}: field "task_id" must be a positive integer or null`);

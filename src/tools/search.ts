@@ -46,7 +46,7 @@ export function syncSearchIndex(db: Db): void {
  * NEAR, -, *, :) and column filters in the query are searched as plain words, never interpreted.
  */
 export function ftsQuery(query: string, mode: 'all' | 'any'): string | undefined {
-  const words = query.match(/[\p{L}\p{N}_]+/gu);
+  const words = query.match(/[\p{L}\p{M}\p{N}_]+/gu);
   if (!words) return undefined;
   return words.map((w) => `"${w}"*`).join(mode === 'all' ? ' ' : ' OR ');
 }
