@@ -63,11 +63,13 @@ await yargs(hideBin(process.argv))
     (y) =>
       sessionFlags(y)
         .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
-        .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' }),
+        .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
+        .option('transport', { choices: ['stdio', 'socket'] as const, default: 'stdio' as const, describe: 'stdio (default), or a Unix socket shared by many agents' })
+        .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' }),
     (argv) =>
       run(async () => {
         const { serve } = await import('./cli/serve.js');
-        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'] });
+        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket });
       }),
   )
   .command(

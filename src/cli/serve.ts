@@ -1,4 +1,6 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { resolve } from 'node:path';
+import { StartupError } from '../errors.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { createMcpServer } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
@@ -6,6 +8,8 @@ import { openSession, type SessionOptions } from '../session/open.js';
 export interface ServeOptions extends SessionOptions {
   logLevel: LogLevel;
   logFile?: string | undefined;
+  transport?: 'stdio' | 'socket' | undefined;
+  socket?: string | undefined;
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
@@ -18,6 +22,20 @@ export async function serve(opts: ServeOptions): Promise<void> {
     'session started',
   );
 
+  if (opts.transport === 'socket') {
+    if (!opts.socket) {
+      db.close();
+      throw new StartupError('--transport socket needs --socket PATH');
+    }
+    const { serveSocket } = await import('../transport/socket.js');
+    try {
+      await serveSocket(resolve(opts.socket), plan, db, log);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return;
+  }
   const server = createMcpServer(plan, db, log);
   const transport = new StdioServerTransport();
   let closed = false;
