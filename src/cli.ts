@@ -64,12 +64,15 @@ await yargs(hideBin(process.argv))
       sessionFlags(y)
         .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
         .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
-        .option('transport', { choices: ['stdio', 'socket'] as const, default: 'stdio' as const, describe: 'stdio (default), or a Unix socket shared by many agents' })
-        .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' }),
+        .option('transport', { choices: ['stdio', 'socket', 'http'] as const, default: 'stdio' as const, describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp' })
+        .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' })
+        .option('host', { type: 'string', default: '127.0.0.1', describe: 'HTTP bind address (non-loopback requires a token)' })
+        .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
+        .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' }),
     (argv) =>
       run(async () => {
         const { serve } = await import('./cli/serve.js');
-        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket });
+        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'] });
       }),
   )
   .command(

@@ -8,8 +8,11 @@ import { openSession, type SessionOptions } from '../session/open.js';
 export interface ServeOptions extends SessionOptions {
   logLevel: LogLevel;
   logFile?: string | undefined;
-  transport?: 'stdio' | 'socket' | undefined;
+  transport?: 'stdio' | 'socket' | 'http' | undefined;
   socket?: string | undefined;
+  host?: string | undefined;
+  port?: number | undefined;
+  authToken?: string | undefined;
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
@@ -30,6 +33,16 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { serveSocket } = await import('../transport/socket.js');
     try {
       await serveSocket(resolve(opts.socket), plan, db, log);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    return;
+  }
+  if (opts.transport === 'http') {
+    const { serveHttp } = await import('../transport/http.js');
+    try {
+      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token: opts.authToken || process.env.RALPH_MCP_TOKEN || undefined }, plan, db, log);
     } catch (err) {
       db.close();
       throw err;
