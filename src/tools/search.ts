@@ -4,7 +4,7 @@ import { ensureSearchIndex } from '../db/ownSchema.js';
 import { invalid } from '../errors.js';
 import { READ, defineTool } from '../registry/types.js';
 import { LIMITS, status } from './fields.js';
-import { requireDisciplineRow, requireFeatureRow } from './rows.js';
+import { taskFilters, type TaskFilters } from './taskFilters.js';
 
 /**
  * search_tasks: ranked full-text search (SQLite FTS5, bm25) over titles, descriptions, hints,
@@ -51,15 +51,12 @@ export function ftsQuery(query: string, mode: 'all' | 'any'): string | undefined
   return words.map((w) => `"${w}"*`).join(mode === 'all' ? ' ' : ' OR ');
 }
 
-const FILTER_SQL = { status: 't.status = @status', feature: 't.feature = @feature', discipline: 't.discipline = @discipline' } as const;
-type Filters = Partial<Record<keyof typeof FILTER_SQL, string>>;
-
-const searchSql = (filters: Filters) => `
+const searchSql = (filters: TaskFilters) => `
   SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline,
     bm25(ralph_mcp_search, ${WEIGHTS}) AS score,
     snippet(ralph_mcp_search, -1, '[', ']', '…', 12) AS snippet
   FROM ralph_mcp_search JOIN tasks t ON t.id = ralph_mcp_search.rowid
-  WHERE ralph_mcp_search MATCH @q ${(Object.keys(filters) as (keyof typeof FILTER_SQL)[]).map((k) => `AND ${FILTER_SQL[k]}`).join(' ')}
+  WHERE ralph_mcp_search MATCH @q ${filters.clauses('t').map((c) => `AND ${c}`).join(' ')}
   ORDER BY score LIMIT @limit`;
 
 const Hit = z.object({
@@ -89,14 +86,11 @@ export const searchTasks = defineTool({
   output: z.object({ results: z.array(Hit), matched: z.enum(['all', 'any', 'none']) }),
   annotations: READ,
   handler(args, { db }) {
-    if (args.feature !== undefined) requireFeatureRow(db, args.feature);
-    if (args.discipline !== undefined) requireDisciplineRow(db, args.discipline);
+    const filters = taskFilters(db, { status: args.status, feature: args.feature, discipline: args.discipline });
     const all = ftsQuery(args.query, 'all');
     if (!all) throw invalid('query has no searchable words (letters or digits)');
     syncSearchIndex(db);
-    const given: Filters = { status: args.status, feature: args.feature, discipline: args.discipline };
-    const filters = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Filters;
-    const run = (q: string) => db.all<z.infer<typeof Hit>>(searchSql(filters), { ...filters, q, limit: args.limit ?? 20 });
+    const run = (q: string) => db.all<z.infer<typeof Hit>>(searchSql(filters), { ...filters.params, q, limit: args.limit ?? 20 });
     let results = run(all);
     let matched: 'all' | 'any' | 'none' = 'all';
     if (results.length === 0) {

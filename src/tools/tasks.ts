@@ -5,6 +5,7 @@ import { timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
+import { taskFilters, type TaskFilters } from './taskFilters.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
 import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
@@ -16,15 +17,8 @@ export const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, i
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 
-/**
- * The optional filters select fixed SQL fragments (keys are ours, never the caller's); the values are
- * always bound parameters.
- */
-const FILTER_SQL = { status: 'status = @status', feature: 'feature = @feature', discipline: 'discipline = @discipline' } as const;
-type Filters = Partial<Record<keyof typeof FILTER_SQL, string>>;
-
-function listSql(filters: Filters, what: 'page' | 'count'): string {
-  const where = (Object.keys(filters) as (keyof typeof FILTER_SQL)[]).map((k) => FILTER_SQL[k]);
+function listSql(filters: TaskFilters, what: 'page' | 'count'): string {
+  const where = filters.clauses();
   return what === 'count'
     ? `SELECT count(*) AS n FROM tasks WHERE ${where.join(' AND ') || '1'}`
     : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${['id > @after', ...where].join(' AND ')} ORDER BY id LIMIT @limit`;
@@ -45,19 +39,16 @@ export const listTasks = defineTool({
   output: z.object({ tasks: z.array(TaskRowOut), total: z.number().int(), next_cursor: z.string().nullable() }),
   annotations: READ,
   handler(args, { db }) {
-    if (args.filter_feature !== undefined) requireFeatureRow(db, args.filter_feature);
-    if (args.filter_discipline !== undefined) requireDisciplineRow(db, args.filter_discipline);
+    const filters = taskFilters(db, { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline });
     let after = 0;
     if (args.cursor !== undefined) {
       if (!/^\d{1,15}$/.test(args.cursor)) throw invalid('cursor is not one this server returned; omit it to start from the first page');
       after = Number(args.cursor);
     }
     const limit = args.limit ?? PAGE_DEFAULT;
-    const given: Filters = { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline };
-    const filters = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as Filters;
-    const rows = db.all(listSql(filters, 'page'), { ...filters, after, limit: limit + 1 });
+    const rows = db.all(listSql(filters, 'page'), { ...filters.params, after, limit: limit + 1 });
     const page = rows.slice(0, limit);
-    const total = db.get<{ n: number }>(listSql(filters, 'count'), filters)!.n;
+    const total = db.get<{ n: number }>(listSql(filters, 'count'), filters.params)!.n;
     return {
       tasks: page.map((r) => ({
         id: Number(r.id),
