@@ -22,3 +22,12 @@ export function packageVersion(): string {
 }
 
 export const schemaFile = (name: string): string => join(PACKAGE_ROOT, 'schema', name);
+
+/**
+ * The script a client should run to start this server: the bundle when it was built (what npm
+ * installs and Docker runs), else tsc's cli.js (a checkout built without the bundle step).
+ */
+export function serverEntry(): string {
+  const bundle = join(PACKAGE_ROOT, 'dist', 'ralph-mcp.js');
+  return existsSync(bundle) ? bundle : join(PACKAGE_ROOT, 'dist', 'src', 'cli.js');
+}

@@ -1,8 +1,8 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseJsonArray } from '../db/json.js';
 import { StartupError } from '../errors.js';
+import { serverEntry } from '../packageInfo.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { Db } from '../db/database.js';
 
@@ -17,7 +17,7 @@ interface StdioServer {
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
 function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
-  const cli = fileURLToPath(new URL('../cli.js', import.meta.url));
+  const cli = serverEntry();
   const args = [cli, '--project', plan.project.root];
   if (dbOverride) args.push('--db', plan.project.dbPath);
   // The context file carries more than the flags (disabled_tools, feature): pass it through, by absolute path.

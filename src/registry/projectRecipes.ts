@@ -57,9 +57,9 @@ export function loadRecipes(project: Project): readonly Recipe[] {
 
 /** Checks the document against schema/recipes.schema.json; the first problem names the file and the field. */
 function validateShape(file: string, doc: unknown): void {
-  // ajv comes with the MCP SDK; loaded only when a project has a recipes.json.
-  const require = createRequire(import.meta.url);
-  const Ajv2020 = require('ajv/dist/2020.js') as { default: new (o: object) => { compile: (s: object) => ValidateFn } };
+  // Loaded only when a project has a recipes.json. In the bundle, esbuild resolves this literal
+  // require() to its bundled copy of ajv; tsc's ESM output (the unit tests) has no global require.
+  const Ajv2020 = (typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')) as { default: new (o: object) => { compile: (s: object) => ValidateFn } };
   const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(schemaFile('recipes.schema.json'), 'utf8')));
   if (!validate(doc)) {
     const e = validate.errors![0]!;

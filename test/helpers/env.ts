@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 
 /** Repository root (tests run from dist/test/...). */
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const CLI = join(REPO, 'dist', 'src', 'cli.js');
+/** The built artifact every end-to-end test spawns: the esbuild bundle that npm publishes. */
+export const CLI = join(REPO, 'dist', 'ralph-mcp.js');
 export const GOLDEN_DIR = join(REPO, 'test', 'golden');
 
 /** Ralph's real databases live in ../shared (never copied into this repo); RALPH_FIXTURES overrides. */

@@ -19,7 +19,7 @@ export interface Session {
   toolNames: () => Promise<string[]>;
 }
 
-/** Spawns the built server (`node dist/src/cli.js serve ...`) over stdio and connects the SDK client. */
+/** Spawns the built server (`node dist/ralph-mcp.js serve ...`) over stdio and connects the SDK client. */
 export async function startSession(project: Project, flags: string[] = []): Promise<Session> {
   const transport = new StdioClientTransport({
     command: process.execPath,

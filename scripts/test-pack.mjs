@@ -1,0 +1,77 @@
+// The published artifact, end to end, as a user gets it: `npm pack` → install the tarball into an
+// empty directory (dependencies from the registry only) → `npx ralph-mcp --version`, `npx ralph-mcp
+// init`, and a real stdio MCP session through `npx ralph-mcp`. Run by .ci/run after `npm test`
+// (separately, because installing compiles better-sqlite3 and takes a minute or two).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const YAP_TOOLS = ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'];
+const EXPECTED_FILES = ['LICENSE', 'README.md', 'dist/ralph-mcp.js', 'dist/ralph-mcp.js.map', 'package.json', 'schema/ralph-mcp-search.sql', 'schema/ralph-mcp.sql', 'schema/ralph.sql', 'schema/recipes.schema.json', 'schema/session-plan.schema.json'];
+
+const step = (name) => process.stderr.write(`test:pack: ${name}\n`);
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+
+const work = mkdtempSync(join(tmpdir(), 'ralph-mcp-pack-'));
+try {
+  if (!existsSync(join(REPO, 'dist', 'ralph-mcp.js'))) run('npm', ['run', 'build'], REPO);
+
+  step('npm pack');
+  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], REPO));
+  const files = packed.files.map((f) => f.path).sort();
+  assert.deepEqual(files, EXPECTED_FILES, 'the package holds the bundle, its map, schema/, README and licence, nothing else');
+  const tarball = join(work, packed.filename);
+
+  step('install the tarball into an empty directory');
+  const app = join(work, 'app');
+  mkdirSync(app);
+  const t0 = Date.now();
+  run('npm', ['install', tarball], app);
+  const installed = readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'));
+  assert.ok(!installed.includes('@modelcontextprotocol') && !installed.includes('zod') && !installed.includes('yargs'), `bundled libraries are not installed again: ${installed.join(' ')}`);
+  step(`installed in ${((Date.now() - t0) / 1000).toFixed(0)} s: ${installed.length} packages`);
+
+  step('npx ralph-mcp --version');
+  const version = run('npx', ['--no-install', 'ralph-mcp', '--version'], app).trim();
+  assert.equal(version, JSON.parse(run('node', ['-p', 'JSON.stringify(require("./package.json").version)'], REPO)));
+
+  step('npx ralph-mcp init');
+  const project = join(work, 'project');
+  mkdirSync(project);
+  assert.match(run('npx', ['--no-install', 'ralph-mcp', 'init', '--project', project, '--title', 'Packed'], app), /created .*ralph\.db/);
+
+  step('a stdio session through npx ralph-mcp');
+  const transport = new StdioClientTransport({ command: 'npx', args: ['--no-install', 'ralph-mcp', '--project', project, '--recipe', 'yap'], cwd: app, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (b) => (stderr += b));
+  const client = new Client({ name: 'test-pack', version: '0' });
+  try {
+    await client.connect(transport);
+    const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+    assert.deepEqual(tools, [...YAP_TOOLS].sort(), 'yap tool set');
+    const db0 = new Database(join(project, '.ralph', 'db', 'ralph.db'));
+    db0.prepare("INSERT INTO features (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')").run();
+    db0.prepare("INSERT INTO disciplines (name, display_name, acronym, icon, color) VALUES ('backend', 'Backend', 'BACK', 'Server', '#000')").run();
+    db0.close();
+    const res = await client.callTool({ name: 'create_task', arguments: { title: 'Packed task', feature: 'core', discipline: 'backend' } });
+    assert.ok(!res.isError, JSON.stringify(res));
+    const id = res.structuredContent.task.id;
+    const db = new Database(join(project, '.ralph', 'db', 'ralph.db'), { readonly: true });
+    assert.equal(db.prepare('SELECT title FROM tasks WHERE id = ?').get(id)?.title, 'Packed task', 'the row is in the database');
+    db.close();
+  } catch (err) {
+    throw new Error(`${err.message}\nserver stderr:\n${stderr}`);
+  } finally {
+    await client.close();
+  }
+  step('PASS');
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
