@@ -5,12 +5,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { CLI } from './helpers/env.js';
-import { sampleProject } from './helpers/project.js';
+import type { Project } from '../src/project.js';
+import { query, sampleProject, setOverrides } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 
 /** --transport http: Streamable HTTP at /mcp, loopback, Host/Origin checks, bearer token, many clients. */
-async function startHttp(flags: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const p = sampleProject();
+async function startHttp(flags: string[], p: Project = sampleProject()): Promise<{ child: ChildProcess; port: number }> {
   const child = spawn(process.execPath, [CLI, '--project', p.root, '--transport', 'http', '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   let out = '';
@@ -39,11 +39,10 @@ function raw(port: number, headers: Record<string, string>): Promise<number> {
   });
 }
 
-async function client(port: number, token?: string): Promise<Client> {
+async function client(port: number, token?: string, extra: { headers?: Record<string, string>; search?: string } = {}): Promise<Client> {
   const c = new Client({ name: 'http-test', version: '0' });
-  await c.connect(
-    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {}),
-  );
+  const headers = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra.headers };
+  await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp${extra.search ?? ''}`), { requestInit: { headers } }));
   return c;
 }
 
@@ -95,4 +94,55 @@ test('a non-loopback bind without a token is refused at startup', () => {
   const r = runCli(['--project', sampleProject().root, '--recipe', 'yap', '--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--host 0\.0\.0\.0 is not loopback: set --auth-token/);
+});
+
+describe('per-connection narrowing: the Ralph-Task header or ?task= (never wider than the launch)', () => {
+  const errCode = (r: Record<string, unknown>) => (r.structuredContent as { error?: { code: string } }).error?.code;
+
+  test('a yap server: a connection asking for task 3 may change task 3 only; others keep the launch scope', async () => {
+    const p = sampleProject();
+    setOverrides(p, 'frontend', ['search_tasks']); // task 3's discipline removes a tool for its connections
+    const server = await startHttp(['--recipe', 'yap'], p);
+    const narrowed = await client(server.port, undefined, { headers: { 'Ralph-Task': '3' } });
+    const viaQuery = await client(server.port, undefined, { search: '?task=3' });
+    const wide = await client(server.port);
+    try {
+      const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
+      assert.ok(!(await names(narrowed)).includes('search_tasks'), "the task's discipline overrides apply");
+      assert.ok((await names(wide)).includes('search_tasks'));
+      assert.deepEqual(await names(viaQuery), await names(narrowed));
+      for (const c of [narrowed, viaQuery]) {
+        const out = await c.callTool({ name: 'set_task_status', arguments: { id: 5, status: 'in_progress' } });
+        assert.equal(out.isError, true);
+        assert.equal(errCode(out), 'out_of_scope');
+      }
+      assert.equal(query<{ status: string }>(p, 'SELECT status FROM tasks WHERE id = 5')[0]!.status, 'pending');
+      const ok = await narrowed.callTool({ name: 'update_task', arguments: { description: 'narrowed edit' } });
+      assert.ok(!ok.isError, JSON.stringify(ok.structuredContent));
+      assert.equal(query<{ description: string }>(p, 'SELECT description FROM tasks WHERE id = 3')[0]!.description, 'narrowed edit', "the task id defaults to the connection's task");
+      const other = await wide.callTool({ name: 'set_task_status', arguments: { id: 5, status: 'in_progress' } });
+      assert.ok(!other.isError, 'a connection without the header keeps the launch scope');
+    } finally {
+      await Promise.all([narrowed, viaQuery, wide].map((c) => c.close()));
+      server.child.kill('SIGTERM');
+    }
+  });
+
+  test('refused (403, nothing served) when it would widen or is malformed', async () => {
+    const p = sampleProject();
+    const scoped = await startHttp(['--recipe', 'task_execution', '--task', '3'], p);
+    const unscoped = await startHttp(['--recipe', 'task_execution'], p);
+    const yap = await startHttp(['--recipe', 'yap'], p);
+    try {
+      assert.equal(await raw(scoped.port, { 'Ralph-Task': '4' }), 403, 'a task server cannot be switched to another task');
+      assert.equal(await raw(scoped.port, { 'Ralph-Task': '3' }), 200, 'its own task is fine');
+      assert.equal(await raw(unscoped.port, { 'Ralph-Task': '3' }), 403, 'task_execution without --task changes no task: a task would widen it');
+      assert.equal(await raw(yap.port, { 'Ralph-Task': 'abc' }), 403);
+      assert.equal(await raw(yap.port, { 'Ralph-Task': '999' }), 403, 'unknown task');
+      const c = await client(yap.port, undefined, { headers: { 'Ralph-Task': '3' } });
+      await c.close();
+    } finally {
+      for (const s of [scoped, unscoped, yap]) s.child.kill('SIGTERM');
+    }
+  });
 });

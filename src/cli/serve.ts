@@ -52,20 +52,23 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const server = createMcpServer(plan, db, log);
   const transport = new StdioServerTransport();
   let closed = false;
-  const shutdown = (reason: string) => {
+  const shutdown = (reason: string, exit: boolean) => {
     if (closed) return;
     closed = true;
     log.info({ reason }, 'session ended');
-    void server.close().catch(() => undefined);
-    db.close();
-  };
-  transport.onclose = () => shutdown('transport closed');
-  process.stdin.on('end', () => shutdown('stdin closed'));
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(sig, () => {
-      shutdown(sig);
-      process.exit(0);
+    // Read no more requests. Calls already dispatched run synchronously against SQLite and have
+    // answered by the next macrotask; then the database is closed (its WAL checkpointed) and stdout
+    // flushed, so every write that happened has its answer delivered.
+    process.stdin.pause();
+    transport.onmessage = undefined;
+    setImmediate(() => {
+      void server.close().catch(() => undefined);
+      db.close();
+      if (exit) process.stdout.write('', () => process.exit(0));
     });
-  }
+  };
+  transport.onclose = () => shutdown('transport closed', false);
+  process.stdin.on('end', () => shutdown('stdin closed', false));
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   await server.connect(transport);
 }

@@ -47,6 +47,8 @@ export interface SessionPlan {
   disabled: string[];
   instructions: string;
   warnings: string[];
+  /** How this plan was made, so a connection can ask for a narrower one (session/narrow.ts). */
+  origin: { request: SessionRequest; schema: SchemaInfo; recipes: readonly Recipe[] };
 }
 
 /**
@@ -127,6 +129,7 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
     disabled,
     instructions: '',
     warnings,
+    origin: { request: req, schema, recipes },
   };
   plan.instructions = buildInstructions(plan);
   return plan;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
 import { StartupError } from '../errors.js';
 import { createMcpServer } from '../server/createServer.js';
+import { narrowToTask } from '../session/narrow.js';
 import type { SessionPlan } from '../session/plan.js';
 
 /**
@@ -14,6 +15,10 @@ import type { SessionPlan } from '../session/plan.js';
  * bearer token (--auth-token or RALPH_MCP_TOKEN) is checked when set and required off loopback.
  */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
+/** Header (or `?task=` on the URL) that narrows one connection to a task: see session/narrow.ts. */
+export const TASK_HEADER = 'ralph-task';
+
+const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(',') : v);
 
 export interface HttpOptions {
   host: string;
@@ -55,6 +60,14 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
       return t.handleRequest(req, res);
     }
     if (req.method !== 'POST') return reply(res, 400, 'a new MCP session starts with a POST initialize request');
+    // Documented narrowing: a connection may ask for one task's session (never a wider one).
+    const askedTask = headerValue(req.headers[TASK_HEADER]) ?? url.searchParams.get('task') ?? undefined;
+    let sessionPlan = plan;
+    if (askedTask !== undefined) {
+      const narrowed = narrowToTask(plan, db, askedTask);
+      if (!narrowed.ok) return reply(res, 403, `cannot narrow this session: ${narrowed.reason}`);
+      sessionPlan = narrowed.plan;
+    }
     const n = ++count;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -62,8 +75,8 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
         sessions.set(id, transport);
       },
     });
-    const scope = { ...plan.scope, sessionId: `${plan.scope.sessionId}-h${n}` };
-    const mcp = createMcpServer({ ...plan, scope }, db, log.child({ http_session: n }));
+    const scope = { ...sessionPlan.scope, sessionId: `${sessionPlan.scope.sessionId}-h${n}` };
+    const mcp = createMcpServer({ ...sessionPlan, scope }, db, log.child({ http_session: n, task: scope.taskId }));
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -82,9 +95,12 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
   const stop = (reason: string) => {
     log.info({ reason }, 'shutting down');
     server.close();
-    for (const t of sessions.values()) void t.close().catch(() => undefined);
-    db.close();
-    process.exit(0);
+    // Calls already dispatched finish (they are synchronous) before the next macrotask; then close.
+    setImmediate(() => {
+      for (const t of sessions.values()) void t.close().catch(() => undefined);
+      db.close();
+      process.exit(0);
+    });
   };
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
 }

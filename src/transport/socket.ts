@@ -46,11 +46,20 @@ export async function serveSocket(path: string, plan: SessionPlan, db: Db, log: 
     stopping = true;
     log.info({ reason }, 'shutting down');
     server.close();
-    for (const c of open) c.end();
     rmSync(path, { force: true });
     rmSync(pidFile, { force: true });
-    db.close();
-    process.exit(0);
+    // Calls already dispatched finish (they are synchronous) before the next macrotask; their answers
+    // are flushed by end(), then the database is closed.
+    setImmediate(() => {
+      let left = open.size;
+      const done = () => {
+        db.close();
+        process.exit(0);
+      };
+      if (left === 0) return done();
+      for (const c of open) c.end(() => --left === 0 && done());
+      setTimeout(done, 2000).unref(); // a client that never reads must not hold the exit
+    });
   };
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
 }
