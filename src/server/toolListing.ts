@@ -3,20 +3,31 @@ import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 import type { SessionTool } from '../session/plan.js';
 
-/** JSON Schema for tools/list, without the `$schema` header (it only costs bytes in every session). */
+/**
+ * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
+ * keeps what tells a model how to call a tool (types, enums, required, descriptions, patterns) and
+ * leaves out what only a validator needs: size bounds (maxLength, maxItems, minimum, …), `$schema`,
+ * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of them: the zod schema validates each
+ * call and a violation is an `invalid_argument` naming the limit (limits are listed in the README).
+ * Where a bound matters to a caller (a page size), the parameter's description states it.
+ */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return dropSafeIntegerBounds(rest) as Tool['inputSchema'];
+  return compact(rest) as Tool['inputSchema'];
 }
 
-/** zod writes ±2^53-1 bounds on every integer: they tell a model nothing and cost bytes in every session. */
-function dropSafeIntegerBounds(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(dropSafeIntegerBounds);
+const VALIDATOR_ONLY = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+
+function compact(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(node)) {
-    if ((k === 'minimum' || k === 'maximum') && Math.abs(v as number) === Number.MAX_SAFE_INTEGER) continue;
-    out[k] = dropSafeIntegerBounds(v);
+    if (VALIDATOR_ONLY.has(k) && typeof v === 'number') continue;
+    if (k === 'additionalProperties' && v === false) continue;
+    // An enum of strings says the type by itself.
+    if (k === 'type' && v === 'string' && Array.isArray((node as { enum?: unknown }).enum)) continue;
+    out[k] = compact(v);
   }
   return out;
 }

@@ -102,7 +102,7 @@ export const updateDiscipline = defineTool({
   name: 'update_discipline',
   title: 'Update discipline',
   category: 'disciplines',
-  description: 'Change fields of a discipline; only the fields given are changed (skills is replaced whole).',
+  description: 'Change only the given fields of a discipline (skills is replaced whole).',
   input: z.strictObject({
     name: disciplineName,
     display_name: text(LIMITS.title).optional(),

@@ -12,13 +12,13 @@ import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fie
 import { featureFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
-const featureName = z.string().max(LIMITS.name).describe('Feature name (key)');
+const featureName = z.string().max(LIMITS.name).describe('Feature name');
 
 const featureFields = {
   description: optText(),
   acronym,
-  knowledge_paths: pathList('Docs to consult, relative to the project root'),
-  context_files: pathList('Files to read first, relative to the project root'),
+  knowledge_paths: pathList('Docs to consult (project-relative)'),
+  context_files: pathList('Files to read first (project-relative)'),
   architecture: optText(),
   boundaries: optText(),
   dependencies: strList().describe('Names of features this one builds on'),
@@ -115,7 +115,7 @@ export const updateFeature = defineTool({
   name: 'update_feature',
   title: 'Update feature',
   category: 'features',
-  description: 'Change fields of a feature; only the fields given are changed (lists are replaced whole).',
+  description: 'Change only the given fields of a feature (lists are replaced whole).',
   input: z.strictObject({
     name: featureName,
     display_name: text(LIMITS.title).optional(),
@@ -169,7 +169,7 @@ export const appendFeatureLearning = defineTool({
   title: 'Add feature learning',
   category: 'features',
   description:
-    'Record a lesson about a feature for future tasks. Near-duplicates raise the existing hit_count; a negated contradiction replaces it. outcome says which happened.',
+    'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
   input: z.strictObject({
     feature_name: featureName,
     text: text(2000).describe('One lesson; cut to 500 chars'),
@@ -254,7 +254,7 @@ export const getFeatureLearnings = defineTool({
   name: 'get_feature_learnings',
   title: 'Get feature learnings',
   category: 'features',
-  description: "Just a feature's learnings, in the order Ralph puts them in prompts. Check here before recording a new one.",
+  description: "A feature's learnings, in the order prompts show them. Check them before recording a new one.",
   input: z.strictObject({ feature_name: featureName }),
   output: z.object({ feature_name: z.string(), learnings: z.array(LearningOut) }),
   annotations: READ,

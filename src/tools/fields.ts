@@ -29,4 +29,4 @@ export const taskId = (desc?: string) => {
 export const name = (desc: string) => z.string().min(1).max(LIMITS.name).describe(desc);
 export const status = z.enum(TASK_STATUSES);
 export const priority = z.enum(PRIORITIES);
-export const acronym = z.string().describe('4 chars A-Z/0-9, unique; derived from display_name if omitted');
+export const acronym = z.string().describe('4 chars A-Z/0-9, unique; default: from display_name');

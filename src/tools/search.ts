@@ -75,13 +75,13 @@ export const searchTasks = defineTool({
   title: 'Search tasks',
   category: 'tasks',
   description:
-    'Full-text search over task titles, descriptions, hints, acceptance criteria and comments, best match first. Use it to find related or duplicate work.',
+    'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
   input: z.strictObject({
     query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
     status: status.optional(),
     feature: z.string().max(LIMITS.name).optional(),
     discipline: z.string().max(LIMITS.name).optional(),
-    limit: z.number().int().min(1).max(100).optional().describe('Default 20'),
+    limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
   }),
   output: z.object({ results: z.array(Hit), matched: z.enum(['all', 'any', 'none']) }),
   annotations: READ,

@@ -32,7 +32,7 @@ function readTool(which: Which, name: string, title: string, description: string
     title,
     category: 'state',
     description,
-    input: z.strictObject({ last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries') }),
+    input: z.strictObject({ last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries (1-1000)') }),
     output: StateReadOut,
     annotations: READ,
     handler(args, ctx) {
@@ -41,7 +41,7 @@ function readTool(which: Which, name: string, title: string, description: string
   });
 }
 
-export const appendLearning = appendTool('learnings', 'append_learning', 'Append to learnings.txt', 'Append a timestamped entry to the project-wide .ralph/learnings.txt (lessons for all future sessions).');
+export const appendLearning = appendTool('learnings', 'append_learning', 'Append to learnings.txt', 'Append a timestamped lesson for all future sessions to .ralph/learnings.txt.');
 export const readLearnings = readTool('learnings', 'read_learnings', 'Read learnings.txt', 'Read .ralph/learnings.txt, whole or its last N entries.');
 export const appendProgress = appendTool('progress', 'append_progress', 'Append to progress.txt', 'Append a timestamped entry to .ralph/progress.txt (what was done, what is next).');
 export const readProgress = readTool('progress', 'read_progress', 'Read progress.txt', 'Read .ralph/progress.txt, whole or its last N entries.');

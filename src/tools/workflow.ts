@@ -35,7 +35,7 @@ export const reportBlocker = defineTool({
   title: 'Report blocker',
   category: 'tasks',
   description:
-    "Mark your task blocked with the reason and a comment. With on_task_id, also flag that upstream task (high-priority comment); it is not reopened.",
+    "Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).",
   input: z.strictObject({
     reason: reason.describe('What blocks you, concretely'),
     on_task_id: taskId('The task whose flaw blocks you').optional(),
@@ -83,7 +83,7 @@ export const signalAbort = defineTool({
   title: 'Ask Ralph to end this session',
   category: 'session',
   description:
-    'Tell Ralph you cannot go on (rate limits, broken environment, a task you cannot do). Recorded for Ralph; then stop making calls.',
+    'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
   input: z.strictObject({ reason }),
   output: z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
   annotations: CREATE,
@@ -115,7 +115,7 @@ export const getDependencyDetails = defineTool({
   name: 'get_dependency_details',
   title: 'Get dependency details',
   category: 'tasks',
-  description: 'What the tasks this one depends on (transitively) produced: status, output artifacts and comments (completion summaries).',
+  description: "What this task's dependencies (transitive) produced: status, output artifacts, comments (completion summaries).",
   input: z.strictObject({
     id: taskId(),
     depth: z.number().int().min(1).max(10).optional().describe(`Levels to follow (default ${DEPTH_DEFAULT})`),
@@ -275,7 +275,8 @@ const Subtask = z.strictObject({
   title: text(LIMITS.title),
   feature: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
   discipline: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
-  ...z.object(taskFields).partial().shape,
+  // A split names what each part is; tags, artifacts and turn estimates come later (update_task).
+  ...z.object(taskFields).omit({ tags: true, output_artifacts: true, estimated_turns: true }).partial().shape,
   status: z.enum(['draft', 'pending']).optional(),
   after: z.array(z.number().int().min(0).max(MAX_SUBTASKS - 1)).max(MAX_SUBTASKS).optional().describe('Indexes of earlier tasks in this list it depends on'),
 });
@@ -285,7 +286,7 @@ export const spawnSubtasks = defineTool({
   title: 'Split task into subtasks',
   category: 'tasks',
   description:
-    "Replace a too-big task with several, all or nothing. Subtasks inherit the parent's feature, discipline, priority and dependencies; tasks that needed the parent then need the last subtask.",
+    "Split a too-big task into several, all or nothing. Subtasks inherit the parent's feature, discipline, priority and dependencies; tasks that needed the parent then need the last subtask.",
   input: z.strictObject({
     parent_id: taskId(),
     tasks: z.array(Subtask).min(1).max(MAX_SUBTASKS),
@@ -369,7 +370,7 @@ export const claimNextTask = defineTool({
   title: 'Claim next ready task',
   category: 'tasks',
   description:
-    'Take the highest-priority pending task whose dependencies are all done, set it in_progress, and make it your task. Never the same task as another agent.',
+    'Take the highest-priority pending task whose dependencies are done, set it in_progress and make it yours. No two agents get the same task.',
   input: z.strictObject({
     discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
     feature: z.string().max(LIMITS.name).optional(),

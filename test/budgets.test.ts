@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { sampleProject } from './helpers/project.js';
+import { startSession } from './helpers/server.js';
+import { RECIPES } from './helpers/spec.js';
+
+/**
+ * What each session puts in front of the model on every turn: the model-visible part of tools/list
+ * (name + description + inputSchema, per tool, as JSON). Issue 6's targets are ≤ 400 bytes per tool on
+ * average over the whole suite and ≤ 6 KB for a task_execution session; each recipe also has its own
+ * budget, a little above today's size, so growth fails here and is a deliberate decision.
+ */
+const BUDGETS: Record<string, number> = {
+  braindump: 4_650,
+  yap: 3_950,
+  ramble: 3_750,
+  discuss: 1_150,
+  task_execution: 4_150,
+  'task_execution --task': 4_350,
+  opus_review: 7_400,
+  enrichment: 6_000,
+  worker: 4_750,
+  'full-suite': 15_200, // 400 bytes × 38 tools
+};
+const PER_TOOL = 400;
+const TASK_EXECUTION_MAX = 6 * 1024;
+
+const visibleBytes = (tools: { name: string; description?: string; inputSchema: unknown }[]) =>
+  tools.reduce((sum, t) => sum + JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length, 0);
+
+const project = sampleProject();
+const sessions: [string, string[]][] = [
+  ...RECIPES.map((r): [string, string[]] => [r, ['--recipe', r]]),
+  ['full-suite', []],
+  // The real task_execution launch has a task, whose id the descriptions then mention.
+  ['task_execution --task', ['--recipe', 'task_execution', '--task', '3']],
+];
+
+for (const [label, flags] of sessions) {
+  test(`model-visible tools/list within budget: ${flags.join(' ') || 'full suite'}`, async () => {
+    const s = await startSession(project, flags);
+    try {
+      const { tools } = await s.client.listTools();
+      const bytes = visibleBytes(tools);
+      const budget = BUDGETS[label]!;
+      assert.ok(bytes <= budget, `${label}: ${bytes} bytes > budget ${budget}; shorten descriptions, or raise the budget deliberately`);
+      if (label === 'full-suite') assert.ok(bytes / tools.length <= PER_TOOL, `${(bytes / tools.length).toFixed(1)} bytes per tool > ${PER_TOOL}`);
+      if (label.startsWith('task_execution')) assert.ok(bytes <= TASK_EXECUTION_MAX, `task_execution ${bytes} > ${TASK_EXECUTION_MAX}`);
+    } finally {
+      await s.close();
+    }
+  });
+}
