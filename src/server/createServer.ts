@@ -49,7 +49,8 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
     const started = performance.now();
     const result = callTool(tool, rawArgs ?? {}, ctx);
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
-    log.info({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
+    // debug, not info: a line per call on stderr costs more than a primary-key read (writes are in ralph_mcp_audit).
+    log.debug({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
     return result;
   });
 
