@@ -90,37 +90,44 @@ import_rootfs() {
       -c 'ENV LANG=C.UTF-8' "$@" -c 'CMD ["node"]' - "$image" >/dev/null
 }
 
+NEED_RUNTIME=0 NEED_BUILD=0
+if [ $FORCE = 1 ] || ! have_image "$RUNTIME_IMAGE"; then NEED_RUNTIME=1; fi
+if [ $FORCE = 1 ] || ! have_image "$BUILD_IMAGE"; then NEED_BUILD=1; fi
+# The two debootstraps run side by side (mostly downloads and unpacking).
+pids=()
+[ $NEED_RUNTIME = 1 ] && { make_rootfs "$WORK/runtime" & pids+=($!); }
+[ $NEED_BUILD = 1 ] && { make_rootfs "$WORK/build" python3,make,g++ & pids+=($!); }
+for pid in "${pids[@]}"; do wait "$pid" || die "debootstrap failed"; done
+
 # Runtime base: Node only.
-if [ $FORCE = 1 ] || ! have_image "$RUNTIME_IMAGE"; then
-  make_rootfs "$WORK/runtime"
+if [ $NEED_RUNTIME = 1 ]; then
   import_rootfs "$WORK/runtime" "$RUNTIME_IMAGE"
 fi
 
 # Build base: toolchain for node-gyp, Node's headers (so node-gyp needs no download), npm.
-if [ $FORCE = 1 ] || ! have_image "$BUILD_IMAGE"; then
-make_rootfs "$WORK/build" python3,make,g++
-tar -xzf "$NODE_TGZ" -C "$WORK/build/usr/local" --strip-components=1 package/include
-mkdir -p "$WORK/build/usr/local/lib/node_modules/npm"
-tar -xzf "$NPM_TGZ" -C "$WORK/build/usr/local/lib/node_modules/npm" --strip-components=1
-ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$WORK/build/usr/local/bin/npm"
-ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$WORK/build/usr/local/bin/npx"
-# Global npmrc: build native addons against the headers in /usr/local/include/node.
-mkdir -p "$WORK/build/usr/local/etc"
-printf 'nodedir=/usr/local\nfund=false\naudit=false\nupdate-notifier=false\n' >"$WORK/build/usr/local/etc/npmrc"
-# The host's extra CA bundle, if it has one (TLS-intercepting egress): npm in the build stage needs it.
-EXTRA_CA_CERTS=${EXTRA_CA_CERTS:-${NODE_EXTRA_CA_CERTS:-}}
-if [ -z "$EXTRA_CA_CERTS" ]; then
-  EXTRA_CA_CERTS=$(npm config get cafile 2>/dev/null || true)
-  case $EXTRA_CA_CERTS in null | undefined) EXTRA_CA_CERTS= ;; esac
-fi
-CA_ENV=()
-if [ -n "$EXTRA_CA_CERTS" ] && [ -s "$EXTRA_CA_CERTS" ]; then
-  log "build image trusts $EXTRA_CA_CERTS too (NODE_EXTRA_CA_CERTS)"
-  mkdir -p "$WORK/build/usr/local/share/ca-certificates"
-  cp "$EXTRA_CA_CERTS" "$WORK/build/usr/local/share/ca-certificates/host-extra-ca.pem"
-  CA_ENV=(-c 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-extra-ca.pem')
-fi
-import_rootfs "$WORK/build" "$BUILD_IMAGE" "${CA_ENV[@]}"
+if [ $NEED_BUILD = 1 ]; then
+  tar -xzf "$NODE_TGZ" -C "$WORK/build/usr/local" --strip-components=1 package/include
+  mkdir -p "$WORK/build/usr/local/lib/node_modules/npm"
+  tar -xzf "$NPM_TGZ" -C "$WORK/build/usr/local/lib/node_modules/npm" --strip-components=1
+  ln -sf ../lib/node_modules/npm/bin/npm-cli.js "$WORK/build/usr/local/bin/npm"
+  ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$WORK/build/usr/local/bin/npx"
+  # Global npmrc: build native addons against the headers in /usr/local/include/node.
+  mkdir -p "$WORK/build/usr/local/etc"
+  printf 'nodedir=/usr/local\nfund=false\naudit=false\nupdate-notifier=false\n' >"$WORK/build/usr/local/etc/npmrc"
+  # The host's extra CA bundle, if it has one (TLS-intercepting egress): npm in the build stage needs it.
+  EXTRA_CA_CERTS=${EXTRA_CA_CERTS:-${NODE_EXTRA_CA_CERTS:-}}
+  if [ -z "$EXTRA_CA_CERTS" ]; then
+    EXTRA_CA_CERTS=$(npm config get cafile 2>/dev/null || true)
+    case $EXTRA_CA_CERTS in null | undefined) EXTRA_CA_CERTS= ;; esac
+  fi
+  CA_ENV=()
+  if [ -n "$EXTRA_CA_CERTS" ] && [ -s "$EXTRA_CA_CERTS" ]; then
+    log "build image trusts $EXTRA_CA_CERTS too (NODE_EXTRA_CA_CERTS)"
+    mkdir -p "$WORK/build/usr/local/share/ca-certificates"
+    cp "$EXTRA_CA_CERTS" "$WORK/build/usr/local/share/ca-certificates/host-extra-ca.pem"
+    CA_ENV=(-c 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/host-extra-ca.pem')
+  fi
+  import_rootfs "$WORK/build" "$BUILD_IMAGE" "${CA_ENV[@]}"
 fi
 
 docker run --rm "$RUNTIME_IMAGE" node --version >/dev/null || die "$RUNTIME_IMAGE: node does not run"
