@@ -42,27 +42,30 @@ export const getProjectProgress = defineTool({
   annotations: READ,
   handler(_args, { db }) {
     const by_status: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
+    // Every feature/discipline is listed, also those without tasks (0/0), so the report is complete.
+    const features = new Map(db.all<{ name: string }>('SELECT name FROM features ORDER BY name').map((r) => [r.name, { name: r.name, done: 0, total: 0 }]));
+    const disciplines = new Map(db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => [r.name, { name: r.name, done: 0, total: 0 }]));
+    // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp.sql) it reads only that index.
     let total = 0;
-    for (const r of db.all<{ status: string; n: number }>('SELECT status, count(*) AS n FROM tasks GROUP BY status')) {
-      by_status[r.status] = r.n;
+    for (const r of db.all<{ status: string; feature: string; discipline: string; n: number }>(
+      'SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline',
+    )) {
       total += r.n;
+      by_status[r.status] = (by_status[r.status] ?? 0) + r.n;
+      for (const g of [features.get(r.feature), disciplines.get(r.discipline)]) {
+        if (!g) continue; // a task naming a feature/discipline row that is gone: counted in total only
+        g.total += r.n;
+        if (r.status === 'done') g.done += r.n;
+      }
     }
     const done = by_status.done ?? 0;
-    // Every feature/discipline is listed, also those without tasks (0/0), so the report is complete.
-    const group = (sql: string) => db.all<{ name: string; done: number; total: number }>(sql).map((r) => ({ name: r.name, done: r.done, total: r.total }));
     return {
       total,
       done,
       percent_done: total === 0 ? 0 : Math.round((1000 * done) / total) / 10,
       by_status,
-      by_feature: group(
-        `SELECT f.name AS name, count(t.id) AS total, count(CASE WHEN t.status = 'done' THEN 1 END) AS done
-         FROM features f LEFT JOIN tasks t ON t.feature = f.name GROUP BY f.name ORDER BY f.name`,
-      ),
-      by_discipline: group(
-        `SELECT d.name AS name, count(t.id) AS total, count(CASE WHEN t.status = 'done' THEN 1 END) AS done
-         FROM disciplines d LEFT JOIN tasks t ON t.discipline = d.name GROUP BY d.name ORDER BY d.name`,
-      ),
+      by_feature: [...features.values()],
+      by_discipline: [...disciplines.values()],
     };
   },
 });

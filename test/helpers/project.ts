@@ -61,7 +61,7 @@ export function dump(project: Project): string {
   const db = sql(project);
   try {
     const tables = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' ORDER BY name")
+      .prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' AND substr(name, 1, 10) <> 'ralph_mcp_' ORDER BY name")
       .all() as { name: string; sql: string }[];
     const parts = tables.map((t) => t.sql ?? '');
     for (const t of tables) {
