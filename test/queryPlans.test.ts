@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Db } from '../src/db/database.js';
+import { ensureOwnTables } from '../src/db/ownSchema.js';
+import { createLogger } from '../src/log.js';
+import { REGISTRY } from '../src/registry/registry.js';
+import type { SessionScope, ToolContext } from '../src/registry/types.js';
+import { sampleProject } from './helpers/project.js';
+
+/**
+ * EXPLAIN QUERY PLAN for the SQL the hot tools really run (recorded from their handlers, with their
+ * real parameters): nothing may read every task or comment where an index can avoid it. SQLite plans
+ * without statistics here as it would on a big database (no ANALYZE: it assumes large tables).
+ * Allowed full reads are listed with the reason; features and disciplines are small by nature.
+ */
+const HOT_CALLS: [string, Record<string, unknown>][] = [
+  ['get_task', { id: 3 }],
+  ['list_tasks', {}],
+  ['list_tasks', { cursor: '2', limit: 2 }],
+  ['list_tasks', { filter_status: 'pending' }],
+  ['search_tasks', { query: 'recipe' }],
+  ['get_project_progress', {}],
+  ['add_task_comment', { task_id: 3, body: 'plan check', author: 'backend' }],
+  ['set_task_status', { id: 4, status: 'in_progress' }],
+  ['claim_next_task', {}],
+];
+
+/** Plan lines that read a whole table of tasks or comments (not through a covering index). */
+const FULL_READ = /^SCAN (tasks|task_comments|t|c)\b(?!.*COVERING INDEX)/;
+/** Full reads accepted on purpose (none today): add one only with the reason it cannot use an index. */
+const ALLOWED: { tool: string; sql: RegExp; why: string }[] = [];
+
+test('hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run', () => {
+  const project = sampleProject();
+  const db = Db.open(project.dbPath);
+  try {
+    ensureOwnTables(db);
+    const seen: { tool: string; sql: string; params: unknown[] }[] = [];
+    let current = '';
+    for (const m of ['get', 'all', 'run'] as const) {
+      const orig = db[m].bind(db) as (sql: string, ...p: unknown[]) => unknown;
+      (db as unknown as Record<string, unknown>)[m] = (sql: string, ...params: unknown[]) => {
+        seen.push({ tool: current, sql, params });
+        return orig(sql, ...params);
+      };
+    }
+    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null };
+    const ctx: ToolContext = { db, project, session, log: createLogger('silent') };
+    for (const [name, args] of HOT_CALLS) {
+      const def = REGISTRY.find((t) => t.name === name)!;
+      current = name;
+      try {
+        const parsed = def.input.parse(args) as never;
+        db.write(() => def.handler(parsed, ctx));
+      } catch (err) {
+        throw new Error(`${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`);
+      }
+    }
+    const report: string[] = [];
+    const offenders: string[] = [];
+    for (const { tool, sql, params } of seen) {
+      if (!/^\s*(SELECT|UPDATE|DELETE|WITH)/i.test(sql)) continue;
+      const plan = (db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail);
+      const oneLine = sql.replace(/\s+/g, ' ').trim();
+      report.push(`${tool}: ${oneLine.slice(0, 110)}\n    ${plan.join('\n    ')}`);
+      const full = plan.filter((d) => FULL_READ.test(d));
+      if (full.length > 0 && !ALLOWED.some((a) => a.tool === tool && a.sql.test(oneLine))) offenders.push(`${tool}: ${oneLine}\n  ${full.join('; ')}`);
+    }
+    process.stderr.write(`\nEXPLAIN QUERY PLAN, hot queries:\n${report.join('\n')}\n`);
+    assert.ok(seen.length > 10, 'the handlers ran their queries');
+    assert.deepEqual(offenders, [], 'queries that read every task/comment although an index could avoid it');
+  } finally {
+    db.close();
+  }
+});
