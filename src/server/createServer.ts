@@ -1,4 +1,6 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { Db } from '../db/database.js';
@@ -12,6 +14,8 @@ import { applyScope } from './scope.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
+import { guardStdioTransport } from './stdioGuard.js';
+import { z } from 'zod';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -22,13 +26,16 @@ import { toolListing } from './toolListing.js';
  * validates, scopes and dispatches in one place.
  */
 export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server {
-  const server = new Server(
+  const server: Server = new RalphServer(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
       capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
       instructions: plan.instructions,
     },
+    log,
   );
+  // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
+  server.onerror = (err) => log.warn({ err }, 'protocol error');
   const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log };
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: ReturnType<typeof toolListing>[] | undefined;
@@ -98,6 +105,52 @@ function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome
   } catch (err) {
     ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
   }
+}
+
+/**
+ * The SDK's Server, hardened against hostile clients:
+ * - a request whose params do not match its method's schema (`resources/read` without a uri,
+ *   `initialize` with a numeric protocolVersion, `tools/call` with string arguments, ...) is answered
+ *   with Invalid params (-32602), not with the SDK's Internal error (-32603) carrying a raw zod dump
+ *   (for tools/call the SDK's own check then answers, with its own message);
+ * - a stdio/socket transport is guarded (see stdioGuard.ts): malformed and oversized lines are
+ *   answered and skipped instead of being dropped silently or ending the session.
+ */
+class RalphServer extends Server {
+  constructor(
+    info: ConstructorParameters<typeof Server>[0],
+    options: ConstructorParameters<typeof Server>[1],
+    private readonly log: Logger,
+  ) {
+    super(info, options);
+  }
+
+  // Runs from Server's own constructor too (initialize, ping): it must not read instance fields.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override setRequestHandler(schema: any, handler: any): void {
+    const method: unknown = schema?.shape?.method?.value;
+    if (typeof method !== 'string' || typeof schema.safeParse !== 'function') return super.setRequestHandler(schema, handler);
+    // The SDK parses with the schema it is given before calling the handler, and turns a failure into
+    // -32603; give it a schema that only checks the method, and check the params here.
+    super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown, extra: unknown) => {
+      const parsed = schema.safeParse(request) as { success: boolean; data?: any; error?: z.ZodError };
+      if (!parsed.success) throw invalidParams(method, parsed.error!);
+      // zod's record() rebuilds tools/call arguments key by key and loses a "__proto__" key on the
+      // way: hand the tool its arguments exactly as sent, so its strict schema refuses that key too.
+      const sent = method === 'tools/call' ? (request as { params?: { arguments?: unknown } }).params?.arguments : undefined;
+      return handler(sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data.params, arguments: sent } }, extra);
+    });
+  }
+
+  override connect(transport: Transport): Promise<void> {
+    if (transport instanceof StdioServerTransport) guardStdioTransport(transport, this.log);
+    return super.connect(transport);
+  }
+}
+
+function invalidParams(method: string, error: z.ZodError): Error {
+  const parts = error.issues.slice(0, 10).map((i) => `${i.path.length > 0 ? i.path.join('.') : 'request'}: ${i.message}`);
+  return Object.assign(new Error(`Invalid params for ${method}: ${parts.join('; ')}`), { code: ErrorCode.InvalidParams });
 }
 
 /**

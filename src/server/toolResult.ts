@@ -23,7 +23,10 @@ export function toToolError(err: unknown): ToolError {
 export function argumentError(error: z.ZodError, allowedFields: readonly string[]): ToolError {
   const parts = error.issues.map((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return `unknown field(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}; allowed fields: ${allowedFields.join(', ') || '(none)'}`;
+      const keys = issue.keys.map((k) => JSON.stringify(k)).join(', ');
+      // Inside a list element or nested object the top-level field list would mislead.
+      if (issue.path.length > 0) return `${issue.path.join('.')}: unknown field(s) ${keys}`;
+      return `unknown field(s) ${keys}; allowed fields: ${allowedFields.join(', ') || '(none)'}`;
     }
     const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
     return `${path}: ${issue.message}`;

@@ -1,0 +1,156 @@
+import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+
+/**
+ * The longest line (one JSON-RPC message) read from a client: the SDK's own read-buffer limit.
+ * The largest legitimate call (every field of spawn_subtasks at its limit) is a fraction of it.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** The members a JSON-RPC request may have. */
+const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
+
+/** The parts of the SDK's StdioServerTransport this guard replaces (an instance field, set in its constructor). */
+interface StdioInternals {
+  _ondata?: unknown;
+  _started?: boolean;
+}
+
+/**
+ * Makes the SDK's newline-delimited stdio transport (stdio and `--transport socket`) survive any
+ * client, as JSON-RPC 2.0 asks:
+ *
+ * - a line that is not JSON gets a Parse error (-32700); one that is JSON but not a JSON-RPC message
+ *   gets an Invalid Request error (-32600), carrying the request's id when it has a usable one, so a
+ *   client never waits forever (the SDK drops such lines without an answer); an invalid notification or
+ *   response gets nothing (neither is ever answered);
+ * - a line longer than `maxBytes` is skipped up to its newline and answered with -32600 (without an id:
+ *   it was not read). The SDK closes the whole session instead, which ends the server.
+ *
+ * Error answers carry no `id` when there is none to give (JSON-RPC says `null`; MCP's schema allows
+ * only leaving it out). Valid messages go to the SDK exactly as before. Call before `connect()`;
+ * returns false (and changes nothing) if the transport is not the shape this was written against.
+ */
+export function guardStdioTransport(transport: StdioServerTransport, log: Logger, maxBytes = MAX_MESSAGE_BYTES): boolean {
+  const internals = transport as unknown as StdioInternals;
+  if (typeof internals._ondata !== 'function' || internals._started) {
+    log.warn('stdio transport not guarded (unexpected SDK internals): a malformed line may go unanswered');
+    return false;
+  }
+  const reply = (error: { code: number; message: string }, id?: string | number) => {
+    if (!transport.onmessage) return; // not connected, or shutting down: read nothing, answer nothing
+    const msg = { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error } as JSONRPCMessage;
+    transport.send(msg).catch((err: unknown) => log.warn({ err }, 'could not answer a malformed message'));
+  };
+  const reader = new LineReader(
+    maxBytes,
+    (line) => {
+      const outcome = readLine(line);
+      if (outcome === null) return;
+      if ('message' in outcome) {
+        try {
+          transport.onmessage?.(outcome.message);
+        } catch (err) {
+          log.error({ err }, 'message handler failed'); // never let one message take the stream down
+        }
+        return;
+      }
+      log.warn({ reason: outcome.reason, excerpt: excerpt(line) }, 'malformed JSON-RPC message');
+      if (outcome.answer) reply({ code: outcome.answer, message: outcome.reason }, outcome.id);
+    },
+    (bytes) => {
+      log.warn({ bytes, max: maxBytes }, 'message too large: skipped');
+      reply({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${maxBytes} bytes; skipped` });
+    },
+  );
+  internals._ondata = (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return true;
+}
+
+type LineOutcome = { message: JSONRPCMessage } | { reason: string; answer?: ErrorCode; id?: string | number };
+
+/** One line → a valid message, or why it is not one and how (whether) to answer; null for a blank line. */
+function readLine(line: Buffer): LineOutcome | null {
+  let text = line.toString('utf8');
+  if (text.endsWith('\r')) text = text.slice(0, -1);
+  if (text.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { reason: `Parse error: ${(err as Error).message}`, answer: ErrorCode.ParseError };
+  }
+  const parsed = JSONRPCMessageSchema.safeParse(value);
+  if (parsed.success) return { message: parsed.data as JSONRPCMessage };
+  if (Array.isArray(value)) {
+    return { reason: 'Invalid Request: batches (JSON arrays) are not supported; send one JSON-RPC message per line', answer: ErrorCode.InvalidRequest };
+  }
+  if (value === null || typeof value !== 'object') {
+    return { reason: 'Invalid Request: a message must be a JSON-RPC 2.0 object', answer: ErrorCode.InvalidRequest };
+  }
+  const obj = value as Record<string, unknown>;
+  if (!('method' in obj) && ('result' in obj || 'error' in obj)) return { reason: 'invalid JSON-RPC response' };
+  if ('method' in obj && !('id' in obj)) return { reason: 'invalid JSON-RPC notification' };
+  const id = obj.id;
+  const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
+  return { reason: `Invalid Request: ${requestProblems(obj).join('; ')}`, answer: ErrorCode.InvalidRequest, ...(usableId !== undefined ? { id: usableId } : {}) };
+}
+
+/** What is wrong with an object meant as a request, in words. */
+function requestProblems(obj: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  if (obj.jsonrpc !== '2.0') out.push('jsonrpc must be "2.0"');
+  if (typeof obj.id !== 'string' && !(typeof obj.id === 'number' && Number.isSafeInteger(obj.id))) out.push('id must be a string or an integer');
+  if (typeof obj.method !== 'string') out.push('method must be a string');
+  if ('params' in obj && (obj.params === null || typeof obj.params !== 'object' || Array.isArray(obj.params))) out.push('params must be an object');
+  const extra = Object.keys(obj).filter((k) => !REQUEST_MEMBERS.includes(k));
+  if (extra.length > 0) out.push(`unknown member(s) ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}; allowed: ${REQUEST_MEMBERS.join(', ')}`);
+  if (out.length === 0) out.push('not a valid JSON-RPC 2.0 request');
+  return out;
+}
+
+const excerpt = (line: Buffer): string => line.subarray(0, 120).toString('utf8');
+
+/**
+ * Splits a byte stream into lines without ever holding more than `max` bytes of one line: a longer
+ * line is dropped as it streams in (reported once), and reading resumes after its newline.
+ */
+class LineReader {
+  private parts: Buffer[] = [];
+  private size = 0;
+  private skipping = false;
+
+  constructor(
+    private readonly max: number,
+    private readonly onLine: (line: Buffer) => void,
+    private readonly onTooLong: (bytes: number) => void,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(0x0a, start);
+      const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
+      if (!this.skipping && this.size + piece.length > this.max) {
+        this.skipping = true;
+        this.onTooLong(this.size + piece.length);
+        this.parts = [];
+        this.size = 0;
+      } else if (!this.skipping && piece.length > 0) {
+        this.parts.push(piece);
+        this.size += piece.length;
+      }
+      if (nl === -1) return;
+      start = nl + 1;
+      if (this.skipping) {
+        this.skipping = false;
+        continue;
+      }
+      const line = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts);
+      this.parts = [];
+      this.size = 0;
+      this.onLine(line);
+    }
+  }
+}
