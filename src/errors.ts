@@ -13,7 +13,7 @@ export const ERROR_CODES = [
   'conflict', // the write would break an invariant (duplicate, cycle, referenced row, wrong state)
   'out_of_scope', // the session's task/discipline scope forbids this target
   'busy', // the database stayed locked past the busy timeout; retry later
-  'io_error', // a state file could not be read or written
+  'io_error', // the database or a state file could not be read or written (disk full, read-only, I/O error)
   'internal', // a bug: logged with its stack
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { ToolError } from '../errors.js';
+import { StartupError, ToolError } from '../errors.js';
 
 /**
  * Our handle on Ralph's SQLite file.
@@ -9,35 +9,98 @@ import { ToolError } from '../errors.js';
  * a busy timeout (wait for the other writer instead of failing), and every read-then-write in one
  * BEGIN IMMEDIATE transaction (take the write lock before reading, so no one changes what we read).
  */
-export const BUSY_TIMEOUT_MS = 5000;
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+/** The default; the timeout in force is busyTimeoutMs() (RALPH_MCP_BUSY_TIMEOUT_MS). */
+export const BUSY_TIMEOUT_MS = DEFAULT_BUSY_TIMEOUT_MS;
+export const BUSY_TIMEOUT_ENV = 'RALPH_MCP_BUSY_TIMEOUT_MS';
+const MAX_BUSY_TIMEOUT_MS = 600_000;
+
+/**
+ * How long a write waits for another program's write lock before failing with `busy`:
+ * RALPH_MCP_BUSY_TIMEOUT_MS (whole milliseconds, 0-600000), default 5000. A malformed value fails the
+ * launch (StartupError), never silently falls back.
+ */
+export function busyTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[BUSY_TIMEOUT_ENV];
+  if (raw === undefined || raw.trim() === '') return DEFAULT_BUSY_TIMEOUT_MS;
+  const text = raw.trim();
+  if (!/^\d{1,7}$/.test(text) || Number(text) > MAX_BUSY_TIMEOUT_MS) {
+    throw new StartupError(`${BUSY_TIMEOUT_ENV} must be a whole number of milliseconds from 0 to ${MAX_BUSY_TIMEOUT_MS}, got ${JSON.stringify(raw)}`);
+  }
+  return Number(text);
+}
+
+/** The timeout in force, for messages (a malformed variable has already failed the launch). */
+function busyTimeoutForMessages(): number {
+  try {
+    return busyTimeoutMs();
+  } catch {
+    return DEFAULT_BUSY_TIMEOUT_MS;
+  }
+}
 
 export type Row = Record<string, unknown>;
 
-export class Db {
-  private readonly statements = new Map<string, Database.Statement>();
+interface OpenOptions {
+  readonly?: boolean;
+}
 
-  constructor(readonly raw: Database.Database) {}
-
-  static open(path: string, options: { readonly?: boolean } = {}): Db {
-    const raw = new Database(path, {
-      fileMustExist: true,
-      readonly: options.readonly ?? false,
-      timeout: BUSY_TIMEOUT_MS,
-    });
+function connect(path: string, options: OpenOptions): Database.Database {
+  const raw = new Database(path, {
+    fileMustExist: true,
+    readonly: options.readonly ?? false,
+    timeout: busyTimeoutMs(),
+  });
+  try {
     if (!options.readonly) {
       // Only switch when needed: changing the journal mode takes a write lock.
       const mode = raw.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') raw.pragma('journal_mode = WAL');
     }
     raw.pragma('foreign_keys = ON');
-    return new Db(raw);
+  } catch (err) {
+    raw.close();
+    throw err;
+  }
+  return raw;
+}
+
+const isReadOnlyError = (err: unknown): boolean =>
+  err instanceof Database.SqliteError &&
+  (err.code === 'SQLITE_READONLY' || err.code.startsWith('SQLITE_READONLY_')) &&
+  err.code !== 'SQLITE_READONLY_DBMOVED'; // a replaced file is not reopened behind the session's back
+
+export class Db {
+  private readonly statements = new Map<string, Database.Statement>();
+  private conn: Database.Database;
+  /**
+   * Set when a write found the database read-only. SQLite opens a file it may not write read-only for
+   * good, so once the cause is gone (permissions fixed, file system remounted read-write) only a new
+   * connection can write: the next write opens one first.
+   */
+  private reopenBeforeWrite = false;
+
+  constructor(
+    raw: Database.Database,
+    private readonly source?: { path: string; options: OpenOptions },
+  ) {
+    this.conn = raw;
+  }
+
+  /** The better-sqlite3 connection (replaced after a write found the database read-only; see write()). */
+  get raw(): Database.Database {
+    return this.conn;
+  }
+
+  static open(path: string, options: OpenOptions = {}): Db {
+    return new Db(connect(path, options), { path, options });
   }
 
   /** Prepared statements are made on first use and kept: most sessions touch a handful of queries. */
   stmt(sql: string): Database.Statement {
     let s = this.statements.get(sql);
     if (!s) {
-      s = this.raw.prepare(sql);
+      s = this.conn.prepare(sql);
       this.statements.set(sql, s);
     }
     return s;
@@ -57,32 +120,67 @@ export class Db {
 
   /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; any throw rolls everything back. */
   write<T>(fn: () => T): T {
-    return this.raw.transaction(fn).immediate();
+    if (this.reopenBeforeWrite) this.reopen();
+    try {
+      return this.conn.transaction(fn).immediate();
+    } catch (err) {
+      if (isReadOnlyError(err) && this.source && !this.source.options.readonly) this.reopenBeforeWrite = true;
+      throw err;
+    }
+  }
+
+  /**
+   * A fresh connection in place of one SQLite opened read-only. The old one is closed first: within one
+   * process SQLite shares a file's -shm mapping between connections, so a new connection beside the old
+   * one would inherit its read-only mapping. Should the new one fail to open, the old one is opened
+   * again (read-only, as before), and the next write retries.
+   */
+  private reopen(): void {
+    if (!this.source || this.conn.inTransaction) return;
+    this.statements.clear();
+    this.conn.close();
+    try {
+      this.conn = connect(this.source.path, this.source.options);
+      this.reopenBeforeWrite = false;
+    } catch {
+      this.conn = new Database(this.source.path, { fileMustExist: true, readonly: true, timeout: busyTimeoutMs() });
+      this.conn.pragma('foreign_keys = ON');
+    }
   }
 
   close(): void {
     this.statements.clear();
-    if (this.raw.open) this.raw.close();
+    if (this.conn.open) this.conn.close();
   }
 }
 
-/** Turns SQLite's own failures into tool errors an agent can act on. */
+/** Turns SQLite's own failures into tool errors an agent can act on; nothing was written in each case. */
 export function mapSqliteError(err: unknown): ToolError | undefined {
   if (!(err instanceof Database.SqliteError)) return undefined;
-  if (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED' || err.code.startsWith('SQLITE_BUSY_')) {
-    return new ToolError('busy', `the database stayed locked by another program for over ${BUSY_TIMEOUT_MS} ms; retry shortly`);
+  const code = err.code;
+  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY_') || code.startsWith('SQLITE_LOCKED_')) {
+    return new ToolError(
+      'busy',
+      `the database stayed locked by another program for over ${busyTimeoutForMessages()} ms (${BUSY_TIMEOUT_ENV}); nothing was written; retry shortly`,
+    );
   }
-  if (err.code.startsWith('SQLITE_CONSTRAINT')) {
+  if (code.startsWith('SQLITE_CONSTRAINT')) {
     return new ToolError('conflict', `the database refused the write: ${err.message}`);
   }
-  if (err.code === 'SQLITE_READONLY' || err.code.startsWith('SQLITE_READONLY_')) {
-    return new ToolError('io_error', 'the database file is read-only; nothing was written');
+  if (code === 'SQLITE_READONLY_DBMOVED') {
+    return new ToolError('io_error', 'the database file was moved or deleted while this session had it open; nothing was written; restart the session');
   }
-  if (err.code.startsWith('SQLITE_IOERR') || err.code === 'SQLITE_CANTOPEN') {
-    return new ToolError('io_error', `the database file could not be read or written (${err.code}); nothing was written`);
+  if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) {
+    return new ToolError(
+      'io_error',
+      'the database is read-only (file permissions or a read-only file system); nothing was written. Make .ralph/db/ralph.db and its -wal and -shm files (and their folder) writable; the next call reopens it',
+    );
   }
-  if (err.code === 'SQLITE_FULL') {
-    return new ToolError('io_error', 'the disk is full; nothing was written');
+  if (code === 'SQLITE_FULL') {
+    return new ToolError('io_error', 'the disk is full; nothing was written. Free space on the disk that holds the database, then retry');
+  }
+  if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') {
+    return new ToolError('io_error', `the database file could not be read or written (${code}: ${err.message}); nothing was written`);
   }
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { ToolError } from '../errors.js';
 
 /**
@@ -44,13 +44,33 @@ export function appendEntry(file: string, entry: string): number {
     fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644);
     const out = needsLeadingNewline(fd) ? Buffer.concat([Buffer.from('\n'), buf]) : buf;
     const written = writeSync(fd, out, 0, out.length);
-    if (written !== out.length) throw new Error(`short write (${written} of ${out.length} bytes)`);
+    if (written !== out.length) {
+      // The disk filled up mid-entry (a short write carries no errno): take our bytes back off the end,
+      // unless another process has appended after them, so that the file never keeps half an entry.
+      const removed = written === 0 || takeBack(fd, out.subarray(0, written));
+      throw new Error(
+        `the disk is probably full: only ${written} of ${out.length} bytes fit; ${removed ? 'nothing was written' : 'part of the entry may remain at the end of the file'}`,
+      );
+    }
     return out.length;
   } catch (err) {
-    throw new ToolError('io_error', `could not append to ${file}: ${(err as Error).message}`);
+    const e = err as NodeJS.ErrnoException;
+    const why = e.code === 'ENOSPC' || e.code === 'EDQUOT' ? `the disk is full (${e.code}); nothing was written` : e.message;
+    throw new ToolError('io_error', `could not append to ${file}: ${why}`);
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** Cuts `part` off the end of the file if the file ends with exactly those bytes; true if it did. */
+function takeBack(fd: number, part: Buffer): boolean {
+  const { size } = fstatSync(fd);
+  if (size < part.length) return false;
+  const tail = Buffer.alloc(part.length);
+  readSync(fd, tail, 0, part.length, size - part.length);
+  if (!tail.equals(part)) return false;
+  ftruncateSync(fd, size - part.length);
+  return true;
 }
 
 export interface ReadResult {
