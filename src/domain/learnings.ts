@@ -89,6 +89,174 @@ export function truncateLearning(text: string): string {
   return chars.length <= MAX_LEARNING_CHARS ? chars.join('') : chars.slice(0, MAX_LEARNING_CHARS).join('');
 }
 
+// ---- sanitising (prompt injection) ------------------------------------------------------------
+
+/**
+ * What sanitizing changed, as reported to the agent (`sanitized` in the tool result):
+ * - instructions: instruction-like text ("ignore all previous instructions", "you are now", a line
+ *   starting "system:") wrapped in a visible marker, `[neutralised: …]`
+ * - markup: role and control markup (`<system>`, `</system>`, `<|im_start|>`, `[INST]`, `<<SYS>>`)
+ *   defanged: its brackets replaced by look-alikes (‹system›, ⟦INST⟧) that no chat template parses
+ * - invisible: invisible format and control characters removed (zero-width spaces, bidi overrides,
+ *   terminal escapes), which could hide a pattern from the checks below or the text from a reviewer
+ * - shouting: text mostly in upper case (or an IMPORTANT:/CRITICAL: label) lower-cased
+ * - length: cut to the maximum length
+ * Look-alike spellings (fullwidth ＜ｓｙｓｔｅｍ＞, ｉｇｎｏｒｅ …) are caught too: when the text's NFKC
+ * form would be changed and the text itself would not, the NFKC form is what gets sanitised and stored.
+ */
+export type SanitizeChange = 'instructions' | 'markup' | 'invisible' | 'shouting' | 'length';
+export const SANITIZE_CHANGES: readonly SanitizeChange[] = ['instructions', 'markup', 'invisible', 'shouting', 'length'];
+
+export interface SanitizeResult {
+  text: string;
+  /** What was changed, in SANITIZE_CHANGES order; empty when the text was stored as given. */
+  changes: SanitizeChange[];
+}
+
+/** The visible marker around neutralised text. Text already inside one is not wrapped again. */
+export const NEUTRALISED_OPEN = '[neutralised: ';
+const MARKER_RE = /\[neutralised: [^\]\n]*\]/g;
+
+/** Verbs and nouns of "ignore all previous instructions" and its variants. */
+const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|override|overrule|discard)`;
+const OVERRIDE_NOUN = String.raw`(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|messages?|commands?|orders|constraints)`;
+const DETERMINER = String.raw`(?:all|any|every|the|your|my|these|those|of|everything)`;
+const EARLIER = String.raw`(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer|old)`;
+
+/**
+ * Instruction-like phrases (case-insensitive): Ralph's own list ("IGNORE ALL", "IGNORE PREVIOUS", "you
+ * are now", "forget everything", "new instructions", "SYSTEM:") and common variants of the same
+ * attacks; phrases an agent has no reason to write in a lesson about code.
+ */
+const INSTRUCTION_RES: RegExp[] = [
+  // "ignore all previous instructions", "forget your prior rules", "override the system prompt"
+  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}${EARLIER}\s+${OVERRIDE_NOUN}\b`, 'giu'),
+  // "disregard the above", "IGNORE PREVIOUS"
+  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}(?:previous|prior|above|preceding|foregoing)\b`, 'giu'),
+  // "ignore all instructions", "forget any rules"
+  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:all|any|every)\s+(?:(?:the|your|of|these|those)\s+){0,2}${OVERRIDE_NOUN}\b`, 'giu'),
+  /\bforget\s+everything\b/giu,
+  /\byou\s+are\s+now\b/giu,
+  /\bnew\s+instructions\b/giu,
+  /\bsystem\s+prompt\b/giu,
+  /\bfrom\s+now\s+on,?\s+you\b/giu,
+  // A line that poses as a chat turn or an instruction block: "assistant:", "### Instruction", "SYSTEM:"
+  /^[ \t>*_-]*(?:#{1,6}[ \t]*)?(?:system|assistant|user|human|developer|instructions?|response)[ \t]*:/gimu,
+  /^[ \t>]*#{1,6}[ \t]*(?:system|instructions?|response|assistant|user)\b/gimu,
+];
+
+/** Role and control markup: chat-template tags and special tokens. */
+const MARKUP_RES: RegExp[] = [
+  // <system>, </system>, <system-reminder>, <assistant name="x">; not <user-card> or <users>.
+  /<\s*\/?\s*(?:system(?:[-_]reminder)?|instructions?|assistant|user|human|developer|tool(?:_call|_result|_use)?|function_calls?|im_start|im_end)(?:\s[^<>]{0,200})?\/?\s*>/giu,
+  /<\|[^<>|\n]{1,40}\|>/gu,
+  /\[\s*\/?\s*INST\s*\]/giu,
+  /<<\s*\/?\s*SYS\s*>>/giu,
+];
+
+/** Ralph's urgency labels: kept, but no longer shouted. */
+const URGENCY_RE = /\b(?:IMPORTANT|CRITICAL|URGENT|MANDATORY)\s*:/gu;
+
+const defang = (s: string): string =>
+  s.replace(/<</g, '‹‹').replace(/>>/g, '››').replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧');
+
+/**
+ * Mostly upper case: more than half of the cased letters, once there are at least 12 of them. Words
+ * of up to 4 capitals are acronyms (JWT, HTTP, JSON), not shouting, and are not counted: "Use JWT, not
+ * HMAC" stays as written. Otherwise Ralph's rule (more than 50% upper case → lower-cased).
+ */
+export const MIN_SHOUTING_LETTERS = 12;
+export function isShouting(text: string): boolean {
+  let upper = 0;
+  let lower = 0;
+  for (const [word] of text.matchAll(/\p{L}+/gu)) {
+    const u = word.match(/\p{Lu}/gu)?.length ?? 0;
+    const l = word.match(/\p{Ll}/gu)?.length ?? 0;
+    if (l === 0 && u <= 4) continue;
+    upper += u;
+    lower += l;
+  }
+  return upper + lower >= MIN_SHOUTING_LETTERS && upper > lower;
+}
+
+/** Wraps every match of `re` in a neutralised marker, except matches inside an existing marker. */
+function neutralise(text: string, re: RegExp): string {
+  const markers = [...text.matchAll(MARKER_RE)].map((m) => [m.index!, m.index! + m[0].length] as const);
+  return text.replace(re, (match: string, ...rest: unknown[]) => {
+    const offset = rest.find((x) => typeof x === 'number') as number;
+    if (markers.some(([from, to]) => offset < to && offset + match.length > from)) return match;
+    const lead = /^\s*/.exec(match)![0];
+    const body = match.slice(lead.length).trimEnd();
+    return `${lead}${NEUTRALISED_OPEN}${defang(body)}]${match.slice(lead.length + body.length)}`;
+  });
+}
+
+/**
+ * Sanitises text an agent writes for other agents' prompts (learnings), as Ralph does before it
+ * stores one: instruction-like patterns neutralised, role markup defanged, shouting lower-cased, the
+ * length capped. It never deletes what was written: a person reading the learning still sees what
+ * the agent said, marked; a model reading it sees no chat-template markup and no bare instruction.
+ * Idempotent: sanitising a sanitised text changes nothing.
+ */
+export function sanitizeAgentText(input: string, maxChars: number = MAX_LEARNING_CHARS): SanitizeResult {
+  const changes = new Set<SanitizeChange>();
+  // Format characters (\p{Cf}: zero-width, bidi controls) and C0/C1 controls other than tab and newline.
+  const visible = input.replace(/\r\n?/g, '\n').replace(/[\p{Cf}\x00-\x08\x0b-\x1f\x7f-\x9f]/gu, '');
+  if (visible !== input.replace(/\r\n?/g, '\n')) changes.add('invisible');
+  let text = visible.trim();
+  if (isShouting(text)) {
+    text = text.toLowerCase();
+    changes.add('shouting');
+  }
+  const urgent = text.replace(URGENCY_RE, (m) => m.toLowerCase());
+  if (urgent !== text) {
+    text = urgent;
+    changes.add('shouting');
+  }
+  const patterns = neutralisePatterns(text);
+  text = patterns.text;
+  for (const c of patterns.changes) changes.add(c);
+  const nfkc = text.normalize('NFKC');
+  if (nfkc !== text) {
+    const folded = neutralisePatterns(nfkc);
+    if (folded.changes.length > 0) {
+      text = folded.text;
+      for (const c of folded.changes) changes.add(c);
+    }
+  }
+  const chars = [...text.trim()];
+  if (chars.length > maxChars) {
+    text = chars.slice(0, maxChars).join('').trimEnd();
+    changes.add('length');
+  } else {
+    text = chars.join('');
+  }
+  return { text, changes: SANITIZE_CHANGES.filter((c) => changes.has(c)) };
+}
+
+function neutralisePatterns(input: string): { text: string; changes: SanitizeChange[] } {
+  let text = input;
+  const changes: SanitizeChange[] = [];
+  for (const re of MARKUP_RES) {
+    const next = text.replace(re, defang);
+    if (next !== text) {
+      text = next;
+      if (!changes.includes('markup')) changes.push('markup');
+    }
+  }
+  for (const re of INSTRUCTION_RES) {
+    const next = neutralise(text, re);
+    if (next !== text) {
+      text = next;
+      if (!changes.includes('instructions')) changes.push('instructions');
+    }
+  }
+  return { text, changes };
+}
+
+/** A feature learning's text: sanitised and cut to MAX_LEARNING_CHARS. */
+export const sanitizeLearning = (text: string): SanitizeResult => sanitizeAgentText(text, MAX_LEARNING_CHARS);
+
 /**
  * Jaccard over the word sets. Texts made only of short words ("Go", "No") have empty word sets: they
  * are the same lesson only if they are the same text.

@@ -7,12 +7,23 @@ import { invalid } from '../errors.js';
  * relative to the project root, '/'-separated, no '.' segments.
  *
  * Refused: absolute paths, '~', '..' segments, NUL bytes, backslashes (Windows separators), percent-
- * encoded characters (a URL-encoded '..' must not sneak through), and paths whose nearest existing
- * ancestor resolves (through symlinks) outside the project. Paths that do not exist yet are allowed:
- * a task may name a file it is about to create.
+ * encoded characters (a URL-encoded '..' must not sneak through, nor a double-encoded '%252e'), drive
+ * letters and URL schemes ('C:', 'file:'), and paths whose nearest existing ancestor resolves (through
+ * symlinks) outside the project. Paths that do not exist yet are allowed: a task may name a file it is
+ * about to create.
+ *
+ * Unicode look-alikes: a path is also checked in its NFKC form, and refused if that form would be
+ * refused. So fullwidth '．．／' (which NFKC turns into '../'), '＼' or '～' are refused, because a
+ * tool that normalises Unicode before it opens the file would follow them out of the project; other
+ * non-ASCII names ('docs/café.md', 'src/ａｐｐ.ts') are plain names and allowed, stored as given.
  */
 export function checkProjectPath(projectRoot: string, input: string, field = 'path'): string {
-  const why = lexicalProblem(input);
+  let why = lexicalProblem(input);
+  if (!why) {
+    const nfkc = input.normalize('NFKC');
+    const looksLike = nfkc !== input ? lexicalProblem(nfkc) : undefined;
+    if (looksLike) why = `it uses Unicode look-alike characters that normalise to ${JSON.stringify(nfkc)} (${looksLike})`;
+  }
   if (why) throw invalid(`${field} ${JSON.stringify(input)} is not allowed: ${why}. Use a path relative to the project root, e.g. "src/app.ts".`);
   const canonical = canonicalPath(input);
   if (canonical === '') throw invalid(`${field} must name a file or folder inside the project, not the root itself`);
@@ -37,6 +48,7 @@ function lexicalProblem(p: string): string | undefined {
   if (/%[0-9a-fA-F]{2}/.test(p)) return 'it contains percent-encoded characters';
   if (p.startsWith('~')) return "it starts with '~'";
   if (isAbsolute(p) || /^[a-zA-Z]:/.test(p)) return 'it is absolute';
+  if (/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(p)) return 'it starts like a URL (scheme:)';
   if (p.split('/').includes('..')) return "it contains '..'";
   return undefined;
 }

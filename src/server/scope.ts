@@ -28,6 +28,14 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
   if (featureTarget) {
     // The feature this session may change: its task's, else the one its context names, else any.
     const scoped = own !== null ? ctx.db.get<{ feature: string }>('SELECT feature FROM tasks WHERE id = ?', own)?.feature : (s.feature ?? undefined);
+    // Fail closed: a session whose task row is gone, or an own-task-only recipe without a task, may
+    // change no feature at all (an unknown scope must not mean "any feature").
+    if (own !== null && scoped === undefined) {
+      throw new ToolError('out_of_scope', `this session's task ${own} no longer exists; ${name} cannot change any feature`);
+    }
+    if (own === null && s.ownTaskOnly && scoped === undefined) {
+      throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change a feature`);
+    }
     const why = own !== null ? `this session's task ${own} belongs to feature ${String(scoped)}` : `this session is about feature ${String(scoped)}`;
     const given = args[featureTarget.arg];
     if (given === undefined) {

@@ -1,5 +1,8 @@
 import type { SessionPlan } from './plan.js';
 
+/** JSON-quoted, with U+2028/U+2029 escaped: a stored value stays one quoted string on one line. */
+const q = (v: string): string => JSON.stringify(v).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+
 /**
  * The `instructions` text of the initialize result, generated from the plan. It names only tools
  * this session can call (a prompt that names a missing tool is the coordination problem SPEC-070
@@ -7,13 +10,15 @@ import type { SessionPlan } from './plan.js';
  */
 export function buildInstructions(plan: SessionPlan): string {
   const lines: string[] = [];
-  lines.push(`Ralph project ${JSON.stringify(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`);
+  lines.push(`Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`);
   if (plan.recipe) lines.push(`Session recipe: ${plan.recipe.name}: ${plan.recipe.purpose}`);
   else lines.push('Session recipe: none (full tool suite, for debugging).');
-  if (plan.discipline) lines.push(`Discipline: ${plan.discipline}.`);
+  // Names and statuses come from the database too (Ralph's UI, or a person, may have written anything
+  // there): quoted like the titles, so no stored text reaches the instructions unquoted.
+  if (plan.discipline) lines.push(`Discipline: ${q(plan.discipline)}.`);
   if (plan.task) {
     lines.push(
-      `Task: #${plan.task.id} ${JSON.stringify(plan.task.title)} (status ${plan.task.status}, feature ${plan.task.feature}). ` +
+      `Task: #${plan.task.id} ${q(plan.task.title)} (status ${q(plan.task.status)}, feature ${q(plan.task.feature)}). ` +
         'Tools that take a task id default to it; changes to other tasks are refused.',
     );
   }

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { Db } from '../db/database.js';
+import { BUSY_TIMEOUT_MS, Db } from '../db/database.js';
 import { RALPH_USER_VERSION, inspectSchema, type SchemaInfo } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import { locateProject } from '../project.js';
@@ -7,31 +7,62 @@ import { loadRecipes } from '../registry/projectRecipes.js';
 import { mergeContextFile } from './contextFile.js';
 import { buildSessionPlan, type SessionPlan, type SessionRequest } from './plan.js';
 
-/** Opens Ralph's database and checks that it is one we understand; fails closed otherwise. */
+/**
+ * Opens Ralph's database and checks that it is one we understand; fails closed otherwise.
+ *
+ * The checks run on a first connection that changes nothing: Db.open switches a database to WAL, and
+ * that rewrites the file header, so a database from a newer Ralph (another user_version, renamed or
+ * dropped columns) must be refused before it. The refused file is left byte for byte as it was, and no
+ * -wal or -shm file is left beside it (for a WAL database, SQLite removes them when the last
+ * read-write connection closes; a read-only one would leave them).
+ */
 export function openProjectDb(dbPath: string, options: { readonly?: boolean } = {}): { db: Db; schema: SchemaInfo } {
+  let probe: Db;
+  try {
+    probe = new Db(new Database(dbPath, { fileMustExist: true, readonly: options.readonly ?? false, timeout: BUSY_TIMEOUT_MS }));
+  } catch (err) {
+    throw new StartupError(`cannot open database ${dbPath}: ${(err as Error).message}`);
+  }
+  try {
+    checkSchema(dbPath, inspectSchema(probe));
+  } catch (err) {
+    if (err instanceof Database.SqliteError) throw new StartupError(`cannot read database ${dbPath}: ${err.message}`);
+    throw err;
+  } finally {
+    probe.close();
+  }
   let db: Db;
   try {
     db = Db.open(dbPath, options);
   } catch (err) {
     throw new StartupError(`cannot open database ${dbPath}: ${(err as Error).message}`);
   }
-  let info: SchemaInfo;
   try {
-    info = inspectSchema(db);
-    if (info.missingTables.length > 0) {
-      throw new StartupError(`${dbPath} is not a Ralph database (missing tables: ${info.missingTables.join(', ')})`);
-    }
-    if (info.userVersion !== RALPH_USER_VERSION) {
-      throw new StartupError(
-        `${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`,
-      );
-    }
+    // Again on the connection we keep: another process may have changed the file in between.
+    const info = inspectSchema(db);
+    checkSchema(dbPath, info);
+    return { db, schema: info };
   } catch (err) {
     db.close();
     if (err instanceof Database.SqliteError) throw new StartupError(`cannot read database ${dbPath}: ${err.message}`);
     throw err;
   }
-  return { db, schema: info };
+}
+
+function checkSchema(dbPath: string, info: SchemaInfo): void {
+  if (info.missingTables.length > 0) {
+    throw new StartupError(`${dbPath} is not a Ralph database (missing tables: ${info.missingTables.join(', ')})`);
+  }
+  if (info.userVersion !== RALPH_USER_VERSION) {
+    throw new StartupError(
+      `${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`,
+    );
+  }
+  if (info.drift.length > 0) {
+    throw new StartupError(
+      `${dbPath} does not have the columns of Ralph schema version ${RALPH_USER_VERSION}: ${info.drift.join('; ')}. It was left untouched; use a ralph-mcp that matches the Ralph that wrote it`,
+    );
+  }
 }
 
 export interface SessionOptions extends SessionRequest {
@@ -46,6 +77,11 @@ export interface SessionOptions extends SessionRequest {
  * Ralph is told a session will have is exactly what the session gets.
  */
 export function openSession(opts: SessionOptions): { db: Db; plan: SessionPlan } {
+  // --context FILE may live anywhere, not only in the project: Ralph writes it (typically in a temp
+  // directory, beside the per-session MCP config) and passes it on the command line, like --project and
+  // --db. It is the operator's input, never the agent's: no tool takes a path to it, and nothing in it
+  // is a path (its fields are names, a task id and tool names, all checked against the database and the
+  // registry), so it cannot be used to reach files. Paths an agent gives are checked by domain/paths.ts.
   const request = opts.context ? mergeContextFile(opts.context, opts) : opts;
   const project = locateProject(opts.project, opts.db);
   const recipes = loadRecipes(project);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Db } from '../db/database.js';
 import { requireJsonArray, stringArray, toJson } from '../db/json.js';
 import { findCycle } from '../domain/dependencies.js';
-import { MAX_LEARNINGS, mergeLearning, publicLearning, truncateLearning, type Learning } from '../domain/learnings.js';
+import { MAX_LEARNINGS, SANITIZE_CHANGES, mergeLearning, publicLearning, sanitizeAgentText, sanitizeLearning, type Learning } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
@@ -183,6 +183,7 @@ export const appendFeatureLearning = defineTool({
     matched: z.string().optional(),
     learning_count: z.number().int(),
     pruned: z.number().int(),
+    sanitized: z.array(z.enum(SANITIZE_CHANGES)).optional(),
   }),
   annotations: CREATE,
   featureTarget: { arg: 'feature_name' },
@@ -190,15 +191,20 @@ export const appendFeatureLearning = defineTool({
     const row = requireFeatureRow(db, args.feature_name);
     const sourceTask = args.task_id ?? session.taskId;
     if (sourceTask != null) requireTaskRow(db, sourceTask);
+    // Learnings go into other agents' prompts: sanitised as Ralph does (src/domain/learnings.ts), whatever
+    // `source` the caller claims (over MCP every caller is an agent), and the result says what changed.
+    const text = sanitizeLearning(args.text);
+    const reason = args.reason ? sanitizeAgentText(args.reason, 1000) : undefined;
+    const sanitized = SANITIZE_CHANGES.filter((c) => text.changes.includes(c) || (reason?.changes.includes(c) ?? false));
     const incoming: Learning = {
-      text: truncateLearning(args.text),
+      text: text.text,
       source: args.source ?? 'agent',
       created: timestamp(),
       hit_count: 1,
       reviewed: false,
       review_count: 0,
     };
-    if (args.reason) incoming.reason = args.reason;
+    if (reason) incoming.reason = reason.text;
     if (sourceTask != null) incoming.task_id = sourceTask;
     // Rewriting the column must not drop anything: refuse if it is not a JSON array at all.
     const stored = requireJsonArray(row.learnings, `features.learnings of feature ${args.feature_name}`);
@@ -215,6 +221,7 @@ export const appendFeatureLearning = defineTool({
       ...(result.matched !== undefined ? { matched: result.matched } : {}),
       learning_count: result.items.length,
       pruned: result.pruned,
+      ...(sanitized.length > 0 ? { sanitized } : {}),
     };
   },
 });

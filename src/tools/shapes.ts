@@ -105,4 +105,4 @@ export const StateReadOut = z.object({
   returned_entries: z.number().int(),
 });
 
-export const StateAppendOut = z.object({ file: str, entry: str, bytes: z.number().int() });
+export const StateAppendOut = z.object({ file: str, entry: str, bytes: z.number().int(), sanitized: z.array(z.string()).optional() });

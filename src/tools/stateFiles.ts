@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { timestamp } from '../domain/rules.js';
 import { MAX_ENTRY_CHARS, appendEntry, formatEntry, readEntries } from '../domain/stateFiles.js';
 import { CREATE, READ, defineTool, sessionLabel, type ToolContext } from '../registry/types.js';
+import { sanitizeAgentText } from '../domain/learnings.js';
 import { text } from './fields.js';
 import { StateAppendOut, StateReadOut } from './shapes.js';
 
@@ -19,9 +20,12 @@ function appendTool(which: Which, name: string, title: string, description: stri
     output: StateAppendOut,
     annotations: CREATE,
     handler(args, ctx) {
-      const entry = formatEntry(args.text, timestamp(), sessionLabel(ctx.session));
+      // learnings.txt goes into every future agent's prompt: sanitised like feature learnings (the
+      // length cap stays this file's own). progress.txt is a log for Ralph and people: kept verbatim.
+      const clean = which === 'learnings' ? sanitizeAgentText(args.text, MAX_ENTRY_CHARS) : null;
+      const entry = formatEntry(clean ? clean.text : args.text, timestamp(), sessionLabel(ctx.session));
       const bytes = appendEntry(fileOf(ctx, which), entry);
-      return { file: relName(which), entry, bytes };
+      return { file: relName(which), entry, bytes, ...(clean && clean.changes.length > 0 ? { sanitized: clean.changes } : {}) };
     },
   });
 }
