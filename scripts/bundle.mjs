@@ -5,6 +5,37 @@
 import { build } from 'esbuild';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
 
+/**
+ * Two modules every session would evaluate at startup for nothing (about 30 ms together):
+ * - the SDK Server's ajv-based validator, used only to check elicitation forms, which ralph-mcp never
+ *   sends (ajv itself stays in the bundle, loaded lazily for .ralph/mcp/recipes.json);
+ * - zod's table of ~40 locales, of which only English is ever configured.
+ * Each is replaced by a small module with the same exports that the code paths we use need.
+ */
+function startupTrim() {
+  const stubs = {
+    ajvProvider:
+      "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
+  };
+  return {
+    name: 'startup-trim',
+    setup(b) {
+      b.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
+        args.importer.includes('@modelcontextprotocol/sdk/dist/esm/server/') ? { path: 'ajv-provider', namespace: 'stub' } : undefined,
+      );
+      b.onLoad({ filter: /^ajv-provider$/, namespace: 'stub' }, () => ({ contents: stubs.ajvProvider, loader: 'js' }));
+      b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /\/zod\/v4\/(classic|core)\//.test(args.importer) ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace('en.js', 'index.en-only.js'), namespace: 'zod-locales' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path.replace('index.en-only.js', 'en.js'))};`,
+        loader: 'js',
+        resolveDir: args.path.replace(/\/[^/]*$/, ''),
+      }));
+    },
+  };
+}
+
 const outfile = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
 const result = await build({
   entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
@@ -22,6 +53,7 @@ const result = await build({
   legalComments: 'eof',
   logLevel: 'warning',
   metafile: true,
+  plugins: [startupTrim()],
 });
 // BUNDLE_META=file.json: esbuild's metafile, to see what the bundle is made of.
 if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile));

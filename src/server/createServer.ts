@@ -14,7 +14,7 @@ import { applyScope } from './scope.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
-import { guardStdioTransport } from './stdioGuard.js';
+import { guardStdioTransport, shareDrainWaits } from './stdioGuard.js';
 import { z } from 'zod';
 
 /**
@@ -143,7 +143,10 @@ class RalphServer extends Server {
   }
 
   override connect(transport: Transport): Promise<void> {
-    if (transport instanceof StdioServerTransport) guardStdioTransport(transport, this.log);
+    if (transport instanceof StdioServerTransport) {
+      guardStdioTransport(transport, this.log);
+      shareDrainWaits(transport);
+    }
     return super.connect(transport);
   }
 }

@@ -1,6 +1,8 @@
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 
 /**
  * The longest line (one JSON-RPC message) read from a client: the SDK's own read-buffer limit.
@@ -153,4 +155,30 @@ class LineReader {
       this.onLine(line);
     }
   }
+}
+
+/**
+ * Replaces the SDK transport's send. The SDK adds a `once('drain')` listener per message whenever the
+ * pipe is backed up, so thousands of pipelined replies pile up thousands of listeners (quadratic
+ * removal work and a MaxListenersExceededWarning). Here every message written while the pipe is full
+ * waits on ONE shared drain listener. Order and content are unchanged: each message is still one write.
+ */
+export function shareDrainWaits(transport: StdioServerTransport): boolean {
+  const out = (transport as unknown as { _stdout?: Writable })._stdout;
+  if (!out || typeof out.write !== 'function') return false;
+  let waiting: (() => void)[] | null = null;
+  transport.send = (message: JSONRPCMessage) =>
+    new Promise<void>((resolve) => {
+      if (out.write(serializeMessage(message)) && waiting === null) return resolve();
+      if (waiting === null) {
+        waiting = [];
+        out.once('drain', () => {
+          const ready = waiting ?? [];
+          waiting = null;
+          for (const r of ready) r();
+        });
+      }
+      waiting.push(resolve);
+    });
+  return true;
 }
