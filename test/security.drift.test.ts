@@ -8,7 +8,7 @@ import { columnDrift, expectedColumns, RALPH_TABLES } from '../src/db/schema.js'
 import { Db } from '../src/db/database.js';
 import type { Project } from '../src/project.js';
 import { FIXTURE_SKIP, FIXTURES } from './helpers/env.js';
-import { fixtureProject, sampleProject } from './helpers/project.js';
+import { fixtureProject, sampleProject, sql } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';
 
 /**
@@ -138,4 +138,14 @@ describe('drift ralph-mcp copes with', () => {
     assert.ok(cols.get('tasks')!.some((c) => c.name === 'pseudocode'));
     assert.ok(cols.get('disciplines')!.some((c) => c.name === 'mcp_tool_overrides'));
   });
+});
+
+test('doctor reports schema drift (and fails) instead of passing the schema check', () => {
+  const p = sampleProject();
+  const db = sql(p);
+  db.exec('ALTER TABLE tasks RENAME COLUMN hints TO tips');
+  db.close();
+  const r = runCli(['doctor', '--project', p.root]);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(r.stdout, /schema drift: .*tasks.*hints/);
 });

@@ -60,6 +60,7 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
       const s = inspectSchema(d);
       if (s.missingTables.length) throw new Error(`missing Ralph tables: ${s.missingTables.join(', ')}`);
       if (s.userVersion !== RALPH_USER_VERSION) throw new Error(`user_version ${s.userVersion}; this ralph-mcp understands ${RALPH_USER_VERSION}`);
+      if (s.drift.length) throw new Error(`schema drift: ${s.drift.join('; ')}`);
       hasOverrides = s.hasToolOverrides;
       return `user_version ${s.userVersion}, tables ${RALPH_TABLES.join(', ')}${s.hasToolOverrides ? ', mcp_tool_overrides column present' : ' (no mcp_tool_overrides column: no discipline overrides)'}`;
     });

@@ -354,8 +354,10 @@ function rewireDependents(db: Db, parentId: number, newIds: readonly number[], r
 
 // ---- claim_next_task -----------------------------------------------------------------------
 
-const READY_SQL = (withDiscipline: boolean, withFeature: boolean, count: boolean) => `
-  SELECT ${count ? 'count(*) AS n' : 't.id'} FROM tasks t
+// The pick and the count of ready tasks in one pass (a window count): every pending task's
+// dependencies are checked once, not twice.
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
+  SELECT t.id, count(*) OVER () AS ready FROM tasks t
   WHERE t.status = 'pending'
     ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
     ${withFeature ? 'AND t.feature = @feature' : ''}
@@ -363,7 +365,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean, count: boolean
       SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
       LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
       WHERE dep.status IS NOT 'done')
-  ${count ? '' : `ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`}`;
+  ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
 
 export const claimNextTask = defineTool({
   name: 'claim_next_task',
@@ -398,13 +400,13 @@ export const claimNextTask = defineTool({
     // the next one is bound below.
     session.taskId = null;
     const params = Object.fromEntries(Object.entries({ discipline, feature: args.feature }).filter(([, v]) => v !== undefined));
-    const pick = db.get<{ id: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined, false), params);
+    const pick = db.get<{ id: number; ready: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined), params);
     if (!pick) return { claimed: false, task: null, ready_remaining: 0 };
     db.run("UPDATE tasks SET status = 'in_progress', updated = ? WHERE id = ?", today(), pick.id);
     session.taskId = pick.id;
     session.claimed = true;
-    const remaining = db.get<{ n: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined, true), params)!.n;
-    return { claimed: true, task: loadTask(db, pick.id), ready_remaining: remaining };
+    // The claimed task was one of the ready ones; in_progress readies nothing else.
+    return { claimed: true, task: loadTask(db, pick.id), ready_remaining: pick.ready - 1 };
   },
 });
 
