@@ -1,30 +1,19 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
-import { CLI } from './helpers/env.js';
+import { startHttpServer } from './helpers/httpServer.js';
 import type { Project } from '../src/project.js';
 import { query, sampleProject, setOverrides } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 
 /** --transport http: Streamable HTTP at /mcp, loopback, Host/Origin checks, bearer token, many clients. */
 async function startHttp(flags: string[], p: Project = sampleProject()): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, [CLI, '--project', p.root, '--transport', 'http', '--port', '0', ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let err = '';
-  let out = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  const port = await new Promise<number>((resolve, reject) => {
-    child.stderr!.on('data', (b: Buffer) => {
-      err += b.toString();
-      const m = /"msg":"listening"/.test(err) && /"port":(\d+)/.exec(err);
-      if (m) resolve(Number(m[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`http server exited ${code}: ${err}`)));
-  });
-  child.on('exit', () => assert.equal(out, '', 'nothing on stdout'));
-  return { child, port };
+  const server = await startHttpServer(['--project', p.root, ...flags]);
+  server.child.on('exit', () => assert.equal(server.stdout(), '', 'nothing on stdout'));
+  return server;
 }
 
 function raw(port: number, headers: Record<string, string>): Promise<number> {

@@ -5,6 +5,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Project } from '../src/project.js';
 import { CLI, GOLDEN_DIR, REPO } from './helpers/env.js';
+import { startHttpServer } from './helpers/httpServer.js';
 import { query, sampleProject } from './helpers/project.js';
 import { RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';
 
@@ -230,16 +231,9 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
   const target = () => [url, '--transport', 'http'];
 
   before(async () => {
-    child = spawn(process.execPath, [CLI, '--project', p.root, '--recipe', 'opus_review', '--transport', 'http', '--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    let err = '';
-    const port = await new Promise<number>((resolve, reject) => {
-      child.stderr!.on('data', (b: Buffer) => {
-        err += b.toString();
-        const m = /"msg":"listening"/.test(err) && /"port":(\d+)/.exec(err);
-        if (m) resolve(Number(m[1]));
-      });
-      child.once('exit', (code) => reject(new Error(`http server exited ${code}: ${err}`)));
-    });
+    const server = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
+    child = server.child;
+    const port = server.port;
     url = `http://127.0.0.1:${port}/mcp`;
   });
   after(() => {

@@ -21,6 +21,7 @@ import { splitEntries } from '../../src/domain/stateFiles.js';
 import { RpcChild, installExitHooks, parseResult, type Reply } from '../bench/rpc.js';
 import { createSampleProject } from '../sampleProject.js';
 import type { StressFigures } from './types.js';
+import { rng } from '../bench/datagen.js'; // mulberry32: seeded, so a failing run replays with its seed
 
 const HERE = fileURLToPath(import.meta.url);
 const REPO = resolve(dirname(HERE), '..', '..', '..');
@@ -28,17 +29,7 @@ export const CLI = join(REPO, 'dist', 'ralph-mcp.js');
 
 // ---- small deterministic helpers ---------------------------------------------------------------
 
-/** mulberry32: a seeded generator, so a failing run can be replayed with its seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { rng }; // crash.ts imports it from here
 const int = (r: () => number, n: number) => Math.floor(r() * n);
 const pick = <T>(r: () => number, xs: readonly T[]): T => xs[int(r, xs.length)]!;
 

@@ -64,7 +64,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     setImmediate(() => {
       void server.close().catch(() => undefined);
       db.close();
-      if (exit) process.stdout.write('', () => process.exit(0));
+      if (exit) process.stdout.write('', () => process.exit(0)); // stdout-ok: writes nothing, waits for the flush
     });
   };
   transport.onclose = () => shutdown('transport closed', false);
