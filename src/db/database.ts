@@ -45,13 +45,15 @@ interface OpenOptions {
   readonly?: boolean;
 }
 
-function connect(path: string, options: OpenOptions): Database.Database {
+function connect(path: string, options: OpenOptions, beforeWal?: (raw: Database.Database) => void): Database.Database {
   const raw = new Database(path, {
     fileMustExist: true,
     readonly: options.readonly ?? false,
     timeout: busyTimeoutMs(),
   });
   try {
+    // Checks that must see the file exactly as found: switching to WAL rewrites its header.
+    beforeWal?.(raw);
     if (!options.readonly) {
       // Only switch when needed: changing the journal mode takes a write lock.
       const mode = raw.pragma('journal_mode', { simple: true });
@@ -92,8 +94,9 @@ export class Db {
     return this.conn;
   }
 
-  static open(path: string, options: OpenOptions = {}): Db {
-    return new Db(connect(path, options), { path, options });
+  /** `beforeWal` runs on the new connection before it switches the file to WAL (and may refuse it). */
+  static open(path: string, options: OpenOptions = {}, beforeWal?: (db: Db) => void): Db {
+    return new Db(connect(path, options, beforeWal && ((raw) => beforeWal(new Db(raw)))), { path, options });
   }
 
   /** Prepared statements are made on first use and kept: most sessions touch a handful of queries. */

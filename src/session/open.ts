@@ -1,5 +1,4 @@
-import Database from 'better-sqlite3';
-import { BUSY_TIMEOUT_MS, Db } from '../db/database.js';
+import { Db } from '../db/database.js';
 import { RALPH_USER_VERSION, inspectSchema, type SchemaInfo } from '../db/schema.js';
 import { StartupError } from '../errors.js';
 import { locateProject } from '../project.js';
@@ -10,42 +9,25 @@ import { buildSessionPlan, type SessionPlan, type SessionRequest } from './plan.
 /**
  * Opens Ralph's database and checks that it is one we understand; fails closed otherwise.
  *
- * The checks run on a first connection that changes nothing: Db.open switches a database to WAL, and
- * that rewrites the file header, so a database from a newer Ralph (another user_version, renamed or
- * dropped columns) must be refused before it. The refused file is left byte for byte as it was, and no
+ * The checks run on the new connection before Db.open switches the database to WAL, which rewrites
+ * the file header: a database from a newer Ralph (another user_version, renamed or dropped columns)
+ * is refused before anything is written. The refused file is left byte for byte as it was, and no
  * -wal or -shm file is left beside it (for a WAL database, SQLite removes them when the last
  * read-write connection closes; a read-only one would leave them).
  */
 export function openProjectDb(dbPath: string, options: { readonly?: boolean } = {}): { db: Db; schema: SchemaInfo } {
-  let probe: Db;
+  let schema: SchemaInfo | undefined;
+  let opened = false;
   try {
-    probe = new Db(new Database(dbPath, { fileMustExist: true, readonly: options.readonly ?? false, timeout: BUSY_TIMEOUT_MS }));
+    const db = Db.open(dbPath, options, (probe) => {
+      opened = true;
+      schema = inspectSchema(probe);
+      checkSchema(dbPath, schema);
+    });
+    return { db, schema: schema! };
   } catch (err) {
-    throw new StartupError(`cannot open database ${dbPath}: ${(err as Error).message}`);
-  }
-  try {
-    checkSchema(dbPath, inspectSchema(probe));
-  } catch (err) {
-    if (err instanceof Database.SqliteError) throw new StartupError(`cannot read database ${dbPath}: ${err.message}`);
-    throw err;
-  } finally {
-    probe.close();
-  }
-  let db: Db;
-  try {
-    db = Db.open(dbPath, options);
-  } catch (err) {
-    throw new StartupError(`cannot open database ${dbPath}: ${(err as Error).message}`);
-  }
-  try {
-    // Again on the connection we keep: another process may have changed the file in between.
-    const info = inspectSchema(db);
-    checkSchema(dbPath, info);
-    return { db, schema: info };
-  } catch (err) {
-    db.close();
-    if (err instanceof Database.SqliteError) throw new StartupError(`cannot read database ${dbPath}: ${err.message}`);
-    throw err;
+    if (err instanceof StartupError) throw err;
+    throw new StartupError(`cannot ${opened ? 'read' : 'open'} database ${dbPath}: ${(err as Error).message}`);
   }
 }
 
