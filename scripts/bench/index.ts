@@ -215,6 +215,28 @@ interface FamilyResult {
   note?: string;
 }
 
+/** One family's row, from its sequential samples' summary and its pipelined run. */
+function familyResult(a: {
+  family: string; tasks: number; session: string; n: number; s: { p50: number; p99: number; mean: number };
+  pn: number; pms: number; errors: number; firstError?: string | undefined; replyBytes: number;
+}): FamilyResult {
+  const res: FamilyResult = {
+    family: a.family,
+    tasks: a.tasks,
+    session: a.session,
+    seq_n: a.n,
+    p50_ms: round(a.s.p50, 4),
+    p99_ms: round(a.s.p99, 4),
+    mean_ms: round(a.s.mean, 4),
+    pipe_n: a.pn,
+    calls_per_s: Math.round((a.pn / a.pms) * 1000),
+    errors: a.errors,
+    reply_bytes: Math.round(a.replyBytes),
+  };
+  if (a.firstError) res.first_error = a.firstError;
+  return res;
+}
+
 const errLine = (r: Reply) => (r.rpcError ? `rpc ${r.rpcError.code}: ${r.rpcError.message}` : `${r.errorCode}: ${r.line.slice(0, 300)}`);
 
 /** Warm-up, then sequential calls (one in flight) timed one by one, then pipelined calls. */
@@ -252,20 +274,7 @@ async function measureFamily(c: RpcChild, family: string, tasks: number, session
   const calls = Array.from({ length: pn }, next);
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 10 * pn * s.p50));
   replies.forEach(tally);
-  const res: FamilyResult = {
-    family,
-    tasks,
-    session: sessionName,
-    seq_n: n,
-    p50_ms: round(s.p50, 4),
-    p99_ms: round(s.p99, 4),
-    mean_ms: round(s.mean, 4),
-    pipe_n: pn,
-    calls_per_s: Math.round((pn / pms) * 1000),
-    errors,
-    reply_bytes: Math.round(replyBytes / n),
-  };
-  if (firstError) res.first_error = firstError;
+  const res = familyResult({ family, tasks, session: sessionName, n, s, pn, pms, errors, firstError, replyBytes: replyBytes / n });
   log(`  ${family.padEnd(20)} ${int(tasks).padStart(7)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)}/s (n=${pn})${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
   return res;
 }
@@ -317,21 +326,8 @@ async function measureClaims(p: Project): Promise<FamilyResult> {
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 20 * pn * s.p50));
   replies.forEach((r, i) => tally(r, i % 2 === 0));
   await c.close();
-  const res: FamilyResult = {
-    family: 'claim_next_task',
-    tasks: p.size,
-    session: 'worker',
-    seq_n: n,
-    p50_ms: round(s.p50, 4),
-    p99_ms: round(s.p99, 4),
-    mean_ms: round(s.mean, 4),
-    pipe_n: pn,
-    calls_per_s: Math.round((pn / pms) * 1000),
-    errors,
-    reply_bytes: Math.round(replyBytes / claims),
-    note: `${int(ready)} ready at start; pipelined = claim+done pairs/s${unclaimed ? `; ${unclaimed} claims found nothing` : ''}`,
-  };
-  if (firstError) res.first_error = firstError;
+  const res = familyResult({ family: 'claim_next_task', tasks: p.size, session: 'worker', n, s, pn, pms, errors, firstError, replyBytes: replyBytes / claims });
+  res.note = `${int(ready)} ready at start; pipelined = claim+done pairs/s${unclaimed ? `; ${unclaimed} claims found nothing` : ''}`;
   log(`  ${'claim_next_task'.padEnd(20)} ${int(p.size).padStart(7)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
   return res;
 }
