@@ -1,6 +1,7 @@
--- ralph-mcp's own tables, kept beside Ralph's in ralph.db. Ralph's tables are never altered (one index of
--- ours on tasks, below, adds no column and changes no row); these are
--- created on first use (a write), and versioned in ralph_mcp_meta, never in PRAGMA user_version (Ralph's).
+-- ralph-mcp's own tables, kept beside Ralph's in ralph.db, the same on both schema generations (what
+-- differs is in ralph-mcp-legacy.sql / ralph-mcp-normalized.sql). Ralph's tables are never altered (an
+-- index of ours adds no column and changes no row); these are created on first use (a write), and
+-- versioned in ralph_mcp_meta, never in PRAGMA user_version (Ralph's).
 -- Ralph reads ralph_mcp_signals and ralph_mcp_audit with plain SQL (see README). Every object of ours
 -- (tables, indexes, triggers) is named ralph_mcp_*, so it is easy to tell apart from Ralph's.
 
@@ -35,8 +36,3 @@ CREATE TABLE IF NOT EXISTS ralph_mcp_audit (
   created TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS ralph_mcp_audit_session_idx ON ralph_mcp_audit(session_id);
-
--- get_project_progress counts tasks by status, feature and discipline: one pass over this small covering
--- index instead of every (large) task row: about 1 s -> 20 ms at 100,000 tasks. Named ralph_mcp_* like
--- everything of ours; Ralph's code never sees it, and dropping it only makes that tool slower.
-CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_progress ON tasks(status, feature, discipline);

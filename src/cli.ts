@@ -100,8 +100,8 @@ await yargs(hideBin(process.argv))
         const { openSession } = await import('./session/open.js');
         const { planToJson, planToText } = await import('./session/planJson.js');
         const { print } = await import('./cli/output.js');
-        const { db, plan } = openSession(sessionOptions(argv));
-        db.close();
+        const { store, plan } = openSession(sessionOptions(argv));
+        store.close();
         print(argv.json ? JSON.stringify(planToJson(plan), null, 2) : planToText(plan));
       }),
   )
@@ -117,14 +117,14 @@ await yargs(hideBin(process.argv))
         const { openSession } = await import('./session/open.js');
         const { buildConfig, writeAtomically } = await import('./cli/config.js');
         const { print } = await import('./cli/output.js');
-        const { db, plan } = openSession(sessionOptions(argv));
+        const { store, plan } = openSession(sessionOptions(argv));
         try {
           const extra = { context: argv.context, sessionId: argv['session-id'] };
-          const text = `${JSON.stringify(buildConfig(plan, db, argv.format, argv.db, extra), null, 2)}\n`;
+          const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
           if (argv.out) writeAtomically(argv.out, text);
           else print(text);
         } finally {
-          db.close();
+          store.close();
         }
       }),
   )

@@ -1,9 +1,7 @@
 import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import { Db } from './db/database.js';
-import { RALPH_USER_VERSION, ralphDdl } from './db/schema.js';
 import { StartupError } from './errors.js';
-import { today } from './domain/rules.js';
+import { createRalphDatabase } from './store/init.js';
 
 /** Where a Ralph project keeps its state: everything lives under `<project>/.ralph/`. */
 export interface Project {
@@ -58,22 +56,11 @@ export function initProject(dir: string, options: InitOptions = {}): Project {
   // Build the database under a temporary name and rename it into place, so a crash or a second
   // `init` racing this one never leaves a half-made ralph.db behind.
   writeFileSync(tmp, '');
-  const db = Db.open(tmp);
   try {
-    db.write(() => {
-      db.raw.exec(ralphDdl());
-      db.run(
-        'INSERT INTO metadata (id, schema_version, project_title, project_description, project_created) VALUES (1, ?, ?, ?, ?)',
-        '1.0',
-        title,
-        options.description ?? null,
-        today(),
-      );
-    });
-    db.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
-    db.raw.pragma('wal_checkpoint(TRUNCATE)');
-  } finally {
-    db.close();
+    createRalphDatabase(tmp, 'legacy', { title, description: options.description ?? null });
+  } catch (err) {
+    for (const suffix of ['', '-wal', '-shm']) rmSync(tmp + suffix, { force: true });
+    throw err;
   }
   renameNoClobber(tmp, p.dbPath);
   for (const f of [p.learningsFile, p.progressFile]) {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Db } from '../src/db/database.js';
-import { ensureOwnTables } from '../src/db/ownSchema.js';
 import { createLogger } from '../src/log.js';
 import { REGISTRY } from '../src/registry/registry.js';
 import type { SessionScope, ToolContext } from '../src/registry/types.js';
+import { openStore } from '../src/store/open.js';
 import { sampleProject } from './helpers/project.js';
 
 /**
@@ -32,9 +31,10 @@ const ALLOWED: { tool: string; sql: RegExp; why: string }[] = [];
 
 test('hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run', () => {
   const project = sampleProject();
-  const db = Db.open(project.dbPath);
+  const { store } = openStore(project.dbPath);
+  const db = store.db;
   try {
-    ensureOwnTables(db);
+    store.ensureOwnTables();
     const seen: { tool: string; sql: string; params: unknown[] }[] = [];
     let current = '';
     for (const m of ['get', 'all', 'run'] as const) {
@@ -45,7 +45,7 @@ test('hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run', () 
       };
     }
     const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null };
-    const ctx: ToolContext = { db, project, session, log: createLogger('silent') };
+    const ctx: ToolContext = { store, project, session, log: createLogger('silent') };
     for (const [name, args] of HOT_CALLS) {
       const def = REGISTRY.find((t) => t.name === name)!;
       current = name;

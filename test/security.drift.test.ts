@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
-import { columnDrift, expectedColumns, RALPH_TABLES } from '../src/db/schema.js';
+import { columnDrift, expectedColumns, RALPH_TABLES } from '../src/store/schema.js';
 import { Db } from '../src/db/database.js';
 import type { Project } from '../src/project.js';
 import { FIXTURE_SKIP, FIXTURES } from './helpers/env.js';
@@ -70,7 +70,7 @@ describe('a database from another Ralph is refused at startup and left untouched
       else alter(p, statements, journal);
       const before = fileState(p);
       assert.ok(!before.files.some((f) => f.endsWith('-wal') || f.endsWith('-shm')), `no WAL files to start with: ${before.files.join(', ')}`);
-      // serve for every case; the other commands that open the database (they share openProjectDb) for one.
+      // serve for every case; the other commands that open the database (they share openStore) for one.
       const commands = [['--recipe', 'yap']];
       if (label === 'a renamed column') commands.push(['plan', '--recipe', 'yap'], ['config', '--recipe', 'yap'], ['overrides', '--discipline', 'frontend', '--disable', 'create_task']);
       for (const cmd of commands) {

@@ -163,17 +163,22 @@ describe('hostile values are stored and read back verbatim', () => {
  * never a value from a caller).
  */
 const ALLOWED: Record<string, { spots: number; why: string }> = {
-  'src/tools/tasks.ts listSql': {
+  'src/store/legacy/tasks.ts listSql': {
     spots: 2,
-    why: 'WHERE fragments from taskFilters().clauses(): fixed "column = @column" strings for a constant column list; values are bound',
+    why: 'WHERE fragments from filterSql(): fixed "column = @column" strings for a constant column list; values are bound',
   },
-  'src/tools/search.ts searchSql': { spots: 1, why: 'the same fixed filter fragments as listSql (taskFilters), each prefixed with AND; the FTS query is bound (@q)' },
-  'src/tools/tasks.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
-  'src/tools/features.ts FEATURE_UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant FEATURE_UPDATABLE list, built at module load; values bound' },
-  'src/tools/disciplines.ts DISCIPLINE_UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant DISCIPLINE_UPDATABLE list, built at module load; values bound' },
-  'src/db/schema.ts ralphDdl': { spots: 1, why: "Ralph's DDL, read from the package's own schema/ralph.sql (init, and the column check's in-memory copy)" },
-  'src/db/ownSchema.ts ensureOwnTables': { spots: 1, why: "our tables' DDL, read from the package's own schema/ralph-mcp.sql" },
-  'src/db/ownSchema.ts ensureSearchIndex': { spots: 1, why: "the search index's DDL, read from the package's own schema/ralph-mcp-search.sql" },
+  'src/store/legacy/search.ts searchSql': {
+    spots: 1,
+    why: 'the same fixed filter fragments as listSql (filterSql), each prefixed with AND, and the constant BM25/SNIPPET expressions; the FTS query is bound (@q)',
+  },
+  'src/store/legacy/tasks.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
+  'src/store/legacy/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
+  'src/store/legacy/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
+  'src/store/schema.ts ralphDdl': { spots: 1, why: "Ralph's DDL of one generation, read from the package's own schema/ralph-<generation>.sql (init, and the schema check's in-memory copy)" },
+  'src/store/own/schema.ts sqlOf': { spots: 1, why: "our tables' DDL, read from a file of the package's own schema/ folder named by a constant" },
+  'src/store/own/schema.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
+  'src/store/own/search.ts reindexAll': { spots: 1, why: "the generation's constant SELECT of index rows (SearchSource.indexRows, a module constant) after a constant INSERT prefix" },
+  'src/store/own/search.ts syncSearchIndex': { spots: 1, why: 'the same constant SELECT restricted to one task id (SearchSource.indexRow); the id is bound' },
 };
 
 /** The receivers whose methods take SQL text as their first argument. */

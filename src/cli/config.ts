@@ -1,10 +1,9 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { parseJsonArray } from '../db/json.js';
 import { StartupError } from '../errors.js';
 import { serverEntry } from '../packageInfo.js';
 import type { SessionPlan } from '../session/plan.js';
-import type { Db } from '../db/database.js';
+import type { RalphStore } from '../store/store.js';
 
 export const CONFIG_FORMATS = ['claude', 'vscode', 'cursor'] as const;
 export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
@@ -30,14 +29,13 @@ function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: Co
 }
 
 /** The discipline's own MCP servers (disciplines.mcp_servers: [{name, command, args?, env?}]), checked. */
-function disciplineServers(db: Db, discipline: string | null): Record<string, StdioServer> {
+function disciplineServers(store: RalphStore, discipline: string | null): Record<string, StdioServer> {
   if (!discipline) return {};
-  const row = db.get<{ mcp_servers: unknown }>('SELECT mcp_servers FROM disciplines WHERE name = ?', discipline);
-  const where = `disciplines.mcp_servers of discipline ${JSON.stringify(discipline)}`;
-  const raw = row?.mcp_servers;
-  if (typeof raw === 'string' && raw.trim() !== '' && !Array.isArray(safeParse(raw))) throw new StartupError(`${where} is not a JSON array`);
+  const where = `the MCP servers of discipline ${JSON.stringify(discipline)}`;
+  const items = store.mcpServerItems(discipline);
+  if (items === null) throw new StartupError(`${where} (disciplines.mcp_servers) is not a JSON array`);
   const out: Record<string, StdioServer> = {};
-  parseJsonArray(raw).forEach((item, i) => {
+  items.forEach((item, i) => {
     const bad = (why: string) => new StartupError(`${where}[${i}] ${why}; each entry must be {"name": string, "command": string, "args"?: string[], "env"?: {string: string}}`);
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw bad('is not an object');
     const o = item as Record<string, unknown>;
@@ -54,14 +52,6 @@ function disciplineServers(db: Db, discipline: string | null): Record<string, St
   return out;
 }
 
-function safeParse(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * `ralph-mcp config`: the client configuration that launches this session.
  * claude (`claude --mcp-config`) and cursor: {"mcpServers": {...}}; vscode (VS Code, JetBrains Copilot
@@ -72,8 +62,8 @@ export interface ConfigExtras {
   sessionId?: string | undefined;
 }
 
-export function buildConfig(plan: SessionPlan, db: Db, format: ConfigFormat, dbOverride?: string, extra: ConfigExtras = {}): Record<string, unknown> {
-  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, extra), ...disciplineServers(db, plan.discipline) };
+export function buildConfig(plan: SessionPlan, store: RalphStore, format: ConfigFormat, dbOverride?: string, extra: ConfigExtras = {}): Record<string, unknown> {
+  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, extra), ...disciplineServers(store, plan.discipline) };
   if (format === 'vscode') {
     return { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) };
   }

@@ -17,7 +17,7 @@ export interface ServeOptions extends SessionOptions {
 
 export async function serve(opts: ServeOptions): Promise<void> {
   const log = createLogger(opts.logLevel, opts.logFile);
-  const { db, plan } = openSession(opts);
+  const { store, plan } = openSession(opts);
   const { project } = plan;
   for (const w of plan.warnings) log.warn(w);
   log.info(
@@ -27,14 +27,14 @@ export async function serve(opts: ServeOptions): Promise<void> {
 
   if (opts.transport === 'socket') {
     if (!opts.socket) {
-      db.close();
+      store.close();
       throw new StartupError('--transport socket needs --socket PATH');
     }
     const { serveSocket } = await import('../transport/socket.js');
     try {
-      await serveSocket(resolve(opts.socket), plan, db, log);
+      await serveSocket(resolve(opts.socket), plan, store, log);
     } catch (err) {
-      db.close();
+      store.close();
       throw err;
     }
     return;
@@ -42,14 +42,14 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (opts.transport === 'http') {
     const { serveHttp } = await import('../transport/http.js');
     try {
-      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token: opts.authToken || process.env.RALPH_MCP_TOKEN || undefined }, plan, db, log);
+      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token: opts.authToken || process.env.RALPH_MCP_TOKEN || undefined }, plan, store, log);
     } catch (err) {
-      db.close();
+      store.close();
       throw err;
     }
     return;
   }
-  const server = createMcpServer(plan, db, log);
+  const server = createMcpServer(plan, store, log);
   const transport = new StdioServerTransport();
   let closed = false;
   const shutdown = (reason: string, exit: boolean) => {
@@ -63,7 +63,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     transport.onmessage = undefined;
     setImmediate(() => {
       void server.close().catch(() => undefined);
-      db.close();
+      store.close();
       if (exit) process.stdout.write('', () => process.exit(0)); // stdout-ok: writes nothing, waits for the flush
     });
   };

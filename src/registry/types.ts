@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
 import type { Project } from '../project.js';
+import type { RalphStore, Writer } from '../store/store.js';
 
 export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state', 'session'] as const;
 export type Category = (typeof CATEGORIES)[number];
@@ -25,11 +25,15 @@ export interface SessionScope {
 }
 
 export interface ToolContext {
-  db: Db;
+  /** Ralph's database, whichever generation: the only way tools reach it. */
+  store: RalphStore;
   project: Project;
   session: SessionScope;
   log: Logger;
 }
+
+/** Who this session is, as the store records it with comments, signals and audit rows. */
+export const writerOf = (s: SessionScope): Writer => ({ sessionId: s.sessionId, recipe: s.recipe, discipline: s.discipline, taskId: s.taskId });
 
 /** A short label for state-file entries: "task_execution · frontend · task #7". */
 export function sessionLabel(s: SessionScope): string {

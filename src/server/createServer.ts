@@ -3,13 +3,11 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
+import type { RalphStore } from '../store/store.js';
 import { packageVersion } from '../packageInfo.js';
-import type { ToolContext } from '../registry/types.js';
+import { writerOf, type ToolContext } from '../registry/types.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
-import { ensureOwnTables } from '../db/ownSchema.js';
-import { recordCall } from '../session/audit.js';
 import { applyScope } from './scope.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
@@ -25,7 +23,7 @@ import { z } from 'zod';
  * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
  * validates, scopes and dispatches in one place.
  */
-export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server {
+export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logger): Server {
   const server: Server = new RalphServer(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
@@ -36,7 +34,7 @@ export function createMcpServer(plan: SessionPlan, db: Db, log: Logger): Server 
   );
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
   server.onerror = (err) => log.warn({ err }, 'protocol error');
-  const ctx: ToolContext = { db, project: plan.project, session: plan.scope, log };
+  const ctx: ToolContext = { store, project: plan.project, session: plan.scope, log };
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: ReturnType<typeof toolListing>[] | undefined;
 
@@ -81,10 +79,10 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
       return okResult(out);
     }
     // A writing call and its audit row commit together, in one IMMEDIATE transaction.
-    ensureOwnTables(ctx.db);
-    const out = ctx.db.write(() => {
+    ctx.store.ensureOwnTables();
+    const out = ctx.store.write(() => {
       const result = def.handler(args, ctx) as Record<string, unknown>;
-      recordCall(ctx.db, ctx.session, def.name, rawArgs, 'ok');
+      ctx.store.recordCall(writerOf(ctx.session), def.name, rawArgs, 'ok');
       return result;
     });
     return okResult(out);
@@ -100,8 +98,8 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
 /** Records a call outside a tool's own transaction: failing to record must not change the answer. */
 function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
   try {
-    ensureOwnTables(ctx.db);
-    ctx.db.write(() => recordCall(ctx.db, ctx.session, tool, args, outcome));
+    ctx.store.ensureOwnTables();
+    ctx.store.write(() => ctx.store.recordCall(writerOf(ctx.session), tool, args, outcome));
   } catch (err) {
     ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
   }

@@ -116,16 +116,15 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
     const { ref, argument } = req.params;
     const prefix = argument.value ?? '';
     let values: string[] = [];
-    const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     const isTaskArg =
       (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') ||
       (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
     if (isTaskArg) {
-      values = ctx.db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT 101", like).map((r) => String(r.id));
+      values = ctx.store.completeTaskIds(prefix, 101).map(String);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://features/{name}' && argument.name === 'name') {
-      values = ctx.db.all<{ name: string }>("SELECT name FROM features WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT 101", like).map((r) => r.name);
+      values = ctx.store.completeNames('features', prefix, 101);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://disciplines/{name}' && argument.name === 'name') {
-      values = ctx.db.all<{ name: string }>("SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT 101", like).map((r) => r.name);
+      values = ctx.store.completeNames('disciplines', prefix, 101);
     }
     return { completion: { values: values.slice(0, 100), hasMore: values.length > 100 } };
   });

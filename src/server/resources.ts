@@ -41,16 +41,7 @@ const notFound = (uri: string, why: string) =>
 function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isSafeInteger(offset) || offset < 0) throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
-  const { db } = ctx;
-  const rows = db.all<{ kind: string; key: string; title: string }>(
-    `SELECT kind, key, title FROM (
-       SELECT 0 AS o, 'tasks' AS kind, CAST(id AS TEXT) AS key, title, id AS k2 FROM tasks
-       UNION ALL SELECT 1, 'features', name, display_name, 0 FROM features
-       UNION ALL SELECT 2, 'disciplines', name, display_name, 0 FROM disciplines)
-     ORDER BY o, k2, key LIMIT ? OFFSET ?`,
-    PAGE + 1,
-    Math.max(0, offset - FIXED.length),
-  );
+  const rows = ctx.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
   const page = rows.slice(0, room).map(

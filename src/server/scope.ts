@@ -27,7 +27,7 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
   }
   if (featureTarget) {
     // The feature this session may change: its task's, else the one its context names, else any.
-    const scoped = own !== null ? ctx.db.get<{ feature: string }>('SELECT feature FROM tasks WHERE id = ?', own)?.feature : (s.feature ?? undefined);
+    const scoped = own !== null ? ctx.store.taskHead(own)?.feature : (s.feature ?? undefined);
     // Fail closed: a session whose task row is gone, or an own-task-only recipe without a task, may
     // change no feature at all (an unknown scope must not mean "any feature").
     if (own !== null && scoped === undefined) {
@@ -36,13 +36,15 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     if (own === null && s.ownTaskOnly && scoped === undefined) {
       throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change a feature`);
     }
-    const why = own !== null ? `this session's task ${own} belongs to feature ${String(scoped)}` : `this session is about feature ${String(scoped)}`;
+    const noun = ctx.store.featureNoun;
+    const why = own !== null ? `this session's task ${own} belongs to ${noun} ${String(scoped)}` : `this session is about ${noun} ${String(scoped)}`;
     const given = args[featureTarget.arg];
     if (given === undefined) {
       if (scoped === undefined) throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
       args = { ...args, [featureTarget.arg]: scoped };
-    } else if (scoped !== undefined && given !== scoped) {
-      throw new ToolError('out_of_scope', `${why}; ${name} cannot change feature ${JSON.stringify(given)}`);
+    } else if (scoped !== undefined && (ctx.store.featureName(String(given)) ?? given) !== scoped) {
+      // Compared as stored: on the normalized generation "Search" names the subsystem "search".
+      throw new ToolError('out_of_scope', `${why}; ${name} cannot change ${noun} ${JSON.stringify(given)}`);
     }
   }
   if (disciplineTarget && s.disciplineScoped && args[disciplineTarget.arg] !== s.discipline) {

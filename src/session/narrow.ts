@@ -1,4 +1,4 @@
-import type { Db } from '../db/database.js';
+import type { RalphStore } from '../store/store.js';
 import { buildSessionPlan, type SessionPlan } from './plan.js';
 
 /**
@@ -15,7 +15,7 @@ import { buildSessionPlan, type SessionPlan } from './plan.js';
  */
 export type Narrowed = { ok: true; plan: SessionPlan } | { ok: false; reason: string };
 
-export function narrowToTask(plan: SessionPlan, db: Db, rawTask: string): Narrowed {
+export function narrowToTask(plan: SessionPlan, store: RalphStore, rawTask: string): Narrowed {
   const task = rawTask.trim();
   if (!/^[1-9]\d{0,14}$/.test(task)) return { ok: false, reason: `task must be a positive integer task id, got ${JSON.stringify(rawTask)}` };
   if (plan.task) {
@@ -27,7 +27,7 @@ export function narrowToTask(plan: SessionPlan, db: Db, rawTask: string): Narrow
   let narrowed: SessionPlan;
   try {
     const { request, schema, recipes } = plan.origin;
-    narrowed = buildSessionPlan(plan.project, db, schema, { ...request, task, sessionId: plan.scope.sessionId }, recipes);
+    narrowed = buildSessionPlan(plan.project, store, schema, { ...request, task, sessionId: plan.scope.sessionId }, recipes);
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import type { Db } from '../db/database.js';
-import { parseJsonObject } from '../db/json.js';
-import type { SchemaInfo } from '../db/schema.js';
+import { parseJsonObject } from '../store/json.js';
+import type { SchemaInfo } from '../store/schema.js';
+import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
 import type { Project } from '../project.js';
 import { RECIPES, type Recipe } from '../registry/recipes.js';
@@ -55,7 +55,7 @@ export interface SessionPlan {
  * Flags → session plan. Everything that can be wrong with a launch is found here, before any MCP
  * traffic, and reported as a StartupError: we never fall back to "all tools" on a bad name.
  */
-export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, req: SessionRequest, recipes: readonly Recipe[] = RECIPES): SessionPlan {
+export function buildSessionPlan(project: Project, store: RalphStore, schema: SchemaInfo, req: SessionRequest, recipes: readonly Recipe[] = RECIPES): SessionPlan {
   const warnings: string[] = [];
   let recipe: Recipe | null = null;
   if (req.recipe !== undefined) {
@@ -69,56 +69,50 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
   if (req.task !== undefined) {
     const raw = String(req.task);
     if (!/^[1-9]\d{0,14}$/.test(raw)) throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(raw)}`);
-    const row = db.get<{ id: number; title: string; status: string; feature: string; discipline: string }>(
-      'SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?',
-      Number(raw),
-    );
+    const row = store.taskHead(Number(raw));
     if (!row) throw new StartupError(`unknown task id ${raw} in ${project.dbPath}`);
     task = row;
   }
 
   // The discipline decides the overrides. Without --discipline, a task session uses its task's
   // discipline: that can only remove tools, never add any.
-  const disciplineName = req.discipline ?? task?.discipline ?? null;
+  let disciplineName = req.discipline ?? task?.discipline ?? null;
   const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
   let additionalDisabled: string[] = [];
   if (disciplineName !== null) {
-    const row = db.get<Record<string, unknown>>(
-      schema.hasToolOverrides ? 'SELECT name, mcp_tool_overrides FROM disciplines WHERE name = ?' : 'SELECT name FROM disciplines WHERE name = ?',
-      disciplineName,
-    );
+    const row = store.toolOverrides(disciplineName);
     if (!row) {
-      const names = db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => r.name);
-      const known = `disciplines in this project: ${names.join(', ') || '(none)'}`;
+      const known = `disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`;
       if (disciplineSource === 'task') {
         throw new StartupError(`task ${task!.id}'s discipline ${JSON.stringify(disciplineName)} does not exist; pass --discipline NAME (${known})`);
       }
       throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; ${known}`);
     }
-    additionalDisabled = readOverrides(disciplineName, row.mcp_tool_overrides);
+    disciplineName = row.name;
+    additionalDisabled = readOverrides(disciplineName, row.raw, store.overridesLocation() ?? undefined);
   }
 
   let feature: string | null = null;
   if (req.feature !== undefined) {
-    if (!db.get('SELECT 1 AS x FROM features WHERE name = ?', req.feature)) {
-      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature": unknown feature ${JSON.stringify(req.feature)}`);
+    const stored = store.featureName(req.feature);
+    if (stored === undefined) {
+      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature": unknown ${store.featureNoun} ${JSON.stringify(req.feature)}`);
     }
-    if (task && task.feature !== req.feature) {
-      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature" is ${JSON.stringify(req.feature)} but task ${task.id} belongs to feature ${task.feature}`);
+    if (task && task.feature !== stored) {
+      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature" is ${JSON.stringify(req.feature)} but task ${task.id} belongs to ${store.featureNoun} ${task.feature}`);
     }
-    feature = req.feature;
+    feature = stored;
   }
   const removed = [...additionalDisabled, ...(req.extraDisabled ?? [])];
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
   const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined, ownTaskOnly: recipe?.ownTaskOnly === true, feature };
-  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, req.feature ?? null));
-  const meta = db.get<{ project_title: string }>('SELECT project_title FROM metadata WHERE id = 1');
+  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature));
 
   const plan: SessionPlan = {
     project,
-    projectTitle: meta?.project_title ?? '',
+    projectTitle: store.projectInfo().title,
     recipe,
     discipline: disciplineName,
     disciplineSource,
@@ -135,11 +129,14 @@ export function buildSessionPlan(project: Project, db: Db, schema: SchemaInfo, r
   return plan;
 }
 
-/** Parses `disciplines.mcp_tool_overrides`; anything malformed or naming an unknown tool fails closed. */
-export function readOverrides(discipline: string, raw: unknown): string[] {
+/**
+ * Parses a discipline's SPEC-070 overrides (the legacy column, or our table on the normalized
+ * generation); anything malformed or naming an unknown tool fails closed.
+ */
+export function readOverrides(discipline: string, raw: unknown, storage = 'disciplines.mcp_tool_overrides'): string[] {
   // SQL NULL, '' and JSON null all mean "no overrides" (null is what a JSON serializer writes for none).
   if (raw === null || raw === undefined || raw === '' || (typeof raw === 'string' && raw.trim() === 'null')) return [];
-  const where = `disciplines.mcp_tool_overrides of discipline ${JSON.stringify(discipline)}`;
+  const where = `${storage} of discipline ${JSON.stringify(discipline)}`;
   const obj = parseJsonObject(raw);
   if (!obj) throw new StartupError(`${where} is not a JSON object like {"additional_disabled": ["tool", ...]}`);
   const list = obj.additional_disabled ?? [];

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { toJson } from '../db/json.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
 import { checkAcronym, checkNewName, freeAcronym } from './validate.js';
 import { LIMITS, acronym, optText, strList, text } from './fields.js';
-import { disciplineFromRow, requireDisciplineRow } from './rows.js';
+import { requireDiscipline, requireDisciplineRecord } from './lookups.js';
 import { DisciplineOut, DisciplineRowOut } from './shapes.js';
 
 const disciplineName = z.string().max(LIMITS.name).describe('Discipline name (key)');
@@ -25,17 +24,8 @@ export const listDisciplines = defineTool({
   input: z.strictObject({}),
   output: z.object({ disciplines: z.array(DisciplineRowOut) }),
   annotations: READ,
-  handler(_args, { db }) {
-    return {
-      disciplines: db.all('SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY rowid').map((r) => ({
-        name: String(r.name),
-        display_name: String(r.display_name),
-        acronym: String(r.acronym),
-        icon: String(r.icon),
-        color: String(r.color),
-        description: typeof r.description === 'string' ? r.description : null,
-      })),
-    };
+  handler(_args, { store }) {
+    return { disciplines: store.listDisciplines() };
   },
 });
 
@@ -47,8 +37,8 @@ export const getDiscipline = defineTool({
   input: z.strictObject({ name: disciplineName }),
   output: z.object({ discipline: DisciplineOut }),
   annotations: READ,
-  handler({ name }, { db }) {
-    return { discipline: disciplineFromRow(requireDisciplineRow(db, name)) };
+  handler({ name }, { store }) {
+    return { discipline: requireDisciplineRecord(store, name) };
   },
 });
 
@@ -69,35 +59,27 @@ export const createDiscipline = defineTool({
   }),
   output: z.object({ discipline: DisciplineOut }),
   annotations: CREATE,
-  handler(args, { db }) {
+  handler(args, { store }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
-    if (db.get('SELECT 1 AS x FROM disciplines WHERE name = ?', args.name)) throw conflict(`discipline ${args.name} already exists; choose another name, or change the existing one instead`);
-    const acr = args.acronym !== undefined ? checkAcronym(db, 'disciplines', args.acronym, null) : freeAcronym(db, 'disciplines', args.display_name);
-    db.run(
-      `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, mcp_servers)
-       VALUES (@name, @display_name, @acronym, @icon, @color, @system_prompt, @skills, @conventions, '[]')`,
-      {
-        name: args.name,
-        display_name: args.display_name,
-        acronym: acr,
-        icon: args.icon,
-        color: args.color,
-        system_prompt: args.system_prompt ?? null,
-        skills: toJson(args.skills ?? []),
-        conventions: args.conventions ?? null,
-      },
-    );
-    return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)) };
+    const existing = store.disciplineName(args.name);
+    if (existing !== undefined) throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
+    const acr = args.acronym !== undefined ? checkAcronym(store, 'disciplines', args.acronym, null) : freeAcronym(store, 'disciplines', args.display_name);
+    store.createDiscipline({
+      name: args.name,
+      display_name: args.display_name,
+      acronym: acr,
+      icon: args.icon,
+      color: args.color,
+      system_prompt: args.system_prompt ?? null,
+      skills: args.skills ?? [],
+      conventions: args.conventions ?? null,
+    });
+    return { discipline: requireDisciplineRecord(store, args.name) };
   },
 });
 
 const DISCIPLINE_UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;
-const DISCIPLINE_UPDATE_SQL = Object.fromEntries(DISCIPLINE_UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`])) as Record<
-  (typeof DISCIPLINE_UPDATABLE)[number],
-  string
->;
-
 export const updateDiscipline = defineTool({
   name: 'update_discipline',
   title: 'Update discipline',
@@ -115,13 +97,14 @@ export const updateDiscipline = defineTool({
   output: z.object({ discipline: DisciplineOut, changed: z.array(z.string()) }),
   annotations: REPLACE,
   disciplineTarget: { arg: 'name' },
-  handler(args, { db }) {
+  handler(args, { store }) {
     const given = DISCIPLINE_UPDATABLE.filter((f) => args[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${DISCIPLINE_UPDATABLE.join(', ')}`);
     if (args.color !== undefined) checkColor(args.color);
-    requireDisciplineRow(db, args.name);
-    for (const f of given) db.run(DISCIPLINE_UPDATE_SQL[f], f === 'skills' ? toJson(args.skills) : args[f], args.name);
-    return { discipline: disciplineFromRow(requireDisciplineRow(db, args.name)), changed: given };
+    const name = requireDiscipline(store, args.name);
+    const { name: _name, ...changes } = args;
+    store.updateDiscipline(name, changes);
+    return { discipline: requireDisciplineRecord(store, name), changed: given };
   },
 });
 
@@ -134,11 +117,12 @@ export const deleteDiscipline = defineTool({
   output: z.object({ deleted: z.string() }),
   annotations: DELETE,
   disciplineTarget: { arg: 'name' },
-  handler({ name }, { db }) {
-    requireDisciplineRow(db, name);
-    const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n;
+  handler(args, { store }) {
+    const name = requireDiscipline(store, args.name);
+    const { tasks, templates } = store.disciplineUsage(name);
     if (tasks > 0) throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
-    db.run('DELETE FROM disciplines WHERE name = ?', name);
+    if (templates > 0) throw conflict(`discipline ${name} cannot be deleted: ${templates} task template(s) use it; retire them in Ralph first`, { templates });
+    store.deleteDiscipline(name);
     return { deleted: name };
   },
 });

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import type { Db } from '../db/database.js';
-import { requireJsonArray, stringArray, toJson } from '../db/json.js';
 import { findCycle } from '../domain/dependencies.js';
 import { MAX_LEARNINGS, SANITIZE_CHANGES, mergeLearning, publicLearning, sanitizeAgentText, sanitizeLearning, type Learning } from '../domain/learnings.js';
-import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
+import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
-import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../registry/types.js';
+import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../registry/types.js';
+import type { RalphStore } from '../store/store.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';
 import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
-import { featureFromRow, requireFeatureRow, requireTaskRow } from './rows.js';
+import { plural, requireFeature, requireFeatureRecord, requireTask } from './lookups.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
 const featureName = z.string().max(LIMITS.name).describe('Feature name');
@@ -24,13 +23,13 @@ const featureFields = {
   dependencies: strList().describe('Names of features this one builds on'),
 };
 
-function checkFeatureDeps(db: Db, self: string, deps: readonly string[]): string[] {
-  const unique = [...new Set(deps)];
-  if (unique.includes(self)) throw invalid(`feature ${self} cannot depend on itself`);
-  const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM features WHERE name = ?', d));
-  if (missing.length > 0) throw invalid(`dependencies names features that do not exist: ${missing.join(', ')}`, { missing });
-  const depsOf = (f: string) => stringArray(db.get<{ d: string }>('SELECT dependencies AS d FROM features WHERE name = ?', f)?.d);
-  const cycle = findCycle(self, unique, depsOf);
+function checkFeatureDeps(store: RalphStore, self: string, deps: readonly string[]): string[] {
+  // Names as stored: on the normalized generation "Search" and "search" are one subsystem.
+  const unique = [...new Set(deps.map((d) => store.featureName(d) ?? d))];
+  if (unique.includes(self)) throw invalid(`${store.featureNoun} ${self} cannot depend on itself`);
+  const missing = unique.filter((d) => store.featureName(d) === undefined);
+  if (missing.length > 0) throw invalid(`dependencies names ${plural(store.featureNoun)} that do not exist: ${missing.join(', ')}`, { missing });
+  const cycle = findCycle(self, unique, (f) => store.featureDependencies(f));
   if (cycle) throw invalid(`dependencies would create a cycle: ${cycle.join(' → ')}`, { cycle });
   return unique;
 }
@@ -43,15 +42,8 @@ export const listFeatures = defineTool({
   input: z.strictObject({}),
   output: z.object({ features: z.array(FeatureRowOut) }),
   annotations: READ,
-  handler(_args, { db }) {
-    return {
-      features: db.all('SELECT name, display_name, acronym, description FROM features ORDER BY name').map((r) => ({
-        name: String(r.name),
-        display_name: String(r.display_name),
-        acronym: String(r.acronym),
-        description: typeof r.description === 'string' ? r.description : null,
-      })),
-    };
+  handler(_args, { store }) {
+    return { features: store.listFeatures() };
   },
 });
 
@@ -63,8 +55,8 @@ export const getFeature = defineTool({
   input: z.strictObject({ name: featureName }),
   output: z.object({ feature: FeatureOut }),
   annotations: READ,
-  handler({ name }, { db }) {
-    return { feature: featureFromRow(requireFeatureRow(db, name)) };
+  handler({ name }, { store }) {
+    return { feature: requireFeatureRecord(store, name) };
   },
 });
 
@@ -81,36 +73,27 @@ export const createFeature = defineTool({
   output: z.object({ feature: FeatureOut }),
   annotations: CREATE,
   handler(args, ctx) {
-    const { db } = ctx;
+    const { store } = ctx;
     checkNewName('feature', args.name);
-    if (db.get('SELECT 1 AS x FROM features WHERE name = ?', args.name)) throw conflict(`feature ${args.name} already exists; choose another name, or change the existing one instead`);
-    const acr = args.acronym !== undefined ? checkAcronym(db, 'features', args.acronym, null) : freeAcronym(db, 'features', args.display_name);
-    db.run(
-      `INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies)
-       VALUES (@name, @display_name, @acronym, @description, @created, @knowledge_paths, @context_files, @architecture, @boundaries, '[]', @dependencies)`,
-      {
-        name: args.name,
-        display_name: args.display_name,
-        acronym: acr,
-        description: args.description ?? null,
-        created: today(),
-        knowledge_paths: toJson(checkContextFiles(ctx, args.knowledge_paths ?? [], 'knowledge_paths')),
-        context_files: toJson(checkContextFiles(ctx, args.context_files ?? [])),
-        architecture: args.architecture ?? null,
-        boundaries: args.boundaries ?? null,
-        dependencies: toJson(checkFeatureDeps(db, args.name, args.dependencies ?? [])),
-      },
-    );
-    return { feature: featureFromRow(requireFeatureRow(db, args.name)) };
+    const existing = store.featureName(args.name);
+    if (existing !== undefined) throw conflict(`${store.featureNoun} ${existing} already exists; choose another name, or change the existing one instead`);
+    const acr = args.acronym !== undefined ? checkAcronym(store, 'features', args.acronym, null) : freeAcronym(store, 'features', args.display_name);
+    store.createFeature({
+      name: args.name,
+      display_name: args.display_name,
+      acronym: acr,
+      description: args.description ?? null,
+      knowledge_paths: checkContextFiles(ctx, args.knowledge_paths ?? [], 'knowledge_paths'),
+      context_files: checkContextFiles(ctx, args.context_files ?? []),
+      architecture: args.architecture ?? null,
+      boundaries: args.boundaries ?? null,
+      dependencies: checkFeatureDeps(store, args.name, args.dependencies ?? []),
+    });
+    return { feature: requireFeatureRecord(store, args.name) };
   },
 });
 
 const FEATURE_UPDATABLE = ['display_name', 'description', 'acronym', 'knowledge_paths', 'context_files', 'architecture', 'boundaries', 'dependencies'] as const;
-const FEATURE_UPDATE_SQL = Object.fromEntries(FEATURE_UPDATABLE.map((c) => [c, `UPDATE features SET ${c} = ? WHERE name = ?`])) as Record<
-  (typeof FEATURE_UPDATABLE)[number],
-  string
->;
-
 export const updateFeature = defineTool({
   name: 'update_feature',
   title: 'Update feature',
@@ -125,17 +108,17 @@ export const updateFeature = defineTool({
   annotations: REPLACE,
   featureTarget: { arg: 'name' },
   handler(args, ctx) {
-    const { db } = ctx;
+    const { store } = ctx;
     const given = FEATURE_UPDATABLE.filter((f) => args[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${FEATURE_UPDATABLE.join(', ')}`);
-    requireFeatureRow(db, args.name);
-    const values: Record<string, unknown> = { ...args };
-    if (args.acronym !== undefined) checkAcronym(db, 'features', args.acronym, args.name);
-    if (args.knowledge_paths !== undefined) values.knowledge_paths = toJson(checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths'));
-    if (args.context_files !== undefined) values.context_files = toJson(checkContextFiles(ctx, args.context_files));
-    if (args.dependencies !== undefined) values.dependencies = toJson(checkFeatureDeps(db, args.name, args.dependencies));
-    for (const f of given) db.run(FEATURE_UPDATE_SQL[f], values[f], args.name);
-    return { feature: featureFromRow(requireFeatureRow(db, args.name)), changed: given };
+    const name = requireFeature(store, args.name);
+    const { name: _name, ...changes } = args;
+    if (args.acronym !== undefined) checkAcronym(store, 'features', args.acronym, name);
+    if (args.knowledge_paths !== undefined) changes.knowledge_paths = checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths');
+    if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
+    if (args.dependencies !== undefined) changes.dependencies = checkFeatureDeps(store, name, args.dependencies);
+    store.updateFeature(name, changes);
+    return { feature: requireFeatureRecord(store, name), changed: given };
   },
 });
 
@@ -148,18 +131,14 @@ export const deleteFeature = defineTool({
   output: z.object({ deleted: z.string() }),
   annotations: DELETE,
   featureTarget: { arg: 'name' },
-  handler({ name }, { db }) {
-    requireFeatureRow(db, name);
-    const tasks = db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE feature = ?', name)!.n;
-    if (tasks > 0) throw conflict(`feature ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
-    const dependents = db
-      .all<{ name: string }>(
-        "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
-        name,
-      )
-      .map((r) => r.name);
-    if (dependents.length > 0) throw conflict(`feature ${name} cannot be deleted: features ${dependents.join(', ')} depend on it`, { dependents });
-    db.run('DELETE FROM features WHERE name = ?', name);
+  handler(args, { store }) {
+    const name = requireFeature(store, args.name);
+    const noun = store.featureNoun;
+    const tasks = store.featureTaskCount(name);
+    if (tasks > 0) throw conflict(`${noun} ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+    const dependents = store.featureDependents(name);
+    if (dependents.length > 0) throw conflict(`${noun} ${name} cannot be deleted: ${plural(noun)} ${dependents.join(', ')} depend on it`, { dependents });
+    store.deleteFeature(name);
     return { deleted: name };
   },
 });
@@ -187,10 +166,10 @@ export const appendFeatureLearning = defineTool({
   }),
   annotations: CREATE,
   featureTarget: { arg: 'feature_name' },
-  handler(args, { db, session }) {
-    const row = requireFeatureRow(db, args.feature_name);
+  handler(args, { store, session }) {
+    const feature = requireFeature(store, args.feature_name);
     const sourceTask = args.task_id ?? session.taskId;
-    if (sourceTask != null) requireTaskRow(db, sourceTask);
+    if (sourceTask != null) requireTask(store, sourceTask);
     // Learnings go into other agents' prompts: sanitised as Ralph does (src/domain/learnings.ts), whatever
     // `source` the caller claims (over MCP every caller is an agent), and the result says what changed.
     const text = sanitizeLearning(args.text);
@@ -206,15 +185,14 @@ export const appendFeatureLearning = defineTool({
     };
     if (reason) incoming.reason = reason.text;
     if (sourceTask != null) incoming.task_id = sourceTask;
-    // Rewriting the column must not drop anything: refuse if it is not a JSON array at all.
-    const stored = requireJsonArray(row.learnings, `features.learnings of feature ${args.feature_name}`);
+    const stored = store.learningItems(feature);
     const result = mergeLearning(stored, incoming);
     if (result.outcome === 'added' && result.items.length > MAX_LEARNINGS) {
       throw conflict(
-        `feature ${args.feature_name} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
+        `${store.featureNoun} ${feature} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
       );
     }
-    db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(result.items), args.feature_name);
+    store.writeLearningItems(feature, result.items, writerOf(session));
     return {
       outcome: result.outcome,
       learning: publicLearning(result.learning),
@@ -236,21 +214,21 @@ export const addFeatureContextFile = defineTool({
   annotations: UPDATE,
   featureTarget: { arg: 'feature_name' },
   handler(args, ctx) {
-    const { db } = ctx;
-    const row = requireFeatureRow(db, args.feature_name);
-    const current = requireJsonArray(row.context_files, `features.context_files of feature ${args.feature_name}`);
+    const { store } = ctx;
+    const feature = requireFeature(store, args.feature_name);
+    const current = store.featureContextFileItems(feature);
     const strings = (list: unknown[]) => list.filter((f): f is string => typeof f === 'string');
     const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
     // Compare canonical forms: "./src/x.ts" stored by hand is the same file as "src/x.ts".
     if (strings(current).some((f) => canonicalPath(f) === path)) {
-      return { feature_name: args.feature_name, file_path: path!, added: false, context_files: strings(current) };
+      return { feature_name: feature, file_path: path!, added: false, context_files: strings(current) };
     }
     if (current.length >= MAX_CONTEXT_FILES) {
-      throw conflict(`feature ${args.feature_name} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
+      throw conflict(`${store.featureNoun} ${feature} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
     }
     const files = [...current, path!];
-    db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(files), args.feature_name);
-    return { feature_name: args.feature_name, file_path: path!, added: true, context_files: strings(files) };
+    store.writeFeatureContextFiles(feature, files);
+    return { feature_name: feature, file_path: path!, added: true, context_files: strings(files) };
   },
 });
 
@@ -265,8 +243,8 @@ export const getFeatureLearnings = defineTool({
   input: z.strictObject({ feature_name: featureName }),
   output: z.object({ feature_name: z.string(), learnings: z.array(LearningOut) }),
   annotations: READ,
-  handler({ feature_name }, { db }) {
-    const learnings = featureFromRow(requireFeatureRow(db, feature_name)).learnings;
+  handler({ feature_name }, { store }) {
+    const learnings = requireFeatureRecord(store, feature_name).learnings;
     // Array.prototype.sort is stable: equal rank and hit_count keep their stored order.
     learnings.sort((a, b) => (SOURCE_RANK[a.source] ?? 9) - (SOURCE_RANK[b.source] ?? 9) || b.hit_count - a.hit_count);
     return { feature_name, learnings };

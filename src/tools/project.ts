@@ -10,16 +10,8 @@ export const getProjectInfo = defineTool({
   input: z.strictObject({}),
   output: z.object({ title: z.string(), description: z.string().nullable(), created: z.string().nullable(), schema_version: z.string() }),
   annotations: READ,
-  handler(_args, { db }) {
-    const r = db.get<{ project_title: string; project_description: string | null; project_created: string | null; schema_version: string }>(
-      'SELECT project_title, project_description, project_created, schema_version FROM metadata WHERE id = 1',
-    );
-    return {
-      title: r?.project_title ?? '',
-      description: r?.project_description ?? null,
-      created: r?.project_created ?? null,
-      schema_version: r?.schema_version ?? '1.0',
-    };
+  handler(_args, { store }) {
+    return store.projectInfo();
   },
 });
 
@@ -40,16 +32,13 @@ export const getProjectProgress = defineTool({
     by_discipline: z.array(Group),
   }),
   annotations: READ,
-  handler(_args, { db }) {
+  handler(_args, { store }) {
     const by_status: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
     // Every feature/discipline is listed, also those without tasks (0/0), so the report is complete.
-    const features = new Map(db.all<{ name: string }>('SELECT name FROM features ORDER BY name').map((r) => [r.name, { name: r.name, done: 0, total: 0 }]));
-    const disciplines = new Map(db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => [r.name, { name: r.name, done: 0, total: 0 }]));
-    // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp.sql) it reads only that index.
+    const features = new Map(store.featureNames(-1).map((name) => [name, { name, done: 0, total: 0 }]));
+    const disciplines = new Map(store.disciplineNames().map((name) => [name, { name, done: 0, total: 0 }]));
     let total = 0;
-    for (const r of db.all<{ status: string; feature: string; discipline: string; n: number }>(
-      'SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline',
-    )) {
+    for (const r of store.progressGroups()) {
       total += r.n;
       by_status[r.status] = (by_status[r.status] ?? 0) + r.n;
       for (const g of [features.get(r.feature), disciplines.get(r.discipline)]) {

@@ -1,28 +1,30 @@
 import { z } from 'zod';
-import type { Db } from '../db/database.js';
-import { numberArray, toJson } from '../db/json.js';
-import { timestamp, today } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import type { TaskInsert, TaskQuery } from '../store/store.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
-import { taskFilters, type TaskFilters } from './taskFilters.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
-import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
+import { requireDiscipline, requireFeature, requireTask } from './lookups.js';
 import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
 
-export const loadTask = (db: Db, id: number) => taskFromRow(requireTaskRow(db, id));
+export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
+
+/**
+ * The optional status/feature/discipline filters of list_tasks and search_tasks. An unknown feature or
+ * discipline is not_found (naming the existing ones), not an empty result; names come back as stored.
+ */
+export function taskQuery(ctx: Pick<ToolContext, 'store'>, given: TaskQuery): TaskQuery {
+  return {
+    status: given.status,
+    feature: given.feature !== undefined ? requireFeature(ctx.store, given.feature) : undefined,
+    discipline: given.discipline !== undefined ? requireDiscipline(ctx.store, given.discipline) : undefined,
+  };
+}
 
 // ---- list_tasks ----------------------------------------------------------------------------
 
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
-
-function listSql(filters: TaskFilters, what: 'page' | 'count'): string {
-  const where = filters.clauses();
-  return what === 'count'
-    ? `SELECT count(*) AS n FROM tasks WHERE ${where.join(' AND ') || '1'}`
-    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${['id > @after', ...where].join(' AND ')} ORDER BY id LIMIT @limit`;
-}
 
 export const listTasks = defineTool({
   name: 'list_tasks',
@@ -38,28 +40,19 @@ export const listTasks = defineTool({
   }),
   output: z.object({ tasks: z.array(TaskRowOut), total: z.number().int(), next_cursor: z.string().nullable() }),
   annotations: READ,
-  handler(args, { db }) {
-    const filters = taskFilters(db, { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline });
+  handler(args, ctx) {
+    const query = taskQuery(ctx, { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline });
     let after = 0;
     if (args.cursor !== undefined) {
       if (!/^\d{1,15}$/.test(args.cursor)) throw invalid('cursor is not one this server returned; omit it to start from the first page');
       after = Number(args.cursor);
     }
     const limit = args.limit ?? PAGE_DEFAULT;
-    const rows = db.all(listSql(filters, 'page'), { ...filters.params, after, limit: limit + 1 });
+    const rows = ctx.store.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
-    const total = db.get<{ n: number }>(listSql(filters, 'count'), filters.params)!.n;
     return {
-      tasks: page.map((r) => ({
-        id: Number(r.id),
-        title: String(r.title),
-        status: String(r.status),
-        priority: typeof r.priority === 'string' ? r.priority : null,
-        feature: String(r.feature),
-        discipline: String(r.discipline),
-        depends_on: numberArray(r.depends_on),
-      })),
-      total,
+      tasks: page,
+      total: ctx.store.countTasks(query),
       next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
     };
   },
@@ -80,11 +73,11 @@ export const getTask = defineTool({
   }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
-  handler({ id }, { db }) {
-    const task = loadTask(db, id);
-    const comments = db.all('SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', id).map(commentFromRow);
+  handler({ id }, ctx) {
+    const task = loadTask(ctx, id);
+    const comments = ctx.store.comments(id);
     const dependencies = task.depends_on.map((dep) => {
-      const r = db.get<{ title: string; status: string }>('SELECT title, status FROM tasks WHERE id = ?', dep);
+      const r = ctx.store.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
     return { task, comments, dependencies };
@@ -120,7 +113,7 @@ export const createTask = defineTool({
   output: z.object({ task: TaskOut }),
   annotations: CREATE,
   handler(args, ctx) {
-    return { task: loadTask(ctx.db, insertTask(ctx, args)) };
+    return { task: loadTask(ctx, insertTask(ctx, args)) };
   },
 });
 
@@ -142,49 +135,28 @@ export interface NewTask {
 
 /** Checks and inserts one task; returns its id. Call inside a write transaction. */
 export function insertTask(ctx: ToolContext, t: NewTask): number {
-  const { db } = ctx;
-  requireFeatureRow(db, t.feature);
-  requireDisciplineRow(db, t.discipline);
-  const deps = checkDependsOn(db, null, t.depends_on ?? []);
-  const contextFiles = checkContextFiles(ctx, t.context_files ?? []);
-  // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
-  const id = db.get<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks')!.id;
-  db.run(
-    `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, created,
-       acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
-     VALUES (@id, @feature, @discipline, @title, @description, @status, @priority, @tags, @depends_on, @created,
-       @acceptance_criteria, @context_files, @output_artifacts, @hints, @estimated_turns, 'agent')`,
-    {
-      id,
-      feature: t.feature,
-      discipline: t.discipline,
-      title: t.title,
-      description: t.description ?? null,
-      status: t.status ?? 'pending',
-      priority: t.priority ?? null,
-      tags: toJson(t.tags ?? []),
-      depends_on: toJson(deps),
-      created: today(),
-      acceptance_criteria: toJson(t.acceptance_criteria ?? []),
-      context_files: toJson(contextFiles),
-      output_artifacts: toJson(t.output_artifacts ?? []),
-      hints: t.hints ?? null,
-      estimated_turns: t.estimated_turns ?? null,
-    },
-  );
-  return id;
+  const { store } = ctx;
+  const insert: TaskInsert = {
+    feature: requireFeature(store, t.feature),
+    discipline: requireDiscipline(store, t.discipline),
+    title: t.title,
+    description: t.description ?? null,
+    status: t.status ?? 'pending',
+    priority: t.priority ?? null,
+    tags: t.tags ?? [],
+    depends_on: checkDependsOn(store, null, t.depends_on ?? []),
+    acceptance_criteria: t.acceptance_criteria ?? [],
+    context_files: checkContextFiles(ctx, t.context_files ?? []),
+    output_artifacts: t.output_artifacts ?? [],
+    hints: t.hints ?? null,
+    estimated_turns: t.estimated_turns ?? null,
+  };
+  return store.createTask(insert);
 }
 
 // ---- update_task ---------------------------------------------------------------------------
 
 const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
-const JSON_COLUMNS = new Set(['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts']);
-
-/** One fixed UPDATE per column: column names never come from input. */
-const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(
-  UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
-) as Record<(typeof UPDATABLE)[number], string>;
-
 export const updateTask = defineTool({
   name: 'update_task',
   title: 'Update task',
@@ -199,34 +171,19 @@ export const updateTask = defineTool({
   annotations: REPLACE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
-    const { db } = ctx;
+    const { store } = ctx;
     const given = UPDATABLE.filter((f) => (args as Record<string, unknown>)[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${UPDATABLE.join(', ')}`);
-    requireTaskRow(db, args.id);
-    const values: Record<string, unknown> = { ...args };
-    if (args.depends_on !== undefined) values.depends_on = checkDependsOn(db, args.id, args.depends_on);
-    if (args.context_files !== undefined) values.context_files = checkContextFiles(ctx, args.context_files);
-    for (const f of given) {
-      const v = values[f];
-      db.run(UPDATE_SQL[f], JSON_COLUMNS.has(f) ? toJson(v) : v, args.id);
-    }
-    db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
-    return { task: loadTask(db, args.id), changed: given };
+    loadTask(ctx, args.id);
+    const { id: _id, ...changes } = args;
+    if (args.depends_on !== undefined) changes.depends_on = checkDependsOn(store, args.id, args.depends_on);
+    if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
+    store.updateTask(args.id, changes);
+    return { task: loadTask(ctx, args.id), changed: given };
   },
 });
 
 // ---- delete_task ---------------------------------------------------------------------------
-
-/** Tasks whose depends_on names `id` (json_each keeps this exact; a LIKE would match 1 in 12). */
-export const dependentsOf = (db: Db, id: number): number[] =>
-  db
-    .all<{ id: number }>(
-      // CAST: an id stored as a string ("8") still counts as a reference.
-      "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id",
-      id,
-      id,
-    )
-    .map((r) => r.id);
 
 export const deleteTask = defineTool({
   name: 'delete_task',
@@ -237,15 +194,13 @@ export const deleteTask = defineTool({
   output: z.object({ deleted_id: z.number().int(), deleted_comments: z.number().int() }),
   annotations: DELETE,
   taskTarget: { arg: 'id', writes: true },
-  handler({ id }, { db }) {
-    requireTaskRow(db, id);
-    const dependents = dependentsOf(db, id);
+  handler({ id }, ctx) {
+    loadTask(ctx, id);
+    const dependents = ctx.store.dependentsOf(id);
     if (dependents.length > 0) {
       throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
     }
-    const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
-    db.run('DELETE FROM tasks WHERE id = ?', id);
-    return { deleted_id: id, deleted_comments: comments };
+    return { deleted_id: id, deleted_comments: ctx.store.deleteTask(id) };
   },
 });
 
@@ -260,18 +215,11 @@ export const setTaskStatus = defineTool({
   output: z.object({ task: TaskOut, previous_status: z.string(), changed: z.boolean() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
-  handler({ id, status: next }, { db }) {
-    const before = loadTask(db, id);
+  handler({ id, status: next }, ctx) {
+    const before = loadTask(ctx, id);
     if (before.status === next) return { task: before, previous_status: before.status, changed: false };
-    // `completed` means "is done": stamped on done, cleared when a task is reopened. `blocked_by` is
-    // left alone: it is text a person or an agent wrote, the record of why the task was blocked.
-    db.run(
-      `UPDATE tasks SET status = @next, updated = @today,
-         completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END
-       WHERE id = @id`,
-      { id, next, today: today() },
-    );
-    return { task: loadTask(db, id), previous_status: before.status, changed: true };
+    ctx.store.setTaskStatus(id, next);
+    return { task: loadTask(ctx, id), previous_status: before.status, changed: true };
   },
 });
 
@@ -292,24 +240,11 @@ export const enrichTask = defineTool({
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
-    const { db } = ctx;
-    const task = loadTask(db, args.id);
+    const task = loadTask(ctx, args.id);
     if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
-    // Lists not given stay exactly as stored (coalesce): never rewrite Ralph's values from our reading.
-    const files = args.context_files !== undefined ? toJson(checkContextFiles(ctx, args.context_files)) : null;
-    db.run(
-      `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = coalesce(@ac, acceptance_criteria),
-         context_files = coalesce(@cf, context_files), status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
-      {
-        id: args.id,
-        pseudocode: args.pseudocode,
-        ac: args.acceptance_criteria !== undefined ? toJson(args.acceptance_criteria) : null,
-        cf: files,
-        at: timestamp(),
-        today: today(),
-      },
-    );
-    return { task: loadTask(db, args.id) };
+    const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : undefined;
+    ctx.store.enrichTask(args.id, args.pseudocode, args.acceptance_criteria, files);
+    return { task: loadTask(ctx, args.id) };
   },
 });
 

@@ -1,10 +1,9 @@
-import type { Db } from '../db/database.js';
-import { numberArray } from '../db/json.js';
 import { findCycle } from '../domain/dependencies.js';
 import { checkProjectPath } from '../domain/paths.js';
 import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import type { ToolContext } from '../registry/types.js';
+import type { Named, RalphStore } from '../store/store.js';
 
 /**
  * Checks shared by several tools: Ralph's rules that need the database (or the project root) to decide.
@@ -12,14 +11,13 @@ import type { ToolContext } from '../registry/types.js';
  */
 
 /** depends_on may only name existing tasks, never the task itself, and never close a cycle. */
-export function checkDependsOn(db: Db, id: number | null, deps: readonly number[]): number[] {
+export function checkDependsOn(store: RalphStore, id: number | null, deps: readonly number[]): number[] {
   const unique = [...new Set(deps)];
   if (id !== null && unique.includes(id)) throw invalid(`task ${id} cannot depend on itself`);
-  const missing = unique.filter((d) => !db.get('SELECT 1 AS x FROM tasks WHERE id = ?', d));
+  const missing = unique.filter((d) => !store.taskExists(d));
   if (missing.length > 0) throw invalid(`depends_on names tasks that do not exist: ${missing.join(', ')}`, { missing });
   if (id !== null) {
-    const depsOf = (t: number) => numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', t)?.d);
-    const cycle = findCycle(id, unique, depsOf);
+    const cycle = findCycle(id, unique, (t) => store.dependenciesOf(t));
     if (cycle) throw invalid(`depends_on would create a dependency cycle: ${cycle.join(' → ')}`, { cycle });
   }
   return unique;
@@ -31,17 +29,17 @@ export function checkContextFiles(ctx: ToolContext, files: readonly string[], fi
   return out;
 }
 
-export function checkAcronym(db: Db, table: 'features' | 'disciplines', value: string, self: string | null): string {
+const nounOf = (store: RalphStore, kind: Named) => (kind === 'features' ? store.featureNoun : 'discipline');
+
+export function checkAcronym(store: RalphStore, kind: Named, value: string, self: string | null): string {
   if (!ACRONYM_RE.test(value)) throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
-  const sql = table === 'features' ? 'SELECT name FROM features WHERE acronym = ?' : 'SELECT name FROM disciplines WHERE acronym = ?';
-  const owner = db.get<{ name: string }>(sql, value);
-  if (owner && owner.name !== self) throw conflict(`acronym ${value} is already used by ${table === 'features' ? 'feature' : 'discipline'} ${owner.name}; choose another, or omit acronym to get a free one`);
+  const owner = store.acronymOwner(kind, value);
+  if (owner !== undefined && owner !== self) throw conflict(`acronym ${value} is already used by ${nounOf(store, kind)} ${owner}; choose another, or omit acronym to get a free one`);
   return value;
 }
 
-export function freeAcronym(db: Db, table: 'features' | 'disciplines', displayName: string): string {
-  const sql = table === 'features' ? 'SELECT acronym FROM features' : 'SELECT acronym FROM disciplines';
-  return deriveAcronym(displayName, new Set(db.all<{ acronym: string }>(sql).map((r) => r.acronym)));
+export function freeAcronym(store: RalphStore, kind: Named, displayName: string): string {
+  return deriveAcronym(displayName, new Set(store.acronyms(kind)));
 }
 
 export function checkNewName(kind: string, value: string): string {

@@ -1,15 +1,14 @@
 import { z } from 'zod';
-import type { Db } from '../db/database.js';
-import { numberArray, requireJsonArray, toJson } from '../db/json.js';
 import { canonicalPath } from '../domain/paths.js';
-import { MAX_CONTEXT_FILES, timestamp, today } from '../domain/rules.js';
+import { MAX_CONTEXT_FILES } from '../domain/rules.js';
 import { conflict, invalid, ToolError } from '../errors.js';
-import { CREATE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
-import { insertComment } from './comments.js';
+import { CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
+import type { Comment } from '../store/records.js';
+import { numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
-import { commentFromRow, requireDisciplineRow, requireFeatureRow, requireTaskRow, taskFromRow } from './rows.js';
+import { requireDiscipline, requireFeature, requireTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
-import { dependentsOf, insertTask, loadTask, taskFields } from './tasks.js';
+import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 
 /**
@@ -43,36 +42,30 @@ export const reportBlocker = defineTool({
   output: z.object({ task: TaskOut, comments: z.array(CommentOut) }),
   annotations: CREATE,
   handler(args, ctx) {
-    const { db } = ctx;
+    const { store } = ctx;
     const id = sessionTask(ctx, 'report_blocker');
-    const own = requireTaskRow(db, id);
-    if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${String(own.status)}; only unfinished tasks can be blocked`);
+    const own = requireTask(store, id);
+    if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${own.status}; only unfinished tasks can be blocked`);
     if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
-    const upstream = args.on_task_id !== undefined ? requireTaskRow(db, args.on_task_id) : undefined;
-    db.run("UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?", args.reason, today(), id);
-    const comments = [
-      insertComment(db, {
-        task_id: id,
-        author: author(ctx),
-        discipline: ctx.session.discipline,
-        agent_task_id: id,
-        priority: 'high',
-        body: `Blocked: ${args.reason}${upstream ? ` (blocked on task #${args.on_task_id})` : ''}`,
-      }),
-    ];
+    const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;
+    const by = writerOf(ctx.session);
+    const comments: Comment[] = [store.markBlocked(id, args.reason, upstream?.id ?? null, by)];
     if (upstream) {
       comments.push(
-        insertComment(db, {
-          task_id: args.on_task_id!,
-          author: author(ctx),
-          discipline: ctx.session.discipline,
-          agent_task_id: id,
-          priority: 'high',
-          body: `Task #${id} (${String(own.title)}) is blocked on this task: ${args.reason}`,
-        }),
+        store.addComment(
+          {
+            task_id: upstream.id,
+            author: author(ctx),
+            discipline: ctx.session.discipline,
+            agent_task_id: id,
+            priority: 'high',
+            body: `Task #${id} (${own.title}) is blocked on this task: ${args.reason}`,
+          },
+          by,
+        ),
       );
     }
-    return { task: loadTask(db, id), comments };
+    return { task: loadTask(ctx, id), comments };
   },
 });
 
@@ -89,17 +82,7 @@ export const signalAbort = defineTool({
   annotations: CREATE,
   handler(args, ctx) {
     const s = ctx.session;
-    const signalId = Number(
-      ctx.db.run(
-        "INSERT INTO ralph_mcp_signals (session_id, recipe, discipline, task_id, kind, reason, created) VALUES (?, ?, ?, ?, 'abort', ?, ?)",
-        s.sessionId,
-        s.recipe,
-        s.discipline,
-        s.taskId,
-        args.reason,
-        timestamp(),
-      ).lastInsertRowid,
-    );
+    const signalId = ctx.store.recordAbort(writerOf(s), args.reason);
     ctx.log.warn({ session_id: s.sessionId, task: s.taskId, reason: args.reason }, 'agent signalled abort');
     return { signal_id: signalId, session_id: s.sessionId, instruction: 'Ralph will end this session. Stop now: make no further tool calls.' };
   },
@@ -137,8 +120,9 @@ export const getDependencyDetails = defineTool({
   }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
-  handler(args, { db }) {
-    const root = loadTask(db, args.id);
+  handler(args, ctx) {
+    const { store } = ctx;
+    const root = loadTask(ctx, args.id);
     const maxDepth = args.depth ?? DEPTH_DEFAULT;
     const seen = new Set<number>([root.id]);
     const out: { id: number; title: string; status: string; depth: number; output_artifacts: string[]; comments: z.infer<typeof CommentOut>[] }[] = [];
@@ -158,15 +142,12 @@ export const getDependencyDetails = defineTool({
           break;
         }
         seen.add(id);
-        const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
-        if (!row) {
+        const t = store.getTask(id);
+        if (!t) {
           missing.push(id);
           continue;
         }
-        const comments = db
-          .all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', id, COMMENTS_PER_TASK)
-          .map(commentFromRow);
-        const t = taskFromRow(row);
+        const comments = store.recentComments(id, COMMENTS_PER_TASK);
         out.push({ id, title: t.title, status: t.status, depth, output_artifacts: t.output_artifacts, comments });
         next.push(...t.depends_on);
       }
@@ -193,15 +174,16 @@ export const updateTaskContext = defineTool({
   annotations: REPLACE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
-    const { db } = ctx;
+    const { store } = ctx;
     if (args.add_context_files === undefined && args.remove_context_files === undefined && args.hints === undefined) {
       throw invalid('nothing to update: give add_context_files, remove_context_files or hints');
     }
-    const row = requireTaskRow(db, args.id);
-    db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), args.id);
-    if (args.hints !== undefined) db.run('UPDATE tasks SET hints = ? WHERE id = ?', args.hints, args.id);
-    if (args.add_context_files === undefined && args.remove_context_files === undefined) return { task: loadTask(db, args.id), added: [], removed: [] };
-    let files = requireJsonArray(row.context_files, `tasks.context_files of task ${args.id}`);
+    requireTask(store, args.id);
+    const touchesFiles = args.add_context_files !== undefined || args.remove_context_files !== undefined;
+    // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole call.
+    let files = touchesFiles ? store.taskContextFileItems(args.id) : [];
+    store.updateTask(args.id, args.hints !== undefined ? { hints: args.hints } : {});
+    if (!touchesFiles) return { task: loadTask(ctx, args.id), added: [], removed: [] };
     const removeSet = new Set((args.remove_context_files ?? []).map(canonicalPath));
     const removed: string[] = [];
     files = files.filter((f) => {
@@ -216,20 +198,28 @@ export const updateTaskContext = defineTool({
       added.push(path);
     }
     if (files.length > MAX_CONTEXT_FILES) throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
-    db.run('UPDATE tasks SET context_files = ? WHERE id = ?', toJson(files), args.id);
-    return { task: loadTask(db, args.id), added, removed };
+    store.writeTaskContextFiles(args.id, files);
+    return { task: loadTask(ctx, args.id), added, removed };
   },
 });
 
 // ---- skip_task -----------------------------------------------------------------------------
 
 /** Sets a task skipped with a comment saying why. Call inside a write transaction. */
-function skip(ctx: ToolContext, id: number, why: string) {
-  const t = loadTask(ctx.db, id);
+function skip(ctx: ToolContext, id: number, why: string): Comment {
+  const t = loadTask(ctx, id);
   if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
   if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
-  ctx.db.run("UPDATE tasks SET status = 'skipped', completed = NULL, updated = ? WHERE id = ?", today(), id);
-  return insertComment(ctx.db, { task_id: id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Skipped: ${why}` });
+  ctx.store.setTaskStatus(id, 'skipped');
+  return comment(ctx, id, `Skipped: ${why}`);
+}
+
+/** A note this session leaves on a task in its own name. */
+function comment(ctx: ToolContext, id: number, body: string): Comment {
+  return ctx.store.addComment(
+    { task_id: id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body },
+    writerOf(ctx.session),
+  );
 }
 
 export const skipTask = defineTool({
@@ -242,8 +232,8 @@ export const skipTask = defineTool({
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
-    const comment = skip(ctx, args.id, args.reason);
-    return { task: loadTask(ctx.db, args.id), comment };
+    const note = skip(ctx, args.id, args.reason);
+    return { task: loadTask(ctx, args.id), comment: note };
   },
 });
 
@@ -258,12 +248,12 @@ export const moveTaskToFeature = defineTool({
   output: z.object({ task: TaskOut, previous_feature: z.string(), changed: z.boolean() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
-  handler(args, { db }) {
-    const before = loadTask(db, args.id);
-    requireFeatureRow(db, args.feature);
-    if (before.feature === args.feature) return { task: before, previous_feature: before.feature, changed: false };
-    db.run('UPDATE tasks SET feature = ?, updated = ? WHERE id = ?', args.feature, today(), args.id);
-    return { task: loadTask(db, args.id), previous_feature: before.feature, changed: true };
+  handler(args, ctx) {
+    const before = loadTask(ctx, args.id);
+    const feature = requireFeature(ctx.store, args.feature);
+    if (before.feature === feature) return { task: before, previous_feature: before.feature, changed: false };
+    ctx.store.moveTask(args.id, feature);
+    return { task: loadTask(ctx, args.id), previous_feature: before.feature, changed: true };
   },
 });
 
@@ -297,8 +287,7 @@ export const spawnSubtasks = defineTool({
   annotations: CREATE,
   taskTarget: { arg: 'parent_id', writes: true },
   handler(args, ctx) {
-    const { db } = ctx;
-    const parent = loadTask(db, args.parent_id);
+    const parent = loadTask(ctx, args.parent_id);
     if (parent.status === 'done' || parent.status === 'skipped') {
       throw conflict(`task ${parent.id} is ${parent.status}; only an unfinished task can be split into subtasks`);
     }
@@ -326,11 +315,11 @@ export const spawnSubtasks = defineTool({
         throw err;
       }
     });
-    const rewired = rewireDependents(db, parent.id, ids, args.skip_parent === true);
+    const rewired = rewireDependents(ctx, parent.id, ids, args.skip_parent === true);
     const list = ids.map((id) => `#${id}`).join(', ');
     if (args.skip_parent) skip(ctx, parent.id, `split into tasks ${list}`);
-    else insertComment(db, { task_id: parent.id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body: `Split: subtasks ${list}` });
-    return { parent: loadTask(db, parent.id), created: ids.map((id) => loadTask(db, id)), rewired };
+    else comment(ctx, parent.id, `Split: subtasks ${list}`);
+    return { parent: loadTask(ctx, parent.id), created: ids.map((id) => loadTask(ctx, id)), rewired };
   },
 });
 
@@ -339,33 +328,21 @@ export const spawnSubtasks = defineTool({
  * will never be done, so it is replaced; otherwise the subtask is added beside it. Each rewired list is
  * checked for cycles (a subtask may itself depend on a dependent), and keeps every stored item it had.
  */
-function rewireDependents(db: Db, parentId: number, newIds: readonly number[], replace: boolean): number[] {
+function rewireDependents(ctx: ToolContext, parentId: number, newIds: readonly number[], replace: boolean): number[] {
+  const { store } = ctx;
   const lastId = newIds[newIds.length - 1]!;
-  const dependents = dependentsOf(db, parentId).filter((id) => !newIds.includes(id));
+  const dependents = store.dependentsOf(parentId).filter((id) => !newIds.includes(id));
   for (const id of dependents) {
-    const stored = requireJsonArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)!.d, `tasks.depends_on of task ${id}`);
+    const stored = store.dependencyItems(id);
     const isParent = (x: unknown) => (typeof x === 'number' || typeof x === 'string') && Number(x) === parentId;
     const next = [...(replace ? stored.filter((x) => !isParent(x)) : stored), lastId];
-    checkDependsOn(db, id, numberArray(JSON.stringify(next)));
-    db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(next), today(), id);
+    checkDependsOn(store, id, numberArray(JSON.stringify(next)));
+    store.writeDependencyItems(id, next);
   }
   return dependents;
 }
 
 // ---- claim_next_task -----------------------------------------------------------------------
-
-// The pick and the count of ready tasks in one pass (a window count): every pending task's
-// dependencies are checked once, not twice.
-const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
-  SELECT t.id, count(*) OVER () AS ready FROM tasks t
-  WHERE t.status = 'pending'
-    ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
-    ${withFeature ? 'AND t.feature = @feature' : ''}
-    AND NOT EXISTS (
-      SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
-      LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-      WHERE dep.status IS NOT 'done')
-  ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
 
 export const claimNextTask = defineTool({
   name: 'claim_next_task',
@@ -380,12 +357,12 @@ export const claimNextTask = defineTool({
   output: z.object({ claimed: z.boolean(), task: TaskOut.nullable(), ready_remaining: z.number().int() }),
   annotations: CREATE,
   handler(args, ctx) {
-    const { db, session } = ctx;
+    const { store, session } = ctx;
     if (session.taskId !== null && !session.claimed) {
       throw conflict(`this session is launched for task ${session.taskId}; it cannot claim another`);
     }
     if (session.taskId !== null) {
-      const held = db.get<{ status: string }>('SELECT status FROM tasks WHERE id = ?', session.taskId);
+      const held = store.taskHead(session.taskId);
       if (held?.status === 'in_progress') {
         throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
       }
@@ -393,20 +370,19 @@ export const claimNextTask = defineTool({
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
       throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; it cannot claim ${args.discipline} tasks`);
     }
-    const discipline = args.discipline ?? session.discipline ?? undefined;
-    if (discipline !== undefined) requireDisciplineRow(db, discipline);
-    if (args.feature !== undefined) requireFeatureRow(db, args.feature);
+    const wanted = args.discipline ?? session.discipline ?? undefined;
+    const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
+    const feature = args.feature !== undefined ? requireFeature(store, args.feature) : undefined;
     // Every check passed: the previous (finished) claim is released; the session holds no task until
     // the next one is bound below.
     session.taskId = null;
-    const params = Object.fromEntries(Object.entries({ discipline, feature: args.feature }).filter(([, v]) => v !== undefined));
-    const pick = db.get<{ id: number; ready: number }>(READY_SQL(discipline !== undefined, args.feature !== undefined), params);
+    const pick = store.pickReadyTask({ discipline, feature });
     if (!pick) return { claimed: false, task: null, ready_remaining: 0 };
-    db.run("UPDATE tasks SET status = 'in_progress', updated = ? WHERE id = ?", today(), pick.id);
+    store.setTaskStatus(pick.id, 'in_progress');
     session.taskId = pick.id;
     session.claimed = true;
     // The claimed task was one of the ready ones; in_progress readies nothing else.
-    return { claimed: true, task: loadTask(db, pick.id), ready_remaining: pick.ready - 1 };
+    return { claimed: true, task: loadTask(ctx, pick.id), ready_remaining: pick.ready - 1 };
   },
 });
 

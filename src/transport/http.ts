@@ -2,7 +2,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
+import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import { narrowToTask } from '../session/narrow.js';
@@ -26,7 +26,7 @@ export interface HttpOptions {
   token?: string | undefined;
 }
 
-export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, log: Logger): Promise<void> {
+export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
   if (!LOOPBACK.has(opts.host) && !opts.token) {
     throw new StartupError(`--host ${opts.host} is not loopback: set --auth-token (or RALPH_MCP_TOKEN) so that only your clients can connect`);
   }
@@ -64,7 +64,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
     const askedTask = headerValue(req.headers[TASK_HEADER]) ?? url.searchParams.get('task') ?? undefined;
     let sessionPlan = plan;
     if (askedTask !== undefined) {
-      const narrowed = narrowToTask(plan, db, askedTask);
+      const narrowed = narrowToTask(plan, store, askedTask);
       if (!narrowed.ok) return reply(res, 403, `cannot narrow this session: ${narrowed.reason}`);
       sessionPlan = narrowed.plan;
     }
@@ -76,7 +76,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
       },
     });
     const scope = { ...sessionPlan.scope, sessionId: `${sessionPlan.scope.sessionId}-h${n}` };
-    const mcp = createMcpServer({ ...sessionPlan, scope }, db, log.child({ http_session: n, task: scope.taskId }));
+    const mcp = createMcpServer({ ...sessionPlan, scope }, store, log.child({ http_session: n, task: scope.taskId }));
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -98,7 +98,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, db: Db, lo
     // Calls already dispatched finish (they are synchronous) before the next macrotask; then close.
     setImmediate(() => {
       for (const t of sessions.values()) void t.close().catch(() => undefined);
-      db.close();
+      store.close();
       process.exit(0);
     });
   };

@@ -2,7 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
-import type { Db } from '../db/database.js';
+import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import type { SessionPlan } from '../session/plan.js';
@@ -13,7 +13,7 @@ import type { SessionPlan } from '../session/plan.js';
  * `socat - UNIX-CONNECT:PATH` is a stdio bridge. Every connection gets the launch flags' tool set and
  * its own session scope (its own claims), never more.
  */
-export async function serveSocket(path: string, plan: SessionPlan, db: Db, log: Logger): Promise<void> {
+export async function serveSocket(path: string, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
   const pidFile = `${path}.pid`;
   await clearStaleSocket(path, pidFile);
   let connections = 0;
@@ -22,7 +22,7 @@ export async function serveSocket(path: string, plan: SessionPlan, db: Db, log: 
     const n = ++connections;
     open.add(conn);
     const scope = { ...plan.scope, sessionId: `${plan.scope.sessionId}-c${n}` };
-    const mcp = createMcpServer({ ...plan, scope }, db, log.child({ connection: n, session_id: scope.sessionId }));
+    const mcp = createMcpServer({ ...plan, scope }, store, log.child({ connection: n, session_id: scope.sessionId }));
     log.info({ connection: n, session_id: scope.sessionId }, 'connection opened');
     conn.on('error', (err) => log.warn({ err, connection: n }, 'connection error'));
     conn.on('close', () => {
@@ -53,7 +53,7 @@ export async function serveSocket(path: string, plan: SessionPlan, db: Db, log: 
     setImmediate(() => {
       let left = open.size;
       const done = () => {
-        db.close();
+        store.close();
         process.exit(0);
       };
       if (left === 0) return done();

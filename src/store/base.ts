@@ -1,0 +1,24 @@
+import type { Db } from '../db/database.js';
+import { integrityCheck, recordAbort, recordCall, sqliteVersion } from './own/record.js';
+import { ensureOwnTables, ownSchemaVersion } from './own/schema.js';
+import type { Generation } from './records.js';
+import type { OwnStore, ProjectStore, RalphStore } from './store.js';
+
+/** What every generation's store shares: the connection, transactions, and our own tables. */
+export function baseStore(
+  db: Db,
+  generation: Generation,
+): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'integrityCheck' | 'sqliteVersion'> {
+  return {
+    generation,
+    db,
+    write: (fn) => db.write(fn),
+    close: () => db.close(),
+    ensureOwnTables: () => ensureOwnTables(db, generation),
+    ownSchemaVersion: () => ownSchemaVersion(db),
+    recordCall: (by, tool, args, outcome) => recordCall(db, by, tool, args, outcome),
+    recordAbort: (by, reason) => recordAbort(db, by, reason),
+    integrityCheck: () => integrityCheck(db),
+    sqliteVersion: () => sqliteVersion(db),
+  };
+}

@@ -1,0 +1,24 @@
+import type { Db } from '../../db/database.js';
+import type { FeatureStore } from '../store.js';
+
+/** Acronyms and name completion over `features` and `disciplines` (name is each table's key). */
+
+const ACRONYM_OWNER = {
+  features: 'SELECT name FROM features WHERE acronym = ?',
+  disciplines: 'SELECT name FROM disciplines WHERE acronym = ?',
+} as const;
+const ACRONYMS = { features: 'SELECT acronym FROM features', disciplines: 'SELECT acronym FROM disciplines' } as const;
+const COMPLETE = {
+  features: "SELECT name FROM features WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
+  disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
+} as const;
+
+export const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export function legacyNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
+  return {
+    acronymOwner: (kind, acronym) => db.get<{ name: string }>(ACRONYM_OWNER[kind], acronym)?.name,
+    acronyms: (kind) => db.all<{ acronym: string }>(ACRONYMS[kind]).map((r) => r.acronym),
+    completeNames: (kind, prefix, limit) => db.all<{ name: string }>(COMPLETE[kind], likePrefix(prefix), limit).map((r) => r.name),
+  };
+}

@@ -1,0 +1,95 @@
+import type { Row } from '../../db/database.js';
+import { normalizeLearning, publicLearning, type Learning } from '../../domain/learnings.js';
+import type { Comment, Discipline, Feature, Task } from '../records.js';
+import { numberArray, parseJsonArray, parseJsonObject, stringArray } from '../json.js';
+
+/** Legacy rows (JSON-in-TEXT list columns) to domain records; unreadable values read as empty, never throw. */
+
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+export const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
+
+export function taskFromRow(r: Row): Task {
+  return {
+    id: Number(r.id),
+    feature: String(r.feature),
+    discipline: String(r.discipline),
+    title: String(r.title),
+    description: str(r.description),
+    status: String(r.status),
+    priority: str(r.priority),
+    tags: stringArray(r.tags),
+    depends_on: numberArray(r.depends_on),
+    blocked_by: str(r.blocked_by),
+    created: str(r.created),
+    updated: str(r.updated),
+    completed: str(r.completed),
+    acceptance_criteria: stringArray(r.acceptance_criteria),
+    context_files: stringArray(r.context_files),
+    output_artifacts: stringArray(r.output_artifacts),
+    hints: str(r.hints),
+    estimated_turns: num(r.estimated_turns),
+    provenance: str(r.provenance),
+    pseudocode: str(r.pseudocode),
+    enriched_at: str(r.enriched_at),
+  };
+}
+
+export function commentFromRow(r: Row): Comment {
+  return {
+    id: Number(r.id),
+    task_id: Number(r.task_id),
+    author: String(r.author),
+    discipline: str(r.discipline),
+    agent_task_id: num(r.agent_task_id),
+    priority: str(r.priority),
+    body: String(r.body),
+    created: str(r.created),
+  };
+}
+
+/** For display: unreadable items are skipped, fields limited to the documented ones. */
+export const learningsFromColumn = (v: unknown): Learning[] =>
+  parseJsonArray(v)
+    .map(normalizeLearning)
+    .filter((l): l is Learning => l !== undefined)
+    .map(publicLearning);
+
+export function featureFromRow(r: Row): Feature {
+  return {
+    name: String(r.name),
+    display_name: String(r.display_name),
+    acronym: String(r.acronym),
+    description: str(r.description),
+    created: str(r.created),
+    knowledge_paths: stringArray(r.knowledge_paths),
+    context_files: stringArray(r.context_files),
+    architecture: str(r.architecture),
+    boundaries: str(r.boundaries),
+    learnings: learningsFromColumn(r.learnings),
+    dependencies: stringArray(r.dependencies),
+  };
+}
+
+/** SPEC-070's override object as tools show it (the launch reads the raw value strictly instead). */
+export function overridesView(raw: unknown): Discipline['mcp_tool_overrides'] {
+  const o = parseJsonObject(raw);
+  if (!o) return null;
+  return { additional_disabled: Array.isArray(o.additional_disabled) ? o.additional_disabled.filter((x): x is string => typeof x === 'string') : [] };
+}
+
+export function disciplineFromRow(r: Row): Discipline {
+  return {
+    name: String(r.name),
+    display_name: String(r.display_name),
+    acronym: String(r.acronym),
+    icon: String(r.icon),
+    color: String(r.color),
+    description: str(r.description),
+    system_prompt: str(r.system_prompt),
+    skills: stringArray(r.skills),
+    conventions: str(r.conventions),
+    mcp_servers: parseJsonArray(r.mcp_servers),
+    stack_id: num(r.stack_id),
+    mcp_tool_overrides: overridesView(r.mcp_tool_overrides),
+  };
+}

@@ -1,0 +1,201 @@
+import type { Db } from '../../db/database.js';
+import { timestamp, today } from '../../domain/rules.js';
+import { numberArray, requireJsonArray, toJson } from '../json.js';
+import type { Comment, TaskHead, TaskRow } from '../records.js';
+import type { TaskChanges, TaskInsert, TaskQuery, TaskStore, Writer } from '../store.js';
+import { insertComment } from './comments.js';
+import { taskFromRow } from './rows.js';
+
+/**
+ * Tasks on the legacy generation: one `tasks` row each, lists as JSON arrays in TEXT columns, ids
+ * max(id)+1 (Ralph's rule at 936f316), dates YYYY-MM-DD.
+ */
+
+/** The optional filters as fixed "column = @column" fragments: keys are ours, values always bound. */
+const FILTER_COLUMNS = ['status', 'feature', 'discipline'] as const;
+export function filterSql(q: TaskQuery, alias = ''): { params: Record<string, string>; clauses: string[] } {
+  const keys = FILTER_COLUMNS.filter((k) => q[k] !== undefined);
+  return {
+    params: Object.fromEntries(keys.map((k) => [k, q[k]!])),
+    clauses: keys.map((k) => `${alias ? `${alias}.` : ''}${k} = @${k}`),
+  };
+}
+
+function listSql(q: TaskQuery, what: 'page' | 'count'): string {
+  const where = filterSql(q).clauses;
+  return what === 'count'
+    ? `SELECT count(*) AS n FROM tasks WHERE ${where.join(' AND ') || '1'}`
+    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${['id > @after', ...where].join(' AND ')} ORDER BY id LIMIT @limit`;
+}
+
+const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
+const JSON_COLUMNS = new Set<string>(['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts']);
+/** One fixed UPDATE per column: column names never come from input. */
+const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(
+  UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
+) as Record<(typeof UPDATABLE)[number], string>;
+
+// The pick and the count of ready tasks in one pass (a window count): every pending task's
+// dependencies are checked once, not twice.
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
+  SELECT t.id, count(*) OVER () AS ready FROM tasks t
+  WHERE t.status = 'pending'
+    ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
+    ${withFeature ? 'AND t.feature = @feature' : ''}
+    AND NOT EXISTS (
+      SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+      LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
+      WHERE dep.status IS NOT 'done')
+  ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
+
+export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
+  const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
+    const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
+    return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);
+  };
+  return {
+    getTask(id) {
+      const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
+      return row ? taskFromRow(row) : undefined;
+    },
+    taskHead(id) {
+      return db.get<TaskHead>('SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?', id);
+    },
+    taskExists(id) {
+      return db.get('SELECT 1 AS x FROM tasks WHERE id = ?', id) !== undefined;
+    },
+    taskIdRange() {
+      return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks')!;
+    },
+    listTasks(q, after, limit) {
+      return db.all(listSql(q, 'page'), { ...filterSql(q).params, after, limit }).map(
+        (r): TaskRow => ({
+          id: Number(r.id),
+          title: String(r.title),
+          status: String(r.status),
+          priority: typeof r.priority === 'string' ? r.priority : null,
+          feature: String(r.feature),
+          discipline: String(r.discipline),
+          depends_on: numberArray(r.depends_on),
+        }),
+      );
+    },
+    countTasks(q) {
+      return db.get<{ n: number }>(listSql(q, 'count'), filterSql(q).params)!.n;
+    },
+    dependenciesOf(id) {
+      return numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)?.d);
+    },
+    dependentsOf(id) {
+      // json_each keeps this exact (a LIKE would match 1 in 12); CAST: an id stored as a string ("8") counts.
+      return db
+        .all<{ id: number }>(
+          "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id",
+          id,
+          id,
+        )
+        .map((r) => r.id);
+    },
+    createTask(t: TaskInsert) {
+      // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
+      const id = db.get<{ id: number }>('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks')!.id;
+      db.run(
+        `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, created,
+           acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
+         VALUES (@id, @feature, @discipline, @title, @description, @status, @priority, @tags, @depends_on, @created,
+           @acceptance_criteria, @context_files, @output_artifacts, @hints, @estimated_turns, 'agent')`,
+        {
+          id,
+          feature: t.feature,
+          discipline: t.discipline,
+          title: t.title,
+          description: t.description,
+          status: t.status,
+          priority: t.priority,
+          tags: toJson(t.tags),
+          depends_on: toJson(t.depends_on),
+          created: today(),
+          acceptance_criteria: toJson(t.acceptance_criteria),
+          context_files: toJson(t.context_files),
+          output_artifacts: toJson(t.output_artifacts),
+          hints: t.hints,
+          estimated_turns: t.estimated_turns,
+        },
+      );
+      return id;
+    },
+    updateTask(id, changes: TaskChanges) {
+      for (const f of UPDATABLE) {
+        const v = changes[f];
+        if (v !== undefined) db.run(UPDATE_SQL[f], JSON_COLUMNS.has(f) ? toJson(v) : v, id);
+      }
+      db.run('UPDATE tasks SET updated = ? WHERE id = ?', today(), id);
+    },
+    setTaskStatus(id, next) {
+      // `completed` means "is done": stamped on done, cleared when a task is reopened. `blocked_by` is
+      // left alone: it is text a person or an agent wrote, the record of why the task was blocked.
+      db.run(
+        `UPDATE tasks SET status = @next, updated = @today,
+           completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END
+         WHERE id = @id`,
+        { id, next, today: today() },
+      );
+    },
+    enrichTask(id, pseudocode, acceptance, contextFiles) {
+      // Lists not given stay exactly as stored (coalesce): never rewrite Ralph's values from our reading.
+      db.run(
+        `UPDATE tasks SET pseudocode = @pseudocode, acceptance_criteria = coalesce(@ac, acceptance_criteria),
+           context_files = coalesce(@cf, context_files), status = 'pending', enriched_at = @at, updated = @today WHERE id = @id`,
+        {
+          id,
+          pseudocode,
+          ac: acceptance !== undefined ? toJson(acceptance) : null,
+          cf: contextFiles !== undefined ? toJson(contextFiles) : null,
+          at: timestamp(),
+          today: today(),
+        },
+      );
+    },
+    deleteTask(id) {
+      const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
+      db.run('DELETE FROM tasks WHERE id = ?', id);
+      return comments;
+    },
+    moveTask(id, feature) {
+      db.run('UPDATE tasks SET feature = ?, updated = ? WHERE id = ?', feature, today(), id);
+    },
+    taskContextFileItems: (id) => storedList(id, 'context_files'),
+    writeTaskContextFiles(id, items) {
+      db.run('UPDATE tasks SET context_files = ?, updated = ? WHERE id = ?', toJson(items), today(), id);
+    },
+    dependencyItems: (id) => storedList(id, 'depends_on'),
+    writeDependencyItems(id, items) {
+      db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(items), today(), id);
+    },
+    markBlocked(id, reason, upstreamId, by: Writer): Comment {
+      db.run("UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?", reason, today(), id);
+      return insertComment(db, {
+        task_id: id,
+        author: by.discipline ?? 'agent',
+        discipline: by.discipline,
+        agent_task_id: id,
+        priority: 'high',
+        body: `Blocked: ${reason}${upstreamId !== null ? ` (blocked on task #${upstreamId})` : ''}`,
+      });
+    },
+    pickReadyTask(q) {
+      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
+      return db.get<{ id: number; ready: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined), params);
+    },
+    progressGroups() {
+      // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp-legacy.sql) it reads only that index.
+      return db.all<{ status: string; feature: string; discipline: string; n: number }>(
+        'SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline',
+      );
+    },
+    completeTaskIds(prefix, limit) {
+      const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", like, limit).map((r) => r.id);
+    },
+  };
+}

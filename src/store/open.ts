@@ -1,0 +1,52 @@
+import { Db } from '../db/database.js';
+import { StartupError } from '../errors.js';
+import { legacyStore } from './legacy/index.js';
+import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, type SchemaInfo } from './schema.js';
+import type { RalphStore } from './store.js';
+
+/**
+ * Opens Ralph's database, tells its generation by the tables present, and checks that it is one we
+ * understand; fails closed otherwise (exit 2, one line).
+ *
+ * The checks run on the new connection before Db.open switches the database to WAL, which rewrites
+ * the file header: a database from a newer Ralph (another user_version, renamed or dropped columns,
+ * changed CHECK lists) is refused before anything is written. The refused file is left byte for byte
+ * as it was, and no -wal or -shm file is left beside it (for a WAL database, SQLite removes them when
+ * the last read-write connection closes; a read-only one would leave them).
+ */
+export function openStore(dbPath: string, options: { readonly?: boolean } = {}): { store: RalphStore; schema: SchemaInfo } {
+  let schema: SchemaInfo | undefined;
+  let opened = false;
+  try {
+    const db = Db.open(dbPath, options, (probe) => {
+      opened = true;
+      schema = checkSchema(dbPath, probe);
+    });
+    return { store: storeFor(db, schema!), schema: schema! };
+  } catch (err) {
+    if (err instanceof StartupError) throw err;
+    throw new StartupError(`cannot ${opened ? 'read' : 'open'} database ${dbPath}: ${(err as Error).message}`);
+  }
+}
+
+/** The implementation for a checked database's generation. */
+export function storeFor(db: Db, schema: SchemaInfo): RalphStore {
+  if (schema.generation === 'legacy') return legacyStore(db);
+  throw new StartupError(`${generationLabel(schema.generation)}: this ralph-mcp cannot serve it yet`);
+}
+
+function checkSchema(dbPath: string, db: Db): SchemaInfo {
+  const info = inspectSchema(db);
+  if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
+  if (info.userVersion !== RALPH_USER_VERSION) {
+    throw new StartupError(
+      `${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`,
+    );
+  }
+  if (info.drift.length > 0) {
+    throw new StartupError(
+      `${dbPath} does not have the columns of Ralph's ${generationLabel(info.generation)}, version ${RALPH_USER_VERSION}: ${info.drift.join('; ')}. It was left untouched; use a ralph-mcp that matches the Ralph that wrote it`,
+    );
+  }
+  return info;
+}

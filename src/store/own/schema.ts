@@ -1,0 +1,77 @@
+import { readFileSync } from 'node:fs';
+import type { Db } from '../../db/database.js';
+import { ToolError } from '../../errors.js';
+import { schemaFile } from '../../packageInfo.js';
+import type { Generation } from '../records.js';
+
+/**
+ * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
+ * ralph_mcp_meta (user_version is Ralph's):
+ * - schema/ralph-mcp.sql: the same on both generations (meta, audit, abort signals);
+ * - schema/ralph-mcp-<generation>.sql: what differs (an index of ours on the generation's task table;
+ *   on normalized, the tables that keep what Ralph's schema has no column for);
+ * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
+ */
+export const OWN_SCHEMA_VERSION = 1;
+
+const sqlOf = (file: string): string => readFileSync(schemaFile(file), 'utf8');
+const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sql')}\n${sqlOf(`ralph-mcp-${generation}.sql`)}`;
+const searchDdl = (generation: Generation): string => sqlOf(`ralph-mcp-search-${generation}.sql`);
+/** How many change-queue triggers the search DDL creates (read from the file, so no count to keep in step). */
+const searchTriggerCount = (generation: Generation): number => searchDdl(generation).match(/CREATE TRIGGER/g)?.length ?? 0;
+
+const ready = new WeakMap<Db, { tables?: true; search?: true }>();
+const state = (db: Db) => {
+  let s = ready.get(db);
+  if (!s) ready.set(db, (s = {}));
+  return s;
+};
+
+/** True once this connection has made sure our tables exist. */
+export const ownTablesReady = (db: Db): boolean => state(db).tables === true;
+
+/** Creates our tables if missing; refuses a database whose ralph-mcp tables are from a newer version. */
+export function ensureOwnTables(db: Db, generation: Generation): void {
+  const s = state(db);
+  if (s.tables) return;
+  db.write(() => {
+    db.raw.exec(ownDdl(generation));
+    const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
+    if (!row) db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
+    else if (Number(row.value) > OWN_SCHEMA_VERSION) {
+      throw new ToolError('conflict', `this database holds ralph-mcp tables of version ${row.value}, newer than this ralph-mcp (${OWN_SCHEMA_VERSION}); upgrade ralph-mcp`);
+    }
+  });
+  s.tables = true;
+}
+
+/** Our tables' version, or undefined before the first write made them. */
+export function ownSchemaVersion(db: Db): string | undefined {
+  if (!db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_meta'")) return undefined;
+  return db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value ?? '?';
+}
+
+/**
+ * Creates the search index and its change-queue triggers on first search, filling it from every task.
+ * Returns true when it was built just now.
+ */
+export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: () => void): boolean {
+  const s = state(db);
+  if (s.search) return false;
+  ensureOwnTables(db, generation);
+  let built = false;
+  db.write(() => {
+    const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
+    // A migration that rebuilds Ralph's tables drops our triggers: changes made meanwhile were never
+    // queued, so a missing trigger means the index can no longer be trusted and is rebuilt whole.
+    const triggers = db.get<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")!.n;
+    db.raw.exec(searchDdl(generation));
+    if (!exists || triggers < searchTriggerCount(generation)) {
+      reindexAll();
+      db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('search_index', '1')");
+      built = true;
+    }
+  });
+  s.search = true;
+  return built;
+}

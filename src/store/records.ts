@@ -1,0 +1,147 @@
+import type { Learning } from '../domain/learnings.js';
+
+/**
+ * The domain records that cross the storage boundary, the same on both of Ralph's schema generations.
+ * Tools see only these (and the RalphStore interface); how a generation keeps them is its own business.
+ * Agents keep SPEC-070's names: a normalized `subsystem` is a `feature` here.
+ */
+
+/** legacy: `features` + `tasks` with JSON-array columns (Ralph 936f316). normalized: Ralph's head. */
+export type Generation = 'legacy' | 'normalized';
+export const GENERATIONS: readonly Generation[] = ['legacy', 'normalized'];
+
+export interface Task {
+  id: number;
+  feature: string;
+  discipline: string;
+  title: string;
+  description: string | null;
+  status: string;
+  priority: string | null;
+  tags: string[];
+  depends_on: number[];
+  blocked_by: string | null;
+  created: string | null;
+  updated: string | null;
+  completed: string | null;
+  acceptance_criteria: string[];
+  context_files: string[];
+  output_artifacts: string[];
+  hints: string | null;
+  estimated_turns: number | null;
+  provenance: string | null;
+  pseudocode: string | null;
+  enriched_at: string | null;
+  /** normalized only (legacy has no templates): the template this task was pulled from, or null. */
+  template?: { id: number; title: string } | null;
+}
+
+/** What a session plan and scope checks need of a task: cheap to read on both generations. */
+export interface TaskHead {
+  id: number;
+  title: string;
+  status: string;
+  feature: string;
+  discipline: string;
+}
+
+/** One row of list_tasks. */
+export interface TaskRow {
+  id: number;
+  title: string;
+  status: string;
+  priority: string | null;
+  feature: string;
+  discipline: string;
+  depends_on: number[];
+}
+
+export interface Comment {
+  id: number;
+  task_id: number;
+  author: string;
+  discipline: string | null;
+  agent_task_id: number | null;
+  priority: string | null;
+  body: string;
+  created: string | null;
+}
+
+export interface Feature {
+  name: string;
+  display_name: string;
+  acronym: string;
+  description: string | null;
+  created: string | null;
+  knowledge_paths: string[];
+  context_files: string[];
+  architecture: string | null;
+  boundaries: string | null;
+  learnings: Learning[];
+  dependencies: string[];
+}
+
+export interface FeatureRow {
+  name: string;
+  display_name: string;
+  acronym: string;
+  description: string | null;
+}
+
+export interface Discipline {
+  name: string;
+  display_name: string;
+  acronym: string;
+  icon: string;
+  color: string;
+  description: string | null;
+  system_prompt: string | null;
+  skills: string[];
+  conventions: string | null;
+  mcp_servers: unknown[];
+  stack_id: number | null;
+  mcp_tool_overrides: { additional_disabled: string[] } | null;
+}
+
+export interface DisciplineRow {
+  name: string;
+  display_name: string;
+  acronym: string;
+  icon: string;
+  color: string;
+  description: string | null;
+}
+
+export interface ProjectInfo {
+  title: string;
+  description: string | null;
+  created: string | null;
+  schema_version: string;
+}
+
+/** One group of get_project_progress's single grouped pass. */
+export interface ProgressGroup {
+  status: string;
+  feature: string;
+  discipline: string;
+  n: number;
+}
+
+export interface SearchHit {
+  id: number;
+  title: string;
+  status: string;
+  priority: string | null;
+  feature: string;
+  discipline: string;
+  /** bm25: lower (more negative) is better. */
+  score: number;
+  snippet: string;
+}
+
+/** A resources/list entry over tasks, features and disciplines, in that order. */
+export interface ResourceRow {
+  kind: 'tasks' | 'features' | 'disciplines';
+  key: string;
+  title: string;
+}

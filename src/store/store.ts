@@ -1,0 +1,230 @@
+import type { Db } from '../db/database.js';
+import type {
+  Comment,
+  Discipline,
+  DisciplineRow,
+  Feature,
+  FeatureRow,
+  Generation,
+  ProgressGroup,
+  ProjectInfo,
+  ResourceRow,
+  SearchHit,
+  Task,
+  TaskHead,
+  TaskRow,
+} from './records.js';
+
+/**
+ * THE storage boundary: every read and write of Ralph's tables goes through one of these, in domain
+ * records (records.ts). Two implementations, chosen when the database is opened (open.ts):
+ * legacy/ (Ralph 936f316: `features`, `tasks` with JSON-array columns) and normalized/ (Ralph's head:
+ * `subsystems`, `task_details` + `runtime_tasks`, child tables, `task_signals`). One contract suite
+ * (test/contract/) runs against both.
+ *
+ * Callers validate first (names exist, paths are safe, no cycles) and pass canonical values: a store
+ * method writes what it is given and keeps Ralph's rules of its generation (ids, dates, statuses,
+ * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
+ * it for each writing call together with its audit row.
+ */
+export interface RalphStore extends TaskStore, CommentStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore {
+  readonly generation: Generation;
+  /** The connection (transactions, closing, fault handling). SQL on Ralph's tables stays in the store. */
+  readonly db: Db;
+  /** How messages name a feature here: "feature", or "feature (subsystem)" where Ralph says subsystem. */
+  readonly featureNoun: string;
+  /** Runs fn in one BEGIN IMMEDIATE transaction; any throw rolls everything back. */
+  write<T>(fn: () => T): T;
+  close(): void;
+}
+
+/** Who writes: recorded with comments and signals (a normalized signal needs its agent_sessions row). */
+export interface Writer {
+  sessionId: string;
+  recipe: string | null;
+  discipline: string | null;
+  /** The session's own task, if any. */
+  taskId: number | null;
+}
+
+/** Optional filters of list_tasks, search_tasks and claims; names are canonical (checked to exist). */
+export interface TaskQuery {
+  status?: string | undefined;
+  feature?: string | undefined;
+  discipline?: string | undefined;
+}
+
+export interface TaskInsert {
+  feature: string;
+  discipline: string;
+  title: string;
+  description: string | null;
+  status: 'draft' | 'pending';
+  priority: string | null;
+  tags: string[];
+  depends_on: number[];
+  acceptance_criteria: string[];
+  context_files: string[];
+  output_artifacts: string[];
+  hints: string | null;
+  estimated_turns: number | null;
+}
+
+/** update_task: only the fields given change; lists are replaced whole. */
+export type TaskChanges = Partial<
+  Pick<TaskInsert, 'title' | 'description' | 'priority' | 'acceptance_criteria' | 'depends_on' | 'tags' | 'context_files' | 'output_artifacts' | 'hints' | 'estimated_turns'>
+>;
+
+export interface TaskStore {
+  getTask(id: number): Task | undefined;
+  taskHead(id: number): TaskHead | undefined;
+  taskExists(id: number): boolean;
+  /** For a not_found message: the id range and count of tasks. */
+  taskIdRange(): { lo: number | null; hi: number | null; n: number };
+  /** A page by id: tasks with id > after, at most limit. */
+  listTasks(query: TaskQuery, after: number, limit: number): TaskRow[];
+  countTasks(query: TaskQuery): number;
+  /** The ids a task depends on (unreadable stored items skipped). */
+  dependenciesOf(id: number): number[];
+  /** The tasks that depend on this one, by id. */
+  dependentsOf(id: number): number[];
+  /** Inserts a task (provenance agent, created today); returns the id agents see. */
+  createTask(t: TaskInsert): number;
+  updateTask(id: number, changes: TaskChanges): void;
+  /** done stamps `completed` (today); any other status clears it. */
+  setTaskStatus(id: number, status: string): void;
+  /** Draft → pending with pseudocode; lists not given stay exactly as stored. */
+  enrichTask(id: number, pseudocode: string, acceptance: string[] | undefined, contextFiles: string[] | undefined): void;
+  /** Deletes the task and its comments; returns how many comments went with it. */
+  deleteTask(id: number): number;
+  moveTask(id: number, feature: string): void;
+  /**
+   * Read-modify-write of stored lists, exactly as stored (a legacy JSON column may hold items of other
+   * shapes: they are kept). Reading a list that cannot be rewritten safely throws `conflict`.
+   */
+  taskContextFileItems(id: number): unknown[];
+  writeTaskContextFiles(id: number, items: unknown[]): void;
+  dependencyItems(id: number): unknown[];
+  writeDependencyItems(id: number, items: unknown[]): void;
+  /** Sets the task blocked and records why (and, with an upstream task, on which); returns that record as a comment. */
+  markBlocked(id: number, reason: string, upstreamId: number | null, by: Writer): Comment;
+  /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are. */
+  pickReadyTask(query: TaskQuery): { id: number; ready: number } | undefined;
+  progressGroups(): ProgressGroup[];
+  /** Ranked full-text search (FTS5): brings our index up to date with every write first. */
+  searchTasks(ftsQuery: string, query: TaskQuery, limit: number): SearchHit[];
+  completeTaskIds(prefix: string, limit: number): number[];
+}
+
+export interface CommentInsert {
+  task_id: number;
+  author: string;
+  discipline: string | null;
+  agent_task_id: number | null;
+  priority: string | null;
+  body: string;
+}
+
+export interface CommentStore {
+  /** Oldest first. */
+  comments(taskId: number): Comment[];
+  /** The last n, oldest first. */
+  recentComments(taskId: number, n: number): Comment[];
+  getComment(taskId: number, commentId: number): Comment | undefined;
+  commentIds(taskId: number, limit: number): number[];
+  /** Stamped now (RFC 3339 UTC). */
+  addComment(c: CommentInsert, by: Writer): Comment;
+  updateComment(taskId: number, commentId: number, body: string): Comment;
+  deleteComment(taskId: number, commentId: number): void;
+}
+
+export interface FeatureInsert {
+  name: string;
+  display_name: string;
+  acronym: string;
+  description: string | null;
+  knowledge_paths: string[];
+  context_files: string[];
+  architecture: string | null;
+  boundaries: string | null;
+  dependencies: string[];
+}
+
+export type FeatureChanges = Partial<Omit<FeatureInsert, 'name'>>;
+
+export type Named = 'features' | 'disciplines';
+
+export interface FeatureStore {
+  listFeatures(): FeatureRow[];
+  getFeature(name: string): Feature | undefined;
+  /** The stored spelling of a feature name (normalized names compare case-insensitively), or undefined. */
+  featureName(name: string): string | undefined;
+  featureNames(limit: number): string[];
+  createFeature(f: FeatureInsert): void;
+  updateFeature(name: string, changes: FeatureChanges): void;
+  deleteFeature(name: string): void;
+  featureTaskCount(name: string): number;
+  /** Features that name this one among their dependencies. */
+  featureDependents(name: string): string[];
+  featureDependencies(name: string): string[];
+  featureContextFileItems(name: string): unknown[];
+  writeFeatureContextFiles(name: string, items: unknown[]): void;
+  /** The stored learnings as items for mergeLearning (identity-tagged where a generation keeps rows). */
+  learningItems(name: string): unknown[];
+  writeLearningItems(name: string, items: unknown[], by: Writer): void;
+  /** The feature or discipline holding this acronym. */
+  acronymOwner(kind: Named, acronym: string): string | undefined;
+  acronyms(kind: Named): string[];
+  completeNames(kind: Named, prefix: string, limit: number): string[];
+}
+
+export interface DisciplineInsert {
+  name: string;
+  display_name: string;
+  acronym: string;
+  icon: string;
+  color: string;
+  system_prompt: string | null;
+  skills: string[];
+  conventions: string | null;
+}
+
+export type DisciplineChanges = Partial<Pick<DisciplineInsert, 'display_name' | 'icon' | 'color' | 'system_prompt' | 'skills' | 'conventions'>>;
+
+export interface DisciplineStore {
+  listDisciplines(): DisciplineRow[];
+  getDiscipline(name: string): Discipline | undefined;
+  disciplineName(name: string): string | undefined;
+  disciplineNames(limit?: number): string[];
+  createDiscipline(d: DisciplineInsert): void;
+  updateDiscipline(name: string, changes: DisciplineChanges): void;
+  deleteDiscipline(name: string): void;
+  /** What still refers to a discipline: tasks (and, where a generation has them, templates). */
+  disciplineUsage(name: string): { tasks: number; templates: number };
+  /** The stored SPEC-070 overrides value (JSON text or null); undefined when the discipline does not exist. */
+  toolOverrides(name: string): { name: string; raw: unknown } | undefined;
+  allToolOverrides(): { name: string; raw: unknown }[];
+  /** Where overrides live on this database ("table.column"), or null while nowhere can hold one yet. */
+  overridesLocation(): string | null;
+  writeToolOverrides(name: string, json: string | null): void;
+  /** The discipline's own MCP servers as stored ({name, command, args?, env?} items), or null when unreadable. */
+  mcpServerItems(name: string): unknown[] | null;
+}
+
+export interface ProjectStore {
+  projectInfo(): ProjectInfo;
+  resourcePage(offset: number, limit: number): ResourceRow[];
+  /** PRAGMA integrity_check messages ('ok' alone when sound). */
+  integrityCheck(): string[];
+  sqliteVersion(): string;
+}
+
+/** ralph-mcp's own tables (ralph_mcp_*): one implementation, shared by both generations. */
+export interface OwnStore {
+  /** Creates our tables on first write; refuses ones from a newer ralph-mcp. */
+  ensureOwnTables(): void;
+  /** Our tables' version, or undefined before the first write. */
+  ownSchemaVersion(): string | undefined;
+  recordCall(by: Writer, tool: string, args: unknown, outcome: string): void;
+  recordAbort(by: Writer, reason: string): number;
+}

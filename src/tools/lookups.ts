@@ -1,0 +1,51 @@
+import { notFound } from '../errors.js';
+import type { Discipline, Feature, Task, TaskHead } from '../store/records.js';
+import type { RalphStore } from '../store/store.js';
+
+/**
+ * Lookups that refuse a missing row with not_found, saying what does exist so the agent can correct
+ * itself. Names come back in their stored spelling (normalized names compare case-insensitively).
+ */
+
+function known(names: string[], what: string): string {
+  if (names.length === 0) return `there are no ${what} yet`;
+  return `existing ${what}: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
+}
+
+function taskNotFound(store: RalphStore, id: number): never {
+  const r = store.taskIdRange();
+  throw notFound('task', id, r.n === 0 ? 'there are no tasks yet' : `task ids in this project run from ${r.lo} to ${r.hi} (${r.n} tasks)`);
+}
+
+export function requireTask(store: RalphStore, id: number): Task {
+  return store.getTask(id) ?? taskNotFound(store, id);
+}
+
+export function requireTaskHead(store: RalphStore, id: number): TaskHead {
+  return store.taskHead(id) ?? taskNotFound(store, id);
+}
+
+/** The stored name of an existing feature. */
+export function requireFeature(store: RalphStore, name: string): string {
+  const stored = store.featureName(name);
+  if (stored === undefined) throw notFound(store.featureNoun, name, known(store.featureNames(21), plural(store.featureNoun)));
+  return stored;
+}
+
+export function requireFeatureRecord(store: RalphStore, name: string): Feature {
+  return store.getFeature(requireFeature(store, name))!;
+}
+
+/** The stored name of an existing discipline. */
+export function requireDiscipline(store: RalphStore, name: string): string {
+  const stored = store.disciplineName(name);
+  if (stored === undefined) throw notFound('discipline', name, known(store.disciplineNames(21), 'disciplines'));
+  return stored;
+}
+
+export function requireDisciplineRecord(store: RalphStore, name: string): Discipline {
+  return store.getDiscipline(requireDiscipline(store, name))!;
+}
+
+/** "feature" → "features", "feature (subsystem)" → "features (subsystems)". */
+export const plural = (noun: string): string => noun.replace(/^(\w+)( \((\w+)\))?$/, (_m, a: string, b: string | undefined, c: string | undefined) => (b ? `${a}s (${c}s)` : `${a}s`));
