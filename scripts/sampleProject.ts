@@ -1,5 +1,8 @@
 import Database from 'better-sqlite3';
+import { rmSync } from 'node:fs';
 import { initProject, type Project } from '../src/project.js';
+import { migrateDatabase } from '../src/store/migrate/index.js';
+import type { Generation } from '../src/store/records.js';
 
 /**
  * A small but realistic Ralph project, written with the project's own `init` and plain SQL (the way
@@ -7,9 +10,22 @@ import { initProject, type Project } from '../src/project.js';
  *
  * Tasks:  1 done  ← 2 done ← 3 in_progress ← 4 pending
  *         5 pending (no deps)   6 draft   7 blocked (on 3)   8 skipped
+ *
+ * On the normalized generation it is the same project moved by `ralph-mcp migrate` (which checks that
+ * every record reads back as before): the same ids, names, comments and learnings on both, so one
+ * contract suite can assert the same things of either.
  */
-export function createSampleProject(dir: string, title = 'Recipe Box'): Project {
-  const project = initProject(dir, { title, description: 'A web app to collect, tag and search cooking recipes.' });
+export function createSampleProject(dir: string, title = 'Recipe Box', schema: Generation = 'legacy'): Project {
+  const project = createLegacySample(dir, title);
+  if (schema === 'normalized') {
+    const { backup } = migrateDatabase(project.dbPath);
+    rmSync(backup);
+  }
+  return project;
+}
+
+function createLegacySample(dir: string, title: string): Project {
+  const project = initProject(dir, { title, description: 'A web app to collect, tag and search cooking recipes.', schema: 'legacy', disciplines: false });
   const db = new Database(project.dbPath);
   db.pragma('foreign_keys = ON');
   const insert = db.transaction(() => {

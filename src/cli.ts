@@ -77,18 +77,32 @@ await yargs(hideBin(process.argv))
   )
   .command(
     'init',
-    'Create .ralph/db/ralph.db (Ralph schema + metadata) and empty .ralph/learnings.txt and progress.txt',
+    "Create .ralph/db/ralph.db (Ralph's schema, metadata, default disciplines) and empty .ralph/learnings.txt and progress.txt",
     (y) =>
       y
         .option('project', PROJECT)
         .option('title', { type: 'string', describe: 'Project title (default: the directory name)' })
-        .option('description', { type: 'string', describe: 'Project description' }),
+        .option('description', { type: 'string', describe: 'Project description' })
+        .option('schema', { choices: ['normalized', 'legacy'] as const, default: 'normalized' as const, describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against" })
+        .option('disciplines', { type: 'boolean', default: true, describe: "Seed Ralph's default disciplines (--no-disciplines: none)" }),
     (argv) =>
       run(async () => {
         const { initProject } = await import('./project.js');
         const { print } = await import('./cli/output.js');
-        const p = initProject(argv.project ?? defaultProject(), { title: argv.title, description: argv.description });
-        print(`created ${p.dbPath}`);
+        const p = initProject(argv.project ?? defaultProject(), { title: argv.title, description: argv.description, schema: argv.schema, disciplines: argv.disciplines });
+        print(`created ${p.dbPath} (${argv.schema} schema${argv.disciplines ? ', default disciplines' : ''})`);
+        print(`next: ralph-mcp --project ${p.root} --recipe braindump   # an agent turns your notes into features and tasks`);
+      }),
+  )
+  .command(
+    'migrate',
+    "Move a legacy project to Ralph's current (normalized) schema; the original is kept as a backup beside it",
+    (y) => y.option('project', PROJECT).option('db', DB),
+    (argv) =>
+      run(async () => {
+        const { migrateProject } = await import('./cli/migrate.js');
+        const { print } = await import('./cli/output.js');
+        print(migrateProject(argv.project ?? defaultProject(), argv.db));
       }),
   )
   .command(

@@ -2,6 +2,7 @@ import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from
 import { basename, join, resolve } from 'node:path';
 import { StartupError } from './errors.js';
 import { createRalphDatabase } from './store/init.js';
+import type { Generation } from './store/records.js';
 
 /** Where a Ralph project keeps its state: everything lives under `<project>/.ralph/`. */
 export interface Project {
@@ -40,11 +41,18 @@ export function locateProject(dir: string, dbOverride?: string): Project {
 }
 
 export interface InitOptions {
-  title?: string;
-  description?: string;
+  title?: string | undefined;
+  description?: string | undefined;
+  /** Ralph's schema generation: normalized (what Ralph opens today, the default) or legacy. */
+  schema?: Generation | undefined;
+  /** Seed Ralph's default disciplines (default true). */
+  disciplines?: boolean | undefined;
 }
 
-/** `ralph-mcp init`: Ralph's schema, the metadata row, empty state files. Never overwrites a database. */
+/**
+ * `ralph-mcp init`: Ralph's schema (the normalized generation unless told otherwise), the metadata row,
+ * the default disciplines, empty state files. Never overwrites a database.
+ */
 export function initProject(dir: string, options: InitOptions = {}): Project {
   const p = projectPaths(dir);
   if (existsSync(p.dbPath)) {
@@ -57,7 +65,7 @@ export function initProject(dir: string, options: InitOptions = {}): Project {
   // `init` racing this one never leaves a half-made ralph.db behind.
   writeFileSync(tmp, '');
   try {
-    createRalphDatabase(tmp, 'legacy', { title, description: options.description ?? null });
+    createRalphDatabase(tmp, options.schema ?? 'normalized', { title, description: options.description ?? null, disciplines: options.disciplines ?? true });
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(tmp + suffix, { force: true });
     throw err;

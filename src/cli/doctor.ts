@@ -103,7 +103,8 @@ function databaseChecks(
     if (s.userVersion !== RALPH_USER_VERSION) throw new Error(`user_version ${s.userVersion}; this ralph-mcp understands ${RALPH_USER_VERSION}`);
     if (s.drift.length) throw new Error(`schema drift: ${s.drift.join('; ')}`);
     schema = s;
-    return `${generationLabel(s.generation)}; user_version ${s.userVersion}, tables ${ralphTables(s.generation).join(', ')}`;
+    const tables = ralphTables(s.generation);
+    return `${generationLabel(s.generation)}; user_version ${s.userVersion}, all ${tables.length} of its tables (${tables.slice(0, 6).join(', ')}${tables.length > 6 ? ', …' : ''})`;
   });
   if (!schema) {
     for (const label of ['ralph-mcp tables', 'overrides', 'recipes']) skip(label, "the schema is not one ralph-mcp can serve");
@@ -137,7 +138,7 @@ function overrideChecks(store: RalphStore, check: (label: string, fn: () => stri
   const readable = check('overrides', () => {
     location = store.overridesLocation();
     rows = store.allToolOverrides();
-    return `stored in ${location ?? 'nowhere yet (no discipline has any; `ralph-mcp overrides` sets one)'}`;
+    return location ? `stored in ${location}` : 'none set yet (`ralph-mcp overrides` sets one)';
   });
   if (!readable) return parsed;
   for (const row of rows) {

@@ -21,7 +21,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const { project } = plan;
   for (const w of plan.warnings) log.warn(w);
   log.info(
-    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
+    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
     'session started',
   );
 

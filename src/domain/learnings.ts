@@ -266,6 +266,13 @@ function similarity(aText: string, a: ReadonlySet<string>, bText: string, b: Rea
   return jaccard(a, b);
 }
 
+/**
+ * A store that keeps learnings as rows (not one JSON column) tags each stored item with its row's
+ * identity under this key. The merge keeps it where an item stays in place (a duplicate's bumped copy,
+ * a contradiction that replaces it), so the store can update that row instead of deleting and adding.
+ */
+export const ITEM_IDENTITY: unique symbol = Symbol('stored learning identity');
+
 export interface MergeResult {
   outcome: MergeOutcome;
   /**
@@ -306,7 +313,9 @@ export function mergeLearning(stored: readonly unknown[], incoming: Learning): M
   if (bestView) {
     if (isNegated(bestView.text) !== newNeg) {
       // A contradiction: the new lesson supersedes the old one where it stood.
-      items[best] = incoming;
+      const old = items[best];
+      const identity = typeof old === 'object' && old !== null ? (old as { [ITEM_IDENTITY]?: unknown })[ITEM_IDENTITY] : undefined;
+      items[best] = identity === undefined ? incoming : { ...incoming, [ITEM_IDENTITY]: identity };
       return { outcome: 'replaced', items, learning: incoming, matched: bestView.text, similarity: bestScore, pruned: 0 };
     }
     const old = items[best];

@@ -93,7 +93,7 @@ function recipeText(plan: SessionPlan): string {
     plan.recipe ? `Session recipe ${plan.recipe.name}: ${plan.recipe.purpose}` : 'No recipe: the full tool suite (debugging).',
     '',
     'Tools in this session:',
-    ...plan.tools.map((t) => `- ${t.def.name}: ${t.def.description}`),
+    ...plan.tools.map((t) => `- ${t.def.name}: ${t.description}`),
   ].join('\n');
 }
 

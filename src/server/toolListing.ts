@@ -61,7 +61,7 @@ export function toolListing(t: SessionTool): Tool {
   return {
     name: t.def.name,
     title: t.def.title,
-    description: t.def.description,
+    description: t.description,
     inputSchema: jsonSchema(t.input, 'input'),
     outputSchema: outputSchema(t),
     annotations: { title: t.def.title, ...t.def.annotations },

@@ -11,6 +11,7 @@ const q = (v: string): string => JSON.stringify(v).replace(/[\u2028\u2029]/g, (c
 export function buildInstructions(plan: SessionPlan): string {
   const lines: string[] = [];
   lines.push(`Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`);
+  if (plan.generation === 'normalized') lines.push("A feature here is what Ralph calls a subsystem: tools keep the word feature; names match case-insensitively.");
   if (plan.recipe) lines.push(`Session recipe: ${plan.recipe.name}: ${plan.recipe.purpose}`);
   else lines.push('Session recipe: none (full tool suite, for debugging).');
   // Names and statuses come from the database too (Ralph's UI, or a person, may have written anything
@@ -26,7 +27,7 @@ export function buildInstructions(plan: SessionPlan): string {
     lines.push('No tools are enabled in this session.');
   } else {
     lines.push('Tools:');
-    for (const t of plan.tools) lines.push(`- ${t.def.name}: ${t.def.description}`);
+    for (const t of plan.tools) lines.push(`- ${t.def.name}: ${t.description}`);
   }
   lines.push('Errors come back with isError and a code (invalid_argument, not_found, conflict, out_of_scope, busy); the message says what is allowed.');
   return lines.join('\n');

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { parseJsonObject } from '../store/json.js';
+import type { Generation } from '../store/records.js';
 import type { SchemaInfo } from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
@@ -30,10 +31,14 @@ export interface SessionRequest {
 export interface SessionTool {
   def: AnyTool;
   input: z.ZodObject;
+  /** The description this session shows (on the normalized generation, features are named subsystems too). */
+  description: string;
 }
 
 export interface SessionPlan {
   project: Project;
+  /** Ralph's schema generation of this project's database. */
+  generation: Generation;
   projectTitle: string;
   recipe: Recipe | null;
   discipline: string | null;
@@ -108,10 +113,11 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
   const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined, ownTaskOnly: recipe?.ownTaskOnly === true, feature };
-  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature));
+  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation));
 
   const plan: SessionPlan = {
     project,
+    generation: store.generation,
     projectTitle: store.projectInfo().title,
     recipe,
     discipline: disciplineName,
@@ -158,7 +164,7 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
  * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
  * session has a task (--task) or will get one (a recipe that claims tasks).
  */
-function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null): SessionTool {
+function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null, generation: Generation): SessionTool {
   let input = def.input as z.ZodObject;
   const keep = recipe?.narrow?.[def.name];
   if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
@@ -173,6 +179,22 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
     const arg = def.featureTarget.arg;
     input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(`Default and only allowed value: ${feature} (this session's feature)`) });
   }
-  return { def, input };
+  if (generation === 'normalized') input = withSubsystems(input);
+  return { def, input, description: generation === 'normalized' ? subsystemWording(def.description) : def.description };
+}
+
+/**
+ * Ralph's head calls a feature a subsystem, and so do its UI and its people: on that generation a
+ * model reads "feature (subsystem)" where a description first says feature. Names stay SPEC-070's.
+ */
+export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
+
+function withSubsystems(input: z.ZodObject): z.ZodObject {
+  const changed: Record<string, z.ZodType> = {};
+  for (const [key, field] of Object.entries(input.shape as Record<string, z.ZodType>)) {
+    const text = field.description;
+    if (text && /\bfeature/i.test(text)) changed[key] = field.describe(subsystemWording(text));
+  }
+  return Object.keys(changed).length > 0 ? input.extend(changed) : input;
 }
 

@@ -1,3 +1,4 @@
+import type { Generation } from '../store/records.js';
 import type { SessionPlan } from './plan.js';
 
 /**
@@ -8,7 +9,7 @@ export const PLAN_FORMAT = 'ralph-mcp/session-plan@1';
 
 export interface PlanJson {
   format: typeof PLAN_FORMAT;
-  project: { root: string; database: string; title: string };
+  project: { root: string; database: string; title: string; schema: Generation };
   session_id: string;
   recipe: { name: string; purpose: string } | null;
   discipline: string | null;
@@ -23,18 +24,18 @@ export interface PlanJson {
 export function planToJson(plan: SessionPlan): PlanJson {
   return {
     format: PLAN_FORMAT,
-    project: { root: plan.project.root, database: plan.project.dbPath, title: plan.projectTitle },
+    project: { root: plan.project.root, database: plan.project.dbPath, title: plan.projectTitle, schema: plan.generation },
     session_id: plan.scope.sessionId,
     recipe: plan.recipe ? { name: plan.recipe.name, purpose: plan.recipe.purpose } : null,
     discipline: plan.discipline,
     discipline_source: plan.disciplineSource,
     task: plan.task,
     feature: plan.feature,
-    enabled_tools: plan.tools.map(({ def }) => ({
+    enabled_tools: plan.tools.map(({ def, description }) => ({
       name: def.name,
       title: def.title,
       category: def.category,
-      purpose: def.description,
+      purpose: description,
       read_only: def.annotations.readOnlyHint,
       destructive: def.annotations.destructiveHint,
     })),
@@ -46,7 +47,7 @@ export function planToJson(plan: SessionPlan): PlanJson {
 export function planToText(plan: SessionPlan): string {
   const j = planToJson(plan);
   const lines = [
-    `project     ${j.project.title} (${j.project.root})`,
+    `project     ${j.project.title} (${j.project.root}; ${j.project.schema} schema)`,
     `recipe      ${j.recipe ? `${j.recipe.name}: ${j.recipe.purpose}` : '(none: full suite)'}`,
     `discipline  ${j.discipline ?? '(none)'}${j.discipline_source === 'task' ? " (the task's)" : ''}`,
     `task        ${j.task ? `#${j.task.id} ${j.task.title} [${j.task.status}]` : '(none)'}`,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import { projectInfo } from './metadata.js';
 import { integrityCheck, recordAbort, recordCall, sqliteVersion } from './own/record.js';
 import { ensureOwnTables, ownSchemaVersion } from './own/schema.js';
 import type { Generation } from './records.js';
@@ -8,7 +9,7 @@ import type { OwnStore, ProjectStore, RalphStore } from './store.js';
 export function baseStore(
   db: Db,
   generation: Generation,
-): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'integrityCheck' | 'sqliteVersion'> {
+): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'> {
   return {
     generation,
     db,
@@ -18,6 +19,7 @@ export function baseStore(
     ownSchemaVersion: () => ownSchemaVersion(db),
     recordCall: (by, tool, args, outcome) => recordCall(db, by, tool, args, outcome),
     recordAbort: (by, reason) => recordAbort(db, by, reason),
+    projectInfo: () => projectInfo(db),
     integrityCheck: () => integrityCheck(db),
     sqliteVersion: () => sqliteVersion(db),
   };

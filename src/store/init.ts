@@ -1,16 +1,20 @@
 import { Db } from '../db/database.js';
 import { today } from '../domain/rules.js';
+import { DEFAULT_DISCIPLINES } from './defaultDisciplines.js';
+import { storeFor } from './open.js';
 import type { Generation } from './records.js';
 import { RALPH_USER_VERSION, ralphDdl } from './schema.js';
 
 export interface NewDatabase {
   title: string;
   description: string | null;
+  /** Seed the default disciplines (as Ralph's project creation does), so tasks can be created at once. */
+  disciplines: boolean;
 }
 
 /**
- * Writes Ralph's schema of one generation and its metadata row into an empty file, as Ralph's own
- * project creation does, and leaves it checkpointed (no -wal beside it).
+ * Writes Ralph's schema of one generation, its metadata row and (optionally) the default disciplines
+ * into an empty file, in one transaction, and leaves it checkpointed (no -wal beside it).
  */
 export function createRalphDatabase(path: string, generation: Generation, meta: NewDatabase): void {
   const db = Db.open(path);
@@ -24,6 +28,10 @@ export function createRalphDatabase(path: string, generation: Generation, meta: 
         meta.description,
         today(),
       );
+      if (meta.disciplines) {
+        const store = storeFor(db, { generation, userVersion: RALPH_USER_VERSION, hasToolOverrides: generation === 'legacy', drift: [] });
+        for (const d of DEFAULT_DISCIPLINES) store.createDiscipline(d);
+      }
     });
     db.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
     db.raw.pragma('wal_checkpoint(TRUNCATE)');

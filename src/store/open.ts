@@ -1,6 +1,7 @@
 import { Db } from '../db/database.js';
 import { StartupError } from '../errors.js';
 import { legacyStore } from './legacy/index.js';
+import { normalizedStore } from './normalized/index.js';
 import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, type SchemaInfo } from './schema.js';
 import type { RalphStore } from './store.js';
 
@@ -30,10 +31,7 @@ export function openStore(dbPath: string, options: { readonly?: boolean } = {}):
 }
 
 /** The implementation for a checked database's generation. */
-export function storeFor(db: Db, schema: SchemaInfo): RalphStore {
-  if (schema.generation === 'legacy') return legacyStore(db);
-  throw new StartupError(`${generationLabel(schema.generation)}: this ralph-mcp cannot serve it yet`);
-}
+export const storeFor = (db: Db, schema: SchemaInfo): RalphStore => (schema.generation === 'legacy' ? legacyStore(db) : normalizedStore(db));
 
 function checkSchema(dbPath: string, db: Db): SchemaInfo {
   const info = inspectSchema(db);

@@ -1,10 +1,11 @@
 import Database from 'better-sqlite3';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createSampleProject } from '../../scripts/sampleProject.js';
 import { initProject, projectPaths, type Project } from '../../src/project.js';
+import type { Generation } from '../../src/store/records.js';
 import { FIXTURES_DIR } from './env.js';
 
 const made: string[] = [];
@@ -18,19 +19,24 @@ export function tempDir(prefix = 'ralph-mcp-test-'): string {
   return d;
 }
 
-/** The sample project (see scripts/sampleProject.ts), freshly made in a temp dir. */
-export const sampleProject = (): Project => createSampleProject(tempDir());
+/** The sample project (see scripts/sampleProject.ts), freshly made in a temp dir: legacy unless asked. */
+export const sampleProject = (schema: Generation = 'legacy'): Project => createSampleProject(tempDir(), undefined, schema);
 
-/** An empty project made by `init`. */
-export const emptyProject = (): Project => initProject(tempDir());
+/** An empty project made by `init`: the legacy generation, no disciplines (what the tests written for it expect). */
+export const emptyProject = (): Project => initProject(tempDir(), { schema: 'legacy', disciplines: false });
 
-/** A temp project holding a copy of one of Ralph's fixture databases (the original is never touched). */
-export function fixtureProject(file: string): Project {
+/**
+ * A temp project holding a copy of one of Ralph's fixture databases (the original is never touched):
+ * the legacy ones by default, Ralph's head's with dir = HEAD_FIXTURES_DIR.
+ */
+export function fixtureProject(file: string, dir: string = FIXTURES_DIR): Project {
   const p = projectPaths(tempDir());
   mkdirSync(join(p.ralphDir, 'db'), { recursive: true });
   for (const suffix of ['', '-wal', '-shm']) {
-    if (existsSync(join(FIXTURES_DIR, file + suffix))) copyFileSync(join(FIXTURES_DIR, file + suffix), p.dbPath + suffix);
+    if (existsSync(join(dir, file + suffix))) copyFileSync(join(dir, file + suffix), p.dbPath + suffix);
   }
+  // The fixtures are read-only files; a copy must be writable like any project's database.
+  chmodSync(p.dbPath, 0o644);
   writeFileSync(p.learningsFile, '');
   writeFileSync(p.progressFile, '');
   return p;

@@ -970,7 +970,8 @@ const NORMALIZED: Invariant[] = [
         ...formatViolations(db, 'task_signal_comments', 'created', isRfc3339, false, e),
         ...formatViolations(db, 'agent_sessions', 'started', isRfc3339, false, e),
         ...formatViolations(db, 'agent_sessions', 'ended', isRfc3339, true, e),
-        ...formatViolations(db, 'subsystem_comments', 'created', isRfc3339, false, e),
+        // Ralph reads a subsystem comment's created as Option<String>: NULL is fine (an undated legacy learning).
+        ...formatViolations(db, 'subsystem_comments', 'created', isRfc3339, true, e),
         ...formatViolations(db, 'subsystem_comments', 'updated', isRfc3339, true, e),
       ];
     },

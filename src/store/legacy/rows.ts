@@ -1,7 +1,8 @@
 import type { Row } from '../../db/database.js';
 import { normalizeLearning, publicLearning, type Learning } from '../../domain/learnings.js';
 import type { Comment, Discipline, Feature, Task } from '../records.js';
-import { numberArray, parseJsonArray, parseJsonObject, stringArray } from '../json.js';
+import { numberArray, parseJsonArray, stringArray } from '../json.js';
+import { overridesView } from '../overrides.js';
 
 /** Legacy rows (JSON-in-TEXT list columns) to domain records; unreadable values read as empty, never throw. */
 
@@ -68,13 +69,6 @@ export function featureFromRow(r: Row): Feature {
     learnings: learningsFromColumn(r.learnings),
     dependencies: stringArray(r.dependencies),
   };
-}
-
-/** SPEC-070's override object as tools show it (the launch reads the raw value strictly instead). */
-export function overridesView(raw: unknown): Discipline['mcp_tool_overrides'] {
-  const o = parseJsonObject(raw);
-  if (!o) return null;
-  return { additional_disabled: Array.isArray(o.additional_disabled) ? o.additional_disabled.filter((x): x is string => typeof x === 'string') : [] };
 }
 
 export function disciplineFromRow(r: Row): Discipline {

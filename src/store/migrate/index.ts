@@ -1,0 +1,119 @@
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Db, busyTimeoutMs } from '../../db/database.js';
+import { StartupError } from '../../errors.js';
+import { legacyStore } from '../legacy/index.js';
+import { normalizedStore } from '../normalized/index.js';
+import { ensureOwnTables } from '../own/schema.js';
+import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, ralphDdl } from '../schema.js';
+import { planMigration } from './plan.js';
+import { compareStores, countRecords, readRules, type Counts } from './verify.js';
+import { writePlan } from './write.js';
+
+export interface MigrationResult {
+  backup: string;
+  counts: Counts;
+  notes: string[];
+}
+
+/**
+ * Moves a legacy database to the normalized schema Ralph's head opens:
+ * 1. read the original whole under a write lock (BEGIN IMMEDIATE, rolled back: nothing is written to it);
+ * 2. write the new database beside it (`<db>.migrating-<pid>`), in one transaction;
+ * 3. check it: Ralph's read rules, and every record read back through both stores compares equal;
+ * 4. swap: the original becomes `<db>.legacy-<time>.bak` (a hard link: the same bytes, never copied),
+ *    then the new file is renamed over `<db>` (atomic: there is always a ralph.db).
+ * Anything without a home in the new schema refuses the whole migration, naming it; so does a change
+ * to the original while it ran. Stop Ralph and ralph-mcp sessions first: they keep the old file open.
+ */
+export function migrateDatabase(dbPath: string, stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '')): MigrationResult {
+  const backup = `${dbPath}.legacy-${stamp}.bak`;
+  const tmp = `${dbPath}.migrating-${process.pid}`;
+  if (existsSync(backup)) throw new StartupError(`refusing to overwrite ${backup}; move it away and run again`);
+
+  const { plan, hash } = readOriginal(dbPath);
+  if (plan.problems.length > 0) {
+    const shown = plan.problems.slice(0, 20).map((p) => `  - ${p}`).join('\n');
+    throw new StartupError(
+      `nothing was changed: ${plan.problems.length} value(s) have no home in Ralph's normalized schema${plan.problems.length > 20 ? ' (first 20)' : ''}:\n${shown}\nFix them in Ralph (or with SQL) and run migrate again`,
+    );
+  }
+
+  removeFiles(tmp);
+  writeFileSync(tmp, '');
+  let counts: Counts;
+  try {
+    counts = buildAndCheck(dbPath, tmp, plan);
+  } catch (err) {
+    removeFiles(tmp);
+    throw err;
+  }
+  if (fileHash(dbPath) !== hash || walHasData(dbPath)) {
+    removeFiles(tmp);
+    throw new StartupError(`${dbPath} changed while it was being migrated (is Ralph or a ralph-mcp session still running?); nothing was changed: stop them and run migrate again`);
+  }
+  linkSync(dbPath, backup);
+  renameSync(tmp, dbPath);
+  return { backup, counts, notes: plan.notes };
+}
+
+/** The whole legacy database, read under a write lock so that no one writes while it is read. */
+function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>; hash: string } {
+  // A plain connection: Db.open would switch the file to WAL, and the original must stay as it is.
+  const src = new Database(dbPath, { fileMustExist: true, timeout: busyTimeoutMs() });
+  let plan;
+  try {
+    const info = inspectSchema(new Db(src));
+    if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
+    if (info.generation === 'normalized') throw new StartupError(`${dbPath} already has Ralph's ${generationLabel('normalized')}; nothing to migrate`);
+    if (info.userVersion !== RALPH_USER_VERSION) throw new StartupError(`${dbPath} has schema version ${info.userVersion}; migrate understands version ${RALPH_USER_VERSION}`);
+    if (info.drift.length > 0) throw new StartupError(`${dbPath} does not have the columns of Ralph's legacy schema: ${info.drift.join('; ')}`);
+    src.exec('BEGIN IMMEDIATE');
+    try {
+      plan = planMigration(src);
+    } finally {
+      src.exec('ROLLBACK');
+    }
+  } finally {
+    src.close();
+  }
+  // After the close: a WAL the last connection checkpointed is part of the original too.
+  return { plan, hash: fileHash(dbPath) };
+}
+
+function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof planMigration>): Counts {
+  const to = Db.open(tmp);
+  try {
+    to.write(() => to.raw.exec(ralphDdl('normalized')));
+    to.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
+    ensureOwnTables(to, 'normalized');
+    to.write(() => writePlan(to, plan));
+    const rules = readRules(to);
+    // Read-write but never written: a read-only connection would leave -wal/-shm files beside the original.
+    const from = new Db(new Database(dbPath, { fileMustExist: true, timeout: busyTimeoutMs() }));
+    try {
+      const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to))];
+      if (diffs.length > 0) throw new StartupError(`nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`);
+      // Every comment carried over, plus one `blocked` signal for each task that had a blocked_by.
+      const blockedBy = plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length;
+      const a = countRecords(legacyStore(from));
+      const b = countRecords(normalizedStore(to));
+      if (JSON.stringify({ ...a, comments: a.comments + blockedBy }) !== JSON.stringify(b)) {
+        throw new StartupError(`nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by) became ${JSON.stringify(b)}`);
+      }
+      to.raw.pragma('wal_checkpoint(TRUNCATE)');
+      return b;
+    } finally {
+      from.close();
+    }
+  } finally {
+    to.close();
+  }
+}
+
+const fileHash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+const walHasData = (dbPath: string): boolean => existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size > 0;
+function removeFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
+}

@@ -1,0 +1,167 @@
+import type { Db } from '../../db/database.js';
+import { timestamp } from '../../domain/rules.js';
+import type { MigrationPlan } from './plan.js';
+
+/**
+ * Writes a migration plan into an empty normalized database (Ralph's DDL and our tables already made),
+ * in one transaction, keeping every id agents and Ralph's rows already use: a legacy task's id is its
+ * runtime id (and its details id). Comments become `learned` signals the way Ralph's head converted
+ * them itself (session `legacy-task-<id>`, kind manual, started by a human); who wrote them stays in
+ * ralph_mcp_comment_meta. A task's `blocked_by` becomes a `blocked` signal, its nearest equivalent.
+ */
+export function writePlan(db: Db, plan: MigrationPlan): void {
+  const now = timestamp();
+  const m = plan.metadata;
+  if (m) {
+    db.run(
+      'INSERT INTO metadata (id, schema_version, project_title, project_description, project_created) VALUES (1, ?, ?, ?, ?)',
+      m.schema_version ?? '1.0',
+      m.project_title ?? '',
+      m.project_description ?? null,
+      m.project_created ?? null,
+    );
+  }
+
+  const disciplineIds = new Map<string, number>();
+  for (const d of plan.disciplines) {
+    const r = d.row;
+    const id = Number(
+      db.run(
+        `INSERT INTO disciplines (name, display_name, acronym, icon, color, description, system_prompt, conventions, stack_id, image_path, crops, image_prompt)
+         VALUES (@name, @display_name, @acronym, @icon, @color, @description, @system_prompt, @conventions, @stack_id, @image_path, @crops, @image_prompt)`,
+        pick(r, ['name', 'display_name', 'acronym', 'icon', 'color', 'description', 'system_prompt', 'conventions', 'stack_id', 'image_path', 'crops', 'image_prompt']),
+      ).lastInsertRowid,
+    );
+    disciplineIds.set(String(r.name), id);
+    for (const skill of d.skills) db.run('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)', id, skill);
+    for (const s of d.servers) {
+      const server = Number(db.run('INSERT INTO discipline_mcp_servers (discipline_id, name, command) VALUES (?, ?, ?)', id, s.name, s.command).lastInsertRowid);
+      s.args.forEach((arg, i) => db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i));
+      for (const [key, value] of s.env) db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
+    }
+    if (d.overrides !== null) db.run('INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)', r.name, d.overrides);
+  }
+
+  const featureIds = new Map<string, number>();
+  for (const f of plan.features) {
+    const r = f.row;
+    const id = Number(
+      db.run(
+        `INSERT INTO subsystems (name, display_name, acronym, description, architecture, boundaries, status, created)
+         VALUES (@name, @display_name, @acronym, @description, @architecture, @boundaries, 'active', @created)`,
+        pick(r, ['name', 'display_name', 'acronym', 'description', 'architecture', 'boundaries', 'created']),
+      ).lastInsertRowid,
+    );
+    featureIds.set(String(r.name), id);
+    for (const p of f.knowledge_paths) db.run('INSERT INTO subsystem_knowledge_paths (subsystem_id, path) VALUES (?, ?)', id, p);
+    for (const p of f.context_files) db.run('INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)', id, p);
+    for (const l of f.learnings) {
+      const comment = Number(
+        db.run(
+          "INSERT INTO subsystem_comments (subsystem_id, category, agent_task_id, body, reason, source_iteration, created) VALUES (?, 'learning', ?, ?, ?, ?, ?)",
+          id,
+          l.task_id,
+          l.text,
+          l.reason,
+          l.iteration,
+          l.created,
+        ).lastInsertRowid,
+      );
+      db.run(
+        'INSERT INTO ralph_mcp_learning_meta (comment_id, source, hit_count, reviewed, review_count, extra) VALUES (?, ?, ?, ?, ?, ?)',
+        comment,
+        l.source,
+        l.hit_count,
+        l.reviewed ? 1 : 0,
+        l.review_count,
+        l.extra,
+      );
+    }
+  }
+  for (const f of plan.features) {
+    for (const dep of f.dependencies) {
+      db.run('INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (?, ?)', featureIds.get(String(f.row.name)), featureIds.get(dep));
+    }
+  }
+
+  for (const t of plan.tasks) {
+    const r = t.row;
+    const id = Number(r.id);
+    db.run(
+      `INSERT INTO task_details (id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode, created, updated)
+       VALUES (@id, @discipline_id, @title, @description, @priority, @hints, @estimated_turns, @pseudocode, @created, @updated)`,
+      { ...pick(r, ['id', 'title', 'description', 'priority', 'hints', 'estimated_turns', 'pseudocode', 'created', 'updated']), discipline_id: disciplineIds.get(String(r.discipline)) },
+    );
+    db.run(
+      `INSERT INTO runtime_tasks (id, subsystem_id, details_id, status, provenance, enriched_at, created, updated, completed)
+       VALUES (@id, @subsystem_id, @id, @status, @provenance, @enriched_at, @created, @updated, @completed)`,
+      { ...pick(r, ['id', 'status', 'provenance', 'enriched_at', 'created', 'updated', 'completed']), subsystem_id: featureIds.get(String(r.feature)) },
+    );
+    for (const tag of t.tags) db.run('INSERT INTO task_tags (task_id, tag) VALUES (?, ?)', id, tag);
+    t.criteria.forEach((c, i) => db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i));
+    for (const p of t.context_files) db.run('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)', id, p);
+    for (const p of t.output_artifacts) db.run('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)', id, p);
+  }
+  // Dependencies once every task exists (a task may depend on a later one).
+  for (const t of plan.tasks) for (const dep of t.depends_on) db.run('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)', t.row.id, dep);
+
+  const session = (taskId: number, started: string) => {
+    const sid = `legacy-task-${taskId}`;
+    db.run(
+      `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
+       SELECT @sid, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), 'manual', 'human', @task, @started, @started, 'finished'
+       WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @sid)`,
+      { sid, task: taskId, started },
+    );
+    return sid;
+  };
+  for (const c of plan.comments) {
+    const created = typeof c.created === 'string' && c.created !== '' ? c.created : now;
+    const signal = Number(
+      db.run(
+        "INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, created) VALUES (?, ?, 'learned', ?, 'discovery', 'task', ?)",
+        c.task_id,
+        session(Number(c.task_id), created),
+        c.body,
+        created,
+      ).lastInsertRowid,
+    );
+    db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
+  }
+  for (const t of plan.tasks) {
+    const why = t.row.blocked_by;
+    if (typeof why !== 'string' || why === '') continue;
+    db.run("INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)", t.row.id, session(Number(t.row.id), now), why, now);
+  }
+
+  for (const r of plan.recipeConfigs) {
+    db.run(
+      'INSERT INTO prompt_builder_configs (name, base_prompt, section_order, sections, created, updated) VALUES (?, ?, ?, ?, ?, ?)',
+      r.name,
+      r.base_recipe,
+      r.section_order ?? '[]',
+      r.sections ?? '{}',
+      r.created ?? null,
+      r.updated ?? null,
+    );
+  }
+
+  for (const r of plan.own.meta) db.run('INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES (?, ?)', r.key, r.value);
+  for (const r of plan.own.audit) {
+    db.run(
+      'INSERT INTO ralph_mcp_audit (id, session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (@id, @session_id, @recipe, @discipline, @task_id, @tool, @arguments, @outcome, @created)',
+      pick(r, ['id', 'session_id', 'recipe', 'discipline', 'task_id', 'tool', 'arguments', 'outcome', 'created']),
+    );
+  }
+  for (const r of plan.own.signals) {
+    db.run(
+      'INSERT INTO ralph_mcp_signals (id, session_id, recipe, discipline, task_id, kind, reason, created) VALUES (@id, @session_id, @recipe, @discipline, @task_id, @kind, @reason, @created)',
+      pick(r, ['id', 'session_id', 'recipe', 'discipline', 'task_id', 'kind', 'reason', 'created']),
+    );
+  }
+}
+
+/** The named fields of a row, as bound parameters (missing ones as NULL). */
+function pick(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  return Object.fromEntries(keys.map((k) => [k, row[k] ?? null]));
+}

@@ -1,0 +1,20 @@
+import type { Db } from '../../db/database.js';
+import type { ResourceRow } from '../records.js';
+import type { ProjectStore } from '../store.js';
+
+/** The listing over everything (resources): runtime tasks, subsystems, disciplines. */
+export function normalizedProject(db: Db): Pick<ProjectStore, 'resourcePage'> {
+  return {
+    resourcePage(offset, limit) {
+      return db.all<ResourceRow>(
+        `SELECT kind, key, title FROM (
+           SELECT 0 AS o, 'tasks' AS kind, CAST(t.id AS TEXT) AS key, d.title, t.id AS k2 FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
+           UNION ALL SELECT 1, 'features', name, display_name, 0 FROM subsystems
+           UNION ALL SELECT 2, 'disciplines', name, display_name, 0 FROM disciplines)
+         ORDER BY o, k2, key LIMIT ? OFFSET ?`,
+        limit,
+        offset,
+      );
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import type { Db, Row } from '../../db/database.js';
+import { timestamp } from '../../domain/rules.js';
+import { ToolError } from '../../errors.js';
+import { ensureOwnTables } from '../own/schema.js';
+import type { Comment } from '../records.js';
+import type { CommentInsert, CommentStore, Writer } from '../store.js';
+import { hasOwnTables } from './sql.js';
+
+/**
+ * Comments on the normalized generation. Ralph's head has no comment table: it stores a plain comment
+ * as a `learned` signal (kind discovery, scope task), and every signal needs an `agent_sessions` row for
+ * its session. We do the same, so Ralph's UI shows them, and read comments back from all of a task's
+ * signals. What a signal has no column for (who wrote it, as which discipline, from which task, how
+ * urgent) is kept in our ralph_mcp_comment_meta, keyed by the signal's id.
+ */
+
+/** agent_sessions.kind for a session of ours, by recipe. */
+function sessionKind(recipe: string | null): 'task_execution' | 'review' | 'manual' {
+  if (recipe === 'task_execution' || recipe === 'worker') return 'task_execution';
+  if (recipe === 'opus_review') return 'review';
+  return 'manual';
+}
+
+/**
+ * The session's agent_sessions row, made the way Ralph makes a missing one: the next session_number,
+ * started by an agent, finished, started = ended = now. A session Ralph already made is used as it is.
+ */
+export function ensureAgentSession(db: Db, by: Writer, taskId: number): void {
+  const now = timestamp();
+  db.run(
+    `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
+     SELECT @id, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), @kind, 'agent', @task, @now, @now, 'finished'
+     WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @id)`,
+    { id: by.sessionId, kind: sessionKind(by.recipe), task: by.taskId ?? taskId, now },
+  );
+}
+
+/** The columns a comment view needs, with our metadata when its table exists. */
+const VIEW_COLUMNS = `sg.id, sg.task_id, sg.verb, sg.text, sg.summary, sg.remaining, sg.reason, sg.question, sg.what, sg."on",
+  sg.severity, sg.category, sg.kind, sg.why, sg.detail, sg.answer, sg.created, a.started_by`;
+const VIEW = {
+  withMeta: `SELECT ${VIEW_COLUMNS}, m.author, m.discipline, m.agent_task_id, m.priority
+    FROM task_signals sg LEFT JOIN agent_sessions a ON a.id = sg.session_id LEFT JOIN ralph_mcp_comment_meta m ON m.signal_id = sg.id`,
+  plain: `SELECT ${VIEW_COLUMNS}, NULL AS author, NULL AS discipline, NULL AS agent_task_id, NULL AS priority
+    FROM task_signals sg LEFT JOIN agent_sessions a ON a.id = sg.session_id`,
+};
+const SQL = {
+  all: { withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`, plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id` },
+  recent: {
+    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
+    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
+  },
+  one: { withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`, plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?` },
+};
+const variant = (db: Db) => (hasOwnTables(db) ? 'withMeta' : 'plain');
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+/** A signal as one line of text: what the agent (or person) said, whatever the verb. */
+export function signalBody(r: Row): string {
+  const s = (k: string) => str(r[k]) ?? '';
+  switch (r.verb) {
+    case 'learned':
+      return s('text');
+    case 'done':
+      return s('summary');
+    case 'partial':
+      return `${s('summary')}\nRemaining: ${s('remaining')}`;
+    case 'stuck':
+      return s('reason');
+    case 'ask':
+      return r.answer != null ? `${s('question')}\nAnswer: ${s('answer')}` : s('question');
+    case 'flag':
+      return `[${s('severity')}, ${s('category')}] ${s('what')}`;
+    case 'suggest':
+      return `[${s('kind')}] ${s('what')} (why: ${s('why')})`;
+    case 'blocked':
+      // The same words report_blocker writes on the legacy generation.
+      return r.detail != null ? `Blocked: ${s('detail')} (blocked on ${s('on')})` : `Blocked: ${s('on')}`;
+    default:
+      return s('text') || s('summary') || s('reason') || s('question') || s('what');
+  }
+}
+
+export function commentFromSignal(r: Row): Comment {
+  return {
+    id: Number(r.id),
+    task_id: Number(r.task_id),
+    // Ralph's own rule for a signal's author: who started its session.
+    author: str(r.author) ?? str(r.started_by) ?? 'system',
+    discipline: str(r.discipline),
+    agent_task_id: typeof r.agent_task_id === 'number' ? r.agent_task_id : null,
+    priority: str(r.priority),
+    body: signalBody(r),
+    created: str(r.created),
+  };
+}
+
+function readOne(db: Db, taskId: number, signalId: number): Comment | undefined {
+  const row = db.get(SQL.one[variant(db)], signalId, taskId);
+  return row ? commentFromSignal(row) : undefined;
+}
+
+/** Who wrote a signal, as our metadata. Needs our tables (every write path makes them first). */
+function writeMeta(db: Db, signalId: number, c: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'>): void {
+  db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signalId, c.author, c.discipline, c.agent_task_id, c.priority);
+}
+
+/** A signal of one verb with exactly that verb's columns, its session row, and its authorship. */
+export function insertSignal(db: Db, by: Writer, taskId: number, columns: Record<string, string | number | null>, meta: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'>): Comment {
+  ensureOwnTables(db, 'normalized');
+  ensureAgentSession(db, by, taskId);
+  const names = Object.keys(columns);
+  const sql = INSERT_SIGNAL[names.join(',')];
+  if (sql === undefined) throw new Error(`no signal INSERT for columns ${names.join(',')}`);
+  const id = Number(db.run(sql, { ...columns, task_id: taskId, session_id: by.sessionId, created: timestamp() }).lastInsertRowid);
+  writeMeta(db, id, meta);
+  return readOne(db, taskId, id)!;
+}
+
+/** One fixed INSERT per signal shape we write (column names never come from input). */
+const SHAPES = [
+  ['verb', 'text', 'kind', 'scope'],
+  ['verb', 'on', 'kind', 'detail'],
+] as const;
+const INSERT_SIGNAL: Record<string, string> = Object.fromEntries(
+  SHAPES.map((cols) => [
+    cols.join(','),
+    `INSERT INTO task_signals (task_id, session_id, ${cols.map((c) => `"${c}"`).join(', ')}, created) VALUES (@task_id, @session_id, ${cols.map((c) => `@${c}`).join(', ')}, @created)`,
+  ]),
+);
+
+export function normalizedComments(db: Db): CommentStore {
+  return {
+    comments(taskId) {
+      return db.all(SQL.all[variant(db)], taskId).map(commentFromSignal);
+    },
+    recentComments(taskId, n) {
+      return db.all(SQL.recent[variant(db)], taskId, n).map(commentFromSignal);
+    },
+    getComment: (taskId, commentId) => readOne(db, taskId, commentId),
+    commentIds(taskId, limit) {
+      return db.all<{ id: number }>('SELECT id FROM task_signals WHERE task_id = ? ORDER BY id LIMIT ?', taskId, limit).map((r) => r.id);
+    },
+    addComment(c, by) {
+      // As Ralph stores a person's comment: a learned signal, kind discovery, scope task.
+      return insertSignal(db, by, c.task_id, { verb: 'learned', text: c.body, kind: 'discovery', scope: 'task' }, c);
+    },
+    updateComment(taskId, commentId, body) {
+      const verb = db.get<{ verb: string }>('SELECT verb FROM task_signals WHERE id = ? AND task_id = ?', commentId, taskId)?.verb;
+      if (verb !== 'learned') {
+        throw new ToolError(
+          'conflict',
+          `comment ${commentId} on task ${taskId} is a "${verb}" signal, which Ralph keeps as the agent reported it; only plain comments (learned signals) can be edited`,
+        );
+      }
+      db.run('UPDATE task_signals SET text = ? WHERE id = ?', body, commentId);
+      return readOne(db, taskId, commentId)!;
+    },
+    deleteComment(taskId, commentId) {
+      if (hasOwnTables(db)) db.run('DELETE FROM ralph_mcp_comment_meta WHERE signal_id = ?', commentId);
+      db.run('DELETE FROM task_signals WHERE id = ? AND task_id = ?', commentId, taskId);
+    },
+  };
+}

@@ -1,0 +1,266 @@
+import type { Db, Row } from '../../db/database.js';
+import { today } from '../../domain/rules.js';
+import { numberArray, stringArray } from '../json.js';
+import type { Comment, Task, TaskHead, TaskRow } from '../records.js';
+import type { TaskChanges, TaskInsert, TaskStore, Writer } from '../store.js';
+import { insertSignal } from './signals.js';
+import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, filterSql, hasOwnTables, subsystemId } from './sql.js';
+
+/**
+ * Tasks on the normalized generation: a `task_details` row (what the task is) + a `runtime_tasks` row
+ * (where it stands) + one child table per list, written in one transaction. The id agents see is the
+ * runtime id (AUTOINCREMENT: never reused). Statuses written are only the six Ralph's code reads; done
+ * stamps `completed` (a CHECK). Ralph's triggers may rewrite `updated` as 'YYYY-MM-DD HH:MM:SS':
+ * both forms read as the day.
+ */
+
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
+const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
+/** A task date as the day, whichever form a trigger left it in. */
+export const day = (v: unknown): string | null => {
+  const s = str(v);
+  return s !== null && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s) ? s.slice(0, 10) : s;
+};
+
+export function taskFromRow(r: Row): Task {
+  return {
+    id: Number(r.id),
+    feature: String(r.feature),
+    discipline: String(r.discipline),
+    title: String(r.title),
+    description: str(r.description),
+    status: String(r.status),
+    priority: str(r.priority),
+    tags: stringArray(r.tags),
+    depends_on: numberArray(r.depends_on),
+    blocked_by: str(r.blocked_by),
+    created: day(r.created),
+    updated: day(r.updated),
+    completed: day(r.completed),
+    acceptance_criteria: stringArray(r.acceptance_criteria),
+    context_files: stringArray(r.context_files),
+    output_artifacts: stringArray(r.output_artifacts),
+    hints: str(r.hints),
+    estimated_turns: num(r.estimated_turns),
+    provenance: str(r.provenance),
+    pseudocode: str(r.pseudocode),
+    enriched_at: str(r.enriched_at),
+    template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null,
+  };
+}
+
+const LIST_TABLES = {
+  tags: ['task_tags', 'tag'],
+  acceptance_criteria: ['task_acceptance_criteria', 'criterion'],
+  context_files: ['task_context_files', 'file_path'],
+  output_artifacts: ['task_output_artifacts', 'artifact_path'],
+  depends_on: ['task_dependencies', 'depends_on_task_id'],
+} as const;
+type ListField = keyof typeof LIST_TABLES;
+/** One fixed DELETE and INSERT per child table (names from the constant list above). */
+const LIST_SQL = Object.fromEntries(
+  Object.entries(LIST_TABLES).map(([field, [table, column]]) => [
+    field,
+    {
+      clear: `DELETE FROM ${table} WHERE task_id = ?`,
+      insert: field === 'acceptance_criteria' ? `INSERT INTO ${table} (task_id, ${column}, criterion_order) VALUES (?, ?, ?)` : `INSERT INTO ${table} (task_id, ${column}) VALUES (?, ?)`,
+    },
+  ]),
+) as Record<ListField, { clear: string; insert: string }>;
+
+const DETAIL_FIELDS = ['title', 'description', 'priority', 'hints', 'estimated_turns'] as const;
+const DETAIL_SQL = Object.fromEntries(DETAIL_FIELDS.map((c) => [c, `UPDATE task_details SET ${c} = ? WHERE id = ?`])) as Record<(typeof DETAIL_FIELDS)[number], string>;
+
+// The pick and the count of ready tasks in one pass (a window count), as on the legacy generation.
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
+  SELECT t.id, count(*) OVER () AS ready FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
+  WHERE t.status = 'pending'
+    ${withDiscipline ? 'AND d.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)' : ''}
+    ${withFeature ? 'AND t.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}
+    AND NOT EXISTS (
+      SELECT 1 FROM task_dependencies dd JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
+      WHERE dd.task_id = t.id AND dep.status <> 'done')
+  ORDER BY CASE d.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
+
+function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): string {
+  const where = filterSql(q).clauses;
+  if (what === 'count') {
+    // Ralph's foreign keys guarantee the other joins; only a discipline filter needs the details row.
+    const from = q.discipline !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
+    return `SELECT count(*) AS n FROM ${from} WHERE ${where.join(' AND ') || '1'}`;
+  }
+  return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on
+    ${TASK_JOINS} WHERE ${['t.id > @after', ...where].join(' AND ')} ORDER BY t.id LIMIT @limit`;
+}
+
+export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
+  const writeList = (taskId: number, field: ListField, items: readonly (string | number)[]) => {
+    db.run(LIST_SQL[field].clear, taskId);
+    items.forEach((item, i) => {
+      if (field === 'acceptance_criteria') db.run(LIST_SQL[field].insert, taskId, item, i);
+      else db.run(LIST_SQL[field].insert, taskId, item);
+    });
+  };
+  const touch = (taskId: number) => db.run('UPDATE runtime_tasks SET updated = ? WHERE id = ?', today(), taskId);
+  /**
+   * The details row this task may change. A task pulled from a template shares the template's row
+   * (Ralph's pull model), and Ralph's own update would rewrite the template and every task pulled from
+   * it: the task gets a copy of its own first (copy on write); template_id still says where it came from.
+   */
+  const ownDetails = (taskId: number): number => {
+    const detailsId = detailsIdOf(db, taskId);
+    const shared = db.get(
+      'SELECT 1 AS x WHERE EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) OR EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d AND id <> @t)',
+      { d: detailsId, t: taskId },
+    );
+    if (!shared) return detailsId;
+    const copy = Number(
+      db.run(
+        `INSERT INTO task_details (discipline_id, title, description, priority, hints, estimated_turns, agent, model, effort, thinking, pseudocode, created, updated)
+         SELECT discipline_id, title, description, priority, hints, estimated_turns, agent, model, effort, thinking, pseudocode, created, @today FROM task_details WHERE id = @d`,
+        { d: detailsId, today: today() },
+      ).lastInsertRowid,
+    );
+    db.run('UPDATE runtime_tasks SET details_id = ? WHERE id = ?', copy, taskId);
+    return copy;
+  };
+  const storedList = (taskId: number, field: 'context_files' | 'depends_on'): unknown[] => {
+    const sql = field === 'context_files' ? 'SELECT file_path AS v FROM task_context_files WHERE task_id = ? ORDER BY id' : 'SELECT depends_on_task_id AS v FROM task_dependencies WHERE task_id = ? ORDER BY id';
+    return db.all<{ v: unknown }>(sql, taskId).map((r) => r.v);
+  };
+
+  return {
+    getTask(id) {
+      const row = db.get(`SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`, id);
+      return row ? taskFromRow(row) : undefined;
+    },
+    taskHead(id) {
+      return db.get<TaskHead>(`SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`, id);
+    },
+    taskExists(id) {
+      return db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', id) !== undefined;
+    },
+    taskIdRange() {
+      return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM runtime_tasks')!;
+    },
+    listTasks(q, after, limit) {
+      return db.all(listSql(q, 'page'), { ...filterSql(q).params, after, limit }).map(
+        (r): TaskRow => ({
+          id: Number(r.id),
+          title: String(r.title),
+          status: String(r.status),
+          priority: str(r.priority),
+          feature: String(r.feature),
+          discipline: String(r.discipline),
+          depends_on: numberArray(r.depends_on),
+        }),
+      );
+    },
+    countTasks(q) {
+      return db.get<{ n: number }>(listSql(q, 'count'), filterSql(q).params)!.n;
+    },
+    dependenciesOf(id) {
+      return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
+    },
+    dependentsOf(id) {
+      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id', id, id).map((r) => r.id);
+    },
+    createTask(t: TaskInsert) {
+      const now = today();
+      const details = Number(
+        db.run(
+          `INSERT INTO task_details (discipline_id, title, description, priority, hints, estimated_turns, created)
+           VALUES (@discipline_id, @title, @description, @priority, @hints, @estimated_turns, @created)`,
+          { discipline_id: disciplineId(db, t.discipline), title: t.title, description: t.description, priority: t.priority, hints: t.hints, estimated_turns: t.estimated_turns, created: now },
+        ).lastInsertRowid,
+      );
+      const id = Number(
+        db.run("INSERT INTO runtime_tasks (subsystem_id, details_id, status, provenance, created) VALUES (?, ?, ?, 'agent', ?)", subsystemId(db, t.feature), details, t.status, now).lastInsertRowid,
+      );
+      writeList(id, 'tags', t.tags);
+      writeList(id, 'depends_on', t.depends_on);
+      writeList(id, 'acceptance_criteria', t.acceptance_criteria);
+      writeList(id, 'context_files', t.context_files);
+      writeList(id, 'output_artifacts', t.output_artifacts);
+      return id;
+    },
+    updateTask(id, changes: TaskChanges) {
+      const details = DETAIL_FIELDS.filter((f) => changes[f] !== undefined);
+      if (details.length > 0) {
+        const d = ownDetails(id);
+        for (const f of details) db.run(DETAIL_SQL[f], changes[f], d);
+        db.run('UPDATE task_details SET updated = ? WHERE id = ?', today(), d);
+      }
+      for (const f of ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'] as const) {
+        const v = changes[f];
+        if (v !== undefined) writeList(id, f, v);
+      }
+      touch(id);
+    },
+    setTaskStatus(id, next) {
+      // `completed` means "is done": stamped on done (Ralph's CHECK requires it), cleared when reopened.
+      db.run(
+        `UPDATE runtime_tasks SET status = @next, updated = @today, completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END WHERE id = @id`,
+        { id, next, today: today() },
+      );
+    },
+    enrichTask(id, pseudocode, acceptance, contextFiles) {
+      const d = ownDetails(id);
+      db.run('UPDATE task_details SET pseudocode = ?, updated = ? WHERE id = ?', pseudocode, today(), d);
+      // Ralph stamps enriched_at as a day, like its other task dates.
+      db.run("UPDATE runtime_tasks SET status = 'pending', enriched_at = @today, updated = @today WHERE id = @id", { id, today: today() });
+      if (acceptance !== undefined) writeList(id, 'acceptance_criteria', acceptance);
+      if (contextFiles !== undefined) writeList(id, 'context_files', contextFiles);
+    },
+    deleteTask(id) {
+      const signals = db.get<{ n: number }>('SELECT count(*) AS n FROM task_signals WHERE task_id = ?', id)!.n;
+      if (hasOwnTables(db)) db.run('DELETE FROM ralph_mcp_comment_meta WHERE signal_id IN (SELECT id FROM task_signals WHERE task_id = ?)', id);
+      const detailsId = detailsIdOf(db, id);
+      // Lists and signals go with the task (ON DELETE CASCADE); sessions keep their row, without the task.
+      db.run('DELETE FROM runtime_tasks WHERE id = ?', id);
+      // The details row goes too, unless a template or another task still uses it (Ralph leaves it).
+      db.run(
+        'DELETE FROM task_details WHERE id = @d AND NOT EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) AND NOT EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d)',
+        { d: detailsId },
+      );
+      return signals;
+    },
+    moveTask(id, feature) {
+      db.run('UPDATE runtime_tasks SET subsystem_id = ?, updated = ? WHERE id = ?', subsystemId(db, feature), today(), id);
+    },
+    taskContextFileItems: (id) => storedList(id, 'context_files'),
+    writeTaskContextFiles(id, items) {
+      writeList(id, 'context_files', items.filter((x): x is string => typeof x === 'string'));
+      touch(id);
+    },
+    dependencyItems: (id) => storedList(id, 'depends_on'),
+    writeDependencyItems(id, items) {
+      writeList(id, 'depends_on', [...new Set(numberArray(JSON.stringify(items)))]);
+      touch(id);
+    },
+    markBlocked(id, reason, upstreamId, by: Writer): Comment {
+      db.run("UPDATE runtime_tasks SET status = 'blocked', completed = NULL, updated = ? WHERE id = ?", today(), id);
+      // Ralph's head has no blocked_by: the nearest is a `blocked` signal, which is also what its agents send.
+      const columns = upstreamId !== null ? { verb: 'blocked', on: `task #${upstreamId}`, kind: 'upstream_task', detail: reason } : { verb: 'blocked', on: reason, kind: 'external', detail: null };
+      return insertSignal(db, by, id, columns, { author: by.discipline ?? 'agent', discipline: by.discipline, agent_task_id: id, priority: 'high' });
+    },
+    pickReadyTask(q) {
+      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
+      return db.get<{ id: number; ready: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined), params);
+    },
+    progressGroups() {
+      // Grouped by ids over our covering index (schema/ralph-mcp-normalized.sql), names looked up once.
+      const features = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM subsystems').map((r) => [r.id, r.name]));
+      const disciplines = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM disciplines').map((r) => [r.id, r.name]));
+      return db
+        .all<{ status: string; s: number; di: number; n: number }>(
+          'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
+        )
+        .map((r) => ({ status: r.status, feature: features.get(r.s) ?? '', discipline: disciplines.get(r.di) ?? '', n: r.n }));
+    },
+    completeTaskIds(prefix, limit) {
+      const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", like, limit).map((r) => r.id);
+    },
+  };
+}
