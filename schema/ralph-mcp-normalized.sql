@@ -36,3 +36,13 @@ CREATE TABLE IF NOT EXISTS ralph_mcp_learning_meta (
 -- get_project_progress counts tasks by status, subsystem and discipline in one grouped pass: this covering
 -- index holds all it reads of runtime_tasks (the discipline comes through details_id).
 CREATE INDEX IF NOT EXISTS ralph_mcp_runtime_progress ON runtime_tasks(status, subsystem_id, details_id);
+
+-- Ralph's head indexes some list tables by task and not others: reading one task's criteria, context files
+-- or artifacts would scan every task's. These make each list a search (made on first write, like all of
+-- ours; Ralph's code never sees them, and dropping them only makes reads slower).
+CREATE INDEX IF NOT EXISTS ralph_mcp_criteria_task ON task_acceptance_criteria(task_id, criterion_order);
+CREATE INDEX IF NOT EXISTS ralph_mcp_context_files_task ON task_context_files(task_id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_artifacts_task ON task_output_artifacts(task_id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_knowledge_paths_subsystem ON subsystem_knowledge_paths(subsystem_id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_subsystem_files_subsystem ON subsystem_context_files(subsystem_id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_skills_discipline ON discipline_skills(discipline_id);

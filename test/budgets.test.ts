@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
 import { RECIPES } from './helpers/spec.js';
+import { GENERATIONS } from '../src/store/records.js';
 
 /**
  * What each session puts in front of the model on every turn: the model-visible part of tools/list
@@ -28,7 +29,7 @@ const TASK_EXECUTION_MAX = 6 * 1024;
 const visibleBytes = (tools: { name: string; description?: string; inputSchema: unknown }[]) =>
   tools.reduce((sum, t) => sum + JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length, 0);
 
-const project = sampleProject();
+const projects = { legacy: sampleProject('legacy'), normalized: sampleProject('normalized') };
 const sessions: [string, string[]][] = [
   ...RECIPES.map((r): [string, string[]] => [r, ['--recipe', r]]),
   ['full-suite', []],
@@ -36,9 +37,10 @@ const sessions: [string, string[]][] = [
   ['task_execution --task', ['--recipe', 'task_execution', '--task', '3']],
 ];
 
+for (const generation of GENERATIONS)
 for (const [label, flags] of sessions) {
-  test(`model-visible tools/list within budget: ${flags.join(' ') || 'full suite'}`, async () => {
-    const s = await startSession(project, flags);
+  test(`model-visible tools/list within budget: ${flags.join(' ') || 'full suite'} [${generation}]`, async () => {
+    const s = await startSession(projects[generation], flags);
     try {
       const { tools } = await s.client.listTools();
       const bytes = visibleBytes(tools);

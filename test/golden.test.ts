@@ -6,31 +6,37 @@ import { GOLDEN_DIR } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
 import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, inSpecOrder } from './helpers/spec.js';
+import { GENERATIONS } from '../src/store/records.js';
 
 /**
- * Golden `tools/list` per recipe (and for the full suite). A changed snapshot fails until it is
- * deliberately regenerated with `npm run test:update-golden` and reviewed as a diff.
+ * Golden `tools/list` per recipe (and for the full suite), per schema generation: the legacy ones in
+ * test/golden/, the normalized ones (where descriptions say "feature (subsystem)") in
+ * test/golden/normalized/. A changed snapshot fails until it is deliberately regenerated with
+ * `npm run test:update-golden` and reviewed as a diff.
  */
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
 const project = sampleProject();
 const sizes: string[] = [];
 
+for (const generation of GENERATIONS)
 for (const recipe of [...RECIPES, null]) {
   const label = recipe ?? 'full-suite';
-  test(`golden tools/list: ${label}`, async () => {
-    const s = await startSession(project, recipe ? ['--recipe', recipe] : []);
+  const dir = generation === 'legacy' ? GOLDEN_DIR : join(GOLDEN_DIR, generation);
+  const onProject = generation === 'legacy' ? project : sampleProject(generation);
+  test(`golden tools/list: ${label} [${generation}]`, async () => {
+    const s = await startSession(onProject, recipe ? ['--recipe', recipe] : []);
     try {
       const { tools } = await s.client.listTools();
       const names = tools.map((t) => t.name);
       assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
       const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
       sizes.push(
-        `${label.padEnd(15)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
+        `${`${label} [${generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
       );
-      const file = join(GOLDEN_DIR, `${label}.tools.json`);
+      const file = join(dir, `${label}.tools.json`);
       const actual = `${JSON.stringify(tools, null, 2)}\n`;
       if (UPDATE) {
-        mkdirSync(GOLDEN_DIR, { recursive: true });
+        mkdirSync(dir, { recursive: true });
         writeFileSync(file, actual);
         return;
       }

@@ -179,22 +179,15 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
     const arg = def.featureTarget.arg;
     input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(`Default and only allowed value: ${feature} (this session's feature)`) });
   }
-  if (generation === 'normalized') input = withSubsystems(input);
-  return { def, input, description: generation === 'normalized' ? subsystemWording(def.description) : def.description };
+  return { def, input, description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description };
 }
 
 /**
  * Ralph's head calls a feature a subsystem, and so do its UI and its people: on that generation a
- * model reads "feature (subsystem)" where a description first says feature. Names stay SPEC-070's.
+ * model reads "feature (subsystem)" where a feature tool's description first says feature (unless a
+ * parenthesis follows already). Argument names stay SPEC-070's; the instructions say it once for all
+ * (every word here is paid for on every turn).
  */
-export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
+export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \()/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
 
-function withSubsystems(input: z.ZodObject): z.ZodObject {
-  const changed: Record<string, z.ZodType> = {};
-  for (const [key, field] of Object.entries(input.shape as Record<string, z.ZodType>)) {
-    const text = field.description;
-    if (text && /\bfeature/i.test(text)) changed[key] = field.describe(subsystemWording(text));
-  }
-  return Object.keys(changed).length > 0 ? input.extend(changed) : input;
-}
 
