@@ -44,8 +44,9 @@ async function session(project: string, flags: string[]) {
 }
 
 const target = process.argv[2] ? resolve(process.argv[2]) : join(mkdtempSync(join(tmpdir(), 'ralph-mcp-demo-')), 'recipe-box');
-const project = createSampleProject(target);
-out(`Sample project created with ralph-mcp init + sample rows: ${project.root}`);
+// Ralph's current (normalized) schema, as `ralph-mcp init` makes it today.
+const project = createSampleProject(target, 'Recipe Box', 'normalized');
+out(`Sample project created with ralph-mcp init + sample rows (Ralph's current schema): ${project.root}`);
 out(`  database: ${project.dbPath}`);
 
 // 1. A task_execution session for task 3: the minimal surface, scoped to one task.

@@ -184,10 +184,10 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
 
 /**
  * Ralph's head calls a feature a subsystem, and so do its UI and its people: on that generation a
- * model reads "feature (subsystem)" where a feature tool's description first says feature (unless a
- * parenthesis follows already). Argument names stay SPEC-070's; the instructions say it once for all
+ * model reads "feature (subsystem)" where a feature tool's description first says feature (not where a
+ * parenthesis or a possessive follows). Argument names stay SPEC-070's; the instructions say it once for all
  * (every word here is paid for on every turn).
  */
-export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \()/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
+export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
 
 

@@ -135,6 +135,15 @@ contract('task tools', (env) => {
     });
   });
 
+  test("updated reads as the day, whichever form Ralph's triggers leave it in", () => {
+    const s = env.open();
+    s.ok('update_task', { id: 5, hints: 'one' });
+    s.ok('update_task', { id: 5, hints: 'two' }); // the same day again: Ralph's head's trigger rewrites `updated`
+    const stored = ralphTask(s.project.dbPath, 5)!.updated!;
+    assert.match(stored, env.generation === 'normalized' ? /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ : /^\d{4}-\d{2}-\d{2}$/);
+    assert.equal(s.ok('get_task', { id: 5 }).task.updated, stored.slice(0, 10));
+  });
+
   test('set_task_status: done stamps completed, reopening clears it; only the six statuses', () => {
     const s = env.open();
     const done = s.ok('set_task_status', { id: 5, status: 'done' });
