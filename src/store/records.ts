@@ -54,6 +54,8 @@ export interface TaskRow {
   feature: string;
   discipline: string;
   depends_on: number[];
+  /** normalized only: the template the task was pulled from, or null. */
+  template_id?: number | null;
 }
 
 export interface Comment {

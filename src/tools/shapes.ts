@@ -29,6 +29,8 @@ export const TaskOut = z.object({
   provenance: nstr,
   pseudocode: nstr,
   enriched_at: nstr,
+  /** Ralph's current schema only (legacy has no templates): the template the task was pulled from. */
+  template: z.object({ id: z.number().int(), title: str }).nullable().optional(),
 });
 
 export const TaskRowOut = z.object({
@@ -39,6 +41,8 @@ export const TaskRowOut = z.object({
   feature: str,
   discipline: str,
   depends_on: z.array(z.number().int()),
+  /** Ralph's current schema only: the template the task was pulled from. */
+  template_id: z.number().int().nullable().optional(),
 });
 
 export const CommentOut = z.object({

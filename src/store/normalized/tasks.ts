@@ -89,7 +89,7 @@ function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): st
     const from = q.discipline !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
     return `SELECT count(*) AS n FROM ${from} WHERE ${where.join(' AND ') || '1'}`;
   }
-  return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on
+  return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id
     ${TASK_JOINS} WHERE ${['t.id > @after', ...where].join(' AND ')} ORDER BY t.id LIMIT @limit`;
 }
 
@@ -153,6 +153,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
           feature: String(r.feature),
           discipline: String(r.discipline),
           depends_on: numberArray(r.depends_on),
+          template_id: r.template_id == null ? null : Number(r.template_id),
         }),
       );
     },
