@@ -18,8 +18,8 @@ import type { Generation } from '../src/store/records.js';
 export function createSampleProject(dir: string, title = 'Recipe Box', schema: Generation = 'legacy'): Project {
   const project = createLegacySample(dir, title);
   if (schema === 'normalized') {
-    const { backup } = migrateDatabase(project.dbPath);
-    rmSync(backup);
+    const r = migrateDatabase(project.dbPath);
+    if (r.migrated) rmSync(r.backup);
   }
   return project;
 }

@@ -5,6 +5,7 @@ import { migrateDatabase } from '../store/migrate/index.js';
 export function migrateProject(projectDir: string, dbOverride?: string): string {
   const project = locateProject(projectDir, dbOverride);
   const r = migrateDatabase(project.dbPath);
+  if (!r.migrated) return r.reason;
   const c = r.counts;
   return [
     `migrated ${project.dbPath} to Ralph's normalized schema`,

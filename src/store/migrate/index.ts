@@ -11,11 +11,10 @@ import { planMigration } from './plan.js';
 import { compareStores, countRecords, readRules, type Counts } from './verify.js';
 import { writePlan } from './write.js';
 
-export interface MigrationResult {
-  backup: string;
-  counts: Counts;
-  notes: string[];
-}
+export type MigrationResult =
+  | { migrated: true; backup: string; counts: Counts; notes: string[] }
+  /** The database already has Ralph's current schema: nothing was done (a second run is harmless). */
+  | { migrated: false; reason: string };
 
 /**
  * Moves a legacy database to the normalized schema Ralph's head opens:
@@ -28,11 +27,15 @@ export interface MigrationResult {
  * to the original while it ran. Stop Ralph and ralph-mcp sessions first: they keep the old file open.
  */
 export function migrateDatabase(dbPath: string, stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '')): MigrationResult {
-  const backup = `${dbPath}.legacy-${stamp}.bak`;
   const tmp = `${dbPath}.migrating-${process.pid}`;
-  if (existsSync(backup)) throw new StartupError(`refusing to overwrite ${backup}; move it away and run again`);
-
-  const { plan, hash } = readOriginal(dbPath);
+  if (walHasData(dbPath)) {
+    throw new StartupError(
+      `nothing was changed: ${dbPath}-wal holds changes not yet written into ${dbPath}, so Ralph or a ralph-mcp session may still have it open; stop them (closing the last one folds the changes in) and run migrate again`,
+    );
+  }
+  const original = readOriginal(dbPath);
+  if ('current' in original) return { migrated: false, reason: original.current };
+  const { plan, hash } = original;
   if (plan.problems.length > 0) {
     const shown = plan.problems.slice(0, 20).map((p) => `  - ${p}`).join('\n');
     throw new StartupError(
@@ -53,23 +56,39 @@ export function migrateDatabase(dbPath: string, stamp = new Date().toISOString()
     removeFiles(tmp);
     throw new StartupError(`${dbPath} changed while it was being migrated (is Ralph or a ralph-mcp session still running?); nothing was changed: stop them and run migrate again`);
   }
+  const backup = freeName(`${dbPath}.legacy-${stamp}`, '.bak');
   linkSync(dbPath, backup);
   renameSync(tmp, dbPath);
-  return { backup, counts, notes: plan.notes };
+  // An empty -wal and its -shm that a read-only reader left belong to the old file (one with frames was
+  // refused up front): never to be read beside the new one.
+  if (!walHasData(dbPath)) for (const suffix of ['-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
+  return { migrated: true, backup, counts, notes: plan.notes };
 }
 
-/** The whole legacy database, read under a write lock so that no one writes while it is read. */
-function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>; hash: string } {
-  // A plain connection: Db.open would switch the file to WAL, and the original must stay as it is.
-  const src = new Database(dbPath, { fileMustExist: true, timeout: busyTimeoutMs() });
+/**
+ * A plain connection to the original that leaves the files beside it as they were: Db.open would switch
+ * the file to WAL. Where -wal/-shm files exist (empty: checked before), a read-only connection, which
+ * neither makes nor removes them; otherwise a read-write one, which removes on close the ones it made.
+ */
+function openOriginal(dbPath: string): { db: Database.Database; readonly: boolean } {
+  const readonly = existsSync(`${dbPath}-wal`) || existsSync(`${dbPath}-shm`);
+  return { db: new Database(dbPath, { fileMustExist: true, readonly, timeout: busyTimeoutMs() }), readonly };
+}
+
+/**
+ * The whole legacy database, read in one transaction: under the write lock where the connection may
+ * take it (no one writes meanwhile), else a read snapshot (a write meanwhile is caught before the swap).
+ */
+function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>; hash: string } | { current: string } {
+  const { db: src, readonly } = openOriginal(dbPath);
   let plan;
   try {
     const info = inspectSchema(new Db(src));
     if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
-    if (info.generation === 'normalized') throw new StartupError(`${dbPath} already has Ralph's ${generationLabel('normalized')}; nothing to migrate`);
+    if (info.generation === 'normalized') return { current: `${dbPath} already has Ralph's ${generationLabel('normalized')}; nothing to migrate` };
     if (info.userVersion !== RALPH_USER_VERSION) throw new StartupError(`${dbPath} has schema version ${info.userVersion}; migrate understands version ${RALPH_USER_VERSION}`);
     if (info.drift.length > 0) throw new StartupError(`${dbPath} does not have the columns of Ralph's legacy schema: ${info.drift.join('; ')}`);
-    src.exec('BEGIN IMMEDIATE');
+    src.exec(readonly ? 'BEGIN' : 'BEGIN IMMEDIATE');
     try {
       plan = planMigration(src);
     } finally {
@@ -90,8 +109,7 @@ function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof plan
     ensureOwnTables(to, 'normalized');
     to.write(() => writePlan(to, plan));
     const rules = readRules(to);
-    // Read-write but never written: a read-only connection would leave -wal/-shm files beside the original.
-    const from = new Db(new Database(dbPath, { fileMustExist: true, timeout: busyTimeoutMs() }));
+    const from = new Db(openOriginal(dbPath).db);
     try {
       const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to))];
       if (diffs.length > 0) throw new StartupError(`nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`);
@@ -109,6 +127,14 @@ function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof plan
     }
   } finally {
     to.close();
+  }
+}
+
+/** `<base><suffix>`, or `<base>-2<suffix>`, … when a migration in the same second left one. */
+function freeName(base: string, suffix: string): string {
+  for (let n = 1; ; n++) {
+    const name = n === 1 ? `${base}${suffix}` : `${base}-${n}${suffix}`;
+    if (!existsSync(name)) return name;
   }
 }
 
