@@ -56,15 +56,16 @@ try {
     await client.connect(transport);
     const tools = (await client.listTools()).tools.map((t) => t.name).sort();
     assert.deepEqual(tools, [...YAP_TOOLS].sort(), 'yap tool set');
+    // init made Ralph's current schema with its default disciplines; a subsystem (feature) as Ralph's UI adds one.
     const db0 = new Database(join(project, '.ralph', 'db', 'ralph.db'));
-    db0.prepare("INSERT INTO features (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')").run();
-    db0.prepare("INSERT INTO disciplines (name, display_name, acronym, icon, color) VALUES ('backend', 'Backend', 'BACK', 'Server', '#000')").run();
+    db0.prepare("INSERT INTO subsystems (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')").run();
     db0.close();
-    const res = await client.callTool({ name: 'create_task', arguments: { title: 'Packed task', feature: 'core', discipline: 'backend' } });
+    const res = await client.callTool({ name: 'create_task', arguments: { title: 'Packed task', feature: 'core', discipline: 'implementation' } });
     assert.ok(!res.isError, JSON.stringify(res));
     const id = res.structuredContent.task.id;
     const db = new Database(join(project, '.ralph', 'db', 'ralph.db'), { readonly: true });
-    assert.equal(db.prepare('SELECT title FROM tasks WHERE id = ?').get(id)?.title, 'Packed task', 'the row is in the database');
+    const row = db.prepare('SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?').get(id);
+    assert.equal(row?.title, 'Packed task', 'the row is in the database');
     db.close();
   } catch (err) {
     throw new Error(`${err.message}\nserver stderr:\n${stderr}`);
