@@ -2,14 +2,45 @@
  * `npm run bench` (issue 6): cold start, tools/list size, per-tool-family latency and throughput at
  * 1k / 10k / 100k tasks, memory, and concurrent writers — measured on the built artifact
  * (dist/ralph-mcp.js) with a lean JSON-RPC client (scripts/bench/rpc.ts). Prints one report and writes
- * everything to bench/results.json. BENCH_QUICK=1: only 1,000 tasks and fewer iterations (smoke run).
+ * everything to bench/results.json. BENCH_QUICK=1: only 1,000 tasks and fewer iterations (smoke run; it
+ * still exercises both generations and, with BENCH_BASELINE, the baseline).
+ *
+ * Both of Ralph's schema generations (scripts/bench/datagen.ts writes the same project, from the same
+ * seed, on either): legacy (936f316: features, tasks with JSON lists, task_comments) and normalized
+ * (Ralph's head: subsystems, task_details + runtime_tasks, task_signals). Each table and each row of
+ * results.json names its configuration: `ours-legacy`, `ours-normalized`, `baseline-legacy`.
+ * - 1k and 10k tasks: the tool families on ours-legacy only (to keep the run under 10 minutes).
+ * - 100k tasks: the tool families in interleaved rounds — every configuration once per round, the order
+ *   rotating from round to round, each run on a fresh copy of its database — so that the machine's noise
+ *   hits all alike; each family's p50, p99 and calls/s are the medians over the rounds. A comparison table
+ *   puts the configurations side by side (always ours-normalized / ours-legacy; with a baseline also
+ *   ours / baseline, with targets: p50 ≤ 1.10× and calls/s ≥ 1/1.10 of the baseline's).
+ * - Cold start of every configuration (10k tasks), interleaved with `node -e 0`; tools/list, memory and
+ *   concurrency on both of our generations.
+ *
+ * A baseline: another build of ralph-mcp (e.g. the commit before a change), measured beside ours on the
+ * legacy database (an older build may open nothing else). Build it in a worktree, then point
+ * BENCH_BASELINE at its bundle:
+ *
+ *   git worktree add /tmp/ralph-baseline <ref> && cd /tmp/ralph-baseline && npm ci && npm run build
+ *
+ * then, back in this checkout:
+ *
+ *   BENCH_BASELINE=/tmp/ralph-baseline/dist/ralph-mcp.js npm run bench
+ *
+ * (remove it later with `git worktree remove /tmp/ralph-baseline`). The baseline gets a copy of the very
+ * legacy database ours-legacy gets, taken before either server opened it; it builds its own search index.
+ * BENCH_ROUNDS overrides the number of interleaved rounds at 100k (default 3; quick 2).
  */
 import Database from 'better-sqlite3';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DISCIPLINES, FEATURES, generateProject, int as randInt, paragraph, pick, readyCount, rng, searchQuery, sentence, title, type GenStats } from './datagen.js';
+import {
+  DISCIPLINES, FEATURES, generateProject, int as randInt, paragraph, pendingTaskId, pick, readyCount, rng, rowCounts, searchQuery, sentence, taskStatuses, title,
+  type GenStats, type Generation,
+} from './datagen.js';
 import { int, mb, median, ms, round, summarize, table } from './format.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 
@@ -17,6 +48,7 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
 const OUT = join(REPO, 'bench', 'results.json');
 const QUICK = process.env.BENCH_QUICK === '1';
+const BASELINE_CLI = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 /**
  * The environment every child gets. NODE_EXTRA_CA_CERTS is dropped: Node reads that file at every
  * start (~80 ms on a sandbox that sets it), which would hide the server's own start-up cost inside a
@@ -30,12 +62,49 @@ const CHILD_ENV: NodeJS.ProcessEnv = (() => {
 })();
 const ENV_NOTE = !KEEP_ENV && process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS unset for children (BENCH_KEEP_ENV=1 keeps it)' : '';
 
+/** How long a family is measured: warm-up calls, sequential samples, pipelined calls. */
+interface Budget {
+  seqWarm: number;
+  seqMax: number;
+  seqMin: number;
+  seqBudgetMs: number;
+  pipeGetTask: number;
+  pipeMax: number;
+  pipeMin: number;
+  pipeBudgetMs: number;
+}
 const CFG = QUICK
-  ? { sizes: [1000], coldRuns: 10, seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 800, pipeGetTask: 3000, pipeMax: 2000, pipeMin: 10, pipeBudgetMs: 600, rssCalls: 2000, concSize: 1000, concWrites: 480, concProcs: 8, concRounds: 1 }
-  : { sizes: [1000, 10_000, 100_000], coldRuns: 21, seqWarm: 200, seqMax: 2000, seqMin: 10, seqBudgetMs: 2000, pipeGetTask: 20_000, pipeMax: 10_000, pipeMin: 10, pipeBudgetMs: 1500, rssCalls: 10_000, concSize: 10_000, concWrites: 2400, concProcs: 8, concRounds: 2 };
+  ? {
+      sizes: [1000], coldSize: 1000, coldRuns: 8, rounds: 2, rssCalls: 2000, concSize: 1000, concWrites: 480, concProcs: 8, concRounds: 1,
+      single: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 800, pipeGetTask: 3000, pipeMax: 2000, pipeMin: 10, pipeBudgetMs: 600 },
+      compare: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 500, pipeGetTask: 2000, pipeMax: 1000, pipeMin: 10, pipeBudgetMs: 400 },
+    }
+  : {
+      sizes: [1000, 10_000, 100_000], coldSize: 10_000, coldRuns: 15, rounds: 3, rssCalls: 10_000, concSize: 10_000, concWrites: 2400, concProcs: 8, concRounds: 2,
+      single: { seqWarm: 200, seqMax: 2000, seqMin: 10, seqBudgetMs: 2000, pipeGetTask: 20_000, pipeMax: 10_000, pipeMin: 10, pipeBudgetMs: 1500 },
+      // Each round measures every configuration: shorter per run, the medians over the rounds steady it.
+      compare: { seqWarm: 100, seqMax: 2000, seqMin: 10, seqBudgetMs: 1200, pipeGetTask: 12_000, pipeMax: 6000, pipeMin: 10, pipeBudgetMs: 1000 },
+    };
+if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || CFG.rounds);
+/** The size the configurations are compared at (the largest). */
+const CMP_SIZE = CFG.sizes[CFG.sizes.length - 1]!;
 
 const RECIPES_ALL = ['braindump', 'yap', 'ramble', 'discuss', 'task_execution', 'opus_review', 'enrichment', 'worker'];
 const COLD_KINDS = ['task_execution', 'opus_review', 'full suite'] as const;
+
+/** A build (ours, or the baseline's bundle) on one generation of Ralph's database. */
+interface Config {
+  name: 'baseline-legacy' | 'ours-legacy' | 'ours-normalized';
+  build: 'baseline' | 'ours';
+  cli: string;
+  generation: Generation;
+}
+const OURS_LEGACY: Config = { name: 'ours-legacy', build: 'ours', cli: CLI, generation: 'legacy' };
+const OURS_NORMALIZED: Config = { name: 'ours-normalized', build: 'ours', cli: CLI, generation: 'normalized' };
+const BASELINE: Config | undefined = BASELINE_CLI ? { name: 'baseline-legacy', build: 'baseline', cli: BASELINE_CLI, generation: 'legacy' } : undefined;
+/** Every configuration, the baseline first. */
+const CONFIGS: Config[] = [...(BASELINE ? [BASELINE] : []), OURS_LEGACY, OURS_NORMALIZED];
+const OURS: Config[] = [OURS_LEGACY, OURS_NORMALIZED];
 
 type Call = readonly [string, Record<string, unknown>];
 const T0 = performance.now();
@@ -43,15 +112,19 @@ const T0 = performance.now();
 const log = (msg: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
 
 interface Project {
+  config: Config;
   size: number;
   dir: string;
-  writeDir: string;
   gen: GenStats;
+  /** Where the rows came from: generated, or a copy of ours-legacy's database (the baseline's). */
+  source: string;
   dbMb: number;
   dbMbIndexed: number;
   firstInitMs: number;
   indexBuildMs: number;
   pendingTaskId: number;
+  /** Median FTS matches of a bench query (computed once, for a note). */
+  ftsMatches?: number;
 }
 
 const dbPath = (dir: string) => join(dir, '.ralph', 'db', 'ralph.db');
@@ -82,12 +155,12 @@ const fmtLoad = (l: Load | undefined) =>
   l ? `${l.load1} ${l.load5} ${l.load15}${l.cpu_pressure_avg60_pct !== undefined ? ` (cpu pressure ${l.cpu_pressure_avg60_pct}%)` : ''}` : '-';
 const fileMb = (p: string) => (existsSync(p) ? statSync(p).size / 1048576 : 0);
 
-function serverArgs(dir: string, flags: readonly string[] = []): string[] {
-  return [CLI, '--project', dir, ...flags, '--log-level', 'warn'];
+function serverArgs(cli: string, dir: string, flags: readonly string[] = []): string[] {
+  return [cli, '--project', dir, ...flags, '--log-level', 'warn'];
 }
 
-async function session(dir: string, flags: readonly string[] = [], timeoutMs = 60_000): Promise<{ c: RpcChild; initMs: number; init: any }> {
-  const c = new RpcChild(process.execPath, serverArgs(dir, flags), { timeoutMs, env: CHILD_ENV });
+async function session(cli: string, dir: string, flags: readonly string[] = [], timeoutMs = 60_000): Promise<{ c: RpcChild; initMs: number; init: any }> {
+  const c = new RpcChild(process.execPath, serverArgs(cli, dir, flags), { timeoutMs, env: CHILD_ENV });
   try {
     const { result, ms: initMs } = await c.initialize();
     return { c, initMs, init: result };
@@ -98,31 +171,57 @@ async function session(dir: string, flags: readonly string[] = [], timeoutMs = 6
 }
 
 const clamp = (x: number, lo: number, hi: number) => Math.max(lo, Math.min(hi, x));
+const ratio = (a: number, b: number) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN);
+const fmtRatio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '-');
 
 // ---- databases -------------------------------------------------------------------------------
 
-async function prepareProject(tmp: string, size: number): Promise<Project> {
-  const dir = join(tmp, `p${size}`);
-  log(`generating ${int(size)} tasks`);
-  const gen = generateProject(CLI, dir, size, 1000 + size, CHILD_ENV);
+/**
+ * A project for one configuration: generated by datagen (ours), or a copy of `pristine` (the
+ * baseline's: ours-legacy's rows before any server opened them). Then a warm-up session with the
+ * configuration's own build: its first search builds the FTS5 index (ralph_mcp_search) from every task.
+ * `keepPristine`: where to copy the database to before that warm-up.
+ */
+async function prepareProject(tmp: string, size: number, config: Config, from?: { dir: string; gen: GenStats }, keepPristine?: string): Promise<Project> {
+  const dir = join(tmp, `${config.name}-${size}`);
+  let gen: GenStats;
+  let source: string;
+  if (from) {
+    const t = performance.now();
+    cpSync(from.dir, dir, { recursive: true });
+    gen = { ...from.gen, ms: performance.now() - t };
+    source = 'copy of ours-legacy';
+    log(`${config.name} ${int(size)}: copied ours-legacy's database`);
+  } else {
+    log(`${config.name} ${int(size)}: generating ${int(size)} tasks (${config.generation})`);
+    gen = generateProject(CLI, dir, size, 1000 + size, CHILD_ENV, config.generation);
+    source = 'generated';
+  }
+  if (keepPristine) cpSync(dir, keepPristine, { recursive: true });
   const dbMb = fileMb(dbPath(dir));
-  // Warm-up session: the first search builds the FTS5 index (ralph_mcp_search) from every task.
-  const { c, initMs } = await session(dir, [], 300_000);
+  const { c, initMs } = await session(config.cli, dir, [], 300_000);
   const t = performance.now();
   await c.ok('search_tasks', { query: 'session token' });
   const indexBuildMs = performance.now() - t;
   await c.ok('get_task', { id: 1 });
   await c.close();
   const db = sqlite(dir);
-  const pendingTaskId = (db.prepare("SELECT id FROM tasks WHERE status = 'pending' ORDER BY id LIMIT 1").get() as { id: number }).id;
+  const pending = pendingTaskId(db);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   const dbMbIndexed = fileMb(dbPath(dir));
-  log(`  ${int(size)}: generated in ${ms(gen.ms)} ms, ${mb(dbMb)} MB; first session initialize ${ms(initMs)} ms, index build ${ms(indexBuildMs)} ms`);
-  const writeDir = join(tmp, `p${size}-write`);
-  cpSync(dir, writeDir, { recursive: true });
-  return { size, dir, writeDir, gen, dbMb, dbMbIndexed, firstInitMs: initMs, indexBuildMs, pendingTaskId };
+  log(`  ${config.name} ${int(size)}: ${source} in ${ms(gen.ms)} ms, ${mb(dbMb)} MB; first session initialize ${ms(initMs)} ms, index build ${ms(indexBuildMs)} ms`);
+  return { config, size, dir, gen, source, dbMb, dbMbIndexed, firstInitMs: initMs, indexBuildMs, pendingTaskId: pending };
 }
+
+/** A fresh copy of a project's (warmed) database for a run that writes; removed with removeCopy. */
+function writeCopy(p: Project, tag: string): string {
+  const dir = `${p.dir}-write-${tag}`;
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(p.dir, dir, { recursive: true });
+  return dir;
+}
+const removeCopy = (dir: string) => rmSync(dir, { recursive: true, force: true });
 
 // ---- cold start ------------------------------------------------------------------------------
 
@@ -132,12 +231,15 @@ function coldFlags(kind: string, p: Project): string[] {
   return ['--recipe', kind];
 }
 
-async function coldStart(p: Project) {
-  const kinds = ['node -e 0', ...COLD_KINDS] as const;
-  const samples: Record<string, number[]> = Object.fromEntries(kinds.map((k) => [k, []]));
-  const once = async (kind: string) => {
-    if (kind === 'node -e 0') return spawnTimed(process.execPath, ['-e', '0'], CHILD_ENV);
-    const c = new RpcChild(process.execPath, serverArgs(p.dir, coldFlags(kind, p)), { timeoutMs: 20_000, env: CHILD_ENV });
+/** Every configuration's cold start (spawn → initialize response), interleaved with `node -e 0`. */
+async function coldStart(projects: Project[]) {
+  const NODE = 'node -e 0';
+  const kinds: { key: string; p?: Project; recipe?: string }[] = [{ key: NODE }];
+  for (const p of projects) for (const recipe of COLD_KINDS) kinds.push({ key: `${p.config.name}|${recipe}`, p, recipe });
+  const samples: Record<string, number[]> = Object.fromEntries(kinds.map((k) => [k.key, []]));
+  const once = async (k: (typeof kinds)[number]) => {
+    if (!k.p || !k.recipe) return spawnTimed(process.execPath, ['-e', '0'], CHILD_ENV);
+    const c = new RpcChild(process.execPath, serverArgs(k.p.config.cli, k.p.dir, coldFlags(k.recipe, k.p)), { timeoutMs: 20_000, env: CHILD_ENV });
     try {
       return (await c.initialize()).ms;
     } finally {
@@ -149,18 +251,25 @@ async function coldStart(p: Project) {
     // Interleaved, rotating the order so that no kind always runs right after another.
     for (let j = 0; j < kinds.length; j++) {
       const k = kinds[(i + j) % kinds.length]!;
-      samples[k]!.push(await once(k));
+      samples[k.key]!.push(await once(k));
     }
   }
-  const node = median(samples['node -e 0']!);
+  const node = median(samples[NODE]!);
+  const rows = kinds
+    .filter((k) => k.p)
+    .map((k) => {
+      const s = summarize(samples[k.key]!);
+      return { config: k.p!.config.name, generation: k.p!.config.generation, recipe: k.recipe!, median_ms: round(s.p50, 2), min_ms: round(s.min, 2), max_ms: round(s.max, 2), ratio: round(s.p50 / node, 2), vs_baseline: null as number | null };
+    });
+  for (const r of rows) {
+    const base = rows.find((b) => b.config === 'baseline-legacy' && b.recipe === r.recipe);
+    r.vs_baseline = base && r.config !== base.config ? round(r.median_ms / base.median_ms, 3) : null;
+  }
   return {
-    db_tasks: p.size,
+    db_tasks: projects[0]!.size,
     runs: CFG.coldRuns,
     node_e0_ms: round(node, 2),
-    recipes: COLD_KINDS.map((k) => {
-      const s = summarize(samples[k]!);
-      return { recipe: k, median_ms: round(s.p50, 2), min_ms: round(s.min, 2), max_ms: round(s.max, 2), ratio: round(s.p50 / node, 2) };
-    }),
+    recipes: rows,
     samples_ms: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => round(x, 2))])),
   };
 }
@@ -171,7 +280,7 @@ async function toolsList(p: Project) {
   const out = [];
   for (const recipe of [...RECIPES_ALL, 'full suite']) {
     const flags = recipe === 'full suite' ? [] : recipe === 'task_execution' ? coldFlags(recipe, p) : ['--recipe', recipe];
-    const { c, init } = await session(p.dir, flags);
+    const { c, init } = await session(p.config.cli, p.dir, flags);
     const r = await c.request('tools/list', {});
     const tools = parseResult<{ tools: { name: string; description?: string; inputSchema: unknown }[] }>(r).tools;
     const mem = c.memory();
@@ -181,6 +290,8 @@ async function toolsList(p: Project) {
     const visibleTotal = visible.reduce((a, b) => a + b, 0);
     const largest = tools.map((t, i) => ({ name: t.name, bytes: visible[i]! })).sort((a, b) => b.bytes - a.bytes).slice(0, 3);
     out.push({
+      config: p.config.name,
+      generation: p.config.generation,
       recipe: recipe + (recipe === 'task_execution' ? ' --task' : ''),
       tools: tools.length,
       total_bytes: bytes,
@@ -200,6 +311,9 @@ async function toolsList(p: Project) {
 
 interface FamilyResult {
   family: string;
+  /** The configuration: build and generation (ours-legacy, ours-normalized, baseline-legacy). */
+  config: string;
+  generation: Generation;
   tasks: number;
   session: string;
   seq_n: number;
@@ -213,16 +327,23 @@ interface FamilyResult {
   reply_bytes: number;
   first_error?: string;
   note?: string;
+  /** Which interleaved round (per-round rows), or how many rounds a median row summarizes. */
+  round?: number;
+  rounds?: number;
+  p50_by_round?: number[];
+  calls_per_s_by_round?: number[];
 }
 
 /** One family's row, from its sequential samples' summary and its pipelined run. */
 function familyResult(a: {
-  family: string; tasks: number; session: string; n: number; s: { p50: number; p99: number; mean: number };
+  family: string; p: Project; session: string; n: number; s: { p50: number; p99: number; mean: number };
   pn: number; pms: number; errors: number; firstError?: string | undefined; replyBytes: number;
 }): FamilyResult {
   const res: FamilyResult = {
     family: a.family,
-    tasks: a.tasks,
+    config: a.p.config.name,
+    generation: a.p.config.generation,
+    tasks: a.p.size,
     session: a.session,
     seq_n: a.n,
     p50_ms: round(a.s.p50, 4),
@@ -238,9 +359,10 @@ function familyResult(a: {
 }
 
 const errLine = (r: Reply) => (r.rpcError ? `rpc ${r.rpcError.code}: ${r.rpcError.message}` : `${r.errorCode}: ${r.line.slice(0, 300)}`);
+const tag = (p: Project) => `${p.config.name.padEnd(15)} ${int(p.size).padStart(7)}`;
 
 /** Warm-up, then sequential calls (one in flight) timed one by one, then pipelined calls. */
-async function measureFamily(c: RpcChild, family: string, tasks: number, sessionName: string, next: () => Call, pipeCap = CFG.pipeMax): Promise<FamilyResult> {
+async function measureFamily(c: RpcChild, b: Budget, p: Project, family: string, sessionName: string, next: () => Call, pipeCap = b.pipeMax): Promise<FamilyResult> {
   let errors = 0;
   let firstError: string | undefined;
   const tally = (r: Reply) => {
@@ -251,14 +373,14 @@ async function measureFamily(c: RpcChild, family: string, tasks: number, session
   };
   const w0 = performance.now();
   const warmTimes: number[] = [];
-  for (let i = 0; i < CFG.seqWarm; i++) {
+  for (let i = 0; i < b.seqWarm; i++) {
     const t = performance.now();
     tally(await c.call(...next()));
     warmTimes.push(performance.now() - t);
-    if (i >= 4 && performance.now() - w0 > CFG.seqBudgetMs / 4) break;
+    if (i >= 4 && performance.now() - w0 > b.seqBudgetMs / 4) break;
   }
   const per = median(warmTimes); // not the mean: one slow first call must not shrink the run
-  const n = clamp(Math.floor(CFG.seqBudgetMs / per), CFG.seqMin, CFG.seqMax);
+  const n = clamp(Math.floor(b.seqBudgetMs / per), b.seqMin, b.seqMax);
   const samples: number[] = [];
   let replyBytes = 0;
   for (let i = 0; i < n; i++) {
@@ -270,12 +392,12 @@ async function measureFamily(c: RpcChild, family: string, tasks: number, session
     replyBytes += r.line.length + 1;
   }
   const s = summarize(samples);
-  const pn = clamp(Math.floor(CFG.pipeBudgetMs / s.p50), CFG.pipeMin, pipeCap);
+  const pn = clamp(Math.floor(b.pipeBudgetMs / s.p50), b.pipeMin, pipeCap);
   const calls = Array.from({ length: pn }, next);
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 10 * pn * s.p50));
   replies.forEach(tally);
-  const res = familyResult({ family, tasks, session: sessionName, n, s, pn, pms, errors, firstError, replyBytes: replyBytes / n });
-  log(`  ${family.padEnd(20)} ${int(tasks).padStart(7)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)}/s (n=${pn})${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
+  const res = familyResult({ family, p, session: sessionName, n, s, pn, pms, errors, firstError, replyBytes: replyBytes / n });
+  log(`  ${tag(p)} ${family.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)}/s (n=${pn})${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
   return res;
 }
 
@@ -284,11 +406,11 @@ async function measureFamily(c: RpcChild, family: string, tasks: number, session
  * sequential run; in the pipelined run a claim+done pair counts as one call). Ready work is finite, so
  * the counts are capped by what the database holds.
  */
-async function measureClaims(p: Project): Promise<FamilyResult> {
-  const db = sqlite(p.writeDir);
+async function measureClaims(p: Project, writeDir: string, b: Budget, sessionId: string): Promise<FamilyResult> {
+  const db = sqlite(writeDir);
   const ready = readyCount(db);
   db.close();
-  const { c } = await session(p.writeDir, ['--recipe', 'worker', '--session-id', `bench-worker-${p.size}`]);
+  const { c } = await session(p.config.cli, writeDir, ['--recipe', 'worker', '--session-id', sessionId]);
   let errors = 0;
   let unclaimed = 0;
   let firstError: string | undefined;
@@ -315,20 +437,20 @@ async function measureClaims(p: Project): Promise<FamilyResult> {
   for (let i = 0; i < warmN; i++) warmTimes.push(await cycle());
   const per = median(warmTimes) * 2; // a cycle is claim + done
   let left = ready - warmN - 5;
-  const n = Math.max(1, Math.min(clamp(Math.floor(CFG.seqBudgetMs / per), CFG.seqMin, CFG.seqMax), Math.floor(left / 2)));
+  const n = Math.max(1, Math.min(clamp(Math.floor(b.seqBudgetMs / per), b.seqMin, b.seqMax), Math.floor(left / 2)));
   const samples: number[] = [];
   for (let i = 0; i < n; i++) samples.push(await cycle());
   left -= n;
   const s = summarize(samples);
-  const pn = Math.max(1, Math.min(clamp(Math.floor(CFG.pipeBudgetMs / (s.p50 * 1.5)), CFG.pipeMin, CFG.pipeMax), left));
+  const pn = Math.max(1, Math.min(clamp(Math.floor(b.pipeBudgetMs / (s.p50 * 1.5)), b.pipeMin, b.pipeMax), left));
   const calls: Call[] = [];
   for (let i = 0; i < pn; i++) calls.push(['claim_next_task', {}], ['set_task_status', { status: 'done' }]);
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 20 * pn * s.p50));
   replies.forEach((r, i) => tally(r, i % 2 === 0));
   await c.close();
-  const res = familyResult({ family: 'claim_next_task', tasks: p.size, session: 'worker', n, s, pn, pms, errors, firstError, replyBytes: replyBytes / claims });
+  const res = familyResult({ family: 'claim_next_task', p, session: 'worker', n, s, pn, pms, errors, firstError, replyBytes: replyBytes / claims });
   res.note = `${int(ready)} ready at start; pipelined = claim+done pairs/s${unclaimed ? `; ${unclaimed} claims found nothing` : ''}`;
-  log(`  ${'claim_next_task'.padEnd(20)} ${int(p.size).padStart(7)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
+  log(`  ${tag(p)} ${'claim_next_task'.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
   return res;
 }
 
@@ -342,37 +464,52 @@ function ftsMatches(dir: string, seed: number): number {
   return median(counts);
 }
 
-async function measureSize(p: Project): Promise<FamilyResult[]> {
+/**
+ * Every tool family on one project: reads on its warmed database, claims and writes on `writeDir` (a
+ * fresh copy, so that the reads never see these writes). The call arguments come from a seed that
+ * depends only on the size: every configuration gets the same calls.
+ */
+async function measureSize(p: Project, writeDir: string, b: Budget, runTag: string): Promise<FamilyResult[]> {
   const N = p.size;
   const out: FamilyResult[] = [];
-  const r = rng(7 + N);
-  log(`tool families at ${int(N)} tasks`);
+  // Each family draws its arguments from its own seed: every configuration gets the same calls, however
+  // many calls the families before it made.
+  let family = 0;
+  const fresh = () => rng(7 + N + 1000 * family++);
+  let r = fresh();
 
   // Reads: one full-suite session on the warmed database.
   {
-    const { c } = await session(p.dir, ['--session-id', `bench-read-${N}`]);
-    out.push(await measureFamily(c, 'ping (no tool)', N, 'full', () => ['rpc:ping', {}], CFG.pipeGetTask));
-    out.push(await measureFamily(c, 'get_task', N, 'full', () => ['get_task', { id: 1 + randInt(r, N) }], CFG.pipeGetTask));
-    out.push(await measureFamily(c, 'list_tasks page', N, 'full', () => ['list_tasks', { cursor: String(randInt(r, Math.max(1, N - 50))) }]));
-    out.push(await measureFamily(c, 'list_tasks filtered', N, 'full', () => ['list_tasks', { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] }]));
-    const search = await measureFamily(c, 'search_tasks', N, 'full', () => ['search_tasks', { query: searchQuery(r) }]);
-    search.note = `median ${int(ftsMatches(p.dir, N))} FTS matches per query (ranked and snippeted before LIMIT 20)`;
+    const { c } = await session(p.config.cli, p.dir, ['--session-id', `bench-read-${runTag}`]);
+    out.push(await measureFamily(c, b, p, 'ping (no tool)', 'full', () => ['rpc:ping', {}], b.pipeGetTask));
+    r = fresh();
+    out.push(await measureFamily(c, b, p, 'get_task', 'full', () => ['get_task', { id: 1 + randInt(r, N) }], b.pipeGetTask));
+    r = fresh();
+    out.push(await measureFamily(c, b, p, 'list_tasks page', 'full', () => ['list_tasks', { cursor: String(randInt(r, Math.max(1, N - 50))) }]));
+    r = fresh();
+    out.push(await measureFamily(c, b, p, 'list_tasks filtered', 'full', () => ['list_tasks', { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] }]));
+    r = fresh();
+    const search = await measureFamily(c, b, p, 'search_tasks', 'full', () => ['search_tasks', { query: searchQuery(r) }]);
+    p.ftsMatches ??= ftsMatches(p.dir, N);
+    search.note = `median ${int(p.ftsMatches)} FTS matches per query (ranked and snippeted before LIMIT 20)`;
     out.push(search);
-    out.push(await measureFamily(c, 'get_project_progress', N, 'full', () => ['get_project_progress', {}]));
+    r = fresh();
+    out.push(await measureFamily(c, b, p, 'get_project_progress', 'full', () => ['get_project_progress', {}]));
     await c.close();
   }
 
-  // claim_next_task on a copy (the reads above never see these writes), before the other writes.
-  out.push(await measureClaims(p));
+  // claim_next_task on the copy, before the other writes.
+  out.push(await measureClaims(p, writeDir, b, `bench-worker-${runTag}`));
 
   // Writes on the same copy, full suite (nothing scoped).
   {
-    const db = sqlite(p.writeDir);
-    const statuses = new Map((db.prepare('SELECT id, status FROM tasks WHERE id <= ?').all(N) as { id: number; status: string }[]).map((x) => [x.id, x.status]));
+    const db = sqlite(writeDir);
+    const statuses = taskStatuses(db, N);
     db.close();
-    const { c } = await session(p.writeDir, ['--session-id', `bench-write-${N}`]);
+    const { c } = await session(p.config.cli, writeDir, ['--session-id', `bench-write-${runTag}`]);
+    r = fresh();
     out.push(
-      await measureFamily(c, 'create_task', N, 'full', () => [
+      await measureFamily(c, b, p, 'create_task', 'full', () => [
         'create_task',
         {
           feature: pick(r, FEATURES)[0],
@@ -384,14 +521,16 @@ async function measureSize(p: Project): Promise<FamilyResult[]> {
         },
       ]),
     );
+    r = fresh();
     out.push(
-      await measureFamily(c, 'add_task_comment', N, 'full', () => {
+      await measureFamily(c, b, p, 'add_task_comment', 'full', () => {
         const by = pick(r, DISCIPLINES)[0];
         return ['add_task_comment', { task_id: 1 + randInt(r, N), author: by, discipline: by, body: paragraph(r, 1, 2) }];
       }),
     );
+    r = fresh();
     out.push(
-      await measureFamily(c, 'set_task_status', N, 'full', () => {
+      await measureFamily(c, b, p, 'set_task_status', 'full', () => {
         const id = 1 + randInt(r, N);
         const next = statuses.get(id) === 'in_progress' ? 'pending' : 'in_progress';
         statuses.set(id, next);
@@ -403,12 +542,79 @@ async function measureSize(p: Project): Promise<FamilyResult[]> {
   return out;
 }
 
+/** One run of every family on a fresh copy of the project's database (removed afterwards). */
+async function measureRun(p: Project, b: Budget, runTag: string): Promise<FamilyResult[]> {
+  const writeDir = writeCopy(p, runTag);
+  try {
+    return await measureSize(p, writeDir, b, `${p.config.name}-${p.size}-${runTag}`);
+  } finally {
+    removeCopy(writeDir);
+  }
+}
+
+/** The median of a few numbers (an even count: the mean of the middle two, not the lower one). */
+function middle(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** Per family, the medians of a configuration's rounds (p50, p99, mean, calls/s); counts summed. */
+function medianOfRounds(runs: FamilyResult[][]): FamilyResult[] {
+  return runs[0]!.map((first) => {
+    const rows = runs.map((run) => run.find((f) => f.family === first.family)!);
+    const med = (k: 'p50_ms' | 'p99_ms' | 'mean_ms' | 'calls_per_s' | 'reply_bytes') => middle(rows.map((x) => x[k]));
+    const res: FamilyResult = {
+      ...first,
+      seq_n: rows.reduce((a, x) => a + x.seq_n, 0),
+      p50_ms: round(med('p50_ms'), 4),
+      p99_ms: round(med('p99_ms'), 4),
+      mean_ms: round(med('mean_ms'), 4),
+      pipe_n: rows.reduce((a, x) => a + x.pipe_n, 0),
+      calls_per_s: Math.round(med('calls_per_s')),
+      errors: rows.reduce((a, x) => a + x.errors, 0),
+      reply_bytes: Math.round(med('reply_bytes')),
+      rounds: rows.length,
+      p50_by_round: rows.map((x) => x.p50_ms),
+      calls_per_s_by_round: rows.map((x) => x.calls_per_s),
+    };
+    delete res.round;
+    const firstError = rows.find((x) => x.first_error)?.first_error;
+    if (firstError) res.first_error = firstError;
+    else delete res.first_error;
+    return res;
+  });
+}
+
+/**
+ * The comparison at CMP_SIZE: `rounds` rounds, each measuring every configuration once, the order
+ * rotating (round k starts with configuration k), each run on a fresh copy of that configuration's
+ * database. Returns each run's rows and, per configuration, the medians over the rounds.
+ */
+async function compareRounds(projects: Project[]): Promise<{ runs: FamilyResult[]; medians: FamilyResult[]; order: string[][] }> {
+  const byConfig = new Map<string, FamilyResult[][]>(projects.map((p) => [p.config.name, []]));
+  const runs: FamilyResult[] = [];
+  const order: string[][] = [];
+  for (let rd = 0; rd < CFG.rounds; rd++) {
+    const ps = projects.map((_, i) => projects[(i + rd) % projects.length]!);
+    order.push(ps.map((p) => p.config.name));
+    log(`comparison round ${rd + 1}/${CFG.rounds} at ${int(CMP_SIZE)} tasks: ${ps.map((p) => p.config.name).join(' → ')} (load ${fmtLoad(loadNow())})`);
+    for (const p of ps) {
+      const rows = await measureRun(p, CFG.compare, `r${rd + 1}`);
+      for (const x of rows) x.round = rd + 1;
+      byConfig.get(p.config.name)!.push(rows);
+      runs.push(...rows);
+    }
+  }
+  const medians = projects.flatMap((p) => medianOfRounds(byConfig.get(p.config.name)!));
+  return { runs, medians, order };
+}
 // ---- memory ------------------------------------------------------------------------------------
 
 async function memory(p: Project) {
   const N = p.size;
   const r = rng(99);
-  const { c } = await session(p.dir, ['--session-id', 'bench-rss']);
+  const { c } = await session(p.config.cli, p.dir, ['--session-id', `bench-rss-${p.config.name}`]);
   const afterInit = c.memory();
   const mix = (): Call => {
     const x = r();
@@ -434,6 +640,8 @@ async function memory(p: Project) {
   const end = c.memory();
   await c.close();
   const res = {
+    config: p.config.name,
+    generation: p.config.generation,
     tasks: N,
     mix: '90% get_task, 5% list_tasks page, 4% add_task_comment, 1% search_tasks; pipelined in batches of 100',
     rss_after_initialize_mb: round(afterInit.rssMb, 1),
@@ -449,22 +657,22 @@ async function memory(p: Project) {
     wall_s: round(wall / 1000, 1),
     trend,
   };
-  log(`memory: init ${mb(res.rss_after_initialize_mb)} MB, @${int(CFG.rssCalls)} ${mb(res.rss_after_first_mb)} MB, @${int(total)} ${mb(res.rss_after_second_mb)} MB, peak ${mb(res.peak_rss_mb)} MB`);
+  log(`memory ${p.config.name}: init ${mb(res.rss_after_initialize_mb)} MB, @${int(CFG.rssCalls)} ${mb(res.rss_after_first_mb)} MB, @${int(total)} ${mb(res.rss_after_second_mb)} MB, peak ${mb(res.peak_rss_mb)} MB`);
   return res;
 }
 
 // ---- concurrency -------------------------------------------------------------------------------
 
 async function concurrency(tmp: string, p: Project) {
-  const dir = join(tmp, 'concurrency');
+  const dir = join(tmp, `concurrency-${p.config.name}`);
   cpSync(p.dir, dir, { recursive: true });
   const N = p.size;
   const counts = () => {
     const db = sqlite(dir);
     const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+    // tasks / comment rows of either generation (normalized: runtime_tasks / task_signals)
     const res = {
-      tasks: one('SELECT count(*) AS n FROM tasks'),
-      comments: one('SELECT count(*) AS n FROM task_comments'),
+      ...rowCounts(db),
       audit_ok: one("SELECT count(*) AS n FROM ralph_mcp_audit WHERE session_id LIKE 'bench-conc-%' AND outcome = 'ok'"),
     };
     db.close();
@@ -509,7 +717,7 @@ async function concurrency(tmp: string, p: Project) {
     }
   };
   const total = CFG.concWrites;
-  log(`concurrency: ${CFG.concRounds} round(s) of 1 writer × ${total} writes, then ${CFG.concProcs} writers × ${total / CFG.concProcs} (${int(N)} tasks)`);
+  log(`concurrency ${p.config.name}: ${CFG.concRounds} round(s) of 1 writer × ${total} writes, then ${CFG.concProcs} writers × ${total / CFG.concProcs} (${int(N)} tasks)`);
   const before = counts();
   const single = newTally();
   const multi = newTally();
@@ -520,14 +728,14 @@ async function concurrency(tmp: string, p: Project) {
   for (let rd = 0; rd < CFG.concRounds; rd++) {
     // Single writer baseline.
     const s0 = single.ok;
-    const { c } = await session(dir, ['--session-id', `bench-conc-single-${rd}`]);
+    const { c } = await session(p.config.cli, dir, ['--session-id', `bench-conc-single-${rd}`]);
     let t = performance.now();
     await run(c, total, writer(1 + rd), single);
     const sw = performance.now() - t;
     await c.close();
     // 8 server processes on the same database, started first, then writing at the same time.
     const m0 = multi.ok;
-    const sessions = await Promise.all(Array.from({ length: CFG.concProcs }, (_, k) => session(dir, ['--session-id', `bench-conc-${rd}-${k}`])));
+    const sessions = await Promise.all(Array.from({ length: CFG.concProcs }, (_, k) => session(p.config.cli, dir, ['--session-id', `bench-conc-${rd}-${k}`])));
     t = performance.now();
     await Promise.all(sessions.map(({ c: ck }, k) => run(ck, total / CFG.concProcs, writer(100 * (rd + 1) + k), multi)));
     const mw = performance.now() - t;
@@ -544,6 +752,8 @@ async function concurrency(tmp: string, p: Project) {
     after.comments - before.comments === single.commented + multi.commented &&
     after.audit_ok - before.audit_ok === single.ok + multi.ok;
   const res = {
+    config: p.config.name,
+    generation: p.config.generation,
     tasks: N,
     writes_per_phase: total,
     rounds: CFG.concRounds,
@@ -556,7 +766,7 @@ async function concurrency(tmp: string, p: Project) {
     rows_verified: verified,
     rows: { before, after },
   };
-  log(`  single ${int(singleRate)} writes/s; ${CFG.concProcs} procs ${int(multiRate)} writes/s (${res.ratio}×), busy ${multi.busy}, other errors ${multi.otherErrors}, rows verified ${verified}`);
+  log(`  ${p.config.name}: single ${int(singleRate)} writes/s; ${CFG.concProcs} procs ${int(multiRate)} writes/s (${res.ratio}×), busy ${multi.busy}, other errors ${multi.otherErrors}, rows verified ${verified}`);
   return res;
 }
 
@@ -569,6 +779,19 @@ interface Target {
   pass: boolean;
 }
 
+/** The ratios the comparison shows: each of ours against the baseline, and normalized against legacy. */
+const PAIRS: { a: string; b: string; label: string; target: boolean }[] = [
+  ...(BASELINE
+    ? [
+        { a: 'ours-legacy', b: 'baseline-legacy', label: 'ours-leg/base', target: true },
+        { a: 'ours-normalized', b: 'baseline-legacy', label: 'ours-norm/base', target: true },
+      ]
+    : []),
+  { a: 'ours-normalized', b: 'ours-legacy', label: 'norm/leg', target: false },
+];
+/** Ours may be this much slower than the baseline (p50), or this much fewer calls/s. */
+const TOLERANCE = 1.1;
+
 async function main() {
   installExitHooks();
   const hardStop = setTimeout(() => {
@@ -578,6 +801,7 @@ async function main() {
   }, 15 * 60_000);
   hardStop.unref();
   if (!existsSync(CLI)) throw new Error(`${CLI} not found: run npm run build first (npm run bench does)`);
+  if (BASELINE_CLI && !existsSync(BASELINE_CLI)) throw new Error(`BENCH_BASELINE=${BASELINE_CLI} not found: build the baseline first (see the top of scripts/bench/index.ts)`);
   const cpus = os.cpus();
   const machine = {
     cpu: cpus[0]?.model ?? 'unknown',
@@ -586,114 +810,211 @@ async function main() {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     artifact_kb: Math.round(statSync(CLI).size / 1024),
+    baseline: BASELINE_CLI ? { path: BASELINE_CLI, artifact_kb: Math.round(statSync(BASELINE_CLI).size / 1024) } : undefined,
     env_note: ENV_NOTE || undefined,
   };
   const load: Record<string, Load> = { start: loadNow() };
   const tmp = mkdtempSync(join(os.tmpdir(), 'ralph-mcp-bench-'));
   onExit(() => rmSync(tmp, { recursive: true, force: true }));
-  log(`${QUICK ? 'QUICK run' : 'full run'}; temp dir ${tmp}`);
+  log(`${QUICK ? 'QUICK run' : 'full run'}; configurations ${CONFIGS.map((c) => c.name).join(', ')}${BASELINE_CLI ? ` (baseline ${BASELINE_CLI})` : ''}; temp dir ${tmp}`);
   try {
+    // ours-legacy at every size; ours-normalized and the baseline where they are measured (cold start,
+    // concurrency, the comparison). The baseline's database is ours-legacy's, copied before either opened it.
     const projects: Project[] = [];
-    for (const size of CFG.sizes) projects.push(await prepareProject(tmp, size));
-    const largest = projects[projects.length - 1]!;
-    const coldProject = projects.find((x) => x.size === 10_000) ?? projects[0]!;
-    const concProject = projects.find((x) => x.size === CFG.concSize) ?? projects[0]!;
+    const baselineSizes = new Set([CFG.coldSize, CMP_SIZE]);
+    const normalizedSizes = new Set([CFG.coldSize, CFG.concSize, CMP_SIZE]);
+    for (const size of CFG.sizes) {
+      const pristine = BASELINE && baselineSizes.has(size) ? join(tmp, `pristine-legacy-${size}`) : undefined;
+      const leg = await prepareProject(tmp, size, OURS_LEGACY, undefined, pristine);
+      projects.push(leg);
+      if (BASELINE && pristine) {
+        projects.push(await prepareProject(tmp, size, BASELINE, { dir: pristine, gen: leg.gen }));
+        rmSync(pristine, { recursive: true, force: true });
+      }
+      if (normalizedSizes.has(size)) projects.push(await prepareProject(tmp, size, OURS_NORMALIZED));
+    }
+    const proj = (config: Config, size: number) => projects.find((p) => p.config === config && p.size === size);
+    const need = (config: Config, size: number) => {
+      const p = proj(config, size);
+      if (!p) throw new Error(`no ${config.name} project at ${size} tasks`);
+      return p;
+    };
 
-    log(`cold start (${CFG.coldRuns} interleaved runs, ${int(coldProject.size)}-task database)`);
+    log(`cold start (${CFG.coldRuns} interleaved runs, ${int(CFG.coldSize)}-task databases: ${CONFIGS.map((c) => c.name).join(', ')})`);
     load.before_cold_start = loadNow();
-    const cold = await coldStart(coldProject);
-    log(`  node -e 0 ${ms(cold.node_e0_ms)} ms; ${cold.recipes.map((x) => `${x.recipe} ${ms(x.median_ms)} ms (${x.ratio}×)`).join(', ')}`);
-    log('tools/list per recipe');
-    const lists = await toolsList(coldProject);
+    const cold = await coldStart(CONFIGS.map((c) => need(c, CFG.coldSize)));
+    log(`  node -e 0 ${ms(cold.node_e0_ms)} ms; ${cold.recipes.map((x) => `${x.config} ${x.recipe} ${ms(x.median_ms)} ms (${x.ratio}×)`).join(', ')}`);
+    log('tools/list per recipe (ours, both generations)');
+    const lists = [...(await toolsList(need(OURS_LEGACY, CFG.coldSize))), ...(await toolsList(need(OURS_NORMALIZED, CFG.coldSize)))];
 
+    // The tool families: the smaller sizes once (ours-legacy), the largest in interleaved rounds.
     const families: FamilyResult[] = [];
-    for (const p of projects) families.push(...(await measureSize(p)));
-    log(`memory (${int(largest.size)} tasks)`);
-    const mem = await memory(largest);
-    const conc = await concurrency(tmp, concProject);
+    for (const size of CFG.sizes.filter((s) => s !== CMP_SIZE)) {
+      log(`tool families at ${int(size)} tasks (ours-legacy)`);
+      families.push(...(await measureRun(need(OURS_LEGACY, size), CFG.single, 'once')));
+    }
+    load.before_comparison = loadNow();
+    log(`tool families at ${int(CMP_SIZE)} tasks: ${CFG.rounds} interleaved round(s) of ${CONFIGS.map((c) => c.name).join(', ')}`);
+    const cmp = await compareRounds(CONFIGS.map((c) => need(c, CMP_SIZE)));
+    families.push(...cmp.medians);
+
+    const mems = [];
+    for (const c of OURS) {
+      log(`memory (${c.name}, ${int(CMP_SIZE)} tasks)`);
+      mems.push(await memory(need(c, CMP_SIZE)));
+    }
+    const concs = [];
+    for (const c of OURS) concs.push(await concurrency(tmp, need(c, CFG.concSize)));
     const runtime = (performance.now() - T0) / 1000;
     load.end = loadNow();
 
     // ---- targets
-    const fam = (f: string, n = largest.size) => families.find((x) => x.family === f && x.tasks === n);
-    const full = lists.find((l) => l.recipe === 'full suite')!;
-    const te = lists.find((l) => l.recipe.startsWith('task_execution'))!;
-    const at = QUICK ? ` (at ${int(largest.size)}, quick run)` : '';
+    const fam = (config: string, f: string, n = CMP_SIZE) => families.find((x) => x.family === f && x.tasks === n && x.config === config);
+    const at = QUICK ? ` (at ${int(CMP_SIZE)}, quick run)` : '';
     const targets: Target[] = [];
     const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
-    for (const rcp of cold.recipes) add('1', `cold start ${rcp.recipe} ≤ 1.5× node -e 0`, `${ms(rcp.median_ms)} ms = ${rcp.ratio}× (node -e 0: ${ms(cold.node_e0_ms)} ms)`, rcp.ratio <= 1.5);
-    add('2', 'full suite model-visible ≤ 400 B/tool', `${full.model_visible_per_tool} B/tool (${full.tools} tools, ${int(full.model_visible_bytes)} B)`, full.model_visible_per_tool <= 400);
-    add('2', 'task_execution model-visible ≤ 6 KB', `${int(te.model_visible_bytes)} B (~${int(te.model_visible_tokens)} tokens; + ${int(te.instructions_bytes)} B instructions)`, te.model_visible_bytes <= 6144);
-    const g = fam('get_task')!;
-    const l = fam('list_tasks page')!;
-    const s = fam('search_tasks')!;
-    const pr = fam('get_project_progress')!;
-    add('3', `get_task p50 ≤ 0.3 ms${at}`, `${ms(g.p50_ms)} ms`, g.p50_ms <= 0.3);
-    add('3', `list_tasks page p50 ≤ 5 ms${at}`, `${ms(l.p50_ms)} ms`, l.p50_ms <= 5);
-    add('3', `search_tasks p50 ≤ 5 ms${at}`, `${ms(s.p50_ms)} ms`, s.p50_ms <= 5);
-    add('3', `get_project_progress p50 ≤ 20 ms${at}`, `${ms(pr.p50_ms)} ms`, pr.p50_ms <= 20);
-    add('3', `pipelined get_task ≥ 15,000 calls/s${at}`, `${int(g.calls_per_s)} calls/s`, g.calls_per_s >= 15_000);
-    add('4', `RSS ≤ 70 MB after ${int(CFG.rssCalls)} calls`, `${mb(mem.rss_after_first_mb)} MB (peak ${mb(mem.peak_rss_mb)} MB)`, mem.rss_after_first_mb <= 70);
-    add('4', `no RSS growth over a further ${int(CFG.rssCalls)} (≤ 5 MB)`, `${mem.growth_mb >= 0 ? '+' : ''}${mb(mem.growth_mb)} MB`, mem.growth_mb <= 5);
-    add('5', `${CFG.concProcs} writers: 0 busy errors surfaced`, `${conc.concurrent.busy_errors} busy (${conc.concurrent.other_errors} other errors; rows verified: ${conc.rows_verified})`, conc.concurrent.busy_errors === 0 && conc.rows_verified);
-    add('5', `${CFG.concProcs} writers ≥ 70% of 1 writer's writes/s`, `${int(conc.concurrent.writes_per_s)} vs ${int(conc.single.writes_per_s)} writes/s = ${Math.round(conc.ratio * 100)}%`, conc.ratio >= 0.7);
+    for (const rcp of cold.recipes.filter((x) => x.config !== 'baseline-legacy')) {
+      add('1', `${rcp.config}: cold start ${rcp.recipe} ≤ 1.5× node -e 0`, `${ms(rcp.median_ms)} ms = ${rcp.ratio}× (node -e 0: ${ms(cold.node_e0_ms)} ms)`, rcp.ratio <= 1.5);
+    }
+    for (const rcp of cold.recipes.filter((x) => x.vs_baseline != null)) {
+      const base = cold.recipes.find((b) => b.config === 'baseline-legacy' && b.recipe === rcp.recipe)!;
+      add('1', `${rcp.config}: cold start ${rcp.recipe} ≤ ${TOLERANCE.toFixed(2)}× baseline`, `${ms(rcp.median_ms)} vs ${ms(base.median_ms)} ms = ${rcp.vs_baseline!.toFixed(2)}×`, rcp.vs_baseline! <= TOLERANCE);
+    }
+    for (const g of OURS) {
+      const full = lists.find((l) => l.config === g.name && l.recipe === 'full suite')!;
+      const te = lists.find((l) => l.config === g.name && l.recipe.startsWith('task_execution'))!;
+      add('2', `${g.name}: full suite model-visible ≤ 400 B/tool`, `${full.model_visible_per_tool} B/tool (${full.tools} tools, ${int(full.model_visible_bytes)} B)`, full.model_visible_per_tool <= 400);
+      add('2', `${g.name}: task_execution model-visible ≤ 6 KB`, `${int(te.model_visible_bytes)} B (~${int(te.model_visible_tokens)} tokens; + ${int(te.instructions_bytes)} B instructions)`, te.model_visible_bytes <= 6144);
+    }
+    for (const g of OURS) {
+      const gt = fam(g.name, 'get_task')!;
+      const l = fam(g.name, 'list_tasks page')!;
+      const s = fam(g.name, 'search_tasks')!;
+      const pr = fam(g.name, 'get_project_progress')!;
+      add('3', `${g.name}: get_task p50 ≤ 0.3 ms${at}`, `${ms(gt.p50_ms)} ms`, gt.p50_ms <= 0.3);
+      add('3', `${g.name}: list_tasks page p50 ≤ 5 ms${at}`, `${ms(l.p50_ms)} ms`, l.p50_ms <= 5);
+      add('3', `${g.name}: search_tasks p50 ≤ 5 ms${at}`, `${ms(s.p50_ms)} ms`, s.p50_ms <= 5);
+      add('3', `${g.name}: get_project_progress p50 ≤ 20 ms${at}`, `${ms(pr.p50_ms)} ms`, pr.p50_ms <= 20);
+      add('3', `${g.name}: pipelined get_task ≥ 15,000 calls/s${at}`, `${int(gt.calls_per_s)} calls/s`, gt.calls_per_s >= 15_000);
+    }
+    for (const mem of mems) {
+      add('4', `${mem.config}: RSS ≤ 70 MB after ${int(CFG.rssCalls)} calls`, `${mb(mem.rss_after_first_mb)} MB (peak ${mb(mem.peak_rss_mb)} MB)`, mem.rss_after_first_mb <= 70);
+      add('4', `${mem.config}: no RSS growth over a further ${int(CFG.rssCalls)} (≤ 5 MB)`, `${mem.growth_mb >= 0 ? '+' : ''}${mb(mem.growth_mb)} MB`, mem.growth_mb <= 5);
+    }
+    for (const conc of concs) {
+      add('5', `${conc.config}: ${CFG.concProcs} writers: 0 busy errors surfaced`, `${conc.concurrent.busy_errors} busy (${conc.concurrent.other_errors} other errors; rows verified: ${conc.rows_verified})`, conc.concurrent.busy_errors === 0 && conc.rows_verified);
+      add('5', `${conc.config}: ${CFG.concProcs} writers ≥ 70% of 1 writer's writes/s`, `${int(conc.concurrent.writes_per_s)} vs ${int(conc.single.writes_per_s)} writes/s = ${Math.round(conc.ratio * 100)}%`, conc.ratio >= 0.7);
+    }
     add('6', 'bench runtime < 10 min (build not included)', `${runtime.toFixed(0)} s`, runtime < 600);
+    // The comparison (only against a baseline: normalized vs legacy is shown, not judged).
+    const familyNames = cmp.medians.filter((f) => f.config === OURS_LEGACY.name).map((f) => f.family);
+    for (const pair of PAIRS.filter((x) => x.target)) {
+      for (const f of familyNames) {
+        const a = fam(pair.a, f)!;
+        const b = fam(pair.b, f)!;
+        const rp = ratio(a.p50_ms, b.p50_ms);
+        const rc = ratio(a.calls_per_s, b.calls_per_s);
+        add('7', `${pair.a}: ${f} p50 ≤ ${TOLERANCE.toFixed(2)}× baseline${at}`, `${ms(a.p50_ms)} vs ${ms(b.p50_ms)} ms = ${fmtRatio(rp)}`, rp <= TOLERANCE);
+        add('7', `${pair.a}: ${f} calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}${at}`, `${int(a.calls_per_s)} vs ${int(b.calls_per_s)} calls/s = ${fmtRatio(rc)}`, rc >= 1 / TOLERANCE);
+      }
+    }
 
     // ---- print
     const lines: string[] = [];
     const h = (t: string) => lines.push('', `== ${t} ${'='.repeat(Math.max(0, 96 - t.length))}`);
-    lines.push(`ralph-mcp bench  ${new Date().toISOString()}${QUICK ? '  (BENCH_QUICK=1)' : ''}`);
-    lines.push(`load average (1/5/15 min): start ${fmtLoad(load.start)}; before cold start ${fmtLoad(load.before_cold_start)}; end ${fmtLoad(load.end)}. The bench itself keeps 1–2 cores busy; more means other work shared the machine.`);
+    lines.push(`ralph-mcp bench  ${new Date().toISOString()}${QUICK ? '  (BENCH_QUICK=1)' : ''}; configurations: ${CONFIGS.map((c) => c.name).join(', ')}`);
+    lines.push(
+      `load average (1/5/15 min): start ${fmtLoad(load.start)}; before cold start ${fmtLoad(load.before_cold_start)}; before comparison ${fmtLoad(load.before_comparison)}; end ${fmtLoad(load.end)}. The bench itself keeps 1–2 cores busy; more means other work shared the machine.`,
+    );
     lines.push(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gb} GB, node ${machine.node}, ${machine.platform}; artifact dist/ralph-mcp.js ${machine.artifact_kb} KB${ENV_NOTE ? `; ${ENV_NOTE}` : ''}`);
-    h('DATABASES');
+    if (machine.baseline) lines.push(`baseline: ${machine.baseline.path} (${machine.baseline.artifact_kb} KB), on a copy of ours-legacy's database`);
+    h('DATABASES  (same seed per size: the same project on either generation)');
     lines.push(
       table(
-        ['tasks', 'comments', 'with deps', 'ready', 'generate ms', 'DB MB', 'DB+FTS MB', '1st initialize ms', 'warm-up: 1st search (FTS build) ms'],
-        projects.map((p) => [int(p.size), int(p.gen.comments), int(p.gen.withDeps), int(p.gen.ready), ms(p.gen.ms), mb(p.dbMb), mb(p.dbMbIndexed), ms(p.firstInitMs), ms(p.indexBuildMs)]),
+        ['<config', '<generation', 'tasks', 'comments', 'comment rows', 'with deps', 'ready', 'rows', '<source', 'ms', 'DB MB', 'DB+FTS MB', '1st initialize ms', 'warm-up: 1st search (FTS build) ms'],
+        projects.map((p) => [p.config.name, p.config.generation, int(p.size), int(p.gen.comments), int(p.gen.commentRows), int(p.gen.withDeps), int(p.gen.ready), int(p.gen.rows), p.source, ms(p.gen.ms), mb(p.dbMb), mb(p.dbMbIndexed), ms(p.firstInitMs), ms(p.indexBuildMs)]),
       ),
     );
+    lines.push('comment rows: the table the server reads comments from (normalized: task_signals, i.e. the comments as learned signals + a blocked signal per blocked task, its blocked_by).');
     h(`COLD START  spawn → initialize response, median of ${cold.runs}, interleaved with node -e 0 (${int(cold.db_tasks)} tasks)`);
     lines.push(
       table(
-        ['<session', 'median ms', 'min ms', 'max ms', '× node -e 0'],
-        [['node -e 0', ms(cold.node_e0_ms), '', '', '1.00'], ...cold.recipes.map((x) => [x.recipe, ms(x.median_ms), ms(x.min_ms), ms(x.max_ms), x.ratio.toFixed(2)])],
+        ['<config', '<session', 'median ms', 'min ms', 'max ms', '× node -e 0', ...(BASELINE ? ['× baseline'] : [])],
+        [
+          ['', 'node -e 0', ms(cold.node_e0_ms), '', '', '1.00', ...(BASELINE ? [''] : [])],
+          ...cold.recipes.map((x) => [x.config, x.recipe, ms(x.median_ms), ms(x.min_ms), ms(x.max_ms), x.ratio.toFixed(2), ...(BASELINE ? [x.vs_baseline != null ? x.vs_baseline.toFixed(2) : ''] : [])]),
+        ],
       ),
     );
     h('TOOLS/LIST  (model-visible = JSON of {name, description, inputSchema}; tokens ≈ bytes/4)');
     lines.push(
       table(
-        ['<recipe', 'tools', 'total B', 'B/tool', 'visible B', 'visible B/tool', '~tokens', 'instructions B', 'RSS init MB', '<largest (visible B)'],
-        lists.map((x) => [x.recipe, x.tools, int(x.total_bytes), int(x.bytes_per_tool), int(x.model_visible_bytes), int(x.model_visible_per_tool), int(x.model_visible_tokens), int(x.instructions_bytes), mb(x.rss_after_initialize_mb), x.largest_tools.map((t) => `${t.name} ${t.bytes}`).join(', ')]),
+        ['<config', '<recipe', 'tools', 'total B', 'B/tool', 'visible B', 'visible B/tool', '~tokens', 'instructions B', 'RSS init MB', '<largest (visible B)'],
+        lists.map((x) => [x.config, x.recipe, x.tools, int(x.total_bytes), int(x.bytes_per_tool), int(x.model_visible_bytes), int(x.model_visible_per_tool), int(x.model_visible_tokens), int(x.instructions_bytes), mb(x.rss_after_initialize_mb), x.largest_tools.map((t) => `${t.name} ${t.bytes}`).join(', ')]),
       ),
     );
-    for (const p of projects) {
-      h(`TOOL FAMILIES at ${int(p.size)} tasks  (sequential over one connection; pipelined calls/s)`);
+    const familyTable = (rows: FamilyResult[]) =>
+      table(
+        ['<family', '<config', '<session', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'pipelined n', 'calls/s', 'reply B', 'errors', '<note'],
+        rows.map((f) => [f.family, f.config, f.session, int(f.seq_n), ms(f.p50_ms), ms(f.p99_ms), ms(f.mean_ms), int(f.pipe_n), int(f.calls_per_s), int(f.reply_bytes), f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0, f.note ?? '']),
+      );
+    for (const size of CFG.sizes.filter((s) => s !== CMP_SIZE)) {
+      h(`TOOL FAMILIES at ${int(size)} tasks, ours-legacy  (sequential over one connection; pipelined calls/s)`);
+      lines.push(familyTable(families.filter((f) => f.tasks === size)));
+    }
+    for (const c of CONFIGS) {
+      h(`TOOL FAMILIES at ${int(CMP_SIZE)} tasks, ${c.name}  (medians of ${CFG.rounds} interleaved round(s); n summed)`);
+      lines.push(familyTable(cmp.medians.filter((f) => f.config === c.name)));
+    }
+    h(`COMPARISON at ${int(CMP_SIZE)} tasks  (median over ${CFG.rounds} interleaved round(s) of each run's p50 and calls/s; ratio = first / second)`);
+    const cfgNames = CONFIGS.map((c) => c.name);
+    const short = (n: string) => n.replace('baseline-legacy', 'base').replace('ours-legacy', 'ours-leg').replace('ours-normalized', 'ours-norm');
+    lines.push(
+      table(
+        ['<family', ...cfgNames.map((n) => `${short(n)} p50 ms`), ...PAIRS.map((x) => `p50 ${x.label}`), ...cfgNames.map((n) => `${short(n)} calls/s`), ...PAIRS.map((x) => `calls/s ${x.label}`)],
+        familyNames.map((f) => {
+          const rows = cfgNames.map((n) => fam(n, f)!);
+          return [
+            f,
+            ...rows.map((x) => ms(x.p50_ms)),
+            ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms))),
+            ...rows.map((x) => int(x.calls_per_s)),
+            ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s))),
+          ];
+        }),
+      ),
+    );
+    lines.push(`round order: ${cmp.order.map((o, i) => `${i + 1}: ${o.map(short).join(' → ')}`).join('; ')}${BASELINE ? `; targets: ours p50 ≤ ${TOLERANCE.toFixed(2)}× baseline, calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}` : ''}`);
+    lines.push('p50 per round (ms):');
+    lines.push(
+      table(
+        ['<family', ...cfgNames.map(short)],
+        familyNames.map((f) => [f, ...cfgNames.map((n) => fam(n, f)!.p50_by_round!.map((x) => ms(x)).join(' / '))]),
+      ),
+    );
+    for (const mem of mems) {
+      h(`MEMORY ${mem.config} (${int(mem.tasks)} tasks, full suite; ${mem.mix})`);
       lines.push(
         table(
-          ['<family', '<session', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'pipelined n', 'calls/s', 'reply B', 'errors', '<note'],
-          families.filter((f) => f.tasks === p.size).map((f) => [f.family, f.session, int(f.seq_n), ms(f.p50_ms), ms(f.p99_ms), ms(f.mean_ms), int(f.pipe_n), int(f.calls_per_s), int(f.reply_bytes), f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0, f.note ?? '']),
+          ['after initialize MB', `after ${int(CFG.rssCalls)} calls MB`, `after ${int(CFG.rssCalls * 2)} calls MB`, 'growth MB', 'median 1st/2nd half MB', 'peak (VmHWM) MB', 'errors', 'wall s'],
+          [[mb(mem.rss_after_initialize_mb), mb(mem.rss_after_first_mb), mb(mem.rss_after_second_mb), mb(mem.growth_mb), `${mb(mem.median_first_mb)} / ${mb(mem.median_second_mb)}`, mb(mem.peak_rss_mb), mem.errors, mem.wall_s]],
         ),
       );
+      lines.push(`RSS trend (calls: MB): ${mem.trend.filter((_, i) => i % 2 === 0).map((t) => `${t.calls / 1000}k ${mb(t.rss_mb)}`).join(' · ')}`);
     }
-    h(`MEMORY (${int(mem.tasks)} tasks, full suite; ${mem.mix})`);
-    lines.push(
-      table(
-        ['after initialize MB', `after ${int(CFG.rssCalls)} calls MB`, `after ${int(CFG.rssCalls * 2)} calls MB`, 'growth MB', 'median 1st/2nd half MB', 'peak (VmHWM) MB', 'errors', 'wall s'],
-        [[mb(mem.rss_after_initialize_mb), mb(mem.rss_after_first_mb), mb(mem.rss_after_second_mb), mb(mem.growth_mb), `${mb(mem.median_first_mb)} / ${mb(mem.median_second_mb)}`, mb(mem.peak_rss_mb), mem.errors, mem.wall_s]],
-      ),
-    );
-    lines.push(`RSS trend (calls: MB): ${mem.trend.filter((_, i) => i % 2 === 0).map((t) => `${t.calls / 1000}k ${mb(t.rss_mb)}`).join(' · ')}`);
-    h(`CONCURRENCY (${int(conc.tasks)} tasks, ${conc.rounds} round(s) alternating 1 and ${conc.processes} processes; ${conc.mix})`);
-    lines.push(
-      table(
-        ['<writers', 'writes ok', 'wall ms', 'writes/s', 'busy errors', 'other errors', '<first error'],
-        [
-          ['1 process', int(conc.single.writes_ok), int(conc.single.wall_ms), int(conc.single.writes_per_s), conc.single.busy_errors, conc.single.other_errors, conc.single.first_error?.slice(0, 80) ?? ''],
-          [`${conc.processes} processes`, int(conc.concurrent.writes_ok), int(conc.concurrent.wall_ms), int(conc.concurrent.writes_per_s), conc.concurrent.busy_errors, conc.concurrent.other_errors, conc.concurrent.first_error?.slice(0, 80) ?? ''],
-        ],
-      ),
-    );
-    lines.push(`per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comments, audit rows = ok replies): ${conc.rows_verified}`);
+    for (const conc of concs) {
+      h(`CONCURRENCY ${conc.config} (${int(conc.tasks)} tasks, ${conc.rounds} round(s) alternating 1 and ${conc.processes} processes; ${conc.mix})`);
+      lines.push(
+        table(
+          ['<writers', 'writes ok', 'wall ms', 'writes/s', 'busy errors', 'other errors', '<first error'],
+          [
+            ['1 process', int(conc.single.writes_ok), int(conc.single.wall_ms), int(conc.single.writes_per_s), conc.single.busy_errors, conc.single.other_errors, conc.single.first_error?.slice(0, 80) ?? ''],
+            [`${conc.processes} processes`, int(conc.concurrent.writes_ok), int(conc.concurrent.wall_ms), int(conc.concurrent.writes_per_s), conc.concurrent.busy_errors, conc.concurrent.other_errors, conc.concurrent.first_error?.slice(0, 80) ?? ''],
+          ],
+        ),
+      );
+      lines.push(`per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comment rows, audit rows = ok replies): ${conc.rows_verified}`);
+    }
     h('TARGETS');
     lines.push(table(['#', '<target', '<measured', 'result'], targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL'])));
     lines.push('', `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`);
@@ -701,19 +1022,47 @@ async function main() {
 
     mkdirSync(dirname(OUT), { recursive: true });
     const results = {
-      format: 'ralph-mcp/bench@1',
+      format: 'ralph-mcp/bench@2',
       date: new Date().toISOString(),
       quick: QUICK,
       machine,
+      configurations: CONFIGS.map((c) => ({ name: c.name, build: c.build, generation: c.generation, cli: c.cli })),
       load_average: load,
       config: CFG,
       runtime_s: round(runtime, 1),
-      databases: projects.map((p) => ({ tasks: p.gen.tasks, comments: p.gen.comments, with_deps: p.gen.withDeps, ready: p.gen.ready, generate_ms: round(p.gen.ms, 1), db_mb: round(p.dbMb, 2), db_with_fts_mb: round(p.dbMbIndexed, 2), first_initialize_ms: round(p.firstInitMs, 1), first_search_index_build_ms: round(p.indexBuildMs, 1) })),
+      databases: projects.map((p) => ({
+        config: p.config.name,
+        generation: p.config.generation,
+        tasks: p.gen.tasks,
+        source: p.source,
+        comments: p.gen.comments,
+        comment_rows: p.gen.commentRows,
+        with_deps: p.gen.withDeps,
+        ready: p.gen.ready,
+        rows: p.gen.rows,
+        generate_ms: round(p.gen.ms, 1),
+        db_mb: round(p.dbMb, 2),
+        db_with_fts_mb: round(p.dbMbIndexed, 2),
+        first_initialize_ms: round(p.firstInitMs, 1),
+        first_search_index_build_ms: round(p.indexBuildMs, 1),
+      })),
       cold_start: cold,
       tools_list: lists,
+      /** 1k/10k: one run (ours-legacy); the largest size: per configuration, medians of the rounds. */
       families,
-      memory: mem,
-      concurrency: conc,
+      comparison: {
+        tasks: CMP_SIZE,
+        rounds: CFG.rounds,
+        order: cmp.order,
+        tolerance: BASELINE ? TOLERANCE : undefined,
+        ratios: familyNames.map((f) => ({
+          family: f,
+          ...Object.fromEntries(PAIRS.flatMap((x) => [[`p50 ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms), 3)], [`calls_per_s ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s), 3)]])),
+        })),
+        runs: cmp.runs,
+      },
+      memory: mems,
+      concurrency: concs,
       targets,
     };
     writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);
