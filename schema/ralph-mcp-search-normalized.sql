@@ -19,9 +19,11 @@ END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_ad AFTER DELETE ON runtime_tasks BEGIN
   INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.id);
 END;
--- A details row may be shared (a template's, pulled by several tasks): every task using it is queued.
+-- A details row may be shared (a template's, pulled by several tasks): every task using it is queued,
+-- found through our facets mirror (a trigger of ours names no other table of Ralph's: see
+-- ralph-mcp-normalized.sql).
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_task_details_au AFTER UPDATE OF title, description, hints ON task_details BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) SELECT id FROM runtime_tasks WHERE details_id = NEW.id;
+  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id;
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_ai AFTER INSERT ON task_acceptance_criteria BEGIN
   INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);

@@ -30,9 +30,12 @@ function rebuild(p: Project, table: string, change: (ddl: string) => string): vo
   const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }).sql;
   const changed = change(ddl);
   assert.notEqual(changed, ddl, 'the DDL was changed');
+  // Ralph's own indexes go with the old table; made again after the rename, as a migration would.
+  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'").all(table) as { sql: string }[]).map((r) => r.sql);
   db.transaction(() => {
     db.exec(changed.replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`));
     db.exec(`INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`);
+    for (const sql of indexes) db.exec(sql);
   })();
   db.close();
 }
@@ -89,6 +92,33 @@ describe('which generation a database is', () => {
     assert.doesNotMatch(r.stdout, /^✓ (ralph-mcp tables|overrides|recipes)/m);
     assert.match(r.stdout, /1 check\(s\) failed, 3 not run/);
   });
+});
+
+describe("our objects never stand in the way of Ralph's own table rebuilds", () => {
+  for (const generation of ['legacy', 'normalized'] as const) {
+    test(`every table of Ralph's can be rebuilt (create, copy, drop, rename) with our triggers and indexes in place [${generation}]`, () => {
+      const p = sampleProject(generation);
+      const s = openInProc(p);
+      s.ok('add_task_comment', { task_id: 3, author: 'backend', body: 'makes our tables' });
+      s.ok('search_tasks', { query: 'recipe' }); // makes the search index and its triggers
+      const before = s.ok('get_project_progress', {});
+      s.close();
+      const db = new Database(p.dbPath);
+      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name);
+      db.close();
+      // As a migration of Ralph's would (SQLite's own procedure for changing a table): a later table's
+      // rebuild must not be broken by anything of ours on or naming an earlier one.
+      for (const table of tables) rebuild(p, table, (ddl) => `${ddl} `);
+      const again = openInProc(p);
+      try {
+        again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
+        assert.deepEqual(again.ok('get_project_progress', {}).by_feature, before.by_feature);
+        assert.deepEqual(again.ok('search_tasks', { query: 'typeahead' }).results.map((h: any) => h.id), [6]);
+      } finally {
+        again.close();
+      }
+    });
+  }
 });
 
 describe('init, and what comes next', () => {

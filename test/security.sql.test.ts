@@ -175,8 +175,8 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   'src/store/legacy/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/legacy/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/schema.ts ralphDdl': { spots: 1, why: "Ralph's DDL of one generation, read from the package's own schema/ralph-<generation>.sql (init, and the schema check's in-memory copy)" },
-  'src/store/own/schema.ts sqlOf': { spots: 1, why: "our tables' DDL, read from a file of the package's own schema/ folder named by a constant" },
-  'src/store/own/schema.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
+  'src/store/own/ddl.ts sqlOf': { spots: 1, why: "our tables' DDL, read from a file of the package's own schema/ folder named by a constant" },
+  'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
   'src/store/normalized/search.ts searchSql': {
     spots: 1,
     why: 'fixed filter fragments (normalized filterSql: constant strings per filter key) each prefixed with AND, the constant joins and BM25/SNIPPET expressions; values bound',

@@ -30,6 +30,26 @@ export function busyTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   return Number(text);
 }
 
+export const SYNCHRONOUS_ENV = 'RALPH_MCP_SYNCHRONOUS';
+const SYNCHRONOUS_MODES = ['NORMAL', 'FULL', 'EXTRA'] as const;
+
+/**
+ * How hard a commit waits for the disk: RALPH_MCP_SYNCHRONOUS, default NORMAL — what Ralph's own
+ * connection to the same file uses. In WAL mode a commit then does not wait for fsync: a write that was
+ * answered survives any crash of ralph-mcp or of other processes, and the database never corrupts, but
+ * a power loss or OS crash may lose the last answered writes. FULL waits for the disk at every commit
+ * (about 70 µs more per write here). A value that is none of these fails the launch.
+ */
+export function synchronousMode(env: NodeJS.ProcessEnv = process.env): (typeof SYNCHRONOUS_MODES)[number] {
+  const raw = env[SYNCHRONOUS_ENV];
+  if (raw === undefined || raw.trim() === '') return 'NORMAL';
+  const mode = raw.trim().toUpperCase();
+  if (!(SYNCHRONOUS_MODES as readonly string[]).includes(mode)) {
+    throw new StartupError(`${SYNCHRONOUS_ENV} must be one of ${SYNCHRONOUS_MODES.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return mode as (typeof SYNCHRONOUS_MODES)[number];
+}
+
 /** The timeout in force, for messages (a malformed variable has already failed the launch). */
 function busyTimeoutForMessages(): number {
   try {
@@ -60,12 +80,16 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Database.
       if (String(mode).toLowerCase() !== 'wal') raw.pragma('journal_mode = WAL');
     }
     raw.pragma('foreign_keys = ON');
+    // Per connection (nothing is written to the file); a constant chosen from a fixed list.
+    raw.pragma(SYNCHRONOUS_PRAGMA[synchronousMode()]);
   } catch (err) {
     raw.close();
     throw err;
   }
   return raw;
 }
+
+const SYNCHRONOUS_PRAGMA = { NORMAL: 'synchronous = NORMAL', FULL: 'synchronous = FULL', EXTRA: 'synchronous = EXTRA' } as const;
 
 const isReadOnlyError = (err: unknown): boolean =>
   err instanceof Database.SqliteError &&

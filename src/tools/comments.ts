@@ -2,13 +2,13 @@ import { z } from 'zod';
 import { ToolError } from '../errors.js';
 import { CREATE, DELETE, REPLACE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
 import { LIMITS, priority, taskId, text } from './fields.js';
-import { requireDiscipline, requireTask } from './lookups.js';
+import { requireDiscipline, requireTaskExists } from './lookups.js';
 import { CommentOut } from './shapes.js';
 
 const MAX_BODY = 10_000;
 
 function requireComment(ctx: ToolContext, taskIdValue: number, commentId: number) {
-  requireTask(ctx.store, taskIdValue);
+  requireTaskExists(ctx.store, taskIdValue);
   const row = ctx.store.getComment(taskIdValue, commentId);
   if (!row) {
     const ids = ctx.store.commentIds(taskIdValue, 21);
@@ -38,7 +38,7 @@ export const addTaskComment = defineTool({
   taskTarget: { arg: 'task_id', writes: false },
   handler(args, ctx) {
     const { store, session } = ctx;
-    requireTask(store, args.task_id);
+    requireTaskExists(store, args.task_id);
     const discipline = args.discipline ?? session.discipline;
     return {
       comment: store.addComment(

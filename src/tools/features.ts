@@ -8,7 +8,7 @@ import type { RalphStore } from '../store/store.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';
 import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
-import { plural, requireFeature, requireFeatureRecord, requireTask } from './lookups.js';
+import { plural, requireFeature, requireFeatureRecord, requireTaskExists } from './lookups.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
 const featureName = z.string().max(LIMITS.name).describe('Feature name');
@@ -169,7 +169,7 @@ export const appendFeatureLearning = defineTool({
   handler(args, { store, session }) {
     const feature = requireFeature(store, args.feature_name);
     const sourceTask = args.task_id ?? session.taskId;
-    if (sourceTask != null) requireTask(store, sourceTask);
+    if (sourceTask != null) requireTaskExists(store, sourceTask);
     // Learnings go into other agents' prompts: sanitised as Ralph does (src/domain/learnings.ts), whatever
     // `source` the caller claims (over MCP every caller is an agent), and the result says what changed.
     const text = sanitizeLearning(args.text);

@@ -21,6 +21,11 @@ export function requireTask(store: RalphStore, id: number): Task {
   return store.getTask(id) ?? taskNotFound(store, id);
 }
 
+/** Only that the task exists (the cheapest read on either generation). */
+export function requireTaskExists(store: RalphStore, id: number): void {
+  if (!store.taskExists(id)) taskNotFound(store, id);
+}
+
 export function requireTaskHead(store: RalphStore, id: number): TaskHead {
   return store.taskHead(id) ?? taskNotFound(store, id);
 }

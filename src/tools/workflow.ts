@@ -6,7 +6,7 @@ import { CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext }
 import type { Comment } from '../store/records.js';
 import { numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
-import { requireDiscipline, requireFeature, requireTask } from './lookups.js';
+import { requireDiscipline, requireFeature, requireTask, requireTaskExists } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
@@ -178,7 +178,7 @@ export const updateTaskContext = defineTool({
     if (args.add_context_files === undefined && args.remove_context_files === undefined && args.hints === undefined) {
       throw invalid('nothing to update: give add_context_files, remove_context_files or hints');
     }
-    requireTask(store, args.id);
+    requireTaskExists(store, args.id);
     const touchesFiles = args.add_context_files !== undefined || args.remove_context_files !== undefined;
     // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole call.
     let files = touchesFiles ? store.taskContextFileItems(args.id) : [];

@@ -12,7 +12,18 @@ const INDEX_ROWS = `
   FROM tasks t`;
 const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
-const searchSql = (q: TaskQuery) => `
+/**
+ * With filters, every match is joined to its task to be filtered, then ranked. Without, the index
+ * ranks alone and only the best `limit` are joined to their tasks (a common query matches thousands).
+ */
+const searchSql = (q: TaskQuery) =>
+  filterSql(q).clauses.length === 0
+    ? `
+  SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, r.score, r.snippet
+  FROM (SELECT rowid, ${BM25} AS score, ${SNIPPET} AS snippet FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @q ORDER BY score LIMIT @limit) r
+  JOIN tasks t ON t.id = r.rowid
+  ORDER BY r.score`
+    : `
   SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline,
     ${BM25} AS score, ${SNIPPET} AS snippet
   FROM ralph_mcp_search JOIN tasks t ON t.id = ralph_mcp_search.rowid

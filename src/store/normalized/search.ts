@@ -16,7 +16,19 @@ const INDEX_ROWS = `
   FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`;
 const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
-const searchSql = (q: TaskQuery) => `
+/**
+ * With filters, every match is joined to its task to be filtered, then ranked. Without, the index
+ * ranks alone and only the best `limit` are joined to their tasks (a common query matches thousands).
+ */
+const searchSql = (q: TaskQuery) =>
+  filterSql(q).clauses.length === 0
+    ? `
+  SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, r.score, r.snippet
+  FROM (SELECT rowid, ${BM25} AS score, ${SNIPPET} AS snippet FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @q ORDER BY score LIMIT @limit) r
+  JOIN runtime_tasks t ON t.id = r.rowid
+  ${DETAIL_JOINS}
+  ORDER BY r.score`
+    : `
   SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline,
     ${BM25} AS score, ${SNIPPET} AS snippet
   FROM ralph_mcp_search JOIN runtime_tasks t ON t.id = ralph_mcp_search.rowid

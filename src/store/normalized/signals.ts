@@ -113,9 +113,20 @@ export function insertSignal(db: Db, by: Writer, taskId: number, columns: Record
   const names = Object.keys(columns);
   const sql = INSERT_SIGNAL[names.join(',')];
   if (sql === undefined) throw new Error(`no signal INSERT for columns ${names.join(',')}`);
-  const id = Number(db.run(sql, { ...columns, task_id: taskId, session_id: by.sessionId, created: timestamp() }).lastInsertRowid);
+  const created = timestamp();
+  const id = Number(db.run(sql, { ...columns, task_id: taskId, session_id: by.sessionId, created }).lastInsertRowid);
   writeMeta(db, id, meta);
-  return readOne(db, taskId, id)!;
+  // What was just written, as a comment (reading it back through the joined view would only cost time).
+  return {
+    id,
+    task_id: taskId,
+    author: meta.author,
+    discipline: meta.discipline,
+    agent_task_id: meta.agent_task_id,
+    priority: meta.priority,
+    body: signalBody(columns),
+    created,
+  };
 }
 
 /** One fixed INSERT per signal shape we write (column names never come from input). */

@@ -3,6 +3,7 @@ import { today } from '../../domain/rules.js';
 import { numberArray, stringArray } from '../json.js';
 import type { Comment, Task, TaskHead, TaskRow } from '../records.js';
 import type { TaskChanges, TaskInsert, TaskStore, Writer } from '../store.js';
+import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
 import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, filterSql, hasOwnTables, subsystemId } from './sql.js';
 
@@ -71,16 +72,29 @@ const LIST_SQL = Object.fromEntries(
 const DETAIL_FIELDS = ['title', 'description', 'priority', 'hints', 'estimated_turns'] as const;
 const DETAIL_SQL = Object.fromEntries(DETAIL_FIELDS.map((c) => [c, `UPDATE task_details SET ${c} = ? WHERE id = ?`])) as Record<(typeof DETAIL_FIELDS)[number], string>;
 
-// The pick and the count of ready tasks in one pass (a window count), as on the legacy generation.
-const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
-  SELECT t.id, count(*) OVER () AS ready FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
-  WHERE t.status = 'pending'
-    ${withDiscipline ? 'AND d.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)' : ''}
-    ${withFeature ? 'AND t.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}
+// The pick and the count of ready tasks in one pass (a window count), as on the legacy generation. The
+// source is our facets mirror (one narrow row per task: status, subsystem, discipline, priority) once it
+// can be trusted, else the runtime rows joined to their details (the same columns, under the same names).
+const READY_SOURCE = {
+  facets: 'ralph_mcp_task_facets f',
+  joined: '(SELECT t.id AS task_id, t.status, t.subsystem_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id) f',
+} as const;
+const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, withFeature: boolean) => `
+  SELECT f.task_id AS id, count(*) OVER () AS ready FROM ${READY_SOURCE[source]}
+  WHERE f.status = 'pending'
+    ${withDiscipline ? 'AND f.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)' : ''}
+    ${withFeature ? 'AND f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}
     AND NOT EXISTS (
       SELECT 1 FROM task_dependencies dd JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
-      WHERE dd.task_id = t.id AND dep.status <> 'done')
-  ORDER BY CASE d.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
+      WHERE dd.task_id = f.task_id AND dep.status <> 'done')
+  ORDER BY CASE f.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, f.task_id LIMIT 1`;
+
+/** Tasks by status, subsystem and discipline in one grouped pass (over the facets' covering index when usable). */
+const PROGRESS_SQL = {
+  facets: 'SELECT status, subsystem_id AS s, discipline_id AS di, count(*) AS n FROM ralph_mcp_task_facets GROUP BY status, subsystem_id, discipline_id',
+  joined:
+    'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
+} as const;
 
 function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): string {
   const where = filterSql(q).clauses;
@@ -94,8 +108,9 @@ function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): st
 }
 
 export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
-  const writeList = (taskId: number, field: ListField, items: readonly (string | number)[]) => {
-    db.run(LIST_SQL[field].clear, taskId);
+  /** Replaces a task's list (a new task has none yet: nothing to clear). */
+  const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
+    if (!fresh) db.run(LIST_SQL[field].clear, taskId);
     items.forEach((item, i) => {
       if (field === 'acceptance_criteria') db.run(LIST_SQL[field].insert, taskId, item, i);
       else db.run(LIST_SQL[field].insert, taskId, item);
@@ -178,11 +193,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
       const id = Number(
         db.run("INSERT INTO runtime_tasks (subsystem_id, details_id, status, provenance, created) VALUES (?, ?, ?, 'agent', ?)", subsystemId(db, t.feature), details, t.status, now).lastInsertRowid,
       );
-      writeList(id, 'tags', t.tags);
-      writeList(id, 'depends_on', t.depends_on);
-      writeList(id, 'acceptance_criteria', t.acceptance_criteria);
-      writeList(id, 'context_files', t.context_files);
-      writeList(id, 'output_artifacts', t.output_artifacts);
+      writeList(id, 'tags', t.tags, true);
+      writeList(id, 'depends_on', t.depends_on, true);
+      writeList(id, 'acceptance_criteria', t.acceptance_criteria, true);
+      writeList(id, 'context_files', t.context_files, true);
+      writeList(id, 'output_artifacts', t.output_artifacts, true);
       return id;
     },
     updateTask(id, changes: TaskChanges) {
@@ -247,16 +262,14 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
     },
     pickReadyTask(q) {
       const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      return db.get<{ id: number; ready: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined), params);
+      return db.get<{ id: number; ready: number }>(READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined), params);
     },
     progressGroups() {
-      // Grouped by ids over our covering index (schema/ralph-mcp-normalized.sql), names looked up once.
+      // Grouped by ids, names looked up once.
       const features = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM subsystems').map((r) => [r.id, r.name]));
       const disciplines = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM disciplines').map((r) => [r.id, r.name]));
       return db
-        .all<{ status: string; s: number; di: number; n: number }>(
-          'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
-        )
+        .all<{ status: string; s: number; di: number; n: number }>(PROGRESS_SQL[facetsUsable(db) ? 'facets' : 'joined'])
         .map((r) => ({ status: r.status, feature: features.get(r.s) ?? '', discipline: disciplines.get(r.di) ?? '', n: r.n }));
     },
     completeTaskIds(prefix, limit) {

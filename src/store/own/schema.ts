@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import type { Db } from '../../db/database.js';
 import { ToolError } from '../../errors.js';
-import { schemaFile } from '../../packageInfo.js';
+import { ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
+import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
 
 /**
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
@@ -13,12 +13,6 @@ import type { Generation } from '../records.js';
  * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
  */
 export const OWN_SCHEMA_VERSION = 1;
-
-const sqlOf = (file: string): string => readFileSync(schemaFile(file), 'utf8');
-const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sql')}\n${sqlOf(`ralph-mcp-${generation}.sql`)}`;
-const searchDdl = (generation: Generation): string => sqlOf(`ralph-mcp-search-${generation}.sql`);
-/** How many change-queue triggers the search DDL creates (read from the file, so no count to keep in step). */
-const searchTriggerCount = (generation: Generation): number => searchDdl(generation).match(/CREATE TRIGGER/g)?.length ?? 0;
 
 const ready = new WeakMap<Db, { tables?: true; search?: true }>();
 const state = (db: Db) => {
@@ -35,7 +29,10 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
   const s = state(db);
   if (s.tables) return;
   db.write(() => {
+    // Checked before the DDL recreates any missing trigger: rows changed without it were never mirrored.
+    const facetsWhole = generation === 'normalized' && facetsIntact(db);
     db.raw.exec(ownDdl(generation));
+    if (generation === 'normalized' && !facetsWhole) rebuildFacets(db);
     const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
     if (!row) db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
     else if (Number(row.value) > OWN_SCHEMA_VERSION) {
@@ -64,9 +61,11 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
     const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
     // A migration that rebuilds Ralph's tables drops our triggers: changes made meanwhile were never
     // queued, so a missing trigger means the index can no longer be trusted and is rebuilt whole.
-    const triggers = db.get<{ n: number }>("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")!.n;
+    // The change-queue triggers, by name from the DDL itself (no list to keep in step).
+    const wanted = triggerNames(searchDdl(generation));
+    const present = db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'").filter((r) => wanted.includes(r.name)).length;
     db.raw.exec(searchDdl(generation));
-    if (!exists || triggers < searchTriggerCount(generation)) {
+    if (!exists || present < wanted.length) {
       reindexAll();
       db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('search_index', '1')");
       built = true;

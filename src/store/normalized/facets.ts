@@ -1,0 +1,40 @@
+import type { Db } from '../../db/database.js';
+import { ralphMcpDdl, triggerNames } from '../own/ddl.js';
+import { hasOwnTables } from './sql.js';
+
+/**
+ * ralph_mcp_task_facets (schema/ralph-mcp-normalized.sql): each task's status, subsystem, discipline and
+ * priority in one narrow row, kept in step by triggers of ours, so that counting and picking tasks need
+ * not look up every task's details row. It can be trusted once it was filled whole and while all its
+ * triggers exist; until then (a database ralph-mcp never wrote to) readers use the joins instead.
+ */
+
+/** The facet triggers our DDL creates, by name (read from the file: no list to keep in step). */
+const TRIGGERS = triggerNames(ralphMcpDdl('normalized'), 'ralph_mcp_facets_');
+
+const presentTriggers = (db: Db): number =>
+  db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_facets\\_%' ESCAPE '\\'").filter((r) => TRIGGERS.includes(r.name)).length;
+
+/** Before our DDL runs: whether the mirror is whole (its triggers were all there all along). */
+export const facetsIntact = (db: Db): boolean => hasOwnTables(db) && presentTriggers(db) === TRIGGERS.length && db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'task_facets'") !== undefined;
+
+/** After our DDL ran (triggers in place), inside its transaction: fill the mirror whole. */
+export function rebuildFacets(db: Db): void {
+  db.run('DELETE FROM ralph_mcp_details_facets');
+  db.run('INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) SELECT id, discipline_id, priority FROM task_details');
+  db.run('DELETE FROM ralph_mcp_task_facets');
+  db.run(
+    `INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
+     SELECT t.id, t.status, t.subsystem_id, t.details_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`,
+  );
+  db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('task_facets', '1')");
+}
+
+const usable = new WeakSet<Db>();
+/** Whether readers may use the mirror on this connection (checked once, then remembered). */
+export function facetsUsable(db: Db): boolean {
+  if (usable.has(db)) return true;
+  const ok = facetsIntact(db);
+  if (ok) usable.add(db);
+  return ok;
+}
