@@ -4,7 +4,7 @@ import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } f
 import type { TaskInsert, TaskQuery } from '../store/store.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
-import { requireDiscipline, requireFeature, requireTask } from './lookups.js';
+import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
@@ -216,8 +216,9 @@ export const setTaskStatus = defineTool({
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id, status: next }, ctx) {
-    const before = loadTask(ctx, id);
-    if (before.status === next) return { task: before, previous_status: before.status, changed: false };
+    // The status alone first (cheap on either generation); the whole task is read once, for the answer.
+    const before = requireTaskHead(ctx.store, id);
+    if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
     ctx.store.setTaskStatus(id, next);
     return { task: loadTask(ctx, id), previous_status: before.status, changed: true };
   },

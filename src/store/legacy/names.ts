@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { likePrefix } from '../like.js';
 import type { FeatureStore } from '../store.js';
 
 /** Acronyms and name completion over `features` and `disciplines` (name is each table's key). */
@@ -12,8 +13,6 @@ const COMPLETE = {
   features: "SELECT name FROM features WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
   disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
 } as const;
-
-export const likePrefix = (prefix: string): string => `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export function legacyNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
   return {

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { numberArray, requireJsonArray, toJson } from '../json.js';
+import { likePrefix } from '../like.js';
 import type { Comment, TaskHead, TaskRow } from '../records.js';
 import type { TaskChanges, TaskInsert, TaskQuery, TaskStore, Writer } from '../store.js';
 import { insertComment } from './comments.js';
@@ -194,8 +195,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
       );
     },
     completeTaskIds(prefix, limit) {
-      const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", like, limit).map((r) => r.id);
+      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", likePrefix(prefix), limit).map((r) => r.id);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { likePrefix } from '../legacy/names.js';
+import { likePrefix } from '../like.js';
 import type { FeatureStore } from '../store.js';
 
 /** Acronyms and name completion over `subsystems` (features, to agents) and `disciplines`. */

@@ -1,6 +1,7 @@
 import type { Db, Row } from '../../db/database.js';
 import { today } from '../../domain/rules.js';
 import { numberArray, stringArray } from '../json.js';
+import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead, TaskRow } from '../records.js';
 import type { TaskChanges, TaskInsert, TaskStore, Writer } from '../store.js';
 import { facetsUsable } from './facets.js';
@@ -96,9 +97,20 @@ const PROGRESS_SQL = {
     'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
 } as const;
 
-function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): string {
+/** Counting with filters: over the facets' covering index when usable, else the runtime rows. */
+const FACET_FILTERS = {
+  status: 'f.status = @status',
+  feature: 'f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)',
+  discipline: 'f.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)',
+} as const;
+
+function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count', facets: boolean): string {
   const where = filterSql(q).clauses;
   if (what === 'count') {
+    if (facets) {
+      const keys = (['status', 'feature', 'discipline'] as const).filter((k) => q[k] !== undefined);
+      return `SELECT count(*) AS n FROM ralph_mcp_task_facets f WHERE ${keys.map((k) => FACET_FILTERS[k]).join(' AND ') || '1'}`;
+    }
     // Ralph's foreign keys guarantee the other joins; only a discipline filter needs the details row.
     const from = q.discipline !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
     return `SELECT count(*) AS n FROM ${from} WHERE ${where.join(' AND ') || '1'}`;
@@ -106,6 +118,10 @@ function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count'): st
   return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id
     ${TASK_JOINS} WHERE ${['t.id > @after', ...where].join(' AND ')} ORDER BY t.id LIMIT @limit`;
 }
+
+// Built once: a statement's text is also its cache key (Db.stmt).
+const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
+const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
 export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
@@ -146,11 +162,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
 
   return {
     getTask(id) {
-      const row = db.get(`SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`, id);
+      const row = db.get(GET_TASK, id);
       return row ? taskFromRow(row) : undefined;
     },
     taskHead(id) {
-      return db.get<TaskHead>(`SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`, id);
+      return db.get<TaskHead>(TASK_HEAD, id);
     },
     taskExists(id) {
       return db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', id) !== undefined;
@@ -159,7 +175,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
       return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM runtime_tasks')!;
     },
     listTasks(q, after, limit) {
-      return db.all(listSql(q, 'page'), { ...filterSql(q).params, after, limit }).map(
+      return db.all(listSql(q, 'page', false), { ...filterSql(q).params, after, limit }).map(
         (r): TaskRow => ({
           id: Number(r.id),
           title: String(r.title),
@@ -173,7 +189,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
       );
     },
     countTasks(q) {
-      return db.get<{ n: number }>(listSql(q, 'count'), filterSql(q).params)!.n;
+      return db.get<{ n: number }>(listSql(q, 'count', facetsUsable(db)), filterSql(q).params)!.n;
     },
     dependenciesOf(id) {
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
@@ -273,8 +289,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
         .map((r) => ({ status: r.status, feature: features.get(r.s) ?? '', discipline: disciplines.get(r.di) ?? '', n: r.n }));
     },
     completeTaskIds(prefix, limit) {
-      const like = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", like, limit).map((r) => r.id);
+      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", likePrefix(prefix), limit).map((r) => r.id);
     },
   };
 }

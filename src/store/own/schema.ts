@@ -8,8 +8,8 @@ import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
  * ralph_mcp_meta (user_version is Ralph's):
  * - schema/ralph-mcp.sql: the same on both generations (meta, audit, abort signals);
- * - schema/ralph-mcp-<generation>.sql: what differs (an index of ours on the generation's task table;
- *   on normalized, the tables that keep what Ralph's schema has no column for);
+ * - schema/ralph-mcp-<generation>.sql: what differs (indexes of ours on the generation's tables; on
+ *   normalized, the tables that keep what Ralph's schema has no column for, and the facets mirror);
  * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
  */
 export const OWN_SCHEMA_VERSION = 1;
