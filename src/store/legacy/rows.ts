@@ -1,39 +1,11 @@
 import type { Row } from '../../db/database.js';
 import { normalizeLearning, publicLearning, type Learning } from '../../domain/learnings.js';
-import type { Comment, Discipline, Feature, Task } from '../records.js';
-import { numberArray, parseJsonArray, stringArray } from '../json.js';
+import type { Comment, Discipline, Feature } from '../records.js';
+import { num, str } from '../taskRow.js';
+import { parseJsonArray, stringArray } from '../json.js';
 import { overridesView } from '../overrides.js';
 
 /** Legacy rows (JSON-in-TEXT list columns) to domain records; unreadable values read as empty, never throw. */
-
-export const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
-export const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
-
-export function taskFromRow(r: Row): Task {
-  return {
-    id: Number(r.id),
-    feature: String(r.feature),
-    discipline: String(r.discipline),
-    title: String(r.title),
-    description: str(r.description),
-    status: String(r.status),
-    priority: str(r.priority),
-    tags: stringArray(r.tags),
-    depends_on: numberArray(r.depends_on),
-    blocked_by: str(r.blocked_by),
-    created: str(r.created),
-    updated: str(r.updated),
-    completed: str(r.completed),
-    acceptance_criteria: stringArray(r.acceptance_criteria),
-    context_files: stringArray(r.context_files),
-    output_artifacts: stringArray(r.output_artifacts),
-    hints: str(r.hints),
-    estimated_turns: num(r.estimated_turns),
-    provenance: str(r.provenance),
-    pseudocode: str(r.pseudocode),
-    enriched_at: str(r.enriched_at),
-  };
-}
 
 export function commentFromRow(r: Row): Comment {
   return {

@@ -5,7 +5,7 @@ import { likePrefix } from '../like.js';
 import type { Comment, TaskHead, TaskRow } from '../records.js';
 import type { TaskChanges, TaskInsert, TaskQuery, TaskStore, Writer } from '../store.js';
 import { insertComment } from './comments.js';
-import { taskFromRow } from './rows.js';
+import { taskFromRow } from '../taskRow.js';
 
 /**
  * Tasks on the legacy generation: one `tasks` row each, lists as JSON arrays in TEXT columns, ids

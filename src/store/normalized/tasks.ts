@@ -1,6 +1,7 @@
 import type { Db, Row } from '../../db/database.js';
 import { today } from '../../domain/rules.js';
-import { numberArray, stringArray } from '../json.js';
+import { numberArray } from '../json.js';
+import { str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead, TaskRow } from '../records.js';
 import type { TaskChanges, TaskInsert, TaskStore, Writer } from '../store.js';
@@ -16,39 +17,15 @@ import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, filter
  * both forms read as the day.
  */
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
-const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
 /** A task date as the day, whichever form a trigger left it in. */
 export const day = (v: unknown): string | null => {
   const s = str(v);
   return s !== null && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s) ? s.slice(0, 10) : s;
 };
 
-export function taskFromRow(r: Row): Task {
-  return {
-    id: Number(r.id),
-    feature: String(r.feature),
-    discipline: String(r.discipline),
-    title: String(r.title),
-    description: str(r.description),
-    status: String(r.status),
-    priority: str(r.priority),
-    tags: stringArray(r.tags),
-    depends_on: numberArray(r.depends_on),
-    blocked_by: str(r.blocked_by),
-    created: day(r.created),
-    updated: day(r.updated),
-    completed: day(r.completed),
-    acceptance_criteria: stringArray(r.acceptance_criteria),
-    context_files: stringArray(r.context_files),
-    output_artifacts: stringArray(r.output_artifacts),
-    hints: str(r.hints),
-    estimated_turns: num(r.estimated_turns),
-    provenance: str(r.provenance),
-    pseudocode: str(r.pseudocode),
-    enriched_at: str(r.enriched_at),
-    template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null,
-  };
+/** A task row of GET_TASK: the shared reading, dates as days, and the template it came from. */
+function taskOf(r: Row): Task {
+  return { ...taskFromRow(r, day), template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null };
 }
 
 const LIST_TABLES = {
@@ -163,7 +140,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
   return {
     getTask(id) {
       const row = db.get(GET_TASK, id);
-      return row ? taskFromRow(row) : undefined;
+      return row ? taskOf(row) : undefined;
     },
     taskHead(id) {
       return db.get<TaskHead>(TASK_HEAD, id);
