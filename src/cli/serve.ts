@@ -4,6 +4,8 @@ import { StartupError } from '../errors.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { createMcpServer } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
+import type { RalphStore } from '../store/store.js';
+import type { Logger } from 'pino';
 
 export interface ServeOptions extends SessionOptions {
   logLevel: LogLevel;
@@ -20,6 +22,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const { store, plan } = openSession(opts);
   const { project } = plan;
   for (const w of plan.warnings) log.warn(w);
+  prepareDatabase(store, log);
   log.info(
     { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
     'session started',
@@ -71,4 +74,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.stdin.on('end', () => shutdown('stdin closed', false));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   await server.connect(transport);
+}
+
+/**
+ * Our tables and indexes before the first call, not at the first write: on a database Ralph wrote
+ * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
+ * per task read. Best-effort: a database we may not write is still served, its reads just slower.
+ */
+function prepareDatabase(store: RalphStore, log: Logger): void {
+  try {
+    store.ensureOwnTables();
+  } catch (err) {
+    log.warn({ err }, 'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)');
+  }
 }

@@ -130,14 +130,21 @@ class RalphServer extends Server {
     if (typeof method !== 'string' || typeof schema.safeParse !== 'function') return super.setRequestHandler(schema, handler);
     // The SDK parses with the schema it is given before calling the handler, and turns a failure into
     // -32603; give it a schema that only checks the method, and check the params here.
-    super.setRequestHandler(z.looseObject({ method: z.literal(method) }), (request: unknown, extra: unknown) => {
+    const checked = (request: unknown, extra: unknown) => {
+      if (method === 'tools/call' && isPlainToolCall(request)) return handler(request, extra);
       const parsed = schema.safeParse(request) as { success: boolean; data?: any; error?: z.ZodError };
       if (!parsed.success) throw invalidParams(method, parsed.error!);
       // zod's record() rebuilds tools/call arguments key by key and loses a "__proto__" key on the
       // way: hand the tool its arguments exactly as sent, so its strict schema refuses that key too.
       const sent = method === 'tools/call' ? (request as { params?: { arguments?: unknown } }).params?.arguments : undefined;
       return handler(sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data.params, arguments: sent } }, extra);
-    });
+    };
+    const methodOnly = z.looseObject({ method: z.literal(method) });
+    // Server wraps a tools/call handler to parse the request a second time and to re-validate every
+    // result against CallToolResultSchema (a deep copy per call). Ours are checked above, and our
+    // results come only from okResult/errorResult, so register with Protocol's plain version.
+    if (method === 'tools/call') return PROTOCOL_SET_REQUEST_HANDLER.call(this, methodOnly, checked);
+    super.setRequestHandler(methodOnly, checked);
   }
 
   override connect(transport: Transport): Promise<void> {
@@ -147,6 +154,22 @@ class RalphServer extends Server {
     }
     return super.connect(transport);
   }
+}
+
+const PROTOCOL_SET_REQUEST_HANDLER = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * tools/call params with only a string name and plain-object (or no) arguments: what
+ * CallToolRequestSchema accepts for them, checked without zod's copy. Anything else (`_meta`, `task`,
+ * a wrong type) goes through the schema and its messages.
+ */
+export function isPlainToolCall(request: unknown): boolean {
+  const params = (request as { params?: unknown }).params;
+  if (!isPlainObject(params)) return false;
+  for (const k in params) if (k !== 'name' && k !== 'arguments') return false;
+  return typeof params.name === 'string' && (params.arguments === undefined || isPlainObject(params.arguments));
 }
 
 function invalidParams(method: string, error: z.ZodError): Error {

@@ -2,7 +2,7 @@ import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdi
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import { wireLine } from './wire.js';
 
 /**
  * The longest line (one JSON-RPC message) read from a client: the SDK's own read-buffer limit.
@@ -83,6 +83,7 @@ function readLine(line: Buffer): LineOutcome | null {
   } catch (err) {
     return { reason: `Parse error: ${(err as Error).message}`, answer: ErrorCode.ParseError };
   }
+  if (isPlainRequest(value)) return { message: value };
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data as JSONRPCMessage };
   if (Array.isArray(value)) {
@@ -97,6 +98,22 @@ function readLine(line: Buffer): LineOutcome | null {
   const id = obj.id;
   const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
   return { reason: `Invalid Request: ${requestProblems(obj).join('; ')}`, answer: ErrorCode.InvalidRequest, ...(usableId !== undefined ? { id: usableId } : {}) };
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The shape nearly every line has: a request with a usable id, a method and plain params without
+ * `_meta`. Checked by hand, it is exactly what JSONRPCMessageSchema accepts for such a line, without
+ * zod's copy of the whole message; anything else (notifications, responses, `_meta`) goes to the schema.
+ */
+export function isPlainRequest(v: unknown): v is JSONRPCMessage {
+  if (!isPlainObject(v)) return false;
+  for (const k in v) if (!REQUEST_MEMBERS.includes(k)) return false;
+  const { id, params } = v;
+  if (v.jsonrpc !== '2.0' || typeof v.method !== 'string') return false;
+  if (typeof id !== 'string' && !(typeof id === 'number' && Number.isSafeInteger(id))) return false;
+  return params === undefined || (isPlainObject(params) && !('_meta' in params));
 }
 
 /** What is wrong with an object meant as a request, in words. */
@@ -169,7 +186,7 @@ export function shareDrainWaits(transport: StdioServerTransport): boolean {
   let waiting: (() => void)[] | null = null;
   transport.send = (message: JSONRPCMessage) =>
     new Promise<void>((resolve) => {
-      if (out.write(serializeMessage(message)) && waiting === null) return resolve();
+      if (out.write(wireLine(message)) && waiting === null) return resolve();
       if (waiting === null) {
         waiting = [];
         out.once('drain', () => {

@@ -2,16 +2,19 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { mapSqliteError } from '../db/database.js';
 import { ToolError } from '../errors.js';
+import { RESULT_TEXT } from './wire.js';
 
 /** A successful call: structuredContent matches the tool's outputSchema; the text is compact JSON of it. */
 export function okResult(out: Record<string, unknown>): CallToolResult {
-  return { content: [{ type: 'text', text: JSON.stringify(out) }], structuredContent: out };
+  const text = JSON.stringify(out);
+  return { content: [{ type: 'text', text }], structuredContent: out, [RESULT_TEXT]: text };
 }
 
 /** A refused or failed call: isError, a stable code, and a message saying what was wrong and what is allowed. */
 export function errorResult(err: ToolError): CallToolResult {
   const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-  return { isError: true, content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error } };
+  // isError last: the key order replies had when the SDK re-validated (and re-built) every result.
+  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error }, isError: true };
 }
 
 export function toToolError(err: unknown): ToolError {

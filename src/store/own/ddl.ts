@@ -11,3 +11,6 @@ export const searchDdl = (generation: Generation): string => sqlOf(`ralph-mcp-se
 /** The triggers a DDL text creates, by name. */
 export const triggerNames = (ddl: string, prefix = ''): string[] =>
   [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));
+/** Every object (table, index, trigger) a DDL text creates, by name. */
+export const objectNames = (ddl: string): string[] =>
+  [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);

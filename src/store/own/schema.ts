@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { ToolError } from '../../errors.js';
-import { ownDdl, searchDdl, triggerNames } from './ddl.js';
+import { objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
 import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
 
@@ -28,6 +28,11 @@ export const ownTablesReady = (db: Db): boolean => state(db).tables === true;
 export function ensureOwnTables(db: Db, generation: Generation): void {
   const s = state(db);
   if (s.tables) return;
+  // Most opens find everything in place: say so from one read, without taking the write lock.
+  if (ownObjectsCurrent(db, generation)) {
+    s.tables = true;
+    return;
+  }
   db.write(() => {
     // Checked before the DDL recreates any missing trigger: rows changed without it were never mirrored.
     const facetsWhole = generation === 'normalized' && facetsIntact(db);
@@ -40,6 +45,18 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
     }
   });
   s.tables = true;
+}
+
+const expectedObjects = new Map<Generation, string[]>();
+
+/** Whether every object our DDL creates exists, at our version, with a whole facets mirror (normalized). */
+function ownObjectsCurrent(db: Db, generation: Generation): boolean {
+  let names = expectedObjects.get(generation);
+  if (!names) expectedObjects.set(generation, (names = objectNames(ownDdl(generation))));
+  const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'").map((r) => r.name));
+  if (!names.every((n) => present.has(n))) return false;
+  if (db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !== String(OWN_SCHEMA_VERSION)) return false;
+  return generation !== 'normalized' || facetsIntact(db);
 }
 
 /** Our tables' version, or undefined before the first write made them. */

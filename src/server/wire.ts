@@ -1,0 +1,35 @@
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/**
+ * A tool result carries its structured content twice: as `structuredContent` and as the JSON text
+ * of the same object (for clients that read only text). okResult serialises the object once and keeps
+ * that text here, so the line written for the reply splices it in instead of serialising the object a
+ * second time. A symbol key: JSON.stringify and every other transport ignore it.
+ */
+export const RESULT_TEXT = Symbol('ralph-mcp.resultText');
+
+interface SplicableResult {
+  content: [{ type: 'text'; text: string }];
+  structuredContent: unknown;
+  [RESULT_TEXT]?: string;
+}
+
+/** One newline-terminated JSON-RPC line, byte for byte what JSON.stringify(message) + "\n" gives. */
+export function wireLine(message: JSONRPCMessage): string {
+  const m = message as { result?: SplicableResult; jsonrpc?: string; id?: string | number };
+  const result = m.result;
+  const text = result?.[RESULT_TEXT];
+  if (text !== undefined && result !== undefined && splicable(m, result, text)) {
+    return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}\n`;
+  }
+  return `${JSON.stringify(message)}\n`;
+}
+
+/** Only the exact shape okResult builds, in the key order Protocol sends it, unchanged since. */
+function splicable(m: object, result: SplicableResult, text: string): boolean {
+  const keys = Object.keys(m);
+  if (keys.length !== 3 || keys[0] !== 'result' || keys[1] !== 'jsonrpc' || keys[2] !== 'id') return false;
+  const rk = Object.keys(result);
+  if (rk.length !== 2 || rk[0] !== 'content' || rk[1] !== 'structuredContent') return false;
+  return result.content.length === 1 && result.content[0].text === text;
+}
