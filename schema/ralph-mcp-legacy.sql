@@ -4,3 +4,35 @@
 -- index instead of every (large) task row: about 1 s -> 20 ms at 100,000 tasks. Named ralph_mcp_* like
 -- everything of ours; Ralph's code never sees it, and dropping it only makes that tool slower.
 CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_progress ON tasks(status, feature, discipline);
+
+-- Ralph's signal verbs (done, partial, stuck, ask, flag, learned, suggest, blocked): this generation of
+-- Ralph's schema has no table for them, so they are kept here with exactly the columns and value sets of
+-- Ralph's later task_signals (a migration moves them there), each beside the task comment
+-- (comment_id) that lets a person see it in Ralph's UI. A person's answer to an `ask` goes in `answer`.
+CREATE TABLE IF NOT EXISTS ralph_mcp_task_signals (
+  id INTEGER PRIMARY KEY,
+  task_id INTEGER NOT NULL,
+  session_id TEXT NOT NULL,
+  verb TEXT NOT NULL CHECK (verb IN ('done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked')),
+  text TEXT,
+  summary TEXT,
+  remaining TEXT,
+  reason TEXT,
+  question TEXT,
+  what TEXT,
+  "on" TEXT,
+  blocking INTEGER CHECK (blocking IN (0, 1) OR blocking IS NULL),
+  severity TEXT CHECK (severity IN ('info', 'warning', 'blocking') OR severity IS NULL),
+  category TEXT CHECK (category IN ('bug', 'stale', 'contradiction', 'ambiguity', 'overlap', 'performance', 'security', 'incomplete_prior') OR category IS NULL),
+  kind TEXT,
+  scope TEXT CHECK (scope IN ('project', 'subsystem', 'task') OR scope IS NULL),
+  preferred TEXT,
+  options TEXT,
+  rationale TEXT,
+  why TEXT,
+  detail TEXT,
+  answer TEXT,
+  comment_id INTEGER,
+  created TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_signals_task ON ralph_mcp_task_signals(task_id);

@@ -42,15 +42,17 @@ const sessionFlags = <T>(y: Argv<T>) =>
     .option('db', DB);
 
 type SessionArgv = { project?: string; recipe?: string; discipline?: string; task?: string; 'session-id'?: string; context?: string; db?: string };
-const sessionOptions = (argv: SessionArgv) => ({
-  project: argv.project ?? defaultProject(),
-  context: argv.context,
-  recipe: argv.recipe,
-  discipline: argv.discipline,
-  task: argv.task,
-  sessionId: argv['session-id'],
-  db: argv.db,
-});
+/**
+ * The session the flags describe, or, when Ralph's task-session environment is set (RALPH_TASK_ID,
+ * RALPH_SESSION_ID, RALPH_DB_PATH), the one it describes, the flags only allowed to agree with it.
+ */
+async function sessionOptions(argv: SessionArgv) {
+  const flags = { project: argv.project, context: argv.context, recipe: argv.recipe, discipline: argv.discipline, task: argv.task, sessionId: argv['session-id'], db: argv.db };
+  const { readRalphEnv, ralphEnvSession } = await import('./session/ralphEnv.js');
+  const launch = readRalphEnv(process.env);
+  if (launch) return ralphEnvSession(launch, flags);
+  return { ...flags, project: argv.project ?? defaultProject(), apiPort: null };
+}
 const list = (v: unknown): string[] | undefined =>
   v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
 
@@ -72,7 +74,7 @@ await yargs(hideBin(process.argv))
     (argv) =>
       run(async () => {
         const { serve } = await import('./cli/serve.js');
-        await serve({ ...sessionOptions(argv), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'] });
+        await serve({ ...(await sessionOptions(argv)), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'] });
       }),
   )
   .command(
@@ -114,7 +116,7 @@ await yargs(hideBin(process.argv))
         const { openSession } = await import('./session/open.js');
         const { planToJson, planToText } = await import('./session/planJson.js');
         const { print } = await import('./cli/output.js');
-        const { store, plan } = openSession(sessionOptions(argv));
+        const { store, plan } = openSession(await sessionOptions(argv));
         store.close();
         print(argv.json ? JSON.stringify(planToJson(plan), null, 2) : planToText(plan));
       }),
@@ -125,15 +127,16 @@ await yargs(hideBin(process.argv))
     (y) =>
       sessionFlags(y)
         .option('format', { choices: ['claude', 'vscode', 'cursor'] as const, default: 'claude' as const, describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}' })
-        .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' }),
+        .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' })
+        .option('api-port', { type: 'number', describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)" }),
     (argv) =>
       run(async () => {
         const { openSession } = await import('./session/open.js');
         const { buildConfig, writeAtomically } = await import('./cli/config.js');
         const { print } = await import('./cli/output.js');
-        const { store, plan } = openSession(sessionOptions(argv));
+        const { store, plan } = openSession(await sessionOptions(argv));
         try {
-          const extra = { context: argv.context, sessionId: argv['session-id'] };
+          const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
           const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
           if (argv.out) writeAtomically(argv.out, text);
           else print(text);

@@ -14,6 +14,7 @@ export const ERROR_CODES = [
   'out_of_scope', // the session's task/discipline scope forbids this target
   'busy', // the database stayed locked past the busy timeout; retry later
   'io_error', // the database or a state file could not be read or written (disk full, read-only, I/O error)
+  'unavailable', // Ralph's app (signals forwarded to its API) could not be reached or failed; retry later
   'internal', // a bug: logged with its stack
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];

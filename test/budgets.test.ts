@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
-import { RECIPES } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPES } from './helpers/spec.js';
 import { GENERATIONS } from '../src/store/records.js';
 
 /**
@@ -16,12 +16,13 @@ const BUDGETS: Record<string, number> = {
   yap: 3_950,
   ramble: 3_750,
   discuss: 1_150,
-  task_execution: 4_150,
-  'task_execution --task': 4_350,
+  task_execution: 4_450, // + get_answers
+  'task_execution --task': 4_750,
   opus_review: 7_400,
   enrichment: 6_000,
-  worker: 4_750,
-  'full-suite': 15_200, // 400 bytes × 38 tools
+  worker: 5_050,
+  signals: 3_300, // Ralph's eight verbs
+  'full-suite': 400 * ALL_TOOLS.length,
 };
 const PER_TOOL = 400;
 const TASK_EXECUTION_MAX = 6 * 1024;

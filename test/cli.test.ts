@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { FIXTURE_SKIP, FIXTURES, REPO } from './helpers/env.js';
 import { fixtureProject, query, sampleProject, setOverrides, sql, tempDir } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';
-import { RECIPES } from './helpers/spec.js';
+import { RECIPES, RECIPE_TOOLS } from './helpers/spec.js';
 
 const json = (text: string) => JSON.parse(text) as Record<string, any>;
 const ajv = new Ajv2020.default({ allErrors: true, strict: false });
@@ -45,7 +45,7 @@ describe('plan: the same code path as serve', () => {
     const r = runCli(['plan', '--project', project.root, '--recipe', 'task_execution', '--task', '3']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /discipline {2}frontend \(the task's\)/);
-    assert.match(r.stdout, /enabled tools \(14\):/);
+    assert.match(r.stdout, new RegExp(`enabled tools \\(${RECIPE_TOOLS.task_execution!.length}\\):`));
     assert.match(r.stdout, /instructions:\n {2}\| Ralph project "Recipe Box"/);
   });
 
@@ -88,7 +88,7 @@ describe('config: the client configuration that launches the session', () => {
       await client.connect(transport);
       try {
         assert.match(client.getInstructions() ?? '', /Task: #3/);
-        assert.equal((await client.listTools()).tools.length, 14);
+        assert.equal((await client.listTools()).tools.length, RECIPE_TOOLS.task_execution!.length);
       } finally {
         await client.close();
       }

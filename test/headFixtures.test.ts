@@ -954,17 +954,21 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       refused(s, p, 'read_progress', { last: 'all' }, 'invalid_argument');
     });
 
-    test('signal_abort records the abort for Ralph (our table, not Ralph\'s)', (t) => {
+    test("signal_abort records the abort for Ralph, and on this generation also Ralph's own stuck signal", (t) => {
       const { p } = open(t);
       const s = also(t, p, { recipe: 'task_execution', task: '4', sessionId: 'head-test-abort' });
-      const before = dump(p);
+      const signalsBefore = row(p, 'SELECT count(*) AS n FROM task_signals')!.n;
       const r = s.ok('signal_abort', { reason: 'rate limited by the provider' });
       assert.equal(r.session_id, 'head-test-abort');
       assert.match(r.instruction, /stop/i);
       const sig = row(p, 'SELECT * FROM ralph_mcp_signals WHERE id = ?', r.signal_id)!;
       assert.ok(sig, 'the abort is recorded');
       assert.deepEqual([sig.session_id, sig.task_id, sig.reason], ['head-test-abort', 4, 'rate limited by the provider']);
-      assert.ok(dump(p) === before, "signal_abort does not write Ralph's tables");
+      assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals')!.n, signalsBefore + 1, 'exactly one signal of Ralph\'s');
+      const stuck = row(p, "SELECT * FROM task_signals WHERE session_id = 'head-test-abort'")!;
+      assert.deepEqual([stuck.task_id, stuck.verb, stuck.reason, stuck.summary, stuck.text], [4, 'stuck', 'rate limited by the provider', null, null]);
+      const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-abort'")!;
+      assert.deepEqual([session.kind, session.started_by, session.task_id, session.status], ['task_execution', 'agent', 4, 'finished']);
       refused(s, p, 'signal_abort', { reason: '' }, 'invalid_argument');
       refused(s, p, 'signal_abort', {}, 'invalid_argument');
     });

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { dump, sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
-import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, VALID_ARGS } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, SIGNAL_VERBS, VALID_ARGS } from './helpers/spec.js';
 
 /**
  * A hidden tool does not exist for the session: calling it gets exactly the answer a name that never
@@ -52,6 +52,7 @@ test('the valid arguments used above really do succeed where the tool is visible
       if (name === 'delete_feature' || name === 'delete_discipline') continue; // need unreferenced rows, below
       // These act on the session's own task (they need --task or a claim): tested in workflow tests.
       if (name === 'report_blocker' || name === 'claim_next_task') continue;
+      if ((SIGNAL_VERBS as readonly string[]).includes(name)) continue; // the same: below, in a task session
       const r = await s.call(name, VALID_ARGS[name]);
       assert.ok(!r.isError, `${name}: ${JSON.stringify(r.structuredContent)}`);
     }
@@ -59,5 +60,11 @@ test('the valid arguments used above really do succeed where the tool is visible
     await s.ok('delete_feature', { name: 'empty-one' });
   } finally {
     await s.close();
+  }
+  const signals = await startSession(project, ['--recipe', 'signals', '--task', '3']);
+  try {
+    for (const verb of SIGNAL_VERBS) assert.equal((await signals.ok(verb, VALID_ARGS[verb])).verb, verb);
+  } finally {
+    await signals.close();
   }
 });

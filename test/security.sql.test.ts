@@ -186,7 +186,8 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   'src/store/normalized/tasks.ts listSql': { spots: 3, why: 'constant FROM clauses and filter fragments (filterSql, FACET_FILTERS: fixed strings per filter key), the constant joins and DEPENDS_ON list; values bound' },
   'src/store/normalized/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
   'src/store/normalized/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
-  'src/store/normalized/signals.ts INSERT_SIGNAL': { spots: 1, why: 'one INSERT per signal shape of the constant SHAPES list (quoted column names), built at module load; values bound' },
+  'src/store/normalized/signals.ts insertSql': { spots: 1, why: 'looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb\'s VERB_COLUMNS, quoted); values bound' },
+  'src/store/legacy/signals.ts legacySignals': { spots: 1, why: 'looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound' },
   'src/store/migrate/plan.ts unknownColumnsWithData': {
     spots: 1,
     why: "table names from our own legacy DDL and column names read from the database's own schema (pragma_table_info), quoted as identifiers; only counts rows",

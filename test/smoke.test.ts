@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { RECIPE_TOOLS } from './helpers/spec.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -9,7 +10,7 @@ test('a task_execution session lists its tools, reads its task, and logs each ca
   const p = sampleProject();
   const s = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
   try {
-    assert.equal((await s.toolNames()).length, 14);
+    assert.equal((await s.toolNames()).length, RECIPE_TOOLS.task_execution!.length);
     const r = await s.ok('get_task');
     assert.equal(r.task.id, 3);
     assert.equal(r.comments.length, 1);
@@ -20,7 +21,7 @@ test('a task_execution session lists its tools, reads its task, and logs each ca
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const started = lines.find((l) => l.msg === 'session started')!;
-    assert.deepEqual([started.recipe, started.discipline, started.task, started.tools], ['task_execution', 'frontend', 3, 14]);
+    assert.deepEqual([started.recipe, started.discipline, started.task, started.tools], ['task_execution', 'frontend', 3, RECIPE_TOOLS.task_execution!.length]);
     const calls = lines.filter((l) => l.msg === 'call');
     assert.deepEqual(
       calls.map((l) => [l.tool, l.outcome, typeof l.ms]),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { RECIPE_TOOLS } from './helpers/spec.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,8 +35,8 @@ describe('Unix socket transport', () => {
       assert.equal(statSync(socket).mode & 0o777, 0o600);
       assert.equal(readFileSync(`${socket}.pid`, 'utf8').trim(), String(server.pid));
       const [a, b] = await Promise.all([connectSocket(socket), connectSocket(socket)]);
-      assert.equal((await a.listTools()).tools.length, 15);
-      assert.equal((await b.listTools()).tools.length, 15);
+      assert.equal((await a.listTools()).tools.length, RECIPE_TOOLS.worker!.length);
+      assert.equal((await b.listTools()).tools.length, RECIPE_TOOLS.worker!.length);
       const claimed = (await a.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } };
       assert.equal(claimed.task.id, 5);
       // B has claimed nothing: the claim belongs to A's session only.

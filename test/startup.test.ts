@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { ALL_TOOLS } from './helpers/spec.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -91,7 +92,7 @@ describe('startup succeeds', () => {
   test('no --recipe: the full suite, with a warning in the log', async () => {
     const s = await startSession(sampleProject());
     try {
-      assert.equal((await s.toolNames()).length, 38);
+      assert.equal((await s.toolNames()).length, ALL_TOOLS.length);
       await s.waitForStderr(/"msg":"session started"/);
       assert.match(s.stderr(), /no --recipe given: serving the full tool suite/);
     } finally {

@@ -14,6 +14,19 @@ interface StdioServer {
   env?: Record<string, string>;
 }
 
+/**
+ * In a task session on Ralph's current schema, Ralph launches its signal server ("ralph-signals", the
+ * eight verbs) beside the others. This is that entry, served by ralph-mcp: no flags, Ralph's own
+ * environment variables, the same session id as the "ralph" entry so both record one agent session.
+ */
+function signalsEntry(plan: SessionPlan, sessionId: string, apiPort: number | undefined): StdioServer {
+  const env: Record<string, string> = { RALPH_TASK_ID: String(plan.task!.id), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: plan.project.dbPath };
+  if (apiPort !== undefined) env.RALPH_API_PORT = String(apiPort);
+  return { command: process.execPath, args: [serverEntry()], env };
+}
+
+const wantsSignals = (plan: SessionPlan) => plan.generation === 'normalized' && plan.task !== null && plan.recipe?.ownTaskOnly === true && plan.recipe.name !== 'signals';
+
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
 function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
   const cli = serverEntry();
@@ -40,7 +53,7 @@ function disciplineServers(store: RalphStore, discipline: string | null): Record
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw bad('is not an object');
     const o = item as Record<string, unknown>;
     if (typeof o.name !== 'string' || !/^[\w.-]{1,64}$/.test(o.name)) throw bad('has no valid "name"');
-    if (o.name === 'ralph') throw bad('is named "ralph", which is reserved for ralph-mcp itself');
+    if (o.name === 'ralph' || o.name === 'ralph-signals') throw bad(`is named ${JSON.stringify(o.name)}, which is reserved for ralph-mcp itself`);
     if (out[o.name]) throw bad(`repeats the name ${JSON.stringify(o.name)}`);
     if (typeof o.command !== 'string' || o.command.trim() === '') throw bad('has no "command"');
     if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) throw bad('has "args" that is not a list of strings');
@@ -60,10 +73,17 @@ function disciplineServers(store: RalphStore, discipline: string | null): Record
 export interface ConfigExtras {
   context?: string | undefined;
   sessionId?: string | undefined;
+  /** Ralph's local API port, for the signals entry (RALPH_API_PORT). */
+  apiPort?: number | undefined;
 }
 
 export function buildConfig(plan: SessionPlan, store: RalphStore, format: ConfigFormat, dbOverride?: string, extra: ConfigExtras = {}): Record<string, unknown> {
-  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, extra), ...disciplineServers(store, plan.discipline) };
+  const signals = wantsSignals(plan);
+  // Both entries must record one session: pin the id the plan made when none was given.
+  const shared = signals ? { ...extra, sessionId: extra.sessionId ?? plan.scope.sessionId } : extra;
+  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, shared) };
+  if (signals) servers['ralph-signals'] = signalsEntry(plan, shared.sessionId!, extra.apiPort);
+  Object.assign(servers, disciplineServers(store, plan.discipline));
   if (format === 'vscode') {
     return { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) };
   }

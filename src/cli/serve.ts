@@ -6,6 +6,7 @@ import { createMcpServer } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
 import type { RalphStore } from '../store/store.js';
 import type { Logger } from 'pino';
+import type { RalphApi } from '../server/ralphApi.js';
 
 export interface ServeOptions extends SessionOptions {
   logLevel: LogLevel;
@@ -15,6 +16,8 @@ export interface ServeOptions extends SessionOptions {
   host?: string | undefined;
   port?: number | undefined;
   authToken?: string | undefined;
+  /** Ralph's local API port (RALPH_API_PORT): signals go to Ralph's app, nothing is written here. */
+  apiPort?: number | null | undefined;
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
@@ -22,9 +25,23 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const { store, plan } = openSession(opts);
   const { project } = plan;
   for (const w of plan.warnings) log.warn(w);
-  prepareDatabase(store, log);
+  let forward: RalphApi | undefined;
+  if (opts.apiPort) {
+    if (opts.transport && opts.transport !== 'stdio') {
+      store.close();
+      throw new StartupError('signals forwarded to Ralph\'s app (RALPH_API_PORT) are served over stdio only, as Ralph launches them');
+    }
+    const { RalphApi } = await import('../server/ralphApi.js');
+    forward = new RalphApi(opts.apiPort, project.dbPath, plan.scope.sessionId);
+    try {
+      await forward.start();
+    } catch (err) {
+      store.close();
+      throw err;
+    }
+  } else prepareDatabase(store, log);
   log.info(
-    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length },
+    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length, signals_to: forward?.base ?? null },
     'session started',
   );
 
@@ -52,7 +69,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     }
     return;
   }
-  const server = createMcpServer(plan, store, log);
+  const server = createMcpServer(plan, store, log, forward);
   const transport = new StdioServerTransport();
   let closed = false;
   const shutdown = (reason: string, exit: boolean) => {

@@ -1,3 +1,5 @@
+import { VERBS as SIGNAL_VERBS } from '../domain/signals.js';
+
 /**
  * Recipes are data: SPEC-070's allow-lists. A recipe names the tools its sessions may see; everything
  * else is hidden. `narrow` restricts which arguments a tool accepts in that recipe (the schema the
@@ -12,6 +14,8 @@ export interface Recipe {
   claimsTasks?: boolean;
   /** The recipe works on its own task only: without one (no --task, nothing claimed) it changes no task. */
   ownTaskOnly?: boolean;
+  /** Sessions must be launched on a task (--task N): without one the recipe could do nothing at all. */
+  needsTask?: boolean;
 }
 
 /**
@@ -34,6 +38,8 @@ const TASK_EXECUTION = [
   'get_dependency_details',
   'get_feature_learnings',
   'update_task_context',
+  // Answers people gave to this task's questions (a session re-attempting it reads them).
+  'get_answers',
 ];
 
 export const RECIPES: readonly Recipe[] = [
@@ -104,6 +110,14 @@ export const RECIPES: readonly Recipe[] = [
     allow: [...TASK_EXECUTION, 'claim_next_task'],
     claimsTasks: true,
     ownTaskOnly: true,
+  },
+  {
+    name: 'signals',
+    purpose: "Finish or annotate one task through Ralph's eight signal verbs (what Ralph launches beside a task session).",
+    // Exactly the verbs of the signal server Ralph launches (ralph-signals), which this recipe replaces.
+    allow: SIGNAL_VERBS,
+    ownTaskOnly: true,
+    needsTask: true,
   },
 ];
 

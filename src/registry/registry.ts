@@ -6,11 +6,12 @@ import { PROJECT_TOOLS } from '../tools/project.js';
 import { STATE_TOOLS } from '../tools/stateFiles.js';
 import { searchTasks } from '../tools/search.js';
 import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
+import { SIGNAL_TOOLS } from '../tools/signals.js';
 import type { AnyTool } from './types.js';
 
 /**
  * The full suite: SPEC-070's six category tables in the spec's order, each followed by the workflow
- * tools of its category, then the session tools. This order is the order of `tools/list` in every
+ * tools of its category, then the session tools, then Ralph's signal verbs. This order is the order of `tools/list` in every
  * session (a recipe only removes entries), so snapshots are stable.
  */
 export const REGISTRY: readonly AnyTool[] = [
@@ -23,6 +24,7 @@ export const REGISTRY: readonly AnyTool[] = [
   ...PROJECT_TOOLS,
   ...STATE_TOOLS,
   ...SESSION_TOOLS,
+  ...SIGNAL_TOOLS,
 ];
 
 export const TOOL_NAMES: readonly string[] = REGISTRY.map((t) => t.name);

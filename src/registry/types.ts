@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { Logger } from 'pino';
 import type { Project } from '../project.js';
 import type { RalphStore, Writer } from '../store/store.js';
+import type { SignalPayload, Verb } from '../domain/signals.js';
 
-export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state', 'session'] as const;
+export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state', 'session', 'signals'] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 /** What the session was launched for; handlers read it to apply scope and fill defaults. */
@@ -30,6 +31,16 @@ export interface ToolContext {
   project: Project;
   session: SessionScope;
   log: Logger;
+  /**
+   * Set when signals go to Ralph's app (RALPH_API_PORT): the session then writes nothing to the
+   * database itself, not even an audit row, and the signal verbs are sent there.
+   */
+  forward?: SignalForwarder | undefined;
+}
+
+/** Where a forwarding session sends its signals (server/ralphApi.ts). */
+export interface SignalForwarder {
+  send(taskId: number, verb: Verb, payload: SignalPayload): Promise<void>;
 }
 
 /** Who this session is, as the store records it with comments, signals and audit rows. */
@@ -81,6 +92,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    * transaction, together with its audit row: all of its reads and writes commit together or not at all.
    */
   handler: (args: z.infer<I>, ctx: ToolContext) => z.infer<O>;
+  /**
+   * Ralph's signal verbs: the verb and the payload Ralph's API takes for these arguments. A session
+   * that forwards signals to Ralph's app (RALPH_API_PORT) sends that instead of running the handler.
+   */
+  signal?: { verb: Verb; payload: (args: z.infer<I>) => SignalPayload };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,9 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { packageVersion } from '../packageInfo.js';
-import { writerOf, type ToolContext } from '../registry/types.js';
+import { writerOf, type SignalForwarder, type ToolContext } from '../registry/types.js';
+import { requireTaskExists, sessionTask } from '../tools/lookups.js';
+import { signalAnswer } from '../tools/signals.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
 import { applyScope } from './scope.js';
@@ -23,7 +25,7 @@ import { z } from 'zod';
  * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
  * validates, scopes and dispatches in one place.
  */
-export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logger): Server {
+export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): Server {
   const server: Server = new RalphServer(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
@@ -34,7 +36,7 @@ export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logge
   );
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
   server.onerror = (err) => log.warn({ err }, 'protocol error');
-  const ctx: ToolContext = { store, project: plan.project, session: plan.scope, log };
+  const ctx: ToolContext = { store, project: plan.project, session: plan.scope, log, forward };
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: ReturnType<typeof toolListing>[] | undefined;
 
@@ -51,6 +53,7 @@ export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logge
       recordBestEffort(ctx, name, rawArgs, 'unknown_tool');
       throw unknownTool(name);
     }
+    if (ctx.forward && tool.def.signal) return callForwarded(tool, rawArgs ?? {}, ctx, ctx.forward);
     const started = performance.now();
     const result = callTool(tool, rawArgs ?? {}, ctx);
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
@@ -95,8 +98,32 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
   }
 }
 
+/**
+ * A signal verb in a session whose signals Ralph's app records: the same validation and scope as
+ * callTool, the task checked to exist (a read), then one request to Ralph's API; nothing is written here.
+ */
+export async function callForwarded(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, forward: SignalForwarder): Promise<CallToolResult> {
+  const { def } = tool;
+  try {
+    const parsed = tool.input.safeParse(rawArgs);
+    if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
+    const args = applyScope(tool, parsed.data as Record<string, unknown>, ctx);
+    const id = sessionTask(ctx, def.name);
+    requireTaskExists(ctx.store, id);
+    const { verb, payload } = def.signal!;
+    await forward.send(id, verb, payload(args));
+    return okResult(signalAnswer(verb, id, null));
+  } catch (err) {
+    const te = toToolError(err);
+    if (te.code === 'internal') ctx.log.error({ err, tool: def.name }, 'tool failed');
+    else ctx.log.info({ tool: def.name, outcome: te.code }, 'call refused');
+    return errorResult(te);
+  }
+}
+
 /** Records a call outside a tool's own transaction: failing to record must not change the answer. */
 function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
+  if (ctx.forward) return; // Ralph's app is the only writer of a forwarding session
   try {
     ctx.store.ensureOwnTables();
     ctx.store.write(() => ctx.store.recordCall(writerOf(ctx.session), tool, args, outcome));

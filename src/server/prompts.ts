@@ -24,6 +24,11 @@ const REPORTING: [string, string][] = [
   ['append_learning', 'record a project-wide lesson'],
   ['append_progress', 'note your progress'],
   ['signal_abort', 'ask Ralph to end the session if you cannot go on'],
+  ['done', 'signal that the task is complete'],
+  ['partial', 'signal progress on an unfinished task'],
+  ['ask', 'ask a person a question'],
+  ['blocked', 'report what blocks you'],
+  ['stuck', 'signal that you cannot go on'],
 ];
 
 export function promptsFor(plan: SessionPlan): Prompt[] {
@@ -78,6 +83,9 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     'What its dependencies produced:',
     data(deps),
     '',
+    ...(got.open_questions.length > 0
+      ? ['Questions asked on it that still wait for an answer from a person:', data(got.open_questions.map((q) => ({ question: q.question, options: q.options, preferred: q.preferred, blocking: q.blocking }))), '']
+      : []),
     `Learnings of feature ${JSON.stringify(got.task.feature)} (most trusted first):`,
     data(learnings),
     '',

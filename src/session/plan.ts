@@ -79,6 +79,10 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
     task = row;
   }
 
+  // Refusing belongs with the same rule for task_execution (a launch that cannot do its job); until
+  // then the launch says so where a person looks, and every call that needs the task is refused.
+  if (recipe?.needsTask && !task) warnings.push(`recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`);
+
   // The discipline decides the overrides. Without --discipline, a task session uses its task's
   // discipline: that can only remove tools, never add any.
   let disciplineName = req.discipline ?? task?.discipline ?? null;

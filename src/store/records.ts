@@ -147,3 +147,16 @@ export interface ResourceRow {
   key: string;
   title: string;
 }
+
+/** A question an agent asked (an `ask` signal) and its answer once a person gave one. */
+export interface Question {
+  id: number;
+  task_id: number;
+  question: string;
+  options: string[];
+  preferred: string | null;
+  blocking: boolean;
+  answer: string | null;
+  session_id: string;
+  created: string | null;
+}

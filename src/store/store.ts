@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import type { SignalRow } from '../domain/signals.js';
 import type {
   Comment,
   Discipline,
@@ -13,6 +14,7 @@ import type {
   Task,
   TaskHead,
   TaskRow,
+  Question,
 } from './records.js';
 
 /**
@@ -27,7 +29,7 @@ import type {
  * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
  * it for each writing call together with its audit row.
  */
-export interface RalphStore extends TaskStore, CommentStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore {
+export interface RalphStore extends TaskStore, CommentStore, SignalStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore {
   readonly generation: Generation;
   /** The connection (transactions, closing, fault handling). SQL on Ralph's tables stays in the store. */
   readonly db: Db;
@@ -227,4 +229,18 @@ export interface OwnStore {
   ownSchemaVersion(): string | undefined;
   recordCall(by: Writer, tool: string, args: unknown, outcome: string): void;
   recordAbort(by: Writer, reason: string): number;
+}
+
+/**
+ * Ralph's signal verbs (domain/signals.ts). On the normalized generation a signal is Ralph's own
+ * task_signals row (with its agent_sessions row); the legacy generation has no such table, so there it
+ * is a row of ours (ralph_mcp_task_signals) plus a task comment that Ralph's UI of that generation shows.
+ */
+export interface SignalStore {
+  /** One signal, exactly its verb's columns, with its session row (normalized): one transaction. */
+  addSignal(taskId: number, row: SignalRow, by: Writer): { id: number; created: string };
+  /** A task's questions (ask signals), oldest first, answered or not. */
+  questions(taskId: number): Question[];
+  /** Records a person's answer to a question; undefined when no question has that id. */
+  answerQuestion(signalId: number, answer: string): Question | undefined;
 }

@@ -1,4 +1,5 @@
-import { notFound } from '../errors.js';
+import { invalid, notFound } from '../errors.js';
+import type { ToolContext } from '../registry/types.js';
 import type { Discipline, Feature, Task, TaskHead } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
 
@@ -54,3 +55,10 @@ export function requireDisciplineRecord(store: RalphStore, name: string): Discip
 
 /** "feature" → "features", "feature (subsystem)" → "features (subsystems)". */
 export const plural = (noun: string): string => noun.replace(/^(\w+)( \((\w+)\))?$/, (_m, a: string, b: string | undefined, c: string | undefined) => (b ? `${a}s (${c}s)` : `${a}s`));
+
+/** The task a tool without a task argument acts on: the session's own (--task N, or claimed). */
+export function sessionTask(ctx: ToolContext, tool: string): number {
+  const id = ctx.session.taskId;
+  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has none (launch it with --task N, or claim a task first)`);
+  return id;
+}

@@ -110,3 +110,14 @@ export const StateReadOut = z.object({
 });
 
 export const StateAppendOut = z.object({ file: str, entry: str, bytes: z.number().int(), sanitized: z.array(z.string()).optional() });
+
+/** An `ask` signal: a question an agent asked, and the answer once a person gave one. */
+export const QuestionOut = z.object({
+  id: z.number().int(),
+  question: z.string(),
+  options: z.array(z.string()),
+  preferred: z.string().nullable(),
+  blocking: z.boolean(),
+  answer: z.string().nullable(),
+  created: z.string().nullable(),
+});

@@ -5,7 +5,7 @@ import type { TaskInsert, TaskQuery } from '../store/store.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
-import { CommentOut, TaskOut, TaskRowOut } from './shapes.js';
+import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
 
@@ -64,12 +64,13 @@ export const getTask = defineTool({
   name: 'get_task',
   title: 'Get task',
   category: 'tasks',
-  description: "One task in full: fields, comments (oldest first), and each dependency's id, title and status.",
+  description: "One task in full: fields, comments (oldest first), each dependency's id, title and status, and questions still waiting for an answer.",
   input: z.strictObject({ id: taskId() }),
   output: z.object({
     task: TaskOut,
     comments: z.array(CommentOut),
     dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
+    open_questions: z.array(QuestionOut),
   }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
@@ -80,7 +81,11 @@ export const getTask = defineTool({
       const r = ctx.store.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
-    return { task, comments, dependencies };
+    const open_questions = ctx.store
+      .questions(id)
+      .filter((q) => q.answer === null)
+      .map(({ task_id: _t, session_id: _s, ...q }) => q);
+    return { task, comments, dependencies, open_questions };
   },
 });
 

@@ -6,7 +6,7 @@ import { CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext }
 import type { Comment } from '../store/records.js';
 import { numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
-import { requireDiscipline, requireFeature, requireTask, requireTaskExists } from './lookups.js';
+import { requireDiscipline, requireFeature, requireTask, requireTaskExists, sessionTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
@@ -20,12 +20,6 @@ const reason = text(2000);
 
 /** Who signs comments this session writes on its own behalf. */
 const author = (ctx: ToolContext) => ctx.session.discipline ?? 'agent';
-
-function sessionTask(ctx: ToolContext, tool: string): number {
-  const id = ctx.session.taskId;
-  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has none (launch it with --task N, or claim a task first)`);
-  return id;
-}
 
 // ---- report_blocker ------------------------------------------------------------------------
 

@@ -13,17 +13,29 @@ export const ALL_TOOLS = [
   'get_project_info', 'get_project_progress',
   'append_learning', 'read_learnings', 'append_progress', 'read_progress',
   'signal_abort',
+  // Ralph's signal verbs (the server Ralph launches beside task sessions), then reading answers.
+  'done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked',
+  'get_answers',
 ] as const;
 
 /** The 28 tools of SPEC-070's six tables. */
 export const SPEC_070_TOOLS = ALL_TOOLS.filter(
-  (t) => !['search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort'].includes(t),
+  (t) =>
+    ![
+      'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort',
+      'done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked', 'get_answers',
+    ].includes(t),
 );
+
+/** Ralph's eight signal verbs, exactly as its own signal server names them. */
+export const SIGNAL_VERBS = ['done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked'] as const;
 
 const TASK_EXECUTION = [
   'get_task', 'set_task_status', 'add_task_comment', 'append_learning', 'append_progress', 'add_feature_context_file', 'read_learnings', 'read_progress', 'get_project_info',
   // issue 3
   'report_blocker', 'signal_abort', 'get_dependency_details', 'get_feature_learnings', 'update_task_context',
+  // issue 12
+  'get_answers',
 ];
 
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
@@ -40,6 +52,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
   ],
   enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks'],
   worker: [...TASK_EXECUTION, 'claim_next_task'],
+  signals: SIGNAL_VERBS,
 };
 
 export const RECIPES = Object.keys(RECIPE_TOOLS);
@@ -93,4 +106,24 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   get_dependency_details: { id: 4 },
   get_feature_learnings: { feature_name: 'recipes' },
   signal_abort: { reason: 'rate limited' },
+  // The verbs act on the session's task: refused as no-task where visible without one.
+  done: { summary: 'all finished' },
+  partial: { summary: 'half', remaining: 'the other half' },
+  stuck: { reason: 'no network' },
+  ask: { question: 'which one?', blocking: false },
+  flag: { what: 'flaky test', severity: 'warning', category: 'bug' },
+  learned: { text: 'a hidden lesson', kind: 'discovery' },
+  suggest: { what: 'split it', kind: 'split', why: 'too big' },
+  blocked: { on: 'credentials', kind: 'external' },
+  get_answers: { task_id: 3 },
 };
+
+/**
+ * Whether a text names a tool. Names with an underscore are unambiguous words; Ralph's verbs (done, ask,
+ * …) are also plain English and enum values, so for them only the forms that name a tool count: an
+ * instructions line "- done:", `done` in backticks, or "the done tool".
+ */
+export function namesTool(text: string, tool: string): boolean {
+  if (tool.includes('_')) return new RegExp(`\\b${tool}\\b`).test(text);
+  return new RegExp(`(^|\\n)- ${tool}:|\`${tool}\`|\\bthe ${tool} tool\\b`).test(text);
+}

@@ -7,6 +7,7 @@ import { legacyFeatures } from './features.js';
 import { legacyNames } from './names.js';
 import { legacyProject } from './project.js';
 import { legacySearch } from './search.js';
+import { legacySignals } from './signals.js';
 import { legacyTasks } from './tasks.js';
 
 /** The legacy generation (Ralph 936f316): `features`, `tasks` with JSON-array columns, `task_comments`. */
@@ -17,6 +18,7 @@ export function legacyStore(db: Db): RalphStore {
     ...legacyTasks(db),
     ...legacySearch(db),
     ...legacyComments(db),
+    ...legacySignals(db),
     ...legacyFeatures(db),
     ...legacyNames(db),
     ...legacyDisciplines(db),

@@ -2,9 +2,11 @@ import type { Db, Row } from '../../db/database.js';
 import { timestamp } from '../../domain/rules.js';
 import { ToolError } from '../../errors.js';
 import { ensureOwnTables } from '../own/schema.js';
+import { VERBS, VERB_COLUMNS } from '../../domain/signals.js';
 import type { Comment } from '../records.js';
-import type { CommentInsert, CommentStore, Writer } from '../store.js';
+import type { CommentInsert, CommentStore, SignalStore, Writer } from '../store.js';
 import { hasOwnTables } from './sql.js';
+import { QUESTION_COLUMNS, questionFromRow, signalBody } from '../signalText.js';
 
 /**
  * Comments on the normalized generation. Ralph's head has no comment table: it stores a plain comment
@@ -16,7 +18,7 @@ import { hasOwnTables } from './sql.js';
 
 /** agent_sessions.kind for a session of ours, by recipe. */
 function sessionKind(recipe: string | null): 'task_execution' | 'review' | 'manual' {
-  if (recipe === 'task_execution' || recipe === 'worker') return 'task_execution';
+  if (recipe === 'task_execution' || recipe === 'worker' || recipe === 'signals') return 'task_execution';
   if (recipe === 'opus_review') return 'review';
   return 'manual';
 }
@@ -56,32 +58,6 @@ const variant = (db: Db) => (hasOwnTables(db) ? 'withMeta' : 'plain');
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** A signal as one line of text: what the agent (or person) said, whatever the verb. */
-export function signalBody(r: Row): string {
-  const s = (k: string) => str(r[k]) ?? '';
-  switch (r.verb) {
-    case 'learned':
-      return s('text');
-    case 'done':
-      return s('summary');
-    case 'partial':
-      return `${s('summary')}\nRemaining: ${s('remaining')}`;
-    case 'stuck':
-      return s('reason');
-    case 'ask':
-      return r.answer != null ? `${s('question')}\nAnswer: ${s('answer')}` : s('question');
-    case 'flag':
-      return `[${s('severity')}, ${s('category')}] ${s('what')}`;
-    case 'suggest':
-      return `[${s('kind')}] ${s('what')} (why: ${s('why')})`;
-    case 'blocked':
-      // The same words report_blocker writes on the legacy generation.
-      return r.detail != null ? `Blocked: ${s('detail')} (blocked on ${s('on')})` : `Blocked: ${s('on')}`;
-    default:
-      return s('text') || s('summary') || s('reason') || s('question') || s('what');
-  }
-}
-
 export function commentFromSignal(r: Row): Comment {
   return {
     id: Number(r.id),
@@ -106,40 +82,69 @@ function writeMeta(db: Db, signalId: number, c: Pick<CommentInsert, 'author' | '
   db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signalId, c.author, c.discipline, c.agent_task_id, c.priority);
 }
 
-/** A signal of one verb with exactly that verb's columns, its session row, and its authorship. */
-export function insertSignal(db: Db, by: Writer, taskId: number, columns: Record<string, string | number | null>, meta: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'>): Comment {
+/**
+ * A signal of one verb with exactly that verb's columns and its session row. `meta` says who wrote it
+ * in our ralph_mcp_comment_meta (comments and our own tools' signals); the eight verbs write none, so
+ * their rows are exactly what Ralph's app writes for the same call.
+ */
+export function insertSignal(
+  db: Db,
+  by: Writer,
+  taskId: number,
+  columns: Record<string, string | number | null>,
+  meta: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'> | null,
+): Comment {
   ensureOwnTables(db, 'normalized');
   ensureAgentSession(db, by, taskId);
-  const names = Object.keys(columns);
-  const sql = INSERT_SIGNAL[names.join(',')];
-  if (sql === undefined) throw new Error(`no signal INSERT for columns ${names.join(',')}`);
   const created = timestamp();
-  const id = Number(db.run(sql, { ...columns, task_id: taskId, session_id: by.sessionId, created }).lastInsertRowid);
-  writeMeta(db, id, meta);
+  const id = Number(db.run(insertSql(Object.keys(columns)), { ...columns, task_id: taskId, session_id: by.sessionId, created }).lastInsertRowid);
+  if (meta) writeMeta(db, id, meta);
   // What was just written, as a comment (reading it back through the joined view would only cost time).
   return {
     id,
     task_id: taskId,
-    author: meta.author,
-    discipline: meta.discipline,
-    agent_task_id: meta.agent_task_id,
-    priority: meta.priority,
+    author: meta?.author ?? 'agent',
+    discipline: meta?.discipline ?? null,
+    agent_task_id: meta?.agent_task_id ?? null,
+    priority: meta?.priority ?? null,
     body: signalBody(columns),
     created,
   };
 }
 
-/** One fixed INSERT per signal shape we write (column names never come from input). */
-const SHAPES = [
-  ['verb', 'text', 'kind', 'scope'],
-  ['verb', 'on', 'kind', 'detail'],
-] as const;
-const INSERT_SIGNAL: Record<string, string> = Object.fromEntries(
+/**
+ * One fixed INSERT per column set we write: each verb's (domain/signals.ts) and a plain comment's.
+ * Column names come only from these constant lists, never from input.
+ */
+const SHAPES: readonly (readonly string[])[] = [...VERBS.map((v) => ['verb', ...VERB_COLUMNS[v]]), ['verb', 'text', 'kind', 'scope']];
+const INSERT_SIGNAL = new Map(
   SHAPES.map((cols) => [
     cols.join(','),
     `INSERT INTO task_signals (task_id, session_id, ${cols.map((c) => `"${c}"`).join(', ')}, created) VALUES (@task_id, @session_id, ${cols.map((c) => `@${c}`).join(', ')}, @created)`,
   ]),
 );
+function insertSql(names: string[]): string {
+  const sql = INSERT_SIGNAL.get(names.join(','));
+  if (sql === undefined) throw new Error(`no signal INSERT for columns ${names.join(',')}`);
+  return sql;
+}
+
+
+export function normalizedSignals(db: Db): SignalStore {
+  return {
+    addSignal(taskId, row, by) {
+      const c = insertSignal(db, by, taskId, { verb: row.verb, ...row.columns }, null);
+      return { id: c.id, created: c.created! };
+    },
+    questions(taskId) {
+      return db.all(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`, taskId).map(questionFromRow);
+    },
+    answerQuestion(signalId, answer) {
+      if (db.run("UPDATE task_signals SET answer = ? WHERE id = ? AND verb = 'ask'", answer, signalId).changes === 0) return undefined;
+      return questionFromRow(db.get(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE id = ?`, signalId)!);
+    },
+  };
+}
 
 export function normalizedComments(db: Db): CommentStore {
   return {
