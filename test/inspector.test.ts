@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Project } from '../src/project.js';
-import { CLI, GOLDEN_DIR, REPO } from './helpers/env.js';
+import { CLI, GOLDEN_DIR } from './helpers/env.js';
 import { startHttpServer } from './helpers/httpServer.js';
+import { inspect } from './helpers/inspector.js';
 import { query, sampleProject } from './helpers/project.js';
 import { RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';
 
@@ -24,40 +25,6 @@ import { RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';
  *   cli/build/index.js with the same arguments. Most runs call index.js directly with this node (one
  *   process and ~0.5 s less each); one run goes through the bin, as `npx mcp-inspector --cli` would.
  */
-const INSPECTOR_BUILD = join(REPO, 'node_modules', '@modelcontextprotocol', 'inspector', 'cli', 'build');
-const INSPECTOR_ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
-const TIMEOUT_MS = 30_000;
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** One inspector invocation: target (a command line or a URL), then the method and its options. */
-function inspect(target: string[], method: string[], viaBin = false): Promise<Run> {
-  const entry = viaBin ? [join(INSPECTOR_BUILD, 'cli.js'), '--cli'] : [join(INSPECTOR_BUILD, 'index.js')];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...target, ...method], { env: INSPECTOR_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`inspector timed out after ${TIMEOUT_MS} ms: ${method.join(' ')}\n${stderr}`));
-    }, TIMEOUT_MS);
-    child.once('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
 /** A successful invocation's JSON result. */
 async function ok<T = any>(target: string[], method: string[], viaBin = false): Promise<T> {
   const r = await inspect(target, method, viaBin);

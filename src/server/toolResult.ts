@@ -32,6 +32,9 @@ export function argumentError(error: z.ZodError, allowedFields: readonly string[
       return `unknown field(s) ${keys}; allowed fields: ${allowedFields.join(', ') || '(none)'}`;
     }
     const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
+    // zod's wording for the two commonest mistakes, said plainly.
+    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `${path}: required (${issue.expected})`;
+    if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return `${path}: must not be empty`;
     return `${path}: ${issue.message}`;
   });
   return new ToolError('invalid_argument', `invalid arguments: ${parts.join('; ')}`);
