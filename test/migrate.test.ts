@@ -260,6 +260,43 @@ describe('migrate: the sample project', () => {
     upToDate(p);
   });
 
+  test("signal verbs kept on the legacy generation become Ralph's own signals, in place of their comments", () => {
+    const p = sampleProject('legacy');
+    const s = openInProc(p, { recipe: 'signals', task: '3', sessionId: 'legacy-signals-1' });
+    const asked = s.ok('ask', { question: 'Metric or imperial?', options: ['metric', 'imperial'], blocking: true });
+    s.ok('done', { summary: 'Form shipped' });
+    const flagged = s.ok('flag', { what: 'Slow save', severity: 'warning', category: 'performance' });
+    s.store.write(() => s.store.answerQuestion(asked.signal_id, 'metric'));
+    const commentsBefore = s.store.comments(3).map(({ id: _id, ...c }) => c);
+    s.close();
+    // A person deletes the comment of one signal: the signal itself still moves.
+    const flagComment = row(p, 'SELECT comment_id FROM ralph_mcp_task_signals WHERE id = ?', flagged.signal_id)!.comment_id;
+    alter(p, `DELETE FROM task_comments WHERE id = ${Number(flagComment)}`);
+    const r = runCli(['migrate', '--project', p.root]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+    assert.deepEqual(
+      rows(p, "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id"),
+      [
+        { verb: 'ask', question: 'Metric or imperial?', options: 'metric\nimperial', blocking: 1, answer: 'metric', summary: null, what: null, severity: null, category: null },
+        { verb: 'done', question: null, options: null, blocking: null, answer: null, summary: 'Form shipped', what: null, severity: null, category: null },
+        { verb: 'flag', question: null, options: null, blocking: null, answer: null, summary: null, what: 'Slow save', severity: 'warning', category: 'performance' },
+      ],
+    );
+    assert.deepEqual(rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"), [{ kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' }]);
+    // No signal became a plain learned comment as well.
+    assert.equal(row(p, "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')")!.n, 0);
+    const after = openInProc(p);
+    try {
+      const comments = after.ok('get_task', { id: 3 }).comments.map(({ id: _id, ...c }: Record<string, unknown>) => c);
+      const shown = commentsBefore.filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save');
+      assert.deepEqual(comments.slice(0, shown.length + 1).filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'), shown, 'the comments read the same');
+      assert.deepEqual(after.ok('get_answers', { task_id: 3 }).questions.map((q: Record<string, unknown>) => [q.question, q.answer]), [['Metric or imperial?', 'metric']]);
+    } finally {
+      after.close();
+    }
+  });
+
   // Backup names have one-second stamps: a run in the same second as the migration (a script that runs
   // migrate twice) must still look at the database first. The backups it would find are put in place
   // here so that the test is deterministic.

@@ -163,6 +163,26 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 
+  test("config on a normalized task session emits ralph-signals in place of Ralph's Bun script, and that entry serves the verbs", async () => {
+    const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
+    const r = runCli(['config', '--project', p.root, '--recipe', 'task_execution', '--task', String(TASK), '--api-port', '4321']);
+    assert.equal(r.status, 0, r.stderr);
+    const servers = JSON.parse(r.stdout).mcpServers as Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+    const entry = servers['ralph-signals']!;
+    assert.deepEqual(entry.args, [CLI]);
+    assert.equal(entry.command, process.execPath);
+    const sessionId = servers.ralph!.args[servers.ralph!.args.indexOf('--session-id') + 1];
+    assert.deepEqual(entry.env, { RALPH_TASK_ID: String(TASK), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: p.dbPath, RALPH_API_PORT: '4321' }, 'one session id for both entries');
+    const { RALPH_API_PORT: _port, ...direct } = entry.env!;
+    const s = await launch(direct);
+    assert.deepEqual((await s.client.listTools()).tools.map((t) => t.name), [...SIGNAL_VERBS]);
+    // Not for a legacy project (Ralph's head never opens one), nor for a session without a task.
+    const legacy = runCli(['config', '--project', fixtureProject('04-desktop-dev.db').root, '--recipe', 'task_execution', '--task', '9']);
+    assert.equal(JSON.parse(legacy.stdout).mcpServers['ralph-signals'], undefined);
+    const noTask = runCli(['config', '--project', p.root, '--recipe', 'yap']);
+    assert.equal(JSON.parse(noTask.stdout).mcpServers['ralph-signals'], undefined);
+  });
+
   test('a replay in direct mode and through Ralph\'s app leaves the same rows (ids, times and session numbers aside)', async () => {
     const direct = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
     const forwarded = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);

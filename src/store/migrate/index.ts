@@ -112,14 +112,18 @@ function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof plan
     const rules = readRules(to);
     const from = new Db(openOriginal(dbPath).db);
     try {
-      const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to))];
+      // Signals of ours whose comment a person deleted: each becomes a signal with no comment before it.
+      const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
+      const orphans = new Map<number, number>();
+      for (const r of plan.own.taskSignals) if (r.comment_id === null || !commentIds.has(Number(r.comment_id))) orphans.set(Number(r.task_id), (orphans.get(Number(r.task_id)) ?? 0) + 1);
+      const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to), orphans)];
       if (diffs.length > 0) throw new StartupError(`nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`);
       // Every comment carried over, plus one `blocked` signal for each task that had a blocked_by.
-      const blockedBy = plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length;
+      const blockedBy = plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length + [...orphans.values()].reduce((n, k) => n + k, 0);
       const a = countRecords(legacyStore(from));
       const b = countRecords(normalizedStore(to));
       if (JSON.stringify({ ...a, comments: a.comments + blockedBy }) !== JSON.stringify(b)) {
-        throw new StartupError(`nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by) became ${JSON.stringify(b)}`);
+        throw new StartupError(`nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by and comment-less signals) became ${JSON.stringify(b)}`);
       }
       to.raw.pragma('wal_checkpoint(TRUNCATE)');
       return b;

@@ -40,7 +40,8 @@ export interface MigrationPlan {
   comments: Row[];
   recipeConfigs: Row[];
   /** Our own tables to carry over (the search index is rebuilt, not copied). */
-  own: { meta: Row[]; audit: Row[]; signals: Row[] };
+  /** taskSignals: the signal verbs kept beside their comments on this generation; they become Ralph's own signals. */
+  own: { meta: Row[]; audit: Row[]; signals: Row[]; taskSignals: Row[] };
   problems: string[];
   notes: string[];
 }
@@ -156,6 +157,7 @@ export function planMigration(src: Database.Database): MigrationPlan {
     meta: has('ralph_mcp_meta') ? all("SELECT * FROM ralph_mcp_meta WHERE key <> 'search_index' ORDER BY key") : [],
     audit: has('ralph_mcp_audit') ? all('SELECT * FROM ralph_mcp_audit ORDER BY id') : [],
     signals: has('ralph_mcp_signals') ? all('SELECT * FROM ralph_mcp_signals ORDER BY id') : [],
+    taskSignals: has('ralph_mcp_task_signals') ? all('SELECT * FROM ralph_mcp_task_signals ORDER BY id') : [],
   };
   return { metadata: all('SELECT * FROM metadata WHERE id = 1')[0], disciplines, features, tasks, comments, recipeConfigs: all('SELECT * FROM recipe_configs ORDER BY rowid'), own, problems, notes };
 }

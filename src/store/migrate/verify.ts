@@ -82,7 +82,7 @@ export function readRules(db: Db): string[] {
 }
 
 /** Differences between what the two stores read, record by record (at most `max` listed). */
-export function compareStores(from: RalphStore, to: RalphStore, max = 20): string[] {
+export function compareStores(from: RalphStore, to: RalphStore, extraSignals: ReadonlyMap<number, number> = new Map(), max = 20): string[] {
   const diffs: string[] = [];
   const differ = (what: string, a: unknown, b: unknown) => {
     if (!isDeepStrictEqual(a, b) && diffs.length < max) diffs.push(`${what}: ${JSON.stringify(a)?.slice(0, 200)} became ${JSON.stringify(b)?.slice(0, 200)}`);
@@ -99,12 +99,12 @@ export function compareStores(from: RalphStore, to: RalphStore, max = 20): strin
       }
       const { template: _t, ...rest } = b;
       differ(`task ${row.id}`, a, rest);
-      // Comments keep their order; a blocked_by adds one `blocked` signal after them. An undated
+      // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after them. An undated
       // comment gets the migration time (a signal must have one).
       const ca = from.comments(row.id).map(({ id: _id, ...c }) => c);
       const cb = to.comments(row.id).map(({ id: _id, ...c }, i) => (ca[i] && !ca[i].created ? { ...c, created: ca[i].created } : c));
       differ(`comments of task ${row.id}`, ca, cb.slice(0, ca.length));
-      if (cb.length !== ca.length + (a.blocked_by ? 1 : 0)) differ(`comment count of task ${row.id}`, ca.length, cb.length);
+      if (cb.length !== ca.length + (a.blocked_by ? 1 : 0) + (extraSignals.get(row.id) ?? 0)) differ(`comment count of task ${row.id}`, ca.length, cb.length);
     }
     after = page[page.length - 1]!.id;
   }

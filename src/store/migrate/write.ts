@@ -115,8 +115,31 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     );
     return sid;
   };
+  // A comment that shows a signal verb becomes that verb's signal, in its own agent session (as Ralph's
+  // signal server makes one), keeping the comment's place among the task's comments and its author.
+  const verbOf = new Map(plan.own.taskSignals.filter((r) => r.comment_id !== null).map((r) => [Number(r.comment_id), r]));
+  const agentSession = (sid: string, taskId: number, started: string) =>
+    db.run(
+      `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
+       SELECT @sid, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), 'task_execution', 'agent', @task, @started, @started, 'finished'
+       WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @sid)`,
+      { sid, task: taskId, started },
+    );
   for (const c of plan.comments) {
     const created = typeof c.created === 'string' && c.created !== '' ? c.created : now;
+    const verb = verbOf.get(Number(c.id));
+    if (verb) {
+      agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
+      const signal = Number(
+        db.run(
+          `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
+           VALUES (@task_id, @session_id, @verb, @text, @summary, @remaining, @reason, @question, @what, @on, @blocking, @severity, @category, @kind, @scope, @preferred, @options, @rationale, @why, @detail, @answer, @created)`,
+          pick(verb, SIGNAL_ROW),
+        ).lastInsertRowid,
+      );
+      db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
+      continue;
+    }
     const signal = Number(
       db.run(
         "INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, created) VALUES (?, ?, 'learned', ?, 'discovery', 'task', ?)",
@@ -127,6 +150,17 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
       ).lastInsertRowid,
     );
     db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
+  }
+  // A signal whose comment a person deleted keeps its place as a signal (no comment to show any more).
+  const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
+  for (const verb of plan.own.taskSignals) {
+    if (verb.comment_id !== null && commentIds.has(Number(verb.comment_id))) continue;
+    agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
+    db.run(
+      `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
+       VALUES (@task_id, @session_id, @verb, @text, @summary, @remaining, @reason, @question, @what, @on, @blocking, @severity, @category, @kind, @scope, @preferred, @options, @rationale, @why, @detail, @answer, @created)`,
+      pick(verb, SIGNAL_ROW),
+    );
   }
   for (const t of plan.tasks) {
     const why = t.row.blocked_by;
@@ -162,6 +196,9 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
 }
 
 /** The named fields of a row, as bound parameters (missing ones as NULL). */
+/** A ralph_mcp_task_signals row's columns that task_signals has, by the same names. */
+const SIGNAL_ROW = ['task_id', 'session_id', 'verb', 'text', 'summary', 'remaining', 'reason', 'question', 'what', 'on', 'blocking', 'severity', 'category', 'kind', 'scope', 'preferred', 'options', 'rationale', 'why', 'detail', 'answer', 'created'] as const;
+
 function pick(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, row[k] ?? null]));
 }
