@@ -108,6 +108,23 @@ await yargs(hideBin(process.argv))
       }),
   )
   .command(
+    'answer',
+    "Answer a question an agent asked (the ask signal); agents read it with get_answers",
+    (y) =>
+      y
+        .option('project', PROJECT)
+        .option('db', DB)
+        .option('question', { type: 'number', demandOption: true, describe: 'The question id (get_answers, get_task open_questions)' })
+        .option('text', { type: 'string', demandOption: true, describe: 'The answer' }),
+    (argv) =>
+      run(async () => {
+        const { answerQuestion } = await import('./cli/answer.js');
+        const { print } = await import('./cli/output.js');
+        if (!Number.isSafeInteger(argv.question) || argv.question < 1) throw new StartupError(`--question must be a question id (a positive integer), got ${String(argv.question)}`);
+        print(answerQuestion(argv.project ?? defaultProject(), argv.db, argv.question, argv.text));
+      }),
+  )
+  .command(
     'plan',
     'Show the session plan (tools, instructions) that serve would use with the same flags',
     (y) => sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),

@@ -6,9 +6,9 @@ import { after, describe, test } from 'node:test';
 import type { Project } from '../src/project.js';
 import { CLI, HEAD_FIXTURES_DIR, HEAD_FIXTURE_SKIP } from './helpers/env.js';
 import { inspect } from './helpers/inspector.js';
-import { dump, fixtureProject, query } from './helpers/project.js';
+import { dump, fixtureProject, query, sampleProject } from './helpers/project.js';
 import { startRalphApi, type StandIn } from './helpers/ralphSignalApi.js';
-import { runCli } from './helpers/server.js';
+import { runCli, startSession } from './helpers/server.js';
 import { SIGNAL_VERBS } from './helpers/spec.js';
 
 /**
@@ -204,4 +204,29 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.deepEqual(session(direct), session(forwarded));
     assert.equal(session(direct).length, 1);
   });
+});
+
+describe('questions: a person answers with `ralph-mcp answer`; task_brief shows what is still open', () => {
+  for (const generation of ['legacy', 'normalized'] as const) {
+    test(generation, async () => {
+      const p = sampleProject(generation);
+      const asker = await startSession(p, ['--recipe', 'signals', '--task', '3']);
+      const asked = await asker.ok('ask', { question: 'Grams or ounces?', options: ['grams', 'ounces'], blocking: true });
+      await asker.close();
+      const reader = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
+      try {
+        const brief = async () => String(((await reader.client.getPrompt({ name: 'task_brief', arguments: {} })).messages[0]!.content as { text: string }).text);
+        assert.match(await brief(), /still wait for an answer from a person:\n```json\n\[\n  \{\n    "question": "Grams or ounces\?"/);
+        assert.equal(runCli(['answer', '--project', p.root, '--question', '999999', '--text', 'x']).status, 2);
+        const r = runCli(['answer', '--project', p.root, '--question', String(asked.signal_id), '--text', ' grams ']);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /answered question \d+ on task 3: "Grams or ounces\?"/);
+        assert.deepEqual((await reader.ok('get_answers', {})).questions.map((q: { question: string; answer: string | null }) => [q.question, q.answer]), [['Grams or ounces?', 'grams']]);
+        assert.doesNotMatch(await brief(), /still wait for an answer/);
+        assert.deepEqual((await reader.ok('get_task', { id: 3 })).open_questions, []);
+      } finally {
+        await reader.close();
+      }
+    });
+  }
 });
