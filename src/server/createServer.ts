@@ -14,7 +14,7 @@ import { applyScope } from './scope.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
-import { guardStdioTransport, shareDrainWaits } from './stdioGuard.js';
+import { guardStdioTransport, isPlainObject, shareDrainWaits } from './stdioGuard.js';
 import { z } from 'zod';
 
 /**
@@ -67,12 +67,17 @@ export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logge
   return server;
 }
 
+/** The arguments as the tool's handler takes them: valid for this session's schema, scope applied. */
+function checkedArgs(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+  const parsed = tool.input.safeParse(rawArgs);
+  if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
+  return applyScope(tool, parsed.data as Record<string, unknown>, ctx);
+}
+
 export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): CallToolResult {
   const { def } = tool;
   try {
-    const parsed = tool.input.safeParse(rawArgs);
-    if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
-    const args = applyScope(tool, parsed.data as Record<string, unknown>, ctx);
+    const args = checkedArgs(tool, rawArgs, ctx);
     if (def.annotations.readOnlyHint) return okResult(def.handler(args, ctx) as Record<string, unknown>);
     if (def.category === 'state') {
       // State files are not in the database: never wait on its write lock for them. Their audit row
@@ -105,9 +110,7 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
 export async function callForwarded(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, forward: SignalForwarder): Promise<CallToolResult> {
   const { def } = tool;
   try {
-    const parsed = tool.input.safeParse(rawArgs);
-    if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
-    const args = applyScope(tool, parsed.data as Record<string, unknown>, ctx);
+    const args = checkedArgs(tool, rawArgs, ctx);
     const id = sessionTask(ctx, def.name);
     requireTaskExists(ctx.store, id);
     const { verb, payload } = def.signal!;
@@ -184,8 +187,6 @@ class RalphServer extends Server {
 }
 
 const PROTOCOL_SET_REQUEST_HANDLER = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * tools/call params with only a string name and plain-object (or no) arguments: what

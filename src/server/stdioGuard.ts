@@ -100,7 +100,7 @@ function readLine(line: Buffer): LineOutcome | null {
   return { reason: `Invalid Request: ${requestProblems(obj).join('; ')}`, answer: ErrorCode.InvalidRequest, ...(usableId !== undefined ? { id: usableId } : {}) };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The shape nearly every line has: a request with a usable id, a method and plain params without

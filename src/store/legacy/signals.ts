@@ -24,7 +24,7 @@ const INSERT_SIGNAL = new Map(
 
 /** Connections known to have our signals table (it is never dropped while a connection is open). */
 const seen = new WeakSet<Db>();
-function hasTable(db: Db): boolean {
+export function hasSignalsTable(db: Db): boolean {
   if (seen.has(db)) return true;
   const found = db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_task_signals'") !== undefined;
   if (found) seen.add(db);
@@ -49,11 +49,11 @@ export function legacySignals(db: Db): SignalStore {
       return { id, created };
     },
     questions(taskId) {
-      if (!hasTable(db)) return [];
+      if (!hasSignalsTable(db)) return [];
       return db.all(`SELECT ${QUESTION_COLUMNS} FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`, taskId).map(questionFromRow);
     },
     answerQuestion(signalId, answer) {
-      if (!hasTable(db)) return undefined;
+      if (!hasSignalsTable(db)) return undefined;
       const row = db.get<{ comment_id: number | null; question: string }>("SELECT comment_id, question FROM ralph_mcp_task_signals WHERE id = ? AND verb = 'ask'", signalId);
       if (!row) return undefined;
       db.run('UPDATE ralph_mcp_task_signals SET answer = ? WHERE id = ?', answer, signalId);

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { numberArray, requireJsonArray, toJson } from '../json.js';
 import { likePrefix } from '../like.js';
@@ -158,7 +159,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
       );
     },
     deleteTask(id) {
-      if (db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_task_signals'")) db.run('DELETE FROM ralph_mcp_task_signals WHERE task_id = ?', id);
+      if (hasSignalsTable(db)) db.run('DELETE FROM ralph_mcp_task_signals WHERE task_id = ?', id);
       const comments = db.run('DELETE FROM task_comments WHERE task_id = ?', id).changes;
       db.run('DELETE FROM tasks WHERE id = ?', id);
       return comments;

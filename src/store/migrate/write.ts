@@ -125,17 +125,19 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
        WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @sid)`,
       { sid, task: taskId, started },
     );
+  const insertVerbSignal = (verb: Record<string, unknown>) =>
+    db.run(
+      `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
+       VALUES (@task_id, @session_id, @verb, @text, @summary, @remaining, @reason, @question, @what, @on, @blocking, @severity, @category, @kind, @scope, @preferred, @options, @rationale, @why, @detail, @answer, @created)`,
+      pick(verb, SIGNAL_ROW),
+    ).lastInsertRowid;
   for (const c of plan.comments) {
     const created = typeof c.created === 'string' && c.created !== '' ? c.created : now;
     const verb = verbOf.get(Number(c.id));
     if (verb) {
       agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
       const signal = Number(
-        db.run(
-          `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
-           VALUES (@task_id, @session_id, @verb, @text, @summary, @remaining, @reason, @question, @what, @on, @blocking, @severity, @category, @kind, @scope, @preferred, @options, @rationale, @why, @detail, @answer, @created)`,
-          pick(verb, SIGNAL_ROW),
-        ).lastInsertRowid,
+        insertVerbSignal(verb),
       );
       db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
       continue;
@@ -156,11 +158,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
   for (const verb of plan.own.taskSignals) {
     if (verb.comment_id !== null && commentIds.has(Number(verb.comment_id))) continue;
     agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
-    db.run(
-      `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
-       VALUES (@task_id, @session_id, @verb, @text, @summary, @remaining, @reason, @question, @what, @on, @blocking, @severity, @category, @kind, @scope, @preferred, @options, @rationale, @why, @detail, @answer, @created)`,
-      pick(verb, SIGNAL_ROW),
-    );
+    insertVerbSignal(verb);
   }
   for (const t of plan.tasks) {
     const why = t.row.blocked_by;
