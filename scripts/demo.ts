@@ -53,7 +53,7 @@ out(`  database: ${project.dbPath}`);
 const exec = await session(project.root, ['--recipe', 'task_execution', '--task', '3']);
 out(`\ninstructions the agent receives:\n${(exec.client.getInstructions() ?? '').replace(/^/gm, '  | ')}`);
 await exec.call('get_task');
-await exec.call('add_task_comment', { author: 'frontend', body: 'Form done; server 422 errors are shown per field.' });
+await exec.call('add_task_comment', { body: 'Form done; server 422 errors are shown per field.' });
 await exec.call('set_task_status', { status: 'done' });
 await exec.call('append_progress', { text: 'Task 3 done: recipe editor form with dynamic ingredient rows.' });
 await exec.call('set_task_status', { id: 4, status: 'done' }); // another task: out_of_scope

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
-import { ALL_TOOLS, RECIPES } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPES, recipeFlags } from './helpers/spec.js';
 import { GENERATIONS } from '../src/store/records.js';
 
 /**
@@ -32,7 +32,7 @@ const visibleBytes = (tools: { name: string; description?: string; inputSchema: 
 
 const projects = { legacy: sampleProject('legacy'), normalized: sampleProject('normalized') };
 const sessions: [string, string[]][] = [
-  ...RECIPES.map((r): [string, string[]] => [r, ['--recipe', r]]),
+  ...RECIPES.map((r): [string, string[]] => [r, recipeFlags(r)]),
   ['full-suite', []],
   // The real task_execution launch has a task, whose id the descriptions then mention.
   ['task_execution --task', ['--recipe', 'task_execution', '--task', '3']],

@@ -160,7 +160,7 @@ describe('read-only database', () => {
     assert.equal(err.code, 'io_error');
     assert.match(err.message, /the database is read-only .*nothing was written/);
     assert.match(err.message, /ralph\.db and its -wal and -shm files/, 'it says what to fix');
-    assert.equal(error(await s.call('add_task_comment', { task_id: 1, author: 'human', body: 'x' })).code, 'io_error');
+    assert.equal(error(await s.call('add_task_comment', { task_id: 1, body: 'x' })).code, 'io_error');
     const appendErr = error(await s.call('append_progress', { text: 'progress on a read-only file' }));
     assert.equal(appendErr.code, 'io_error');
     assert.match(appendErr.message, /progress\.txt/);
@@ -171,7 +171,7 @@ describe('read-only database', () => {
     // The cause goes away (the -wal and -shm files SQLite made meanwhile are read-only too).
     for (const f of [...dbFiles(), p.progressFile]) chmodSync(f, 0o644);
     assert.equal((await s.ok('create_task', args)).task.title, args.title);
-    await s.ok('add_task_comment', { task_id: 1, author: 'human', body: 'after the fix' });
+    await s.ok('add_task_comment', { task_id: 1, body: 'after the fix' });
     await s.ok('append_progress', { text: 'progress after the fix' });
     alive(s);
     await s.close();

@@ -100,13 +100,13 @@ const CASES: Case[] = [
   },
   {
     tool: 'add_task_comment',
-    ok: { task_id: 10, author: 'frontend', body: 'Collection picker reuses the tag chip component.', priority: 'low' },
+    ok: { task_id: 10, body: 'Collection picker reuses the tag chip component.', priority: 'low' },
     check: (r, p) => {
       const row = one(p, 'SELECT * FROM task_comments WHERE id = ?', r.comment.id);
-      assert.deepEqual([row.task_id, row.author, row.body, row.priority], [10, 'frontend', 'Collection picker reuses the tag chip component.', 'low']);
+      assert.deepEqual([row.task_id, row.author, row.body, row.priority], [10, 'agent', 'Collection picker reuses the tag chip component.', 'low']);
       assert.match(row.created, /Z$/);
     },
-    err: { task_id: 999, author: 'frontend', body: 'x' },
+    err: { task_id: 999, body: 'x' },
     code: 'not_found',
   },
   {

@@ -91,7 +91,7 @@ describe('fixture 04-desktop-dev: writes keep Ralph\'s shape', { skip: FIXTURE_S
       const max = query<{ m: number }>(project, 'SELECT max(id) AS m FROM tasks')[0]!.m;
       const created = await s.ok('create_task', { feature: 'bookmark-crud', discipline: 'frontend', title: 'Follow-up from review', depends_on: [1] });
       assert.equal(created.task.id, max + 1);
-      await s.ok('add_task_comment', { task_id: max + 1, author: 'opus', body: 'Spawned by review' });
+      await s.ok('add_task_comment', { task_id: max + 1, body: 'Spawned by review' });
       await s.ok('set_task_status', { id: 5, status: 'done' });
     } finally {
       await s.close();

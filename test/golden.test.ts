@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { GOLDEN_DIR } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
-import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, inSpecOrder } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, recipeFlags, inSpecOrder } from './helpers/spec.js';
 import { GENERATIONS } from '../src/store/records.js';
 
 /**
@@ -24,7 +24,7 @@ for (const recipe of [...RECIPES, null]) {
   const dir = generation === 'legacy' ? GOLDEN_DIR : join(GOLDEN_DIR, generation);
   const onProject = generation === 'legacy' ? project : sampleProject(generation);
   test(`golden tools/list: ${label} [${generation}]`, async () => {
-    const s = await startSession(onProject, recipe ? ['--recipe', recipe] : []);
+    const s = await startSession(onProject, recipe ? recipeFlags(recipe) : []);
     try {
       const { tools } = await s.client.listTools();
       const names = tools.map((t) => t.name);

@@ -8,7 +8,7 @@ import { HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from './helpers/e
 import { dump, fixtureProject } from './helpers/project.js';
 import { ralphComments, ralphDiscipline, ralphFeature, ralphTask, RALPH_STATUSES } from './helpers/ralphRead.js';
 import { runCli, startSession } from './helpers/server.js';
-import { RECIPE_TOOLS, RECIPES, inSpecOrder } from './helpers/spec.js';
+import { RECIPE_TOOLS, RECIPES, recipeFlags, inSpecOrder } from './helpers/spec.js';
 
 /**
  * The acceptance for Ralph's head (normalized) databases, on copies of the fixtures Ralph's own
@@ -98,7 +98,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     for (const recipe of RECIPES) {
       test(recipe, async () => {
         const p = fixtureProject(DEV, HEAD_FIXTURES_DIR);
-        const flags = ['--recipe', recipe, ...(recipe === 'task_execution' ? ['--task', '4'] : [])];
+        const flags = [...recipeFlags(recipe), ...(recipe === 'task_execution' ? ['--task', '4'] : [])];
         const s = await startSession(p, flags);
         try {
           const names = await s.toolNames();
@@ -678,9 +678,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p } = open(t);
       const s = also(t, p, { sessionId: 'head-test-comments' });
       const maxSession = Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n);
-      const { comment } = s.ok('add_task_comment', { task_id: 5, author: 'human', body: 'The modal must trap focus', priority: 'high' });
+      const { comment } = s.ok('add_task_comment', { task_id: 5, body: 'The modal must trap focus', priority: 'high' });
       assert.equal(comment.body, 'The modal must trap focus');
-      assert.equal(comment.author, 'human');
+      assert.equal(comment.author, 'agent', 'signed by the server: the session has no discipline');
       const sig = row(p, 'SELECT * FROM task_signals WHERE id = ?', comment.id)!;
       assert.deepEqual([sig.task_id, sig.verb, sig.kind, sig.scope, sig.text, sig.session_id], [5, 'learned', 'discovery', 'task', 'The modal must trap focus', 'head-test-comments']);
       assertRecentTimestamp(sig.created, 'signal created');
@@ -693,7 +693,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(seen.body, 'The modal must trap focus');
 
       // A second comment in the same session reuses its row.
-      s.ok('add_task_comment', { task_id: 6, author: 'human', body: 'Second note' });
+      s.ok('add_task_comment', { task_id: 6, body: 'Second note' });
       assert.equal(row(p, "SELECT count(*) AS n FROM agent_sessions WHERE id = 'head-test-comments'")!.n, 1);
       assert.equal(Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n), maxSession + 1);
 
@@ -719,10 +719,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       refused(s, p, 'delete_task_comment', { task_id: 5, comment_id: comment.id }, 'not_found');
       refused(s, p, 'delete_task_comment', { task_id: 999, comment_id: 1 }, 'not_found');
 
-      refused(s, p, 'add_task_comment', { task_id: 999, author: 'human', body: 'x' }, 'not_found');
-      refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', discipline: 'wizardry' }, 'not_found');
-      refused(s, p, 'add_task_comment', { task_id: 5, author: 'human', body: '  ' }, 'invalid_argument');
-      refused(s, p, 'add_task_comment', { task_id: 5, body: 'no author' }, 'invalid_argument');
+      refused(s, p, 'add_task_comment', { task_id: 999, body: 'x' }, 'not_found');
+      refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', discipline: 'wizardry' }, 'not_found');
+      refused(s, p, 'add_task_comment', { task_id: 5, body: '  ' }, 'invalid_argument');
+      refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', author: 'human' }, 'invalid_argument');
     });
   });
 

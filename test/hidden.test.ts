@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { dump, sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
-import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, SIGNAL_VERBS, VALID_ARGS } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, recipeFlags, SIGNAL_VERBS, VALID_ARGS } from './helpers/spec.js';
 
 /**
  * A hidden tool does not exist for the session: calling it gets exactly the answer a name that never
@@ -27,7 +27,7 @@ for (const recipe of RECIPES) {
     const before = dump(project);
     const files = () => readFileSync(project.learningsFile, 'utf8') + readFileSync(project.progressFile, 'utf8');
     const filesBefore = files();
-    const s = await startSession(project, ['--recipe', recipe]);
+    const s = await startSession(project, recipeFlags(recipe));
     try {
       const unknown = await callError(s, 'no_such_tool_at_all', {});
       assert.deepEqual(unknown, { code: -32602, message: 'MCP error -32602: Unknown tool: <name>' });

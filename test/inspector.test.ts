@@ -121,7 +121,7 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     const before = comments(p, 3).length;
     const [commented, created] = await Promise.all([
       // No task_id: the scoped session's own task.
-      callTool(worker, 'add_task_comment', { author: 'frontend', body: 'Inspector: form wired to the API' }),
+      callTool(worker, 'add_task_comment', { body: 'Inspector: form wired to the API' }),
       // tags/depends_on are JSON-parsed by the inspector from the array-typed inputSchema.
       callTool(yap, 'create_task', { feature: 'search', discipline: 'frontend', title: 'Inspector-made task', priority: 'high', tags: '["ui","inspector"]', depends_on: '[5]' }),
     ]);
@@ -215,7 +215,7 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
 
   test('tools/call: a write lands in the database; errors keep their codes', async () => {
     const [commented, missing, hidden] = await Promise.all([
-      callTool(target(), 'add_task_comment', { task_id: '5', author: 'human', body: 'Reviewed over HTTP', priority: 'high' }),
+      callTool(target(), 'add_task_comment', { task_id: '5', body: 'Reviewed over HTTP', priority: 'high' }),
       callTool(target(), 'get_task', { id: '99' }),
       rpcError(target(), ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']),
     ]);
@@ -225,7 +225,7 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
     const stored = comments(p, 5).find((r) => r.id === c.id)!;
     assert.ok(stored, 'the comment row exists');
     assert.equal(stored.body, 'Reviewed over HTTP');
-    assert.equal(stored.author, 'human');
+    assert.equal(stored.author, 'agent', 'signed by the server, not by the caller');
     assert.equal(stored.priority, 'high');
 
     assert.match(refused(missing, 'not_found'), /task 99 does not exist/);

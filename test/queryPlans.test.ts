@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createLogger } from '../src/log.js';
 import { REGISTRY } from '../src/registry/registry.js';
-import type { SessionScope, ToolContext } from '../src/registry/types.js';
+import { applyNow, type SessionScope, type ToolContext } from '../src/registry/types.js';
 import { openStore } from '../src/store/open.js';
 import { GENERATIONS } from '../src/store/records.js';
 import { sampleProject } from './helpers/project.js';
@@ -20,7 +20,7 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['list_tasks', { filter_status: 'pending' }],
   ['search_tasks', { query: 'recipe' }],
   ['get_project_progress', {}],
-  ['add_task_comment', { task_id: 3, body: 'plan check', author: 'backend' }],
+  ['add_task_comment', { task_id: 3, body: 'plan check' }],
   ['set_task_status', { id: 4, status: 'in_progress' }],
   ['claim_next_task', {}],
 ];
@@ -50,8 +50,8 @@ test(`hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run [${ge
         return orig(sql, ...params);
       };
     }
-    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null };
-    const ctx: ToolContext = { store, project, session, log: createLogger('silent') };
+    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null, launch: { feature: null, discipline: null }, removed: new Set() };
+    const ctx: ToolContext = { store, project, session, log: createLogger('silent'), onCommit: applyNow(session), disciplineOverrides: () => [] };
     for (const [name, args] of HOT_CALLS) {
       const def = REGISTRY.find((t) => t.name === name)!;
       current = name;

@@ -6,7 +6,7 @@ import type { Project } from '../src/project.js';
 import { FIXTURE_SKIP } from './helpers/env.js';
 import { fixtureProject, query, sampleProject } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
-import { ALL_TOOLS, RECIPES, namesTool } from './helpers/spec.js';
+import { ALL_TOOLS, RECIPES, namesTool, recipeFlags } from './helpers/spec.js';
 
 const text = (r: { contents: object[] }) => String((r.contents[0] as { text?: unknown }).text);
 
@@ -16,7 +16,7 @@ describe('resources on Ralph\'s 04-desktop-dev.db', { skip: FIXTURE_SKIP }, () =
   before(async () => {
     p = fixtureProject('04-desktop-dev.db');
     writeFileSync(p.progressFile, '## 2026-01-01T00:00:00Z · human\nStarted.\n\n');
-    s = await startSession(p, ['--recipe', 'discuss']); // resources exist in every recipe, even the narrowest
+    s = await startSession(p, ['--recipe', 'discuss', '--discipline', 'backend']); // resources exist in every recipe, even the narrowest
   });
   after(() => s.close());
 
@@ -100,7 +100,7 @@ describe('prompts', () => {
   test('each recipe prompt states its purpose and names exactly the enabled tools', async () => {
     const p = sampleProject();
     for (const recipe of RECIPES) {
-      const s = await startSession(p, ['--recipe', recipe]);
+      const s = await startSession(p, recipeFlags(recipe));
       try {
         const got = await s.client.getPrompt({ name: recipe });
         const t = String((got.messages[0]!.content as { text: string }).text);

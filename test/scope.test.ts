@@ -41,7 +41,7 @@ describe('task scope (--task N)', () => {
     const project = sampleProject();
     const s = await startSession(project, ['--recipe', 'task_execution', '--task', '3']);
     try {
-      const c = await s.ok('add_task_comment', { task_id: 4, author: 'frontend', body: 'Heads-up: the form ids changed' });
+      const c = await s.ok('add_task_comment', { task_id: 4, body: 'Heads-up: the form ids changed' });
       assert.equal(c.comment.task_id, 4);
       assert.equal(c.comment.agent_task_id, 3, 'the comment records which task session wrote it');
       assert.equal(c.comment.discipline, 'frontend', "defaults to the session's discipline");
@@ -109,10 +109,10 @@ describe('discipline scope (--discipline D)', () => {
 
 describe('instructions never name a hidden tool', () => {
   test('no tool description or instruction text mentions a tool the session lacks, in any recipe', async () => {
-    const { ALL_TOOLS, RECIPES, namesTool } = await import('./helpers/spec.js');
+    const { ALL_TOOLS, RECIPES, namesTool, recipeFlags } = await import('./helpers/spec.js');
     const project = sampleProject();
     for (const recipe of RECIPES) {
-      const s = await startSession(project, ['--recipe', recipe]);
+      const s = await startSession(project, recipeFlags(recipe));
       try {
         const { tools } = await s.client.listTools();
         const enabled = new Set(tools.map((t) => t.name));

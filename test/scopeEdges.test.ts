@@ -132,13 +132,18 @@ describe('context.json and config', () => {
 });
 
 describe('repairs and checks', () => {
-  test('overrides --clear repairs an override naming an unknown tool, keeping other keys', () => {
+  test('overrides --clear repairs an override naming an unknown tool or key; --disable refuses to guess', () => {
     const p = sampleProject();
-    setOverrides(p, 'quality', JSON.stringify({ additional_disabled: ['create_tsk'], note: 'set by hand' }));
-    assert.equal(runCli(['doctor', '--project', p.root]).status, 1);
+    setOverrides(p, 'quality', JSON.stringify({ additional_disabled: ['create_tsk'], disabled_tools: ['delete_task'] }));
+    const doctor = runCli(['doctor', '--project', p.root]);
+    assert.equal(doctor.status, 1);
+    assert.match(doctor.stdout + doctor.stderr, /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/);
+    const guess = runCli(['overrides', '--project', p.root, '--discipline', 'quality', '--disable', 'delete_task']);
+    assert.equal(guess.status, 2);
+    assert.match(guess.stderr, /key\(s\) "disabled_tools" besides "additional_disabled"; run --clear first/);
     const r = runCli(['overrides', '--project', p.root, '--discipline', 'quality', '--clear']);
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(query<{ o: string }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o), { note: 'set by hand' });
+    assert.equal(query<{ o: string | null }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o, null);
     assert.equal(runCli(['doctor', '--project', p.root]).status, 0);
   });
 

@@ -53,8 +53,8 @@ const TARGETS: Record<string, Target> = {
   update_task_context: { other: [[{ id: OTHER, hints: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, hints: 'own hint' }, 'ok'] },
   // A note for another task is allowed (SPEC-070 scenario 7); it records the writing session's task.
   add_task_comment: {
-    other: [[{ task_id: OTHER, author: 'frontend', body: 'note for the next task' }, 'ok']],
-    own: [{ task_id: OWN, author: 'frontend', body: 'own note' }, 'ok'],
+    other: [[{ task_id: OTHER, body: 'note for the next task' }, 'ok']],
+    own: [{ task_id: OWN, body: 'own note' }, 'ok'],
   },
   update_task_comment: {
     other: [

@@ -80,8 +80,8 @@ describe('hostile values are stored and read back verbatim', () => {
       await s.ok('update_task', { id, description: `${v} (updated)` });
       assert.equal(query<{ d: string }>(p, 'SELECT description AS d FROM tasks WHERE id = ?', id)[0]!.d, `${v} (updated)`);
 
-      const author = `a ${v.slice(0, 50)} .`; // names are 64 characters at most
-      const c = await s.ok('add_task_comment', { task_id: id, author, body: `b ${v} .` });
+      const author = 'agent'; // the server signs comments (a session without a discipline)
+      const c = await s.ok('add_task_comment', { task_id: id, body: `b ${v} .` });
       assert.equal(c.comment.author, author);
       assert.equal(c.comment.body, `b ${v} .`);
       await s.ok('update_task_comment', { task_id: id, comment_id: c.comment.id, body: `edited ${v} .` });

@@ -525,7 +525,7 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
     out.push(
       await measureFamily(c, b, p, 'add_task_comment', 'full', () => {
         const by = pick(r, DISCIPLINES)[0];
-        return ['add_task_comment', { task_id: 1 + randInt(r, N), author: by, discipline: by, body: paragraph(r, 1, 2) }];
+        return ['add_task_comment', { task_id: 1 + randInt(r, N), discipline: by, body: paragraph(r, 1, 2) }];
       }),
     );
     r = fresh();
@@ -620,7 +620,7 @@ async function memory(p: Project) {
     const x = r();
     if (x < 0.9) return ['get_task', { id: 1 + randInt(r, N) }];
     if (x < 0.95) return ['list_tasks', { cursor: String(randInt(r, N)) }];
-    if (x < 0.99) return ['add_task_comment', { task_id: 1 + randInt(r, N), author: 'quality', body: sentence(r) }];
+    if (x < 0.99) return ['add_task_comment', { task_id: 1 + randInt(r, N), body: sentence(r) }];
     return ['search_tasks', { query: searchQuery(r) }];
   };
   const trend: { calls: number; rss_mb: number }[] = [{ calls: 0, rss_mb: round(afterInit.rssMb, 1) }];
@@ -686,7 +686,7 @@ async function concurrency(tmp: string, p: Project) {
         case 0:
           return ['create_task', { feature: pick(r, FEATURES)[0], discipline: pick(r, DISCIPLINES)[0], title: title(r), description: paragraph(r, 2, 3), depends_on: [1 + randInt(r, N)] }];
         case 1:
-          return ['add_task_comment', { task_id: 1 + randInt(r, N), author: 'backend', body: sentence(r) }];
+          return ['add_task_comment', { task_id: 1 + randInt(r, N), body: sentence(r) }];
         default:
           return ['set_task_status', { id: 1 + randInt(r, N), status: pick(r, ['pending', 'in_progress', 'blocked'] as const) }];
       }

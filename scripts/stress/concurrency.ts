@@ -220,7 +220,7 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
           case 'add_task_comment': {
             const body = `comment ${marker} ${words(r, 8)}`;
             const target = own.length > 0 && r() < 0.5 ? pick(r, own) : 1 + int(r, SAMPLE_TASKS);
-            args = { task_id: target, author: 'stress', body, ...(r() < 0.3 ? { priority: 'high' } : {}) };
+            args = { task_id: target, body, ...(r() < 0.3 ? { priority: 'high' } : {}) };
             onOk = () => exp.comments.set(body, (exp.comments.get(body) ?? 0) + 1);
             break;
           }

@@ -4,7 +4,7 @@ import { packageVersion } from '../packageInfo.js';
 import { projectPaths } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
-import { readOverrides } from '../session/plan.js';
+import { readOverrides } from '../session/overrides.js';
 import { resolveTools } from '../session/resolveTools.js';
 import { storeFor } from '../store/open.js';
 import { integrityCheck, schemaReadable, sqliteVersion } from '../store/own/record.js';

@@ -6,7 +6,7 @@ import { locateProject } from '../project.js';
 import type { Recipe } from '../registry/recipes.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
-import { readOverrides } from '../session/plan.js';
+import { readOverrides } from '../session/overrides.js';
 import { resolveTools, unknownNames } from '../session/resolveTools.js';
 
 export interface OverridesOptions {
@@ -40,18 +40,21 @@ export function overrides(opts: OverridesOptions): string {
     if (editing) {
       if (store.generation === 'normalized') store.ensureOwnTables();
       // Read, change and write in one transaction; read leniently, so that --clear and --enable can
-      // repair a value that names unknown tools (the case doctor reports), and keep any other keys.
+      // repair a value that names unknown tools (the case doctor reports). Other keys make the value
+      // unreadable for a launch: --clear drops them; --disable/--enable refuse to guess what they meant.
       store.write(() => {
         const row = store.toolOverrides(opts.discipline);
         if (!row) current(store, opts.discipline); // throws the "unknown discipline" error
         const stored = parseJsonObject(row?.raw) ?? {};
+        const others = Object.keys(stored).filter((k) => k !== 'additional_disabled');
+        if (others.length > 0 && !opts.clear) {
+          throw new StartupError(`the overrides of discipline ${JSON.stringify(row!.name)} have key(s) ${others.map((k) => JSON.stringify(k)).join(', ')} besides "additional_disabled"; run --clear first, then --disable the tools again`);
+        }
         const before = Array.isArray(stored.additional_disabled) ? stored.additional_disabled.filter((t): t is string => typeof t === 'string') : [];
         let list = opts.clear ? [] : before;
         if (opts.disable) list = [...new Set([...list, ...opts.disable])];
         if (opts.enable) list = list.filter((t) => !opts.enable!.includes(t));
-        const { additional_disabled: _old, ...rest } = stored;
-        const next = list.length === 0 ? rest : { ...rest, additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) };
-        store.writeToolOverrides(row!.name, Object.keys(next).length === 0 ? null : JSON.stringify(next));
+        store.writeToolOverrides(row!.name, list.length === 0 ? null : JSON.stringify({ additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) }));
       });
     }
     return report(opts.discipline, current(store, opts.discipline), loadRecipes(project));

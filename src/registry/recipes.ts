@@ -16,6 +16,8 @@ export interface Recipe {
   ownTaskOnly?: boolean;
   /** Sessions must be launched on a task (--task N): without one the recipe could do nothing at all. */
   needsTask?: boolean;
+  /** Sessions change one discipline: launched without --discipline they could change every one. */
+  needsDiscipline?: boolean;
 }
 
 /**
@@ -63,6 +65,8 @@ export const RECIPES: readonly Recipe[] = [
     name: 'discuss',
     purpose: "Refine a discipline's persona, conventions and skills.",
     allow: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
+    // SPEC-070: "only updates to targeted discipline"; without a target there is nothing it may update.
+    needsDiscipline: true,
   },
   {
     name: 'task_execution',

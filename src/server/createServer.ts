@@ -5,12 +5,14 @@ import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallTool
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { packageVersion } from '../packageInfo.js';
-import { writerOf, type SignalForwarder, type ToolContext } from '../registry/types.js';
+import { applyNow, applySessionPatch, patchedSession, writerOf, type SessionPatch, type SessionScope, type SignalForwarder, type ToolContext } from '../registry/types.js';
 import { requireTaskExists, sessionTask } from '../tools/lookups.js';
 import { signalAnswer } from '../tools/signals.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
 import { applyScope } from './scope.js';
+import { readOverrides } from '../session/overrides.js';
+import { conflict } from '../errors.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
@@ -25,29 +27,34 @@ import { z } from 'zod';
  * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
  * validates, scopes and dispatches in one place.
  */
-export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): Server {
+export function createMcpServer(launched: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): Server {
+  // Each server (a socket connection, an HTTP session) has its own session state: its claims and
+  // what they removed are never another connection's.
+  const plan: SessionPlan = { ...launched, scope: { ...launched.scope, removed: new Set(launched.scope.removed) } };
   const server: Server = new RalphServer(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
-      capabilities: { tools: { listChanged: false }, resources: {}, prompts: {}, completions: {} },
+      // A session that can claim announces the tools a claimed task's discipline removes.
+      capabilities: { tools: { listChanged: plan.tools.some((t) => t.def.name === 'claim_next_task') }, resources: {}, prompts: {}, completions: {} },
       instructions: plan.instructions,
     },
     log,
   );
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
   server.onerror = (err) => log.warn({ err }, 'protocol error');
-  const ctx: ToolContext = { store, project: plan.project, session: plan.scope, log, forward };
+  const ctx = toolContext(plan, store, log, forward);
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
-  let listing: ReturnType<typeof toolListing>[] | undefined;
+  let listing: { name: string }[] | undefined;
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     listing ??= plan.tools.map(toolListing);
-    return { tools: listing };
+    const { removed } = ctx.session;
+    return { tools: removed.size === 0 ? listing : listing.filter((t) => !removed.has(t.name)) };
   });
 
   server.setRequestHandler(CallToolRequestSchema, (request) => {
     const { name, arguments: rawArgs } = request.params;
-    const tool = tools.get(name);
+    const tool = visibleTool(tools, ctx.session, name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
       recordBestEffort(ctx, name, rawArgs, 'unknown_tool');
@@ -55,7 +62,9 @@ export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logge
     }
     if (ctx.forward && tool.def.signal) return callForwarded(tool, rawArgs ?? {}, ctx, ctx.forward);
     const started = performance.now();
+    const hidden = ctx.session.removed.size;
     const result = callTool(tool, rawArgs ?? {}, ctx);
+    if (ctx.session.removed.size !== hidden) void server.sendToolListChanged().catch((err: unknown) => log.warn({ err }, 'could not send tools/list_changed'));
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
     // debug, not info: a line per call on stderr costs more than a primary-key read (writes are in ralph_mcp_audit).
     log.debug({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
@@ -67,32 +76,66 @@ export function createMcpServer(plan: SessionPlan, store: RalphStore, log: Logge
   return server;
 }
 
-/** The arguments as the tool's handler takes them: valid for this session's schema, scope applied. */
-function checkedArgs(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+/** The arguments valid for this session's schema (scope not applied yet). */
+function parsedArgs(tool: SessionTool, rawArgs: Record<string, unknown>): Record<string, unknown> {
   const parsed = tool.input.safeParse(rawArgs);
   if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
-  return applyScope(tool, parsed.data as Record<string, unknown>, ctx);
+  return parsed.data as Record<string, unknown>;
+}
+
+/** The arguments as the tool's handler takes them: valid for this session's schema, scope applied. */
+const checkedArgs = (tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> => applyScope(tool, parsedArgs(tool, rawArgs), ctx);
+
+/** What every handler of this session gets. */
+export function toolContext(plan: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): ToolContext {
+  return {
+    store,
+    project: plan.project,
+    session: plan.scope,
+    log,
+    forward,
+    onCommit: applyNow(plan.scope),
+    disciplineOverrides(discipline) {
+      const row = store.toolOverrides(discipline);
+      if (!row) return [];
+      try {
+        return readOverrides(row.name, row.raw, store.overridesLocation() ?? undefined);
+      } catch (err) {
+        throw conflict(`${(err as Error).message}; fix them first (ralph-mcp doctor lists every discipline's overrides)`);
+      }
+    },
+  };
+}
+
+/** The tool this session may call by that name now: the plan's, less what a claim removed since. */
+export function visibleTool(tools: ReadonlyMap<string, SessionTool>, session: SessionScope, name: string): SessionTool | undefined {
+  return session.removed.has(name) ? undefined : tools.get(name);
 }
 
 export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): CallToolResult {
   const { def } = tool;
   try {
-    const args = checkedArgs(tool, rawArgs, ctx);
-    if (def.annotations.readOnlyHint) return okResult(def.handler(args, ctx) as Record<string, unknown>);
+    const parsed = parsedArgs(tool, rawArgs);
+    if (def.annotations.readOnlyHint) return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
     if (def.category === 'state') {
       // State files are not in the database: never wait on its write lock for them. Their audit row
       // is best-effort, after the append (a file append cannot be rolled back with a transaction).
-      const out = def.handler(args, ctx) as Record<string, unknown>;
+      const out = def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>;
       recordBestEffort(ctx, def.name, rawArgs, 'ok');
       return okResult(out);
     }
-    // A writing call and its audit row commit together, in one IMMEDIATE transaction.
+    // A writing call and its audit row commit together, in one IMMEDIATE transaction. Its scope is
+    // decided inside that transaction, and what it does to the session waits for the commit.
     ctx.store.ensureOwnTables();
+    const patches: SessionPatch[] = [];
+    const inWrite: ToolContext = { ...ctx, onCommit: (patch) => patches.push(patch) };
     const out = ctx.store.write(() => {
-      const result = def.handler(args, ctx) as Record<string, unknown>;
-      ctx.store.recordCall(writerOf(ctx.session), def.name, rawArgs, 'ok');
+      const result = def.handler(applyScope(tool, parsed, inWrite), inWrite) as Record<string, unknown>;
+      // The audit row names the session as the call leaves it (a claim's row names the claimed task).
+      ctx.store.recordCall(writerOf(patchedSession(ctx.session, patches)), def.name, rawArgs, 'ok');
       return result;
     });
+    for (const patch of patches) applySessionPatch(ctx.session, patch);
     return okResult(out);
   } catch (err) {
     const te = toToolError(err);

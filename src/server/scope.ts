@@ -6,7 +6,8 @@ import type { SessionTool } from '../session/plan.js';
  * Session scope, applied to every call after its arguments are valid:
  * - task: in a `--task N` (or claiming) session, an omitted task argument means N; a tool that changes
  *   a task may change only N. Reading other tasks stays allowed (agents need their dependencies).
- * - feature: in a task session, a tool that changes a feature may change only the task's feature.
+ * - feature: in a task session, a tool that changes a feature may change only the task's feature as it
+ *   was when the session got the task; in a session about one feature (context.json), only that one.
  * - discipline: with `--discipline D`, a tool that changes a discipline may change only D.
  */
 export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
@@ -26,13 +27,11 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     }
   }
   if (featureTarget) {
-    // The feature this session may change: its task's, else the one its context names, else any.
-    const scoped = own !== null ? ctx.store.taskHead(own)?.feature : (s.feature ?? undefined);
-    // Fail closed: a session whose task row is gone, or an own-task-only recipe without a task, may
-    // change no feature at all (an unknown scope must not mean "any feature").
-    if (own !== null && scoped === undefined) {
-      throw new ToolError('out_of_scope', `this session's task ${own} no longer exists; ${name} cannot change any feature`);
-    }
+    // The feature this session may change was fixed at launch (or at its claim): never re-read from the
+    // task row, which the session itself may have moved.
+    const scoped = s.feature ?? undefined;
+    // Fail closed: an own-task-only recipe without a task may change no feature at all (an unknown
+    // scope must not mean "any feature").
     if (own === null && s.ownTaskOnly && scoped === undefined) {
       throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change a feature`);
     }

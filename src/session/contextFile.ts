@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { StartupError } from '../errors.js';
 import { TOOL_NAMES } from '../registry/registry.js';
@@ -16,10 +16,11 @@ const FIELDS = ['session_id', 'recipe', 'discipline', 'feature', 'task_id', 'dis
 export function mergeContextFile(path: string, flags: SessionRequest): SessionRequest {
   const file = resolve(path);
   let doc: unknown;
+  const text = readContextText(file);
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc = JSON.parse(text);
   } catch (err) {
-    throw new StartupError(`${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : `not valid JSON (${(err as Error).message})`}`);
+    throw new StartupError(`${file}: not valid JSON (${(err as Error).message})`);
   }
   if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new StartupError(`${file}: must be a JSON object with ${FIELDS.join(', ')}`);
   const o = doc as Record<string, unknown>;
@@ -60,4 +61,31 @@ export function mergeContextFile(path: string, flags: SessionRequest): SessionRe
     extraDisabled: disabled,
     contextFile: file,
   };
+}
+
+/** A context file is a few hundred bytes; anything past this is not one. */
+const MAX_CONTEXT_BYTES = 64 * 1024;
+
+/**
+ * The file's text, read without blocking on what is not a regular file (a FIFO would stall the
+ * launch) and never more than MAX_CONTEXT_BYTES.
+ */
+function readContextText(file: string): string {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new StartupError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : `cannot open (${code ?? String(err)})`}`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new StartupError(`${file}: not a regular file`);
+    if (st.size > MAX_CONTEXT_BYTES) throw new StartupError(`${file}: ${st.size} bytes; a context file is at most ${MAX_CONTEXT_BYTES}`);
+    const buf = Buffer.alloc(st.size);
+    const n = readSync(fd, buf, 0, st.size, 0);
+    return buf.toString('utf8', 0, n);
+  } finally {
+    closeSync(fd);
+  }
 }

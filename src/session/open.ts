@@ -1,4 +1,7 @@
-import { locateProject } from '../project.js';
+import { lstatSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
+import { StartupError } from '../errors.js';
+import { locateProject, type Project } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { openStore } from '../store/open.js';
 import type { RalphStore } from '../store/store.js';
@@ -10,20 +13,20 @@ export interface SessionOptions extends SessionRequest {
   db?: string | undefined;
   /** SPEC-070 context.json; flags beside it must agree with it. */
   context?: string | undefined;
+  /** Ralph's task-session environment (RALPH_TASK_ID, ...) described this launch. */
+  fromRalphEnv?: boolean | undefined;
 }
+
+/** Where SPEC-070 has Ralph write a session's context before each launch. */
+export const projectContextFile = (project: Project): string => join(project.ralphDir, 'mcp', 'context.json');
 
 /**
  * Flags → open project → session plan: the one code path behind `serve`, `plan` and `config`, so what
  * Ralph is told a session will have is exactly what the session gets.
  */
 export function openSession(opts: SessionOptions): { store: RalphStore; plan: SessionPlan } {
-  // --context FILE may live anywhere, not only in the project: Ralph writes it (typically in a temp
-  // directory, beside the per-session MCP config) and passes it on the command line, like --project and
-  // --db. It is the operator's input, never the agent's: no tool takes a path to it, and nothing in it
-  // is a path (its fields are names, a task id and tool names, all checked against the database and the
-  // registry), so it cannot be used to reach files. Paths an agent gives are checked by domain/paths.ts.
-  const request = opts.context ? mergeContextFile(opts.context, opts) : opts;
   const project = locateProject(opts.project, opts.db);
+  const request = describedSession(project, opts);
   const recipes = loadRecipes(project);
   const { store, schema } = openStore(project.dbPath);
   try {
@@ -33,3 +36,30 @@ export function openSession(opts: SessionOptions): { store: RalphStore; plan: Se
     throw err;
   }
 }
+
+/**
+ * The session this launch describes. Whatever describes one is used, or the launch is refused, never
+ * ignored: --context FILE, else the project's `.ralph/mcp/context.json` (SPEC-070's flow is "write
+ * context.json, start the server": ignoring it would serve the full suite, deletes included), else the
+ * flags (or Ralph's environment). Only a launch that nothing describes gets the full debugging suite.
+ */
+function describedSession(project: Project, opts: SessionOptions): SessionRequest {
+  // --context FILE may live anywhere, not only in the project: Ralph writes it (typically in a temp
+  // directory, beside the per-session MCP config) and passes it on the command line, like --project and
+  // --db. It is the operator's input, never the agent's: no tool takes a path to it, and nothing in it
+  // is a path (its fields are names, a task id and tool names, all checked against the database and the
+  // registry), so it cannot be used to reach files. Paths an agent gives are checked by domain/paths.ts.
+  if (opts.context) return mergeContextFile(opts.context, opts);
+  const file = projectContextFile(project);
+  const found = lstatSync(file, { throwIfNoEntry: false });
+  if (!found) return opts;
+  if (opts.fromRalphEnv) {
+    throw new StartupError(`${file} describes a session, and so does Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH); remove the stale one`);
+  }
+  // A fixed name inside the project (a cloned repository may carry anything there): a regular file, never a link.
+  if (!found.isFile()) throw new StartupError(`${file} must be a regular file (found ${fileKind(found)}); remove it, or launch with --context FILE`);
+  return mergeContextFile(file, opts);
+}
+
+const fileKind = (st: Stats): string =>
+  st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';

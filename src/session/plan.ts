@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
-import { parseJsonObject } from '../store/json.js';
 import type { Generation } from '../store/records.js';
 import type { SchemaInfo } from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
@@ -10,7 +9,8 @@ import { RECIPES, type Recipe } from '../registry/recipes.js';
 import { TOOL_NAMES, toolByName } from '../registry/registry.js';
 import type { AnyTool, SessionScope } from '../registry/types.js';
 import { buildInstructions } from './instructions.js';
-import { resolveTools, unknownNames } from './resolveTools.js';
+import { resolveTools } from './resolveTools.js';
+import { readOverrides } from './overrides.js';
 
 /** What the launch asked for (flags, or later a context file). */
 export interface SessionRequest {
@@ -84,9 +84,13 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   if (recipe?.needsTask && !task) warnings.push(`recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`);
 
   // The discipline decides the overrides. Without --discipline, a task session uses its task's
-  // discipline: that can only remove tools, never add any.
+  // discipline: that can only remove tools, never add any. With --discipline D on a task of another
+  // discipline, both lists apply: a flag must never restore a tool the task's own discipline removes.
   let disciplineName = req.discipline ?? task?.discipline ?? null;
   const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
+  if (recipe?.needsDiscipline && req.discipline === undefined) {
+    throw new StartupError(`recipe ${recipe.name} changes one discipline and none was given; pass --discipline NAME (disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'})`);
+  }
   let additionalDisabled: string[] = [];
   if (disciplineName !== null) {
     const row = store.toolOverrides(disciplineName);
@@ -99,6 +103,11 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
     }
     disciplineName = row.name;
     additionalDisabled = readOverrides(disciplineName, row.raw, store.overridesLocation() ?? undefined);
+  }
+  if (task && disciplineName !== null && task.discipline !== disciplineName) {
+    const own = store.toolOverrides(task.discipline);
+    // A task whose discipline row is gone has no overrides to add (Ralph's FK makes this rare).
+    if (own) additionalDisabled.push(...readOverrides(own.name, own.raw, store.overridesLocation() ?? undefined));
   }
 
   let feature: string | null = null;
@@ -116,7 +125,19 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
-  const scope: SessionScope = { sessionId, recipe: recipe?.name ?? null, discipline: disciplineName, taskId: task?.id ?? null, claimed: false, disciplineScoped: req.discipline !== undefined, ownTaskOnly: recipe?.ownTaskOnly === true, feature };
+  const scopeFeature = task?.feature ?? feature;
+  const scope: SessionScope = {
+    sessionId,
+    recipe: recipe?.name ?? null,
+    discipline: disciplineName,
+    taskId: task?.id ?? null,
+    claimed: false,
+    disciplineScoped: req.discipline !== undefined,
+    ownTaskOnly: recipe?.ownTaskOnly === true,
+    feature: scopeFeature,
+    launch: { feature, discipline: req.discipline !== undefined ? disciplineName : null },
+    removed: new Set(),
+  };
   const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation));
 
   const plan: SessionPlan = {
@@ -137,25 +158,6 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   };
   plan.instructions = buildInstructions(plan);
   return plan;
-}
-
-/**
- * Parses a discipline's SPEC-070 overrides (the legacy column, or our table on the normalized
- * generation); anything malformed or naming an unknown tool fails closed.
- */
-export function readOverrides(discipline: string, raw: unknown, storage = 'disciplines.mcp_tool_overrides'): string[] {
-  // SQL NULL, '' and JSON null all mean "no overrides" (null is what a JSON serializer writes for none).
-  if (raw === null || raw === undefined || raw === '' || (typeof raw === 'string' && raw.trim() === 'null')) return [];
-  const where = `${storage} of discipline ${JSON.stringify(discipline)}`;
-  const obj = parseJsonObject(raw);
-  if (!obj) throw new StartupError(`${where} is not a JSON object like {"additional_disabled": ["tool", ...]}`);
-  const list = obj.additional_disabled ?? [];
-  if (!Array.isArray(list) || !list.every((x): x is string => typeof x === 'string')) {
-    throw new StartupError(`${where}: additional_disabled must be an array of tool names`);
-  }
-  const unknown = unknownNames(TOOL_NAMES, list);
-  if (unknown.length > 0) throw new StartupError(`${where} names unknown tool(s): ${unknown.join(', ')} (see \`ralph-mcp --help\` for the tool list)`);
-  return list;
 }
 
 /** "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. */

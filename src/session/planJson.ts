@@ -19,6 +19,8 @@ export interface PlanJson {
   enabled_tools: { name: string; title: string; category: string; purpose: string; read_only: boolean; destructive: boolean }[];
   disabled_tools: string[];
   instructions: string;
+  /** What is wrong or unusual with this launch (e.g. no recipe: the full debugging suite). */
+  warnings: string[];
 }
 
 export function planToJson(plan: SessionPlan): PlanJson {
@@ -41,12 +43,14 @@ export function planToJson(plan: SessionPlan): PlanJson {
     })),
     disabled_tools: plan.disabled,
     instructions: plan.instructions,
+    warnings: plan.warnings,
   };
 }
 
 export function planToText(plan: SessionPlan): string {
   const j = planToJson(plan);
   const lines = [
+    ...j.warnings.map((w) => `warning: ${w}`),
     `project     ${j.project.title} (${j.project.root}; ${j.project.schema} schema)`,
     `recipe      ${j.recipe ? `${j.recipe.name}: ${j.recipe.purpose}` : '(none: full suite)'}`,
     `discipline  ${j.discipline ?? '(none)'}${j.discipline_source === 'task' ? " (the task's)" : ''}`,

@@ -82,5 +82,6 @@ export function ralphEnvSession(launch: RalphEnvLaunch, flags: LaunchFlags): Ses
     task: String(launch.taskId),
     sessionId: launch.sessionId,
     apiPort: launch.apiPort,
+    fromRalphEnv: true,
   };
 }

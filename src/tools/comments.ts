@@ -7,6 +7,9 @@ import { CommentOut } from './shapes.js';
 
 const MAX_BODY = 10_000;
 
+/** The author the server signs an agent's comment with: its discipline, else "agent" (never "human"). */
+export const commentAuthor = (session: ToolContext['session']): string => session.discipline ?? 'agent';
+
 function requireComment(ctx: ToolContext, taskIdValue: number, commentId: number) {
   requireTaskExists(ctx.store, taskIdValue);
   const row = ctx.store.getComment(taskIdValue, commentId);
@@ -27,9 +30,8 @@ export const addTaskComment = defineTool({
   description: 'Add a comment to a task: findings, blockers, a completion summary, or a note for the next task.',
   input: z.strictObject({
     task_id: taskId(),
-    author: text(LIMITS.name).describe('Who writes: your discipline name, or "human"'),
     body: text(MAX_BODY),
-    discipline: z.string().max(LIMITS.name).optional().describe('Existing discipline name'),
+    discipline: z.string().max(LIMITS.name).optional().describe("Existing discipline name (default: this session's)"),
     priority: priority.optional(),
   }),
   output: z.object({ comment: CommentOut }),
@@ -39,13 +41,18 @@ export const addTaskComment = defineTool({
   handler(args, ctx) {
     const { store, session } = ctx;
     requireTaskExists(store, args.task_id);
-    const discipline = args.discipline ?? session.discipline;
+    // Who wrote it is the server's to say, not the caller's: a comment signed "human" would be read as
+    // a person's word. A session with a discipline comments as that discipline only.
+    const discipline = args.discipline !== undefined ? requireDiscipline(store, args.discipline) : session.discipline;
+    if (session.discipline !== null && discipline !== session.discipline) {
+      throw new ToolError('out_of_scope', `this session comments as discipline ${session.discipline}; it cannot sign a comment as ${JSON.stringify(args.discipline)}`);
+    }
     return {
       comment: store.addComment(
         {
           task_id: args.task_id,
-          author: args.author,
-          discipline: discipline != null ? requireDiscipline(store, discipline) : null,
+          author: commentAuthor(session),
+          discipline,
           agent_task_id: session.taskId,
           priority: args.priority ?? null,
           body: args.body,

@@ -152,7 +152,9 @@ export const appendFeatureLearning = defineTool({
   input: z.strictObject({
     feature_name: featureName,
     text: text(2000).describe('One lesson; cut to 500 chars'),
-    source: z.enum(['auto', 'agent', 'human']).optional().describe('Default agent'),
+    // Trust is the server's to assign: over MCP every caller is an agent, so it may say agent or the
+    // lower auto, never human (prompts rank human learnings first).
+    source: z.enum(['auto', 'agent']).optional().describe('Default agent'),
     reason: optText(1000).optional().describe('Why it matters'),
     task_id: taskId('Task it came from (default: session task)').optional(),
   }),

@@ -364,19 +364,28 @@ export const claimNextTask = defineTool({
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
       throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; it cannot claim ${args.discipline} tasks`);
     }
-    const wanted = args.discipline ?? session.discipline ?? undefined;
+    // A session about one feature (its context) claims only in that feature.
+    const launchFeature = session.launch.feature;
+    if (args.feature !== undefined && launchFeature !== null && (store.featureName(args.feature) ?? args.feature) !== launchFeature) {
+      throw new ToolError('out_of_scope', `this session is about ${store.featureNoun} ${launchFeature}; it cannot claim tasks of ${store.featureNoun} ${JSON.stringify(args.feature)}`);
+    }
+    const wanted = args.discipline ?? session.launch.discipline ?? undefined;
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
-    const feature = args.feature !== undefined ? requireFeature(store, args.feature) : undefined;
-    // Every check passed: the previous (finished) claim is released; the session holds no task until
-    // the next one is bound below.
-    session.taskId = null;
+    const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
     const pick = store.pickReadyTask({ discipline, feature });
-    if (!pick) return { claimed: false, task: null, ready_remaining: 0 };
+    // Every check passed: the previous (finished) claim is released once this write commits; the
+    // session then holds the new task, or none.
+    if (!pick) {
+      ctx.onCommit({ taskId: null, feature: session.launch.feature, discipline: session.launch.discipline });
+      return { claimed: false, task: null, ready_remaining: 0 };
+    }
     store.setTaskStatus(pick.id, 'in_progress');
-    session.taskId = pick.id;
-    session.claimed = true;
+    const task = loadTask(ctx, pick.id);
+    // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
+    const remove = ctx.disciplineOverrides(task.discipline);
+    ctx.onCommit({ taskId: task.id, claimed: true, feature: task.feature, discipline: session.launch.discipline ?? task.discipline, remove });
     // The claimed task was one of the ready ones; in_progress readies nothing else.
-    return { claimed: true, task: loadTask(ctx, pick.id), ready_remaining: pick.ready - 1 };
+    return { claimed: true, task, ready_remaining: pick.ready - 1 };
   },
 });
 

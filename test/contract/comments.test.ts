@@ -11,9 +11,9 @@ import { unchanged } from './support.js';
  * row; who signed it, as which discipline and how urgent lives in our ralph_mcp_comment_meta.
  */
 contract('comments', (env) => {
-  test('add_task_comment: stored, read back by Ralph, signed as given', () => {
-    const s = env.open({ sessionId: 'review-42' });
-    const r = s.ok('add_task_comment', { task_id: 5, author: 'backend', discipline: 'backend', priority: 'high', body: 'Use a trigger per table' });
+  test('add_task_comment: stored, read back by Ralph, signed by the server as the session\'s discipline', () => {
+    const s = env.open({ sessionId: 'review-42', discipline: 'backend' });
+    const r = s.ok('add_task_comment', { task_id: 5, discipline: 'backend', priority: 'high', body: 'Use a trigger per table' });
     assert.deepEqual(
       [r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body],
       [5, 'backend', 'backend', 'high', 'Use a trigger per table'],
@@ -29,7 +29,7 @@ contract('comments', (env) => {
       const session = query(s.project, 'SELECT * FROM agent_sessions WHERE id = ?', 'review-42')[0]!;
       assert.deepEqual([session.kind, session.started_by, session.status, session.task_id], ['manual', 'agent', 'finished', 5]);
       assert.equal(session.started, session.ended);
-      s.ok('add_task_comment', { task_id: 4, author: 'backend', body: 'second one, same session' });
+      s.ok('add_task_comment', { task_id: 4, body: 'second one, same session' });
       assert.equal(query(s.project, 'SELECT count(*) AS n FROM agent_sessions WHERE id = ?', 'review-42')[0]!.n, 1);
     }
     assert.deepEqual(
@@ -38,12 +38,27 @@ contract('comments', (env) => {
     );
   });
 
+  test('who wrote it is the server\'s to say: no author argument, no other discipline, never human', () => {
+    const s = env.open({ recipe: 'opus_review', discipline: 'backend' });
+    unchanged(s, () => {
+      assert.equal(s.fail('add_task_comment', { task_id: 5, body: 'x', author: 'human' }).code, 'invalid_argument');
+      const other = s.fail('add_task_comment', { task_id: 5, body: 'x', discipline: 'frontend' });
+      assert.equal(other.code, 'out_of_scope');
+      assert.match(other.message, /comments as discipline backend/);
+      assert.equal(s.fail('append_feature_learning', { feature_name: 'recipes', text: 'Index titles before bodies', source: 'human' }).code, 'invalid_argument');
+    });
+    const mine = s.ok('add_task_comment', { task_id: 5, body: 'signed by the server' }).comment;
+    assert.deepEqual([mine.author, mine.discipline], ['backend', 'backend']);
+    const learned = s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Index titles before bodies' });
+    assert.equal(learned.learning.source, 'agent');
+  });
+
   test('update and delete a comment; unknown ones are not_found with the task\'s comment ids', () => {
     const s = env.open();
-    const id = s.ok('add_task_comment', { task_id: 2, author: 'quality', body: 'flaky on CI' }).comment.id;
+    const id = s.ok('add_task_comment', { task_id: 2, body: 'flaky on CI' }).comment.id;
     const edited = s.ok('update_task_comment', { task_id: 2, comment_id: id, body: 'flaky on CI: fixed' });
     assert.equal(edited.comment.body, 'flaky on CI: fixed');
-    assert.equal(edited.comment.author, 'quality');
+    assert.equal(edited.comment.author, 'agent', 'a session without a discipline signs as agent');
     assert.equal(ralphComments(s.project.dbPath, 2).at(-1)!.body, 'flaky on CI: fixed');
     unchanged(s, () => {
       const missing = s.fail('update_task_comment', { task_id: 2, comment_id: 999, body: 'x' });

@@ -4,7 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '../../src/log.js';
 import type { Project } from '../../src/project.js';
 import type { ToolContext } from '../../src/registry/types.js';
-import { callTool } from '../../src/server/createServer.js';
+import { callTool, toolContext, visibleTool } from '../../src/server/createServer.js';
 import { openSession, type SessionOptions } from '../../src/session/open.js';
 import type { SessionPlan } from '../../src/session/plan.js';
 import { GENERATIONS, type Generation } from '../../src/store/records.js';
@@ -41,11 +41,11 @@ const log = createLogger('silent');
 /** A session exactly as `ralph-mcp --project … <flags>` would build it, without the process. */
 export function openInProc(project: Project, flags: Omit<SessionOptions, 'project'> = {}): InProcSession {
   const { store, plan } = openSession({ project: project.root, ...flags });
-  const ctx: ToolContext = { store, project: plan.project, session: plan.scope, log };
+  const ctx: ToolContext = toolContext(plan, store, log);
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;
   const call = (name: string, args: Record<string, unknown> = {}): CallToolResult => {
-    const tool = tools.get(name);
+    const tool = visibleTool(tools, plan.scope, name);
     // What the server answers for a hidden or unknown tool (a JSON-RPC error, not a tool result).
     if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 });
     const result = callTool(tool, args, ctx);
@@ -68,7 +68,7 @@ export function openInProc(project: Project, flags: Omit<SessionOptions, 'projec
       if (!r.isError) throw new Error(`${name} ${JSON.stringify(args)} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`);
       return (r.structuredContent as { error: { code: string; message: string } }).error;
     },
-    toolNames: () => plan.tools.map((t) => t.def.name),
+    toolNames: () => plan.tools.map((t) => t.def.name).filter((n) => !plan.scope.removed.has(n)),
     close: () => store.close(),
   };
 }

@@ -80,7 +80,7 @@ contract('workflow tools', (env) => {
     assert.equal(r.matched, 'all');
     assert.deepEqual(r.results.map((h: any) => h.id).sort(), [3, 4]);
     assert.deepEqual(s.ok('search_tasks', { query: 'typeahead', feature: 'search' }).results.map((h: any) => h.id), [6]);
-    s.ok('add_task_comment', { task_id: 8, author: 'documentation', body: 'Mention the zebra fallback' });
+    s.ok('add_task_comment', { task_id: 8, body: 'Mention the zebra fallback' });
     assert.deepEqual(s.ok('search_tasks', { query: 'zebra' }).results.map((h: any) => h.id), [8]);
     s.ok('update_task', { id: 1, title: 'Recipe table with quokka migrations' });
     assert.deepEqual(s.ok('search_tasks', { query: 'quokka' }).results.map((h: any) => h.id), [1]);

@@ -57,6 +57,12 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
 
 export const RECIPES = Object.keys(RECIPE_TOOLS);
 
+/** SPEC-070's discuss updates "only the targeted discipline": it is launched with one, or refused. */
+export const NEEDS_DISCIPLINE: readonly string[] = ['discuss'];
+
+/** The flags that launch `recipe` as Ralph would (every project the tests use has a backend discipline). */
+export const recipeFlags = (recipe: string, discipline = 'backend'): string[] => ['--recipe', recipe, ...(NEEDS_DISCIPLINE.includes(recipe) ? ['--discipline', discipline] : [])];
+
 /** In registry (spec table) order: how tools/list orders them. */
 export const inSpecOrder = (names: Iterable<string>): string[] => {
   const set = new Set(names);
@@ -75,7 +81,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   delete_task: { id: 8 },
   set_task_status: { id: 5, status: 'done' },
   enrich_task: { id: 6, pseudocode: 'do it' },
-  add_task_comment: { task_id: 5, author: 'backend', body: 'hello' },
+  add_task_comment: { task_id: 5, body: 'hello' },
   update_task_comment: { task_id: 1, comment_id: 1, body: 'edited' },
   delete_task_comment: { task_id: 1, comment_id: 1 },
   list_features: {},

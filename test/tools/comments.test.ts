@@ -15,12 +15,12 @@ describe('add_task_comment', () => {
   const ctx = useSession();
 
   test('writes the comment with an RFC 3339 UTC created stamp', async () => {
-    const r = await ctx.s.ok('add_task_comment', { task_id: 5, author: 'backend', body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' });
+    const r = await ctx.s.ok('add_task_comment', { task_id: 5, body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' });
     const c = commentRow(ctx.p, r.comment.id)!;
     assert.ok(c, 'the row exists');
     assert.equal(c.id, 5, 'the next rowid after the 4 seeded comments');
     assert.equal(c.task_id, 5);
-    assert.equal(c.author, 'backend');
+    assert.equal(c.author, 'agent', 'signed by the server: a full-suite session has no discipline');
     assert.equal(c.body, 'Use the porter tokenizer.');
     assert.equal(c.discipline, 'backend');
     assert.equal(c.priority, 'high');
@@ -34,7 +34,7 @@ describe('add_task_comment', () => {
 
   test('discipline and priority are optional; comments on any status of task are fine', async () => {
     const before = count(ctx.p);
-    const r = await ctx.s.ok('add_task_comment', { task_id: 1, author: 'human', body: '  Reopen if the migration fails on Windows.  ' });
+    const r = await ctx.s.ok('add_task_comment', { task_id: 1, body: '  Reopen if the migration fails on Windows.  ' });
     const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.discipline, null);
     assert.equal(c.priority, null);
@@ -49,19 +49,19 @@ describe('add_task_comment', () => {
   });
 
   test('unknown task or discipline is not_found', async () => {
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 99, author: 'human', body: 'x' }, 'not_found');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', discipline: 'devops' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 99, body: 'x' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', discipline: 'devops' }, 'not_found');
   });
 
   test('schema violations are invalid_argument', async () => {
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: '' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: '   ' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: '', body: 'x' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', priority: 'urgent' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x', created: '2020-01-01T00:00:00Z' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, author: 'human', body: 'x'.repeat(10_001) }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { author: 'human', body: 'x' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: '' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: '   ' }, 'invalid_argument');
+    // The author is the server's to say: a caller cannot sign as "human" (or anyone).
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', author: 'human' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', priority: 'urgent' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', created: '2020-01-01T00:00:00Z' }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x'.repeat(10_001) }, 'invalid_argument');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { body: 'x' }, 'invalid_argument');
   });
 });
 
@@ -110,7 +110,7 @@ describe('delete_task_comment', () => {
   });
 
   test('a new comment can be deleted too', async () => {
-    const a = await ctx.s.ok('add_task_comment', { task_id: 6, author: 'frontend', body: 'Draft note' });
+    const a = await ctx.s.ok('add_task_comment', { task_id: 6, body: 'Draft note' });
     assert.equal(count(ctx.p, 'task_id = 6'), 1);
     await ctx.s.ok('delete_task_comment', { task_id: 6, comment_id: a.comment.id });
     assert.equal(count(ctx.p, 'task_id = 6'), 0);
@@ -136,7 +136,7 @@ describe('comments in a task_execution session (--task 3)', () => {
   const ctx = useSession(['--recipe', 'task_execution', '--task', '3']);
 
   test('task_id defaults to the session task; agent_task_id and discipline come from the session', async () => {
-    const r = await ctx.s.ok('add_task_comment', { author: 'frontend', body: 'Form done; validation errors shown inline.' });
+    const r = await ctx.s.ok('add_task_comment', { body: 'Form done; validation errors shown inline.' });
     const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.task_id, 3);
     assert.equal(c.agent_task_id, 3);
@@ -145,13 +145,13 @@ describe('comments in a task_execution session (--task 3)', () => {
   });
 
   test('leaving a note on another task is allowed (and records the session task)', async () => {
-    const r = await ctx.s.ok('add_task_comment', { task_id: 4, author: 'frontend', body: 'Editor ready for e2e tests.' });
+    const r = await ctx.s.ok('add_task_comment', { task_id: 4, body: 'Editor ready for e2e tests.' });
     const c = commentRow(ctx.p, r.comment.id)!;
     assert.equal(c.task_id, 4);
     assert.equal(c.agent_task_id, 3);
   });
 
   test('an unknown discipline is still not_found', async () => {
-    await refused(ctx.s, ctx.p, 'add_task_comment', { author: 'frontend', body: 'x', discipline: 'nope' }, 'not_found');
+    await refused(ctx.s, ctx.p, 'add_task_comment', { body: 'x', discipline: 'nope' }, 'not_found');
   });
 });

@@ -188,7 +188,7 @@ describe('delete_discipline', () => {
 
   test('an unreferenced discipline is deleted; comments naming it keep their text', async () => {
     await ctx.s.ok('create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#123456' });
-    const c = await ctx.s.ok('add_task_comment', { task_id: 5, author: 'ops', body: 'Backups first.', discipline: 'ops' });
+    const c = await ctx.s.ok('add_task_comment', { task_id: 5, body: 'Backups first.', discipline: 'ops' });
     const r = await ctx.s.ok('delete_discipline', { name: 'ops' });
     assert.deepEqual(r, { deleted: 'ops' });
     assert.equal(disciplineRow(ctx.p, 'ops'), undefined);

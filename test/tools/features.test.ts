@@ -276,12 +276,12 @@ describe('append_feature_learning', () => {
   });
 
   test("'added' for a text that is only loosely similar (Jaccard <= 0.7)", async () => {
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Store quantities as integers', source: 'human' });
+    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Store quantities as integers', source: 'auto' });
     assert.equal(r.outcome, 'added');
     const ls = learnings(ctx.p, 'recipes');
     assert.equal(ls.length, 4);
     assert.equal(ls[3].text, 'Store quantities as integers');
-    assert.equal(ls[3].source, 'human');
+    assert.equal(ls[3].source, 'auto', 'an agent may lower its own trust, never raise it');
   });
 
   test("'duplicate' for a near-identical text: hit_count + 1, no new entry", async () => {

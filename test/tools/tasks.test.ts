@@ -345,7 +345,7 @@ describe('delete_task', () => {
   });
 
   test('deleting a leaf removes it and its comments', async () => {
-    const c = await ctx.s.ok('add_task_comment', { task_id: 8, author: 'human', body: 'Skipped: docs come later.' });
+    const c = await ctx.s.ok('add_task_comment', { task_id: 8, body: 'Skipped: docs come later.' });
     assert.equal(row(ctx.p, 'SELECT count(*) AS n FROM task_comments WHERE task_id = 8')!.n, 1);
     const r = await ctx.s.ok('delete_task', { id: 8 });
     assert.deepEqual(r, { deleted_id: 8, deleted_comments: 1 });

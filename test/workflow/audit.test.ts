@@ -77,7 +77,7 @@ describe('audit: opus_review --discipline backend --session-id audit-review', ()
     assert.deepEqual(scopeOf(await okRow(s, p, 'set_task_status', { id: 5, status: 'in_progress' })), who, 'a write that changed nothing is still a write call');
     assert.deepEqual(scopeOf(await okRow(s, p, 'skip_task', { id: 6, reason: 'Typeahead is out of scope' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'move_task_to_feature', { id: 5, feature: 'recipes' })), who);
-    assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 5, author: 'opus', body: 'Looks good' })), who);
+    assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 5, body: 'Looks good' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'update_task', { id: 5, priority: 'low' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'append_progress', { text: 'Reviewed the search feature' })), who);
   });
@@ -133,7 +133,7 @@ describe('audit: task_execution --task 4 --session-id audit-exec (discipline fro
     assert.deepEqual(await added(p, () => s.ok('get_dependency_details', {})), []);
     assert.deepEqual(await added(p, () => s.ok('get_feature_learnings', { feature_name: 'recipes' })), []);
     assert.deepEqual(scopeOf(await okRow(s, p, 'update_task_context', { hints: 'Use the data-testid attributes' })), who);
-    assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 4, author: 'quality', body: 'Starting' })), who);
+    assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 4, body: 'Starting' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'signal_abort', { reason: 'Cannot run a browser here' })), who);
   });
