@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { GOLDEN_DIR } from './helpers/env.js';
+import { GOLDEN_DIR, updateGolden } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
 import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, recipeFlags, inSpecOrder } from './helpers/spec.js';
@@ -14,7 +14,7 @@ import { GENERATIONS } from '../src/store/records.js';
  * test/golden/normalized/. A changed snapshot fails until it is deliberately regenerated with
  * `npm run test:update-golden` and reviewed as a diff.
  */
-const UPDATE = process.env.UPDATE_GOLDEN === '1';
+const UPDATE = updateGolden();
 const project = sampleProject();
 const sizes: string[] = [];
 

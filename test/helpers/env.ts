@@ -8,13 +8,37 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..',
 export const CLI = join(REPO, 'dist', 'ralph-mcp.js');
 export const GOLDEN_DIR = join(REPO, 'test', 'golden');
 
+/**
+ * Set by .ci/run. Under CI nothing may switch a test off: missing fixtures fail the run instead of
+ * skipping their tests, and UPDATE_GOLDEN (which makes every snapshot pass) fails it too.
+ */
+export const UNDER_CI = process.env.RALPH_CI === '1';
+
+function fixtureSkip(present: boolean, what: string, dir: string, variable: string): string | false {
+  if (present) return false;
+  if (UNDER_CI) throw new Error(`${what} not found in ${dir}: under CI (RALPH_CI=1) every fixture test must run; put them there or set ${variable}`);
+  return `${what} not found in ${dir} (set ${variable}); skipping`;
+}
+
+/** UPDATE_GOLDEN=1 rewrites the snapshots instead of checking them: never under CI. */
+export function updateGolden(): boolean {
+  if (process.env.UPDATE_GOLDEN !== '1') return false;
+  if (UNDER_CI) throw new Error('UPDATE_GOLDEN=1 under CI (RALPH_CI=1): snapshots are checked there, never rewritten');
+  return true;
+}
+
 /** Ralph's real databases live in ../shared (never copied into this repo); RALPH_FIXTURES overrides. */
 export const FIXTURES_DIR = process.env.RALPH_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days');
 export const FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db'] as const;
 export const fixturesPresent = (): boolean => FIXTURES.every((f) => existsSync(join(FIXTURES_DIR, f)));
-export const FIXTURE_SKIP = fixturesPresent() ? false : `fixtures not found in ${FIXTURES_DIR} (set RALPH_FIXTURES); skipping`;
+export const FIXTURE_SKIP = fixtureSkip(fixturesPresent(), "Ralph's legacy fixtures", FIXTURES_DIR, 'RALPH_FIXTURES');
 
 /** The databases Ralph's generator wrote at its head (the normalized generation); RALPH_HEAD_FIXTURES overrides. */
 export const HEAD_FIXTURES_DIR = process.env.RALPH_HEAD_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days-head');
 export const HEAD_FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db', '05-desktop-templates.db'] as const;
-export const HEAD_FIXTURE_SKIP = HEAD_FIXTURES.every((f) => existsSync(join(HEAD_FIXTURES_DIR, f))) ? false : `head fixtures not found in ${HEAD_FIXTURES_DIR} (set RALPH_HEAD_FIXTURES); skipping`;
+export const HEAD_FIXTURE_SKIP = fixtureSkip(
+  HEAD_FIXTURES.every((f) => existsSync(join(HEAD_FIXTURES_DIR, f))),
+  "Ralph head's fixtures",
+  HEAD_FIXTURES_DIR,
+  'RALPH_HEAD_FIXTURES',
+);

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { FIXTURE_SKIP, FIXTURES, FIXTURES_DIR, REPO } from '../helpers/env.js';
+import { FIXTURE_SKIP, FIXTURES, FIXTURES_DIR, HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from '../helpers/env.js';
 import {
   counts,
   generationOf,
@@ -21,12 +21,9 @@ import {
   type SignalComment,
 } from '../helpers/ralphRead.js';
 
-/** Ralph head's own fixtures (normalized schema); never copied into this repo. RALPH_HEAD_FIXTURES overrides. */
-const HEAD_DIR = process.env.RALPH_HEAD_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days-head');
-const HEAD_FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db', '05-desktop-templates.db'] as const;
-const HEAD_SKIP = HEAD_FIXTURES.every((f) => existsSync(join(HEAD_DIR, f)))
-  ? false
-  : `head fixtures not found in ${HEAD_DIR} (set RALPH_HEAD_FIXTURES); skipping`;
+/** Ralph head's own fixtures (normalized schema); never copied into this repo. */
+const HEAD_DIR = HEAD_FIXTURES_DIR;
+const HEAD_SKIP = HEAD_FIXTURE_SKIP;
 
 // Every test works on its own copy: the helpers open read-only, but breaking rules needs writes, and even a
 // read-only open of a WAL database leaves -wal/-shm files next to it.

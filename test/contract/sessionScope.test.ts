@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import type { Project } from '../../src/project.js';
+import { contract, openInProc } from './harness.js';
+import { unchanged } from './support.js';
+import { query } from '../helpers/project.js';
+
+/**
+ * A session's scope is fixed by its launch (or its claim) and only ever narrows: its own writes
+ * cannot widen it, a write that fails leaves it as it was, and the most restrictive override applies.
+ * On both generations, in-process through the server's call path.
+ */
+
+/** Sets a discipline's overrides as stored (any text: tests plant malformed values too). */
+function setOverrides(project: Project, discipline: string, raw: string | null): void {
+  const s = openInProc(project, {});
+  try {
+    s.store.ensureOwnTables();
+    s.store.write(() => s.store.writeToolOverrides(discipline, raw));
+  } finally {
+    s.close();
+  }
+}
+
+/** Runs SQL on the project's database as another process would (test setup only). */
+function sql(project: Project, text: string): void {
+  const db = new Database(project.dbPath);
+  try {
+    db.exec(text);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Makes the COMMIT of any transaction that records an `ok` call of `tool` fail: the audit row inserts
+ * a child whose deferred foreign key has no parent, which SQLite checks only at commit (as a full
+ * disk or an I/O error would fail it there).
+ */
+function failCommitOf(project: Project, tool: string): void {
+  sql(
+    project,
+    `CREATE TABLE test_parent (id INTEGER PRIMARY KEY);
+     CREATE TABLE test_child (parent INTEGER REFERENCES test_parent(id) DEFERRABLE INITIALLY DEFERRED);
+     CREATE TRIGGER test_fail_commit AFTER INSERT ON ralph_mcp_audit WHEN NEW.tool = '${tool}' AND NEW.outcome = 'ok'
+     BEGIN INSERT INTO test_child (parent) VALUES (424242); END;`,
+  );
+}
+
+contract('session scope cannot drift', (env) => {
+  const status = (p: Project, id: number) => query<{ status: string }>(p, `SELECT status FROM ${env.generation === 'legacy' ? 'tasks' : 'runtime_tasks'} WHERE id = ?`, id)[0]?.status;
+
+  test('a task session keeps its launch feature when it moves its own task', () => {
+    const s = env.open({ recipe: 'opus_review', task: '5' }); // task 5 is in search
+    assert.equal(s.ok('move_task_to_feature', { feature: 'auth' }).changed, true);
+    unchanged(s, () => {
+      for (const [name, args] of [
+        ['update_feature', { name: 'auth', description: 'widened' }],
+        ['append_feature_learning', { feature_name: 'auth', text: 'Tokens rotate hourly' }],
+      ] as const) {
+        const err = s.fail(name, args);
+        assert.equal(err.code, 'out_of_scope', name);
+        assert.match(err.message, /search/, `${name} names the launch feature`);
+      }
+    });
+    // Its own feature still defaults and is still writable.
+    assert.equal(s.ok('append_feature_learning', { text: 'Rank title matches first in search' }).learning_count > 0, true);
+    assert.equal(s.ok('move_task_to_feature', { feature: 'search' }).changed, true);
+  });
+
+  test('a claim whose COMMIT fails leaves the session holding nothing', () => {
+    const p = env.sample();
+    const warm = env.open({ recipe: 'yap' }, p);
+    warm.ok('set_task_status', { id: 6, status: 'draft' }); // our tables exist before the trigger is planted
+    failCommitOf(p, 'claim_next_task');
+    const s = env.open({ recipe: 'worker' }, p);
+    const err = s.fail('claim_next_task', {});
+    assert.notEqual(err.code, 'ok');
+    assert.equal(status(p, 5), 'pending', 'the claim rolled back');
+    assert.equal(s.plan.scope.taskId, null, 'the session holds no task');
+    assert.equal(s.plan.scope.claimed, false);
+    unchanged(s, () => {
+      const refused = s.fail('set_task_status', { id: 5, status: 'done' });
+      assert.equal(refused.code, 'out_of_scope', 'the task another worker may claim stays out of reach');
+    });
+    sql(p, 'DROP TRIGGER test_fail_commit');
+    assert.equal(s.ok('claim_next_task', {}).task.id, 5);
+    assert.equal(s.plan.scope.taskId, 5);
+  });
+
+  test('an audit row commits with its write or neither does', () => {
+    const p = env.sample();
+    const warm = env.open({ recipe: 'yap' }, p);
+    warm.ok('set_task_status', { id: 6, status: 'draft' });
+    failCommitOf(p, 'create_task');
+    const before = query<{ n: number }>(p, "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'")[0]!.n;
+    const s = env.open({ recipe: 'yap' }, p);
+    unchanged(s, () => assert.notEqual(s.fail('create_task', { title: 'Never lands', feature: 'search', discipline: 'backend' }).code, 'ok'));
+    assert.equal(query<{ n: number }>(p, "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'")[0]!.n, before);
+  });
+
+  test('--discipline on a task of another discipline keeps what the task\'s discipline removes', () => {
+    const p = env.sample();
+    setOverrides(p, 'frontend', JSON.stringify({ additional_disabled: ['append_learning'] }));
+    const own = env.open({ recipe: 'task_execution', task: '3' }, p);
+    assert.ok(!own.toolNames().includes('append_learning'));
+    const flagged = env.open({ recipe: 'task_execution', task: '3', discipline: 'backend' }, p);
+    assert.ok(!flagged.toolNames().includes('append_learning'), 'the flag restores nothing');
+    assert.throws(() => flagged.call('append_learning', { text: 'x' }), /Unknown tool: append_learning/);
+  });
+
+  test('a claim narrows a worker to what the claimed task\'s discipline allows, and never widens it again', () => {
+    const p = env.sample();
+    setOverrides(p, 'backend', JSON.stringify({ additional_disabled: ['append_learning'] }));
+    const s = env.open({ recipe: 'worker' }, p);
+    assert.ok(s.toolNames().includes('append_learning'), 'no discipline yet: nothing removed');
+    const claimed = s.ok('claim_next_task', {});
+    assert.equal(claimed.task.discipline, 'backend');
+    assert.ok(!s.toolNames().includes('append_learning'));
+    assert.throws(() => s.call('append_learning', { text: 'x' }), /Unknown tool: append_learning/);
+    assert.equal(s.plan.scope.discipline, 'backend', 'comments are signed as the claimed task\'s discipline');
+    s.ok('set_task_status', { status: 'done' });
+    s.ok('claim_next_task', {}); // whatever comes next (or nothing): the removal stays
+    assert.ok(!s.toolNames().includes('append_learning'));
+  });
+
+  test('overrides that cannot be read refuse the claim and change nothing', () => {
+    const p = env.sample();
+    setOverrides(p, 'backend', JSON.stringify({ disabled_tools: ['append_learning'] }));
+    const s = env.open({ recipe: 'worker' }, p);
+    unchanged(s, () => {
+      const err = s.fail('claim_next_task', {});
+      assert.equal(err.code, 'conflict');
+      assert.match(err.message, /unknown key\(s\) "disabled_tools"/);
+    });
+    assert.equal(s.plan.scope.taskId, null);
+  });
+
+  test('a launch refuses overrides with an unknown key, and discuss without a discipline', () => {
+    const p = env.sample();
+    setOverrides(p, 'backend', JSON.stringify({ additional_disabled: [], disabled_tools: ['delete_task'] }));
+    assert.throws(() => openInProc(p, { recipe: 'yap', discipline: 'backend' }), /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/);
+    assert.throws(() => openInProc(env.sample(), { recipe: 'discuss' }), /recipe discuss changes one discipline and none was given; pass --discipline NAME/);
+  });
+});
