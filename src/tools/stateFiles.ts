@@ -52,8 +52,8 @@ function readTool(which: Which, name: string, title: string, description: string
 }
 
 export const appendLearning = appendTool('learnings', 'append_learning', 'Append to learnings.txt', 'Append a timestamped lesson for all future sessions to .ralph/learnings.txt.');
-export const readLearnings = readTool('learnings', 'read_learnings', 'Read learnings.txt', `Read .ralph/learnings.txt, whole or its last N entries (at most its last ${MAX_READ_BYTES / 1024} KiB: truncated says when older entries were left out).`);
+export const readLearnings = readTool('learnings', 'read_learnings', 'Read learnings.txt', `Read .ralph/learnings.txt, whole or its last N entries (last ${MAX_READ_BYTES / 1024} KiB max).`);
 export const appendProgress = appendTool('progress', 'append_progress', 'Append to progress.txt', 'Append a timestamped entry to .ralph/progress.txt (what was done, what is next).');
-export const readProgress = readTool('progress', 'read_progress', 'Read progress.txt', `Read .ralph/progress.txt, whole or its last N entries (at most its last ${MAX_READ_BYTES / 1024} KiB: truncated says when older entries were left out).`);
+export const readProgress = readTool('progress', 'read_progress', 'Read progress.txt', `Read .ralph/progress.txt, whole or its last N entries (last ${MAX_READ_BYTES / 1024} KiB max).`);
 
 export const STATE_TOOLS = [appendLearning, readLearnings, appendProgress, readProgress];
