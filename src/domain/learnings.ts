@@ -1,3 +1,5 @@
+import { collapseSpacedLetters, foldForMatching } from './lookalikes.js';
+
 /**
  * Feature learnings, deduplicated as Ralph does.
  *
@@ -95,7 +97,8 @@ export function truncateLearning(text: string): string {
  * What sanitizing changed, as reported to the agent (`sanitized` in the tool result):
  * - instructions: instruction-like text ("ignore all previous instructions", "you are now", a line
  *   starting "system:") wrapped in a visible marker, `[neutralised: …]`
- * - markup: role and control markup (`<system>`, `</system>`, `<|im_start|>`, `[INST]`, `<<SYS>>`)
+ * - markup: role and control markup (`<system>`, `</system>`, `<|im_start|>`, `[INST]`, `<<SYS>>`,
+ *   Gemma's `<start_of_turn>`)
  *   defanged: its brackets replaced by look-alikes (‹system›, ⟦INST⟧) that no chat template parses
  * - invisible: invisible format and control characters removed (zero-width spaces, bidi overrides,
  *   terminal escapes), which could hide a pattern from the checks below or the text from a reviewer
@@ -103,6 +106,9 @@ export function truncateLearning(text: string): string {
  * - length: cut to the maximum length
  * Look-alike spellings (fullwidth ＜ｓｙｓｔｅｍ＞, ｉｇｎｏｒｅ …) are caught too: when the text's NFKC
  * form would be changed and the text itself would not, the NFKC form is what gets sanitised and stored.
+ * Then the same patterns are matched on folded views of the result (lookalikes.ts: combining marks
+ * dropped, Cyrillic/Greek look-alikes read as Latin, case folded, s_p_a_c_e_d letters joined), and what
+ * they find is wrapped in the marker in the text as written (counted as instructions or markup).
  */
 export type SanitizeChange = 'instructions' | 'markup' | 'invisible' | 'shouting' | 'length';
 export const SANITIZE_CHANGES: readonly SanitizeChange[] = ['instructions', 'markup', 'invisible', 'shouting', 'length'];
@@ -135,6 +141,12 @@ const INSTRUCTION_RES: RegExp[] = [
   new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}(?:previous|prior|above|preceding|foregoing)\b`, 'giu'),
   // "ignore all instructions", "forget any rules"
   new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:all|any|every)\s+(?:(?:the|your|of|these|those)\s+){0,2}${OVERRIDE_NOUN}\b`, 'giu'),
+  // Role words in brackets, as some chat formats and jailbreaks write turns: [system], [/assistant],
+  // [SYSTEM_PROMPT] (Mistral); in parentheses only the roles no lesson names that way, (system), (assistant).
+  /\[\s*\/?\s*(?:system(?:[ _]?prompt)?|assistant|user|human|developer|sys)\s*\]/giu,
+  /\(\s*(?:system|assistant|developer)\s*\)/giu,
+  // Alpaca-style blocks anywhere in a line: "### Instruction", "### Response", "### Input".
+  /#{3}[ \t]*(?:instructions?|response|input)\b/giu,
   /\bforget\s+everything\b/giu,
   /\byou\s+are\s+now\b/giu,
   /\bnew\s+instructions\b/giu,
@@ -148,7 +160,7 @@ const INSTRUCTION_RES: RegExp[] = [
 /** Role and control markup: chat-template tags and special tokens. */
 const MARKUP_RES: RegExp[] = [
   // <system>, </system>, <system-reminder>, <assistant name="x">; not <user-card> or <users>.
-  /<\s*\/?\s*(?:system(?:[-_]reminder)?|instructions?|assistant|user|human|developer|tool(?:_call|_result|_use)?|function_calls?|im_start|im_end)(?:\s[^<>]{0,200})?\/?\s*>/giu,
+  /<\s*\/?\s*(?:system(?:[-_]reminder)?|instructions?|assistant|user|human|developer|tool(?:_call|_result|_use)?|function_calls?|im_start|im_end|start_of_turn|end_of_turn)(?:\s[^<>]{0,200})?\/?\s*>/giu,
   /<\|[^<>|\n]{1,40}\|>/gu,
   /\[\s*\/?\s*INST\s*\]/giu,
   /<<\s*\/?\s*SYS\s*>>/giu,
@@ -224,6 +236,9 @@ export function sanitizeAgentText(input: string, maxChars: number = MAX_LEARNING
       for (const c of folded.changes) changes.add(c);
     }
   }
+  const lookalikes = neutraliseLookalikes(text);
+  text = lookalikes.text;
+  for (const c of lookalikes.changes) changes.add(c);
   const chars = [...text.trim()];
   if (chars.length > maxChars) {
     text = chars.slice(0, maxChars).join('').trimEnd();
@@ -252,6 +267,72 @@ function neutralisePatterns(input: string): { text: string; changes: SanitizeCha
     }
   }
   return { text, changes };
+}
+
+interface Span {
+  from: number;
+  to: number;
+  kind: SanitizeChange;
+}
+
+/**
+ * The patterns, matched on folded views of `text` (lookalikes.ts), as spans of `text` itself. Spans that
+ * touch an existing marker are left out: what is marked was handled (and folding the marker's own words
+ * would find them again).
+ */
+function lookalikeSpans(text: string): Span[] {
+  const markers = [...text.matchAll(MARKER_RE)].map((m) => [m.index!, m.index! + m[0].length] as const);
+  const asWritten = foldForMatching(text);
+  const asCapital = foldForMatching(text, 'as-capital');
+  const folds = asCapital.text === asWritten.text ? [asWritten] : [asWritten, asCapital];
+  const spans: Span[] = [];
+  for (const view of folds.flatMap((f) => [f, collapseSpacedLetters(f)])) {
+    const kinds: [RegExp, SanitizeChange][] = [...MARKUP_RES.map((re): [RegExp, SanitizeChange] => [re, 'markup']), ...INSTRUCTION_RES.map((re): [RegExp, SanitizeChange] => [re, 'instructions'])];
+    for (const [re, kind] of kinds) {
+      for (const m of view.text.matchAll(re)) {
+        let s = m.index!;
+        let e = s + m[0].length;
+        while (s < e && /\s/u.test(view.text[s]!)) s++;
+        while (e > s && /\s/u.test(view.text[e - 1]!)) e--;
+        if (s === e) continue;
+        const span = { from: view.from[s]!, to: view.to[e - 1]!, kind };
+        if (!markers.some(([a, b]) => span.from < b && span.to > a)) spans.push(span);
+      }
+    }
+  }
+  return spans;
+}
+
+/**
+ * What only a look-alike spelling hid: each span found on a folded view is wrapped in the marker in the
+ * text as written (defanged inside), line by line, so that a marker never holds a line break.
+ */
+function neutraliseLookalikes(text: string): { text: string; changes: SanitizeChange[] } {
+  const spans = lookalikeSpans(text).sort((a, b) => a.from - b.from || b.to - a.to);
+  if (spans.length === 0) return { text, changes: [] };
+  const merged: Span[] = [];
+  const changes = new Set<SanitizeChange>();
+  for (const sp of spans) {
+    changes.add(sp.kind);
+    const prev = merged[merged.length - 1];
+    if (prev && sp.from < prev.to) prev.to = Math.max(prev.to, sp.to);
+    else merged.push({ ...sp });
+  }
+  let out = text;
+  for (const { from, to } of merged.reverse()) {
+    const wrapped = out
+      .slice(from, to)
+      .split('\n')
+      .map((line) => {
+        const body = line.trim();
+        if (body === '') return line;
+        const lead = line.slice(0, line.indexOf(body));
+        return `${lead}${NEUTRALISED_OPEN}${defang(body)}]${line.slice(lead.length + body.length)}`;
+      })
+      .join('\n');
+    out = out.slice(0, from) + wrapped + out.slice(to);
+  }
+  return { text: out, changes: SANITIZE_CHANGES.filter((c) => changes.has(c)) };
 }
 
 /** A feature learning's text: sanitised and cut to MAX_LEARNING_CHARS. */

@@ -1,5 +1,7 @@
-import { closeSync, constants, fstatSync, ftruncateSync, openSync, readFileSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import { ToolError } from '../errors.js';
+import { labelName } from './quote.js';
+import { openInProject, readTailInProject, UnsafeFileError } from './safeOpen.js';
 
 /**
  * `.ralph/learnings.txt` and `.ralph/progress.txt`: plain text that Ralph and agents append to.
@@ -8,12 +10,27 @@ import { ToolError } from '../errors.js';
  * Each entry goes out in ONE write(2) on a file opened with O_APPEND: the kernel positions every such
  * write at the current end of file under the inode lock, so two sessions appending at once never
  * interleave inside an entry. Entries are capped (see MAX_ENTRY_CHARS) so one entry is one write.
+ *
+ * Both files are opened through safeOpen: a link, a FIFO or a directory in their place, or a `.ralph` that
+ * leads out of the project, is refused (io_error) and nothing is written. Reads take at most the last
+ * MAX_READ_BYTES of a file.
  */
 
 export const MAX_ENTRY_CHARS = 8000;
+/**
+ * What one read returns at most: 256 KiB, about 30 full-size entries (8000 characters) or hundreds of
+ * usual ones, and still a fraction of a model's context. A larger file is read from its end: the newest
+ * entries are the ones an agent needs.
+ */
+export const MAX_READ_BYTES = 256 * 1024;
 const HEADER_RE = /^## \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/;
 
-export function formatEntry(text: string, stamp: string, who: string): string {
+/**
+ * `who` names the writer (recipe, discipline), `taskId` its task. Names come from the project (a
+ * discipline is any string a person or Ralph stored): each one that is not a plain name is JSON-quoted
+ * (labelName), so no name can put a line break, a control character or a fake part into the header.
+ */
+export function formatEntry(text: string, stamp: string, who: string | readonly string[], taskId: number | null = null): string {
   // A line in the text that looks like a header would split the entry when read back: indent it.
   const body = text
     .replace(/\r\n?/g, '\n')
@@ -21,7 +38,10 @@ export function formatEntry(text: string, stamp: string, who: string): string {
     .split('\n')
     .map((l) => (HEADER_RE.test(l) ? ` ${l}` : l))
     .join('\n');
-  return `## ${stamp} · ${who}\n${body}\n\n`;
+  const parts = (typeof who === 'string' ? [who] : who).map(labelName);
+  if (taskId !== null) parts.push(`task #${taskId}`);
+  const label = parts.join(' · ');
+  return `## ${stamp} · ${label}\n${body}\n\n`;
 }
 
 /**
@@ -37,11 +57,24 @@ function needsLeadingNewline(fd: number): boolean {
   return last[0] !== 0x0a;
 }
 
-export function appendEntry(file: string, entry: string): number {
+/** A refusal of safeOpen as the tool error agents get: io_error, naming the file and what is wrong. */
+export function toStateFileError(err: unknown, verb: 'append to' | 'read', file: string): ToolError {
+  if (err instanceof UnsafeFileError) {
+    return new ToolError('io_error', `could not ${verb} ${file}: it ${err.problem}; nothing was ${verb === 'read' ? 'read' : 'written'}`, { file, reason: err.reason });
+  }
+  if (err instanceof ToolError) return err;
+  return new ToolError('io_error', `could not ${verb} ${file}: ${(err as Error).message}`);
+}
+
+export function appendEntry(root: string, file: string, entry: string): number {
   const buf = Buffer.from(entry, 'utf8');
   let fd: number | undefined;
   try {
-    fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, 0o644);
+    try {
+      fd = openInProject(root, file, 'append')!.fd;
+    } catch (err) {
+      throw toStateFileError(err, 'append to', file);
+    }
     const out = needsLeadingNewline(fd) ? Buffer.concat([Buffer.from('\n'), buf]) : buf;
     const written = writeSync(fd, out, 0, out.length);
     if (written !== out.length) {
@@ -54,6 +87,7 @@ export function appendEntry(file: string, entry: string): number {
     }
     return out.length;
   } catch (err) {
+    if (err instanceof ToolError) throw err;
     const e = err as NodeJS.ErrnoException;
     const why = e.code === 'ENOSPC' || e.code === 'EDQUOT' ? `the disk is full (${e.code}); nothing was written` : e.message;
     throw new ToolError('io_error', `could not append to ${file}: ${why}`);
@@ -75,24 +109,42 @@ function takeBack(fd: number, part: Buffer): boolean {
 
 export interface ReadResult {
   content: string;
+  /** Entries in the file; when it was cut (truncated), entries in the part that was read. */
   entry_count: number;
   returned_entries: number;
+  /** Present when the file is larger than MAX_READ_BYTES: only its end was read. */
+  truncated?: true;
+  /** With truncated: the bytes at the start of the file that were not returned. */
+  omitted_bytes?: number;
 }
 
-export function readEntries(file: string, last?: number): ReadResult {
-  let text: string;
+export function readEntries(root: string, file: string, last?: number, maxBytes = MAX_READ_BYTES): ReadResult {
+  let tail;
   try {
-    text = readFileSync(file, 'utf8');
+    tail = readTailInProject(root, file, maxBytes);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { content: '', entry_count: 0, returned_entries: 0 };
-    throw new ToolError('io_error', `could not read ${file}: ${(err as Error).message}`);
+    throw toStateFileError(err, 'read', file);
   }
+  if (!tail) return { content: '', entry_count: 0, returned_entries: 0 };
+  let text = tail.text;
+  let omitted = tail.omittedBytes;
+  if (omitted > 0) {
+    // The cut fell somewhere inside an entry: start at the first whole one (or, if the part read holds
+    // no header at all, at its first whole line).
+    const lines = text.split(/(?<=\n)/);
+    let at = lines.findIndex((l) => HEADER_RE.test(l));
+    if (at < 0) at = lines.length > 1 ? 1 : 0;
+    const dropped = lines.slice(0, at).join('');
+    text = text.slice(dropped.length);
+    omitted += Buffer.byteLength(dropped, 'utf8');
+  }
+  const cut = omitted > 0 ? { truncated: true as const, omitted_bytes: omitted } : {};
   const entries = splitEntries(text);
   if (last === undefined || last >= entries.length) {
-    return { content: text, entry_count: entries.length, returned_entries: entries.length };
+    return { content: text, entry_count: entries.length, returned_entries: entries.length, ...cut };
   }
-  const tail = entries.slice(entries.length - last);
-  return { content: tail.join(''), entry_count: entries.length, returned_entries: tail.length };
+  const picked = entries.slice(entries.length - last);
+  return { content: picked.join(''), entry_count: entries.length, returned_entries: picked.length, ...cut };
 }
 
 /**

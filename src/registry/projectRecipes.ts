@@ -1,6 +1,7 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';
 import { StartupError } from '../errors.js';
 import { schemaFile } from '../packageInfo.js';
 import type { Project } from '../project.js';
@@ -15,6 +16,9 @@ import { TOOL_NAMES } from './registry.js';
  */
 export const recipesFile = (project: Project): string => join(project.ralphDir, 'mcp', 'recipes.json');
 
+/** A recipes file is a few KiB; more than this is not a recipes file (and is not read into memory). */
+export const MAX_RECIPES_BYTES = 1024 * 1024;
+
 interface RecipeSpec {
   purpose?: string;
   allow?: string[];
@@ -23,10 +27,19 @@ interface RecipeSpec {
 
 export function loadRecipes(project: Project): readonly Recipe[] {
   const file = recipesFile(project);
-  if (!existsSync(file)) return RECIPES;
+  // Opened like the state files (safeOpen): a link, FIFO or directory in its place, or a `.ralph/mcp` that
+  // leads out of the project, fails the launch instead of being followed or blocking it.
+  let text: string | undefined;
+  try {
+    text = readWholeInProject(project.root, file, MAX_RECIPES_BYTES);
+  } catch (err) {
+    if (err instanceof UnsafeFileError) throw new StartupError(`${file}: refused: it ${err.problem}`);
+    throw new StartupError(`${file}: could not be read (${(err as Error).message})`);
+  }
+  if (text === undefined) return RECIPES;
   let doc: unknown;
   try {
-    doc = JSON.parse(readFileSync(file, 'utf8'));
+    doc = JSON.parse(text);
   } catch (err) {
     throw new StartupError(`${file}: not valid JSON (${(err as Error).message})`);
   }

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+import { quoteData } from '../domain/quote.js';
 import { ToolError } from '../errors.js';
 import type { ToolContext } from '../registry/types.js';
 import type { SessionPlan } from '../session/plan.js';
@@ -35,7 +36,8 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
   const recipePrompt: Prompt = {
     name: plan.recipe?.name ?? 'full_suite',
     title: plan.recipe ? `Recipe ${plan.recipe.name}` : 'Full tool suite',
-    description: plan.recipe?.purpose ?? 'Every ralph-mcp tool (debugging session).',
+    // A purpose may come from .ralph/mcp/recipes.json: quoted like any project text (domain/quote.ts).
+    description: plan.recipe ? `Recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}` : 'Every ralph-mcp tool (debugging session).',
   };
   return [
     {
@@ -98,7 +100,7 @@ export const escapeLineSeparators = (json: string): string => json.replace(/[\u2
 
 function recipeText(plan: SessionPlan): string {
   return [
-    plan.recipe ? `Session recipe ${plan.recipe.name}: ${plan.recipe.purpose}` : 'No recipe: the full tool suite (debugging).',
+    plan.recipe ? `Session recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}` : 'No recipe: the full tool suite (debugging).',
     '',
     'Tools in this session:',
     ...plan.tools.map((t) => `- ${t.def.name}: ${t.description}`),

@@ -51,11 +51,26 @@ function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Re
   return rows.length > room ? { resources, nextCursor: String(offset + resources.length) } : { resources };
 }
 
+/**
+ * A state file's text, read as the read_* tools read it (safeOpen: no links, no FIFOs, a bounded tail).
+ * A file cut to its end starts with a line of ours that says so, since a plain-text resource has no
+ * other field to say it. A refusal is a JSON-RPC error carrying the tool error's code and reason.
+ */
+function stateFileText(ctx: ToolContext, file: string): string {
+  try {
+    const r = readEntries(ctx.project.root, file);
+    return r.truncated ? `[ralph-mcp: ${r.omitted_bytes} earlier bytes of this file are not shown; the newest entries follow]\n${r.content}` : r.content;
+  } catch (err) {
+    if (err instanceof ToolError) throw Object.assign(new Error(err.message), { code: ErrorCode.InternalError, data: { code: err.code, ...err.details } });
+    throw err;
+  }
+}
+
 function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; text: string } {
   const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) });
   if (uri === 'ralph://project') return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
-  if (uri === 'ralph://progress') return { uri, mimeType: 'text/plain', text: readEntries(ctx.project.progressFile).content };
-  if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: readEntries(ctx.project.learningsFile).content };
+  if (uri === 'ralph://progress') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.progressFile) };
+  if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.learningsFile) };
   const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
   if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
   let key: string;

@@ -1,18 +1,21 @@
+import { quoteData } from '../domain/quote.js';
 import type { SessionPlan } from './plan.js';
 
-/** JSON-quoted, with U+2028/U+2029 escaped: a stored value stays one quoted string on one line. */
-const q = (v: string): string => JSON.stringify(v).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+/** A stored value as one JSON-quoted string on one line (controls, U+2028/9, format characters escaped). */
+const q = (v: string): string => quoteData(v, 300);
 
 /**
  * The `instructions` text of the initialize result, generated from the plan. It names only tools
  * this session can call (a prompt that names a missing tool is the coordination problem SPEC-070
- * exists to solve), and quotes every value that came from the database (titles are data, not orders).
+ * exists to solve), and quotes every value that came from the database (titles are data, not orders)
+ * or from the project's files: a recipe's purpose may come from `.ralph/mcp/recipes.json`.
  */
 export function buildInstructions(plan: SessionPlan): string {
   const lines: string[] = [];
   lines.push(`Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`);
   if (plan.generation === 'normalized') lines.push("A feature here is what Ralph calls a subsystem: tools keep the word feature; names match case-insensitively.");
-  if (plan.recipe) lines.push(`Session recipe: ${plan.recipe.name}: ${plan.recipe.purpose}`);
+  // Recipe names are checked against a pattern when recipes.json is loaded; purposes are free text.
+  if (plan.recipe) lines.push(`Session recipe: ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}`);
   else lines.push('Session recipe: none (full tool suite, for debugging).');
   // Names and statuses come from the database too (Ralph's UI, or a person, may have written anything
   // there): quoted like the titles, so no stored text reaches the instructions unquoted.

@@ -107,6 +107,9 @@ export const StateReadOut = z.object({
   content: str,
   entry_count: z.number().int(),
   returned_entries: z.number().int(),
+  /** Only the file's end was read (it is larger than the read bound); entry_count counts what was read. */
+  truncated: z.literal(true).optional(),
+  omitted_bytes: z.number().int().optional(),
 });
 
 export const StateAppendOut = z.object({ file: str, entry: str, bytes: z.number().int(), sanitized: z.array(z.string()).optional() });

@@ -1,0 +1,165 @@
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { dirname, isAbsolute, relative, sep } from 'node:path';
+
+/**
+ * Opening the files the server finds by a fixed name inside a project (`.ralph/learnings.txt`,
+ * `.ralph/progress.txt`, `.ralph/mcp/recipes.json`) without being led out of the project.
+ *
+ * A project directory is untrusted input: a cloned repository can carry `.ralph/progress.txt ->
+ * ~/.bashrc`, or a FIFO where a text file should be. So, for every such file:
+ * - its folder must resolve (realpath) inside the project root: `.ralph` itself may not be a link out;
+ * - the file is opened with O_NOFOLLOW (a symbolic link in its place is refused: ELOOP; a link inside the
+ *   project is refused too, since nothing legitimate needs one and "where does it point" is a race) and
+ *   O_NONBLOCK (opening a FIFO that has no writer returns at once instead of blocking the server);
+ * - `fstat` of the opened descriptor (not of the path: no race with a swap) must say "regular file";
+ * - on Linux the opened descriptor's own path (/proc/self/fd/N) is checked to be inside the project, which
+ *   closes the window between the folder check and the open (a folder swapped for a link meanwhile);
+ * - reads are bounded: at most `maxBytes`, either the file's tail or the whole file if it fits.
+ *
+ * Refusals are UnsafeFileError (with a reason), which callers turn into their own kind of error.
+ */
+
+export type UnsafeReason = 'symlink' | 'not_regular' | 'outside_project' | 'too_large';
+
+export class UnsafeFileError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: UnsafeReason,
+    /** What is wrong, as a predicate of the file: "is a symbolic link; …". */
+    readonly problem: string,
+  ) {
+    super(`${file} ${problem}`);
+    this.name = 'UnsafeFileError';
+  }
+}
+
+const inside = (root: string, p: string): boolean => {
+  const r = relative(root, p);
+  return r !== '' && !(r === '..' || r.startsWith(`..${sep}`) || isAbsolute(r));
+};
+
+/** realpath of `p`, or undefined if it does not exist. Other errors propagate. */
+function realOrAbsent(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * Refuses `file` unless its folder, followed through any links, lands inside `root`. A missing folder is
+ * no refusal (the open then fails with ENOENT, which the caller handles).
+ */
+function checkFolder(root: string, file: string): void {
+  const realRoot = realpathSync(root);
+  const folder = realOrAbsent(dirname(file));
+  if (folder !== undefined && folder !== realRoot && !inside(realRoot, folder)) {
+    throw new UnsafeFileError(file, 'outside_project', `lies in a folder that resolves to ${folder}, outside the project ${realRoot} (through a symbolic link)`);
+  }
+}
+
+/** After the open: what the descriptor really is. */
+function checkOpened(root: string, file: string, fd: number): number {
+  const st = fstatSync(fd);
+  if (!st.isFile()) {
+    const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file';
+    throw new UnsafeFileError(file, 'not_regular', `is ${kind}, not a regular file; refusing to use it (replace it with a plain text file)`);
+  }
+  // Linux names the opened file here; elsewhere (no /proc) the folder check before the open stands alone.
+  let opened: string | undefined;
+  try {
+    opened = readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    opened = undefined;
+  }
+  if (opened !== undefined && opened.startsWith('/') && !opened.endsWith(' (deleted)')) {
+    const realRoot = realpathSync(root);
+    if (!inside(realRoot, opened)) throw new UnsafeFileError(file, 'outside_project', `opened as ${opened}, outside the project ${realRoot}`);
+  }
+  return st.size;
+}
+
+export type OpenMode = 'read' | 'append';
+
+/**
+ * Opens `file` (an absolute path under `root`) as described above. 'read': read-only, undefined when the
+ * file does not exist. 'append': read-write, O_APPEND, created (0644) if missing. The caller closes the fd.
+ */
+export function openInProject(root: string, file: string, mode: OpenMode): { fd: number; size: number } | undefined {
+  checkFolder(root, file);
+  const flags =
+    (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  let fd: number;
+  try {
+    fd = openSync(file, flags, 0o644);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' && mode === 'read') return undefined;
+    // O_NOFOLLOW on a link (also a dangling one, which O_CREAT would otherwise create outside): ELOOP.
+    if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafeFileError(file, 'symlink', 'is a symbolic link; refusing to follow it (replace it with a plain text file)');
+    if (code === 'EISDIR') throw new UnsafeFileError(file, 'not_regular', 'is a directory, not a regular file; refusing to use it (replace it with a plain text file)');
+    if (code === 'ENXIO') throw new UnsafeFileError(file, 'not_regular', 'is a FIFO or socket, not a regular file; refusing to use it (replace it with a plain text file)');
+    throw err;
+  }
+  try {
+    return { fd, size: checkOpened(root, file, fd) };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** Reads up to `length` bytes at `position`, looping over short reads; stops early at end of file. */
+function readAt(fd: number, length: number, position: number): Buffer {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buf, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
+}
+
+export interface Tail {
+  /** The bytes read, decoded as UTF-8; when cut, starting at a character boundary. */
+  text: string;
+  /** The file's size when it was opened. */
+  fileBytes: number;
+  /** Bytes before `text` that were not read (0 when the whole file was read). */
+  omittedBytes: number;
+}
+
+/** The last `maxBytes` of the file (all of it if it is no larger), or undefined if it does not exist. */
+export function readTailInProject(root: string, file: string, maxBytes: number): Tail | undefined {
+  const opened = openInProject(root, file, 'read');
+  if (!opened) return undefined;
+  try {
+    const start = Math.max(0, opened.size - maxBytes);
+    let buf = readAt(opened.fd, Math.min(opened.size, maxBytes), start);
+    let skip = 0;
+    // A cut may fall inside a UTF-8 sequence: drop its continuation bytes (at most 3).
+    if (start > 0) while (skip < 3 && skip < buf.length && (buf[skip]! & 0xc0) === 0x80) skip++;
+    buf = buf.subarray(skip);
+    return { text: buf.toString('utf8'), fileBytes: opened.size, omittedBytes: start + skip };
+  } finally {
+    closeSync(opened.fd);
+  }
+}
+
+/** The whole file, refused (too_large) when it holds more than `maxBytes`; undefined if it does not exist. */
+export function readWholeInProject(root: string, file: string, maxBytes: number): string | undefined {
+  const opened = openInProject(root, file, 'read');
+  if (!opened) return undefined;
+  try {
+    if (opened.size > maxBytes) throw new UnsafeFileError(file, 'too_large', `is ${opened.size} bytes; at most ${maxBytes} are read`);
+    // One byte more than allowed tells a file that grew since fstat from one that did not.
+    const buf = readAt(opened.fd, maxBytes + 1, 0);
+    if (buf.length > maxBytes) throw new UnsafeFileError(file, 'too_large', `is over ${maxBytes} bytes; at most ${maxBytes} are read`);
+    return buf.toString('utf8');
+  } finally {
+    closeSync(opened.fd);
+  }
+}
