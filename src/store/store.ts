@@ -133,8 +133,10 @@ export interface CommentInsert {
 export interface CommentStore {
   /** Oldest first. */
   comments(taskId: number): Comment[];
-  /** The last n, oldest first. */
-  recentComments(taskId: number, n: number): Comment[];
+  /** The last n (of those with id < before, when given), oldest first. */
+  recentComments(taskId: number, n: number, before?: number): Comment[];
+  /** How many comments the task has (get_task pages them). */
+  commentCount(taskId: number): number;
   getComment(taskId: number, commentId: number): Comment | undefined;
   commentIds(taskId: number, limit: number): number[];
   /** Stamped now (RFC 3339 UTC). */

@@ -60,7 +60,7 @@ export const searchTasks = defineTool({
   title: 'Search tasks',
   category: 'tasks',
   description:
-    'Full-text search of tasks (title, description, hints, criteria, comments): title matches first, then the rest, best first. Finds related or duplicate work.',
+    'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
   input: z.strictObject({
     query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
     status: status.optional(),
