@@ -17,7 +17,7 @@ import { taskQuery } from './tasks.js';
  * back as ignored; a word shorter than `prefixMin` matches only as a whole word, since "a*" expands to
  * every word starting with a (seconds over 100,000 tasks).
  */
-export const QUERY_BOUNDS = { terms: 8, prefixMin: 3 } as const;
+export const QUERY_BOUNDS = { terms: 8, prefixMin: 4 } as const;
 
 /**
  * The caller's words, each quoted as an FTS5 string (with a prefix star from QUERY_BOUNDS.prefixMin

@@ -94,7 +94,7 @@ export function snippet(columns: readonly string[], terms: readonly { word: stri
  * filter that skips most matches): every row the queries visit checks the clock, and the search stops
  * with an error past it. better-sqlite3 has no progress handler, hence a SQL function.
  */
-export const SEARCH_BOUNDS = { window: 300, budgetMs: 75 } as const;
+export const SEARCH_BOUNDS = { window: 300, budgetMs: 60 } as const;
 
 /** How one generation joins a match to its task (for the filters) and reads the hits' rows. */
 export interface SearchShape {
@@ -168,7 +168,7 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
     if (err instanceof SearchBudgetExceeded) {
       throw new ToolError(
         'invalid_argument',
-        `search_tasks stopped at its time budget (${SEARCH_BOUNDS.budgetMs} ms a call): these words match too many tasks to rank in time. Search fewer, longer or rarer words (words of 3+ letters also match as prefixes; shorter ones only as whole words); nothing was changed`,
+        `search_tasks stopped at its time budget (${SEARCH_BOUNDS.budgetMs} ms a call): these words match too many tasks to rank in time. Search fewer, longer or rarer words (words of 4+ letters also match as prefixes; shorter ones only as whole words); nothing was changed`,
       );
     }
     throw err;
