@@ -83,7 +83,7 @@ describe('a launch without --recipe', () => {
           mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
           symlinkSync(outside, contextFile(p));
         },
-        /context\.json must be a regular file \(found a symbolic link\)/,
+        /context\.json is a symbolic link; refusing to follow it/,
       ],
       [
         'a FIFO',
@@ -91,9 +91,9 @@ describe('a launch without --recipe', () => {
           mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
           execFileSync('mkfifo', [contextFile(p)]);
         },
-        /context\.json must be a regular file \(found a FIFO\)/,
+        /context\.json is a FIFO( \(named pipe\))?,? (or socket, )?not a regular file/,
       ],
-      ['a directory', (p) => mkdirSync(contextFile(p), { recursive: true }), /context\.json must be a regular file \(found a directory\)/],
+      ['a directory', (p) => mkdirSync(contextFile(p), { recursive: true }), /context\.json is a directory, not a regular file/],
     ];
     for (const [, make, pattern] of shapes) {
       const p = sampleProject();

@@ -167,19 +167,24 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     spots: 2,
     why: 'WHERE fragments from filterSql(): fixed "column = @column" strings for a constant column list; values are bound',
   },
-  'src/store/legacy/search.ts searchSql': {
-    spots: 1,
-    why: 'the same fixed filter fragments as listSql (filterSql), each prefixed with AND, and the constant BM25/SNIPPET expressions; the FTS query is bound (@q)',
+  'src/store/legacy/tasks.ts filterSql': {
+    spots: 2,
+    why: 'fixed "column = @column" fragments for the constant FILTER_COLUMNS (keys ours, never input); the parameters are the bound values',
   },
+  'src/store/own/search.ts boundedSearch': {
+    spots: 4,
+    why: "the generation's constant join and its filter fragments (filterSql: fixed strings per filter key), each prefixed with AND, and the constant BM25 expressions; the FTS query and all values bound",
+  },
+  'src/store/own/search.ts TEXT_SQL': { spots: 1, why: 'the constant COLUMNS of our index and the constant SNIPPET_SCAN length, built at module load; ids bound' },
   'src/store/legacy/tasks.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/legacy/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/legacy/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/schema.ts ralphDdl': { spots: 1, why: "Ralph's DDL of one generation, read from the package's own schema/ralph-<generation>.sql (init, and the schema check's in-memory copy)" },
   'src/store/own/ddl.ts sqlOf': { spots: 1, why: "our tables' DDL, read from a file of the package's own schema/ folder named by a constant" },
   'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
-  'src/store/normalized/search.ts searchSql': {
-    spots: 1,
-    why: 'fixed filter fragments (normalized filterSql: constant strings per filter key) each prefixed with AND, the constant joins and BM25/SNIPPET expressions; values bound',
+  'src/store/normalized/sql.ts filterSql': {
+    spots: 2,
+    why: 'fixed fragments of the constant FILTERS per filter key (keys ours, never input); the parameters are the bound values',
   },
   'src/store/normalized/tasks.ts LIST_SQL': { spots: 1, why: 'one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound' },
   'src/store/normalized/tasks.ts DETAIL_SQL': { spots: 1, why: 'one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound' },

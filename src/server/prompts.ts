@@ -50,22 +50,59 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
   ];
 }
 
+/**
+ * What a brief may spend on comments (characters of their JSON): the task's own most recent comments,
+ * and, shared among its dependencies, theirs. Each comment body is cut to `body`. Comments past a budget
+ * are left out, and the brief says how many (a task may have any number of comments; 300 made a
+ * 3-million-character brief).
+ */
+export const BRIEF_BUDGET = { comments: 20_000, dependencyComments: 20_000, body: 4_000 } as const;
+
+type BriefComment = { author: string; created: string | null; body: string };
+const briefComment = (c: BriefComment): BriefComment => ({
+  author: c.author,
+  created: c.created,
+  body: c.body.length > BRIEF_BUDGET.body ? `${c.body.slice(0, BRIEF_BUDGET.body)}… (cut at ${BRIEF_BUDGET.body} of ${c.body.length} characters)` : c.body,
+});
+
+/** The most recent comments (given oldest first) that fit `budget`, oldest first; and what they cost. */
+function recentWithin<T>(items: readonly T[], budget: number): { kept: T[]; spent: number } {
+  const kept: T[] = [];
+  let spent = 0;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const cost = JSON.stringify(items[i]).length;
+    if (spent + cost > budget) break;
+    kept.unshift(items[i]!);
+    spent += cost;
+  }
+  return { kept, spent };
+}
+
 function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefined): string {
   const id = rawId === undefined || rawId === '' ? plan.scope.taskId : /^\d{1,15}$/.test(rawId) ? Number(rawId) : NaN;
   if (id === null) throw invalid('task_brief needs task_id: this session has no task');
   if (Number.isNaN(id)) throw invalid(`task_id must be a task id (a positive integer), got ${JSON.stringify(rawId)}`);
   let got;
   try {
-    got = getTask.handler({ id }, ctx);
+    got = getTask.handler({ id, comment_limit: 100 }, ctx);
   } catch (err) {
     if (err instanceof ToolError) throw invalid(err.message);
     throw err;
   }
   const details = getDependencyDetails.handler({ id, depth: 1 }, ctx);
+  let depBudget: number = BRIEF_BUDGET.dependencyComments;
   const deps = [
-    ...details.dependencies.map((d) => ({ id: d.id, title: d.title, status: d.status, output_artifacts: d.output_artifacts, comments: d.comments.map((c) => c.body) })),
+    ...details.dependencies.map((d) => {
+      const bodies = d.comments.map((c) => briefComment(c).body);
+      const { kept, spent } = recentWithin(bodies, depBudget);
+      depBudget -= spent;
+      const left = bodies.length - kept.length;
+      return { id: d.id, title: d.title, status: d.status, output_artifacts: d.output_artifacts, comments: kept, ...(left > 0 ? { older_comments_left_out: left } : {}) };
+    }),
     ...details.missing.map((mid) => ({ id: mid, status: 'missing: this task does not exist' })),
   ];
+  const own = recentWithin(got.comments.map(briefComment), BRIEF_BUDGET.comments).kept;
+  const leftOut = got.comment_count - own.length;
   const learnings = getFeatureLearnings.handler({ feature_name: got.task.feature }, ctx).learnings.map((l) => l.text);
   const enabled = new Set(plan.tools.map((t) => t.def.name));
   const reporting = REPORTING.filter(([tool]) => enabled.has(tool)).map(([tool, what]) => `- ${tool}: ${what}`);
@@ -79,8 +116,10 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     'The task:',
     data(got.task),
     '',
-    'Comments on it:',
-    data(got.comments.map((c) => ({ author: c.author, created: c.created, body: c.body }))),
+    leftOut > 0
+      ? `Comments on it (the ${own.length} most recent of ${got.comment_count}; ${leftOut} older left out, get_task pages them):`
+      : 'Comments on it:',
+    data(own),
     '',
     'What its dependencies produced:',
     data(deps),

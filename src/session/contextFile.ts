@@ -13,12 +13,13 @@ import { unknownNames } from './resolveTools.js';
  */
 const FIELDS = ['session_id', 'recipe', 'discipline', 'feature', 'task_id', 'disabled_tools'] as const;
 
-export function mergeContextFile(path: string, flags: SessionRequest): SessionRequest {
+/** `text`: the file's contents when the caller has read them already (the project's own context file). */
+export function mergeContextFile(path: string, flags: SessionRequest, text?: string): SessionRequest {
   const file = resolve(path);
   let doc: unknown;
-  const text = readContextText(file);
+  const source = text ?? readContextText(file);
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(source);
   } catch (err) {
     throw new StartupError(`${file}: not valid JSON (${(err as Error).message})`);
   }
@@ -64,7 +65,7 @@ export function mergeContextFile(path: string, flags: SessionRequest): SessionRe
 }
 
 /** A context file is a few hundred bytes; anything past this is not one. */
-const MAX_CONTEXT_BYTES = 64 * 1024;
+export const MAX_CONTEXT_BYTES = 64 * 1024;
 
 /**
  * The file's text, read without blocking on what is not a regular file (a FIFO would stall the

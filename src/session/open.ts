@@ -1,11 +1,11 @@
-import { lstatSync, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { StartupError } from '../errors.js';
 import { locateProject, type Project } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { openStore } from '../store/open.js';
 import type { RalphStore } from '../store/store.js';
-import { mergeContextFile } from './contextFile.js';
+import { MAX_CONTEXT_BYTES, mergeContextFile } from './contextFile.js';
+import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';
 import { buildSessionPlan, type SessionPlan, type SessionRequest } from './plan.js';
 
 export interface SessionOptions extends SessionRequest {
@@ -51,15 +51,17 @@ function describedSession(project: Project, opts: SessionOptions): SessionReques
   // registry), so it cannot be used to reach files. Paths an agent gives are checked by domain/paths.ts.
   if (opts.context) return mergeContextFile(opts.context, opts);
   const file = projectContextFile(project);
-  const found = lstatSync(file, { throwIfNoEntry: false });
-  if (!found) return opts;
+  let text: string | undefined;
+  try {
+    // A fixed name inside the project (a cloned repository may carry anything there): a regular file, never a link.
+    text = readWholeInProject(project.root, file, MAX_CONTEXT_BYTES);
+  } catch (err) {
+    if (err instanceof UnsafeFileError) throw new StartupError(`${err.message}; or launch with --context FILE`);
+    throw err;
+  }
+  if (text === undefined) return opts;
   if (opts.fromRalphEnv) {
     throw new StartupError(`${file} describes a session, and so does Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH); remove the stale one`);
   }
-  // A fixed name inside the project (a cloned repository may carry anything there): a regular file, never a link.
-  if (!found.isFile()) throw new StartupError(`${file} must be a regular file (found ${fileKind(found)}); remove it, or launch with --context FILE`);
-  return mergeContextFile(file, opts);
+  return mergeContextFile(file, opts, text);
 }
-
-const fileKind = (st: Stats): string =>
-  st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO' : st.isSocket() ? 'a socket' : 'a device';

@@ -50,3 +50,42 @@ export const numberArray = (text: unknown): number[] =>
     .filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
 
 export const toJson = (v: unknown): string => JSON.stringify(v);
+
+/**
+ * How many items of one stored list a read returns. Ralph (or anyone with SQL) may store lists of any
+ * length, far past the 100 items our inputs allow: reading 300,000 dependencies whole took seconds
+ * (parsing, one lookup per dependency, megabytes of answer). A read shows the first LIST_READ_MAX and
+ * says that it cut (Task.truncated_lists).
+ */
+export const LIST_READ_MAX = 1000;
+
+/** Above this many characters a JSON list is scanned item by item, only as far as needed. */
+const SCAN_FROM = 64 * 1024;
+/** One primitive array item and what follows it (a comma or the closing bracket). */
+const ITEM = /\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|true|false|null)\s*(,|\])/y;
+
+/**
+ * The first `max` items of a JSON array in text, and whether there were more. A long array of plain
+ * values (numbers, strings) is read only as far as needed; anything else is parsed whole, as
+ * parseJsonArray would (unreadable reads as empty).
+ */
+export function parseJsonArrayHead(text: unknown, max: number = LIST_READ_MAX): { items: unknown[]; more: boolean } {
+  if (typeof text === 'string' && text.length > SCAN_FROM) {
+    const open = /^\s*\[/.exec(text);
+    if (open) {
+      const items: unknown[] = [];
+      ITEM.lastIndex = open[0].length;
+      for (let m = ITEM.exec(text); m; m = ITEM.exec(text)) {
+        if (items.length === max) return { items, more: true };
+        items.push(JSON.parse(m[1]!));
+        if (m[2] === ']') return { items, more: false };
+      }
+    }
+  }
+  const all = parseJsonArray(text);
+  return { items: all.slice(0, max), more: all.length > max };
+}
+
+/** Task ids as numberArray reads them, from a list of items already parsed. */
+export const numbersOf = (items: unknown[]): number[] =>
+  items.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x)).filter((x): x is number => typeof x === 'number' && Number.isInteger(x));

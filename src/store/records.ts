@@ -34,6 +34,8 @@ export interface Task {
   enriched_at: string | null;
   /** normalized only (legacy has no templates): the template this task was pulled from, or null. */
   template?: { id: number; title: string } | null;
+  /** The lists stored longer than a read returns (json.ts LIST_READ_MAX): only their first items are here. */
+  truncated_lists?: string[];
 }
 
 /** What a session plan and scope checks need of a task: cheap to read on both generations. */
@@ -56,6 +58,8 @@ export interface TaskRow {
   depends_on: number[];
   /** normalized only: the template the task was pulled from, or null. */
   template_id?: number | null;
+  /** ['depends_on'] when more dependencies are stored than a read returns (json.ts LIST_READ_MAX). */
+  truncated_lists?: string[];
 }
 
 export interface Comment {

@@ -113,8 +113,11 @@ export interface TaskStore {
   /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are. */
   pickReadyTask(query: TaskQuery): { id: number; ready: number } | undefined;
   progressGroups(): ProgressGroup[];
-  /** Ranked full-text search (FTS5): brings our index up to date with every write first. */
-  searchTasks(ftsQuery: string, query: TaskQuery, limit: number): SearchHit[];
+  /**
+   * Ranked full-text search (FTS5): brings our index up to date with every write first. Title matches
+   * first; bounded (own/search.ts SEARCH_BOUNDS): `invalid_argument` past `budgetMs` (default there).
+   */
+  searchTasks(ftsQuery: string, query: TaskQuery, limit: number, budgetMs?: number): SearchHit[];
   completeTaskIds(prefix: string, limit: number): number[];
 }
 
@@ -130,8 +133,10 @@ export interface CommentInsert {
 export interface CommentStore {
   /** Oldest first. */
   comments(taskId: number): Comment[];
-  /** The last n, oldest first. */
-  recentComments(taskId: number, n: number): Comment[];
+  /** The last n (of those with id < before, when given), oldest first. */
+  recentComments(taskId: number, n: number, before?: number): Comment[];
+  /** How many comments the task has (get_task pages them). */
+  commentCount(taskId: number): number;
   getComment(taskId: number, commentId: number): Comment | undefined;
   commentIds(taskId: number, limit: number): number[];
   /** Stamped now (RFC 3339 UTC). */

@@ -1,5 +1,5 @@
 import type { Row } from '../db/database.js';
-import { numberArray, stringArray } from './json.js';
+import { numbersOf, parseJsonArrayHead } from './json.js';
 import type { Task } from './records.js';
 
 /**
@@ -10,8 +10,23 @@ import type { Task } from './records.js';
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
 export const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
 
+export const TASK_LISTS = ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'] as const;
+export type TaskList = (typeof TASK_LISTS)[number];
+
+/**
+ * A stored list read at most LIST_READ_MAX items deep (json.ts); `cut` collects the names of lists
+ * that held more.
+ */
+export function listHead(v: unknown, name: string, cut: string[]): unknown[] {
+  const { items, more } = parseJsonArrayHead(v);
+  if (more) cut.push(name);
+  return items;
+}
+const strings = (items: unknown[]): string[] => items.filter((x): x is string => typeof x === 'string');
+
 export function taskFromRow(r: Row, date: (v: unknown) => string | null = str): Task {
-  return {
+  const cut: string[] = [];
+  const task: Task = {
     id: Number(r.id),
     feature: String(r.feature),
     discipline: String(r.discipline),
@@ -19,19 +34,21 @@ export function taskFromRow(r: Row, date: (v: unknown) => string | null = str): 
     description: str(r.description),
     status: String(r.status),
     priority: str(r.priority),
-    tags: stringArray(r.tags),
-    depends_on: numberArray(r.depends_on),
+    tags: strings(listHead(r.tags, 'tags', cut)),
+    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
     blocked_by: str(r.blocked_by),
     created: date(r.created),
     updated: date(r.updated),
     completed: date(r.completed),
-    acceptance_criteria: stringArray(r.acceptance_criteria),
-    context_files: stringArray(r.context_files),
-    output_artifacts: stringArray(r.output_artifacts),
+    acceptance_criteria: strings(listHead(r.acceptance_criteria, 'acceptance_criteria', cut)),
+    context_files: strings(listHead(r.context_files, 'context_files', cut)),
+    output_artifacts: strings(listHead(r.output_artifacts, 'output_artifacts', cut)),
     hints: str(r.hints),
     estimated_turns: num(r.estimated_turns),
     provenance: str(r.provenance),
     pseudocode: str(r.pseudocode),
     enriched_at: str(r.enriched_at),
   };
+  if (cut.length > 0) task.truncated_lists = cut;
+  return task;
 }

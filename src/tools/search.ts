@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { invalid } from '../errors.js';
 import { READ, defineTool } from '../registry/types.js';
 import { LIMITS, status } from './fields.js';
+import { SEARCH_BOUNDS } from '../store/own/search.js';
 import { taskQuery } from './tasks.js';
 
 /**
@@ -11,13 +12,36 @@ import { taskQuery } from './tasks.js';
  */
 
 /**
- * The caller's words, each quoted as an FTS5 string with a prefix star: quotes, operators (AND, OR,
- * NEAR, -, *, :) and column filters in the query are searched as plain words, never interpreted.
+ * What one query may ask of the index (the cost of a search grows with its terms and with how many
+ * index words each prefix expands to): at most `terms` distinct words are searched, the rest reported
+ * back as ignored; a word shorter than `prefixMin` matches only as a whole word, since "a*" expands to
+ * every word starting with a (seconds over 100,000 tasks).
  */
-export function ftsQuery(query: string, mode: 'all' | 'any'): string | undefined {
-  const words = query.match(/[\p{L}\p{M}\p{N}_]+/gu);
-  if (!words) return undefined;
-  return words.map((w) => `"${w}"*`).join(mode === 'all' ? ' ' : ' OR ');
+export const QUERY_BOUNDS = { terms: 8, prefixMin: 4 } as const;
+
+/**
+ * The caller's words, each quoted as an FTS5 string (with a prefix star from QUERY_BOUNDS.prefixMin
+ * letters on): quotes, operators (AND, OR, NEAR, -, *, :) and column filters in the query are searched
+ * as plain words, never interpreted. Words are compared case-folded, as the index does, and deduplicated.
+ */
+export function ftsTerms(query: string): { terms: string[]; ignored: string[] } {
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  const ignored: string[] = [];
+  for (const w of query.match(/[\p{L}\p{M}\p{N}_]+/gu) ?? []) {
+    const key = w.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    (terms.length < QUERY_BOUNDS.terms ? terms : ignored).push(w);
+  }
+  return { terms, ignored };
+}
+
+export function ftsQuery(terms: readonly string[], mode: 'all' | 'any'): string | undefined {
+  if (terms.length === 0) return undefined;
+  // Array.from counts code points (a letter outside the BMP is one letter, as the tokenizer sees it).
+  const quoted = terms.map((w) => (Array.from(w).length >= QUERY_BOUNDS.prefixMin ? `"${w}"*` : `"${w}"`));
+  return quoted.join(mode === 'all' ? ' ' : ' OR ');
 }
 
 const Hit = z.object({
@@ -44,20 +68,32 @@ export const searchTasks = defineTool({
     discipline: z.string().max(LIMITS.name).optional(),
     limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
   }),
-  output: z.object({ results: z.array(Hit), matched: z.enum(['all', 'any', 'none']) }),
+  output: z.object({
+    results: z.array(Hit),
+    matched: z.enum(['all', 'any', 'none']),
+    /** Words past QUERY_BOUNDS.terms, not searched (absent when every word was). */
+    ignored_words: z.array(z.string()).optional(),
+  }),
   annotations: READ,
   handler(args, ctx) {
     const query = taskQuery(ctx, { status: args.status, feature: args.feature, discipline: args.discipline });
-    const all = ftsQuery(args.query, 'all');
+    const { terms, ignored } = ftsTerms(args.query);
+    const all = ftsQuery(terms, 'all');
     if (!all) throw invalid('query has no searchable words (letters or digits)');
-    const run = (q: string) => ctx.store.searchTasks(q, query, args.limit ?? 20);
+    // One time budget for the whole call: the any-word fallback gets what the all-word search left.
+    const started = performance.now();
+    const run = (q: string) => ctx.store.searchTasks(q, query, args.limit ?? 20, Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)));
     let results = run(all);
     let matched: 'all' | 'any' | 'none' = 'all';
-    if (results.length === 0) {
-      results = run(ftsQuery(args.query, 'any')!);
+    if (results.length === 0 && terms.length > 1) {
+      results = run(ftsQuery(terms, 'any')!);
       matched = results.length > 0 ? 'any' : 'none';
-    }
+    } else if (results.length === 0) matched = 'none';
     // bm25 is "lower is better" and negative; report a positive relevance, higher is better.
-    return { results: results.map((r) => ({ ...r, score: Math.round(-r.score * 1000) / 1000 })), matched };
+    return {
+      results: results.map((r) => ({ ...r, score: Math.round(-r.score * 1000) / 1000 })),
+      matched,
+      ...(ignored.length > 0 ? { ignored_words: ignored } : {}),
+    };
   },
 });

@@ -31,6 +31,8 @@ export const TaskOut = z.object({
   enriched_at: nstr,
   /** Ralph's current schema only (legacy has no templates): the template the task was pulled from. */
   template: z.object({ id: z.number().int(), title: str }).nullable().optional(),
+  /** Lists stored longer than a read returns (the first 1,000 items are shown); absent when none. */
+  truncated_lists: z.array(str).optional(),
 });
 
 export const TaskRowOut = z.object({
@@ -43,6 +45,7 @@ export const TaskRowOut = z.object({
   depends_on: z.array(z.number().int()),
   /** Ralph's current schema only: the template the task was pulled from. */
   template_id: z.number().int().nullable().optional(),
+  truncated_lists: z.array(str).optional(),
 });
 
 export const CommentOut = z.object({

@@ -60,23 +60,41 @@ export const listTasks = defineTool({
 
 // ---- get_task ------------------------------------------------------------------------------
 
+/**
+ * Comments a get_task answer holds: the most recent, a page at a time (a task may have any number;
+ * 300 of 10,000 characters made a 3-million-character answer). Older pages by `comments_before`.
+ */
+export const COMMENT_PAGE = { default: 20, max: 100 } as const;
+
 export const getTask = defineTool({
   name: 'get_task',
   title: 'Get task',
   category: 'tasks',
-  description: "One task in full: fields, comments (oldest first), each dependency's id, title and status, and questions still waiting for an answer.",
-  input: z.strictObject({ id: taskId() }),
+  description:
+    'One task in full: fields, recent comments (oldest first), dependencies (id, title, status), open questions',
+  input: z.strictObject({
+    id: taskId(),
+    comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
+    comments_before: z.number().int().positive().optional(),
+  }),
   output: z.object({
     task: TaskOut,
     comments: z.array(CommentOut),
+    /** All comments on the task, however many `comments` shows. */
+    comment_count: z.number().int(),
+    /** Pass as comments_before to get the page of older comments; null when there are none. */
+    older_comments_before: z.number().int().nullable(),
     dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
     open_questions: z.array(QuestionOut),
   }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
-  handler({ id }, ctx) {
+  handler({ id, comment_limit, comments_before }, ctx) {
     const task = loadTask(ctx, id);
-    const comments = ctx.store.comments(id);
+    const limit = comment_limit ?? COMMENT_PAGE.default;
+    // One more than asked: whether older comments remain, without counting them.
+    const page = ctx.store.recentComments(id, limit + 1, comments_before);
+    const comments = page.length > limit ? page.slice(1) : page;
     const dependencies = task.depends_on.map((dep) => {
       const r = ctx.store.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
@@ -85,7 +103,14 @@ export const getTask = defineTool({
       .questions(id)
       .filter((q) => q.answer === null)
       .map(({ task_id: _t, session_id: _s, ...q }) => q);
-    return { task, comments, dependencies, open_questions };
+    return {
+      task,
+      comments,
+      comment_count: ctx.store.commentCount(id),
+      older_comments_before: page.length > limit ? comments[0]!.id : null,
+      dependencies,
+      open_questions,
+    };
   },
 });
 

@@ -294,6 +294,13 @@ export const spawnSubtasks = defineTool({
       // A subtask that needs no sibling needs what the parent needed.
       const own = t.depends_on ?? [];
       const depends_on = [...new Set([...(inBatch.length === 0 ? parent.depends_on : []), ...own, ...inBatch])];
+      // The list is built here, from the parent's: it must keep the limit every caller's list keeps.
+      if (depends_on.length > LIMITS.listItems) {
+        throw conflict(
+          `tasks[${i}] would depend on ${depends_on.length} tasks (at most ${LIMITS.listItems}): ${inBatch.length === 0 ? `task ${parent.id}'s ${parent.depends_on.length} (inherited), ` : ''}${own.length} of its own, ${inBatch.length} earlier subtasks. ${inBatch.length === 0 ? `Give it \`after\` (an earlier subtask) so it inherits none, or shorten task ${parent.id}'s depends_on first` : 'Name fewer'}; nothing was created`,
+          { limit: LIMITS.listItems },
+        );
+      }
       try {
         ids.push(
           insertTask(ctx, {
@@ -330,6 +337,13 @@ function rewireDependents(ctx: ToolContext, parentId: number, newIds: readonly n
     const stored = store.dependencyItems(id);
     const isParent = (x: unknown) => (typeof x === 'number' || typeof x === 'string') && Number(x) === parentId;
     const next = [...(replace ? stored.filter((x) => !isParent(x)) : stored), lastId];
+    // Never write a list past the limit callers are held to (repeated splits would grow it by one each).
+    if (next.length > LIMITS.listItems) {
+      throw conflict(
+        `task ${id} depends on task ${parentId}; adding subtask #${lastId} would give it ${next.length} dependencies (at most ${LIMITS.listItems}). Shorten task ${id}'s depends_on (update_task), or pass skip_parent: true so the subtask replaces task ${parentId} there; nothing was created`,
+        { task_id: id, limit: LIMITS.listItems },
+      );
+    }
     checkDependsOn(store, id, numberArray(JSON.stringify(next)));
     store.writeDependencyItems(id, next);
   }

@@ -28,8 +28,11 @@ export function legacyComments(db: Db): CommentStore {
     comments(taskId) {
       return db.all('SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId).map(commentFromRow);
     },
-    recentComments(taskId, n) {
-      return db.all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id', taskId, n).map(commentFromRow);
+    recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
+      return db.all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id', taskId, before, n).map(commentFromRow);
+    },
+    commentCount(taskId) {
+      return db.get<{ n: number }>('SELECT count(*) AS n FROM task_comments WHERE task_id = ?', taskId)!.n;
     },
     getComment(taskId, commentId) {
       const row = db.get('SELECT * FROM task_comments WHERE id = ? AND task_id = ?', commentId, taskId);

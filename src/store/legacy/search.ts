@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit } from '../records.js';
-import { BM25, SNIPPET, syncSearchIndex, type SearchSource } from '../own/search.js';
+import { boundedSearch, type SearchShape, type SearchSource } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { filterSql } from './tasks.js';
 
@@ -12,29 +12,20 @@ const INDEX_ROWS = `
   FROM tasks t`;
 const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
-/**
- * With filters, every match is joined to its task to be filtered, then ranked. Without, the index
- * ranks alone and only the best `limit` are joined to their tasks (a common query matches thousands).
- */
-const searchSql = (q: TaskQuery) =>
-  filterSql(q).clauses.length === 0
-    ? `
-  SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, r.score, r.snippet
-  FROM (SELECT rowid, ${BM25} AS score, ${SNIPPET} AS snippet FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @q ORDER BY score LIMIT @limit) r
-  JOIN tasks t ON t.id = r.rowid
-  ORDER BY r.score`
-    : `
-  SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline,
-    ${BM25} AS score, ${SNIPPET} AS snippet
-  FROM ralph_mcp_search JOIN tasks t ON t.id = ralph_mcp_search.rowid
-  WHERE ralph_mcp_search MATCH @q ${filterSql(q, 't').clauses.map((c) => `AND ${c}`).join(' ')}
-  ORDER BY score LIMIT @limit`;
+/** A match joined to its task only when a filter needs the task's columns. */
+const shapeOf = (q: TaskQuery): SearchShape => {
+  const f = filterSql(q, 't');
+  return {
+    join: 'JOIN tasks t ON t.id = ralph_mcp_search.rowid',
+    filter: { clauses: f.clauses, params: f.params },
+    headsSql: 'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
+  };
+};
 
 export function legacySearch(db: Db) {
   return {
-    searchTasks(fts: string, q: TaskQuery, limit: number): SearchHit[] {
-      syncSearchIndex(db, SOURCE);
-      return db.all<SearchHit>(searchSql(q), { ...filterSql(q).params, q: fts, limit });
+    searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
+      return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
   };
 }

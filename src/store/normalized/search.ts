@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit } from '../records.js';
-import { BM25, SNIPPET, syncSearchIndex, type SearchSource } from '../own/search.js';
+import { boundedSearch, type SearchShape, type SearchSource } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 
@@ -16,31 +16,20 @@ const INDEX_ROWS = `
   FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`;
 const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
-/**
- * With filters, every match is joined to its task to be filtered, then ranked. Without, the index
- * ranks alone and only the best `limit` are joined to their tasks (a common query matches thousands).
- */
-const searchSql = (q: TaskQuery) =>
-  filterSql(q).clauses.length === 0
-    ? `
-  SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, r.score, r.snippet
-  FROM (SELECT rowid, ${BM25} AS score, ${SNIPPET} AS snippet FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @q ORDER BY score LIMIT @limit) r
-  JOIN runtime_tasks t ON t.id = r.rowid
-  ${DETAIL_JOINS}
-  ORDER BY r.score`
-    : `
-  SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline,
-    ${BM25} AS score, ${SNIPPET} AS snippet
-  FROM ralph_mcp_search JOIN runtime_tasks t ON t.id = ralph_mcp_search.rowid
-  ${DETAIL_JOINS}
-  WHERE ralph_mcp_search MATCH @q ${filterSql(q).clauses.map((c) => `AND ${c}`).join(' ')}
-  ORDER BY score LIMIT @limit`;
+/** A match joined to its task (and its details, for a discipline filter) only when a filter needs it. */
+const shapeOf = (q: TaskQuery): SearchShape => {
+  const f = filterSql(q);
+  return {
+    join: `JOIN runtime_tasks t ON t.id = ralph_mcp_search.rowid ${DETAIL_JOINS}`,
+    filter: { clauses: f.clauses, params: f.params },
+    headsSql: `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline FROM runtime_tasks t ${DETAIL_JOINS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
+  };
+};
 
 export function normalizedSearch(db: Db) {
   return {
-    searchTasks(fts: string, q: TaskQuery, limit: number): SearchHit[] {
-      syncSearchIndex(db, SOURCE);
-      return db.all<SearchHit>(searchSql(q), { ...filterSql(q).params, q: fts, limit });
+    searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
+      return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
   };
 }

@@ -49,8 +49,8 @@ const VIEW = {
 const SQL = {
   all: { withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`, plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id` },
   recent: {
-    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
-    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
+    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
+    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
   },
   one: { withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`, plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?` },
 };
@@ -151,8 +151,11 @@ export function normalizedComments(db: Db): CommentStore {
     comments(taskId) {
       return db.all(SQL.all[variant(db)], taskId).map(commentFromSignal);
     },
-    recentComments(taskId, n) {
-      return db.all(SQL.recent[variant(db)], taskId, n).map(commentFromSignal);
+    recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
+      return db.all(SQL.recent[variant(db)], taskId, before, n).map(commentFromSignal);
+    },
+    commentCount(taskId) {
+      return db.get<{ n: number }>('SELECT count(*) AS n FROM task_signals WHERE task_id = ?', taskId)!.n;
     },
     getComment: (taskId, commentId) => readOne(db, taskId, commentId),
     commentIds(taskId, limit) {

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { LIST_READ_MAX } from '../json.js';
 import type { TaskQuery } from '../store.js';
 
 /**
@@ -14,9 +15,12 @@ export const DETAIL_JOINS = `
   JOIN disciplines di ON di.id = d.discipline_id`;
 export const TASK_JOINS = `FROM runtime_tasks t ${DETAIL_JOINS}`;
 
-/** A child list as a JSON array, in the order Ralph reads it. */
+/**
+ * A child list as a JSON array, in the order Ralph reads it: at most LIST_READ_MAX + 1 rows (one more
+ * than a read returns, so that the reader sees the list was longer and says so).
+ */
 const list = (column: string, table: string, order: string) =>
-  `(SELECT json_group_array(${column}) FROM (SELECT ${column} FROM ${table} WHERE task_id = t.id ORDER BY ${order}))`;
+  `(SELECT json_group_array(${column}) FROM (SELECT ${column} FROM ${table} WHERE task_id = t.id ORDER BY ${order} LIMIT ${LIST_READ_MAX + 1}))`;
 
 export const DEPENDS_ON = list('depends_on_task_id', 'task_dependencies', 'id');
 

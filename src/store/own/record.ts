@@ -8,18 +8,33 @@ import type { Writer } from '../store.js';
  * after the append for a state file) and per refused call; one ralph_mcp_signals row per abort. Ralph
  * reads both with SQL. The caller has made sure our tables exist and holds the write transaction.
  */
-const MAX_ARGS_CHARS = 4000;
+/**
+ * What one audit row may hold, whatever the caller sent: refused calls are recorded too, so an unknown
+ * tool name or arguments of any size (a JSON-RPC line may be 10 MiB) would otherwise go whole into the
+ * database, even in a read-only session. Cut in UTF-8 bytes, with a marker saying how long it was.
+ */
+export const AUDIT_BOUNDS = { toolBytes: 64, argsBytes: 4096 } as const;
+
+/** `text` cut to at most `max` UTF-8 bytes (marker included), never inside a character. */
+export function capUtf8(text: string, max: number): string {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= max) return text;
+  const marker = `…(truncated, ${bytes} bytes)`;
+  const room = Math.max(0, max - Buffer.byteLength(marker));
+  // Decoding a cut buffer leaves U+FFFD for a split character: drop it.
+  const head = Buffer.from(text.slice(0, room)).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '');
+  return head + marker;
+}
 
 export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outcome: string): void {
-  let text = JSON.stringify(args ?? {}) ?? '{}';
-  if (text.length > MAX_ARGS_CHARS) text = `${text.slice(0, MAX_ARGS_CHARS)}…(truncated)`;
+  const text = capUtf8(JSON.stringify(args ?? {}) ?? '{}', AUDIT_BOUNDS.argsBytes);
   db.run(
     'INSERT INTO ralph_mcp_audit (session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     by.sessionId,
     by.recipe,
     by.discipline,
     by.taskId,
-    tool,
+    capUtf8(tool, AUDIT_BOUNDS.toolBytes),
     text,
     outcome,
     timestamp(),

@@ -1,5 +1,7 @@
+import type Database from 'better-sqlite3';
 import type { Db } from '../../db/database.js';
-import type { Generation } from '../records.js';
+import { ToolError } from '../../errors.js';
+import type { Generation, SearchHit } from '../records.js';
 import { ensureSearchIndex } from './schema.js';
 
 /**
@@ -40,5 +42,137 @@ export function syncSearchIndex(db: Db, src: SearchSource): void {
 
 /** bm25 column weights: a title hit outranks a description hit, which outranks a comment hit. */
 export const BM25 = 'bm25(ralph_mcp_search, 10.0, 4.0, 2.0, 2.0, 1.0)';
-export const SNIPPET = "snippet(ralph_mcp_search, -1, '[', ']', '…', 12)";
+/** Negative exactly when the title holds a match (every other column weighs nothing). */
+const TITLE_BM25 = 'bm25(ralph_mcp_search, 1.0, 0.0, 0.0, 0.0, 0.0)';
+const COLUMNS = ['title', 'description', 'hints', 'acceptance', 'comments'] as const;
+/** How much of each column a snippet looks at: a task's comments may run to megabytes. */
+const SNIPPET_SCAN = 20_000;
+const TEXT_SQL = `SELECT rowid AS id, ${COLUMNS.map((c) => `substr(${c}, 1, ${SNIPPET_SCAN}) AS ${c}`).join(', ')} FROM ralph_mcp_search WHERE rowid IN (SELECT value FROM json_each(@ids))`;
 
+/** A word as the index compares it (unicode61, remove_diacritics 2): case and diacritics folded. */
+const fold = (w: string): string => w.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+const WORD = /[\p{L}\p{M}\p{N}_]+/gu;
+
+/** The quoted words of an FTS5 query of ours (ftsQuery), folded, each with whether it is a prefix. */
+function termsOf(fts: string): { word: string; prefix: boolean }[] {
+  return [...fts.matchAll(/"([^"]*)"(\*?)/g)].map((m) => ({ word: fold(m[1]!), prefix: m[2] === '*' }));
+}
+
+/**
+ * What FTS5's snippet(…, '[', ']', '…', 12) gives: about 12 words around the first match, in the
+ * first column that has one, matches in brackets, '…' where text was cut.
+ */
+export function snippet(columns: readonly string[], terms: readonly { word: string; prefix: boolean }[], size = 12): string {
+  const hit = (w: string) => {
+    const f = fold(w);
+    return terms.some((t) => (t.prefix ? f.startsWith(t.word) : f === t.word));
+  };
+  for (const text of columns) {
+    const words = [...text.matchAll(WORD)];
+    const first = words.findIndex((m) => hit(m[0]));
+    if (first < 0) continue;
+    const start = Math.max(0, Math.min(first - Math.floor(size / 4), words.length - size));
+    const end = Math.min(words.length, start + size);
+    let out = start > 0 ? '…' : '';
+    for (let i = start; i < end; i++) {
+      const m = words[i]!;
+      const gap = i === start ? '' : text.slice(words[i - 1]!.index! + words[i - 1]![0].length, m.index);
+      const sep = gap.length > 10 ? `${gap.slice(0, 10)}…` : gap;
+      out += sep + (hit(m[0]) ? `[${m[0]}]` : m[0]);
+    }
+    return out + (end < words.length ? '…' : '');
+  }
+  return '';
+}
+
+/**
+ * What bounds one search's cost (the server is single-threaded: while one search runs, no other
+ * session is answered). bm25 costs tens of microseconds per matching row and phrase, so ranking every
+ * match of a common word over 100,000 tasks took seconds: only the newest `window` matches (by task id)
+ * are ranked, for the title and for all columns separately (so title matches are never crowded out).
+ * `budgetMs` is the backstop for what the window cannot bound (iterating long doclists, a selective
+ * filter that skips most matches): every row the queries visit checks the clock, and the search stops
+ * with an error past it. better-sqlite3 has no progress handler, hence a SQL function.
+ */
+export const SEARCH_BOUNDS = { window: 300, budgetMs: 60 } as const;
+
+/** How one generation joins a match to its task (for the filters) and reads the hits' rows. */
+export interface SearchShape {
+  /** JOIN clauses from ralph_mcp_search to the task (alias t), when a filter needs them. */
+  join: string;
+  /** Filter clauses over the join, each "AND …"-able, and their bound parameters. */
+  filter: { clauses: string[]; params: Record<string, string> };
+  /** id, title, status, priority, feature, discipline of the tasks whose ids are in the JSON array @ids. */
+  headsSql: string;
+}
+
+export class SearchBudgetExceeded extends Error {}
+
+const budgetOn = new WeakSet<Database.Database>();
+let deadline = Infinity;
+
+/**
+ * The per-row clock check, registered on each connection once (a reopened connection gets it again).
+ * Non-deterministic, so SQLite calls it for every row rather than once.
+ */
+function ensureBudgetFunction(db: Db): void {
+  const raw = db.raw;
+  if (budgetOn.has(raw)) return;
+  raw.function('ralph_mcp_budget', { deterministic: false }, (_row: unknown) => {
+    if (performance.now() > deadline) throw new SearchBudgetExceeded('search budget exceeded');
+    return 1;
+  });
+  budgetOn.add(raw);
+}
+
+/**
+ * Title matches first (ranked among themselves), then the other matches (ranked), `limit` in all;
+ * each ranking over at most SEARCH_BOUNDS.window matches, the newest. Throws `invalid_argument` when the
+ * search could not finish within `budgetMs` (nothing is partly answered).
+ */
+export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts: string, limit: number, budgetMs: number = SEARCH_BOUNDS.budgetMs): SearchHit[] {
+  syncSearchIndex(db, src);
+  ensureBudgetFunction(db);
+  const filtered = shape.filter.clauses.length > 0;
+  // CROSS JOIN keeps the index as the outer loop: driven from the tasks instead, SQLite would run the
+  // whole match once per filtered task (FTS5 given rowid = ?), seconds at 100,000 tasks. The clock is
+  // checked on every index row visited (its argument ties it to that loop), before any filter.
+  const from = `FROM ralph_mcp_search ${filtered ? `CROSS ${shape.join}` : ''}`;
+  const where = `ralph_mcp_search MATCH @m AND ralph_mcp_budget(ralph_mcp_search.rowid) ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
+  // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
+  // a bm25 weighing only the title is negative exactly then); sorted here.
+  const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT @window`;
+  const windowOf = (m: string) => db.all<{ id: number; score: number; t: number }>(windowSql, { ...shape.filter.params, m, window: SEARCH_BOUNDS.window });
+  const best = (rows: { id: number; score: number }[], n: number) => [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
+  deadline = performance.now() + budgetMs;
+  try {
+    const all = windowOf(fts);
+    // Fewer matches than the window: they are all here, title matches included. Otherwise older title
+    // matches may lie outside it, so the title gets a window of its own (ranked by its own bm25).
+    const inTitle = all.length < SEARCH_BOUNDS.window ? best(all.filter((h) => h.t < 0), limit) : best(windowOf(`{title} : (${fts})`), limit);
+    const seen = new Set(inTitle.map((h) => h.id));
+    const ranked = [...inTitle, ...best(all.filter((h) => !seen.has(h.id) && h.t >= 0), limit)].slice(0, limit);
+    if (ranked.length === 0) return [];
+    const ids = JSON.stringify(ranked.map((h) => h.id));
+    // Snippets are cut here from the indexed text, read by rowid (FTS5's snippet() would need the match
+    // re-run over every row from the oldest hit on: tens of milliseconds at 100,000 tasks).
+    const texts = new Map(db.all<{ id: number } & Record<(typeof COLUMNS)[number], string>>(TEXT_SQL, { ids }).map((r) => [r.id, r]));
+    const heads = new Map(db.all<Omit<SearchHit, 'score' | 'snippet'>>(shape.headsSql, { ids }).map((r) => [r.id, r]));
+    const terms = termsOf(fts);
+    return ranked.flatMap((h) => {
+      const head = heads.get(h.id);
+      const text = texts.get(h.id);
+      return head ? [{ ...head, score: h.score, snippet: text ? snippet(COLUMNS.map((c) => text[c] ?? ''), terms) : '' }] : [];
+    });
+  } catch (err) {
+    if (err instanceof SearchBudgetExceeded) {
+      throw new ToolError(
+        'invalid_argument',
+        `search_tasks stopped at its time budget (${SEARCH_BOUNDS.budgetMs} ms a call): these words match too many tasks to rank in time. Search fewer, longer or rarer words (words of 4+ letters also match as prefixes; shorter ones only as whole words); nothing was changed`,
+      );
+    }
+    throw err;
+  } finally {
+    deadline = Infinity;
+  }
+}

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { GetPromptRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { createLogger } from '../../src/log.js';
+import { registerPrompts } from '../../src/server/prompts.js';
+import { toolContext } from '../../src/server/createServer.js';
+import { LIST_READ_MAX } from '../../src/store/json.js';
+import { contract, type InProcSession } from './harness.js';
+import { unchanged } from './support.js';
+
+/**
+ * Bounds: what one request may cost and return, on both generations, through the tools/call
+ * path. Each case failed on the code before: search expanded one-letter prefixes and ranked every
+ * match, spawn_subtasks grew a dependent's depends_on past 100, get_task and task_brief returned every
+ * comment, and a row written by others with 300,000 dependencies was read whole.
+ */
+
+/** The task_brief prompt as the server answers prompts/get (its registered handler). */
+function brief(s: InProcSession, taskId: number): string {
+  const handlers = new Map<unknown, (req: unknown) => any>();
+  const fake = { setRequestHandler: (schema: unknown, fn: (req: unknown) => unknown) => handlers.set(schema, fn) } as unknown as Server;
+  registerPrompts(fake, s.plan, toolContext(s.plan, s.store, createLogger('silent')));
+  const r = handlers.get(GetPromptRequestSchema)!({ params: { name: 'task_brief', arguments: { task_id: String(taskId) } } });
+  return r.messages[0].content.text as string;
+}
+
+/** Writes with plain SQL, as Ralph or a person would (foreign keys off: a hand edit may name anything). */
+function ralphSql(s: InProcSession & { project: { dbPath: string } }, fn: (db: Database.Database) => void): void {
+  const db = new Database(s.project.dbPath);
+  db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => fn(db))();
+  } finally {
+    db.close();
+  }
+}
+
+contract('bounds', (env) => {
+  test('search_tasks: distinct words capped (the rest reported), short words match whole words only', () => {
+    const s = env.open();
+    s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Abacus importer' });
+    // "aba" used to be a prefix ("aba"*) and found "Abacus"; it is a whole word now. Four letters are a prefix.
+    assert.deepEqual(s.ok('search_tasks', { query: 'aba' }).results, []);
+    assert.equal(s.ok('search_tasks', { query: 'abac' }).results.length, 1);
+    const words = 'one two three four five six seven eight nine ten eleven';
+    const r = s.ok('search_tasks', { query: `${words} One ONE two` });
+    assert.deepEqual(r.ignored_words, ['nine', 'ten', 'eleven'], 'repeats (any case) count once; words past 8 are named');
+    assert.equal(s.ok('search_tasks', { query: 'abacus' }).ignored_words, undefined);
+  });
+
+  test('search_tasks: title matches first, also past the ranking window', () => {
+    const s = env.open();
+    // Many newer tasks mention the word only in their description (heavily: bm25 would like them).
+    const title = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Wombat export' }).task.id;
+    for (let i = 0; i < 5; i++) s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Other ${i}`, description: 'wombat wombat wombat wombat' });
+    const ids = s.ok('search_tasks', { query: 'wombat' }).results.map((h: any) => h.id);
+    assert.equal(ids[0], title);
+    assert.equal(ids.length, 6);
+  });
+
+  test('search_tasks: a search past its time budget stops with a clear error', () => {
+    const s = env.open();
+    assert.throws(
+      () => s.store.searchTasks('"recipe"*', {}, 20, 0),
+      (e: any) => e.code === 'invalid_argument' && /time budget/.test(e.message) && /fewer, longer or rarer words/.test(e.message),
+    );
+  });
+
+  test('spawn_subtasks refuses to grow a dependent past 100 dependencies, naming it; nothing changes', () => {
+    const s = env.open();
+    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent' }).task.id;
+    const others: number[] = [];
+    for (let i = 0; i < 99; i++) others.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
+    const dependent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Dependent', depends_on: [parent, ...others] }).task.id;
+    unchanged(s, () => {
+      const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }] });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, new RegExp(`task ${dependent} .*101 dependencies \\(at most 100\\)`));
+    });
+    // Replacing the parent keeps the list at 100: allowed.
+    s.ok('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }], skip_parent: true });
+    assert.equal(s.ok('get_task', { id: dependent }).task.depends_on.length, 100);
+  });
+
+  test('spawn_subtasks refuses a subtask that would inherit more than 100 dependencies', () => {
+    const s = env.open();
+    const deps: number[] = [];
+    for (let i = 0; i < 100; i++) deps.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
+    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps }).task.id;
+    const extra = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Extra' }).task.id;
+    unchanged(s, () => {
+      const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Part', depends_on: [extra] }] });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, /tasks\[0\] would depend on 101 tasks \(at most 100\)/);
+    });
+  });
+
+  test('get_task pages comments: the most recent, a count, and a cursor to older ones', () => {
+    const s = env.open();
+    const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Chatty' }).task.id;
+    s.store.write(() => {
+      for (let i = 0; i < 45; i++) s.store.addComment({ task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `note ${i}` }, { sessionId: 'b', recipe: null, discipline: null, taskId: null });
+    });
+    const first = s.ok('get_task', { id });
+    assert.equal(first.comment_count, 45);
+    assert.deepEqual(first.comments.map((c: any) => c.body), Array.from({ length: 20 }, (_, i) => `note ${25 + i}`));
+    const second = s.ok('get_task', { id, comments_before: first.older_comments_before, comment_limit: 100 });
+    assert.deepEqual(second.comments.map((c: any) => c.body), Array.from({ length: 25 }, (_, i) => `note ${i}`));
+    assert.equal(second.older_comments_before, null);
+    assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
+  });
+
+  test('task_brief spends a bounded budget on comments and says how many it left out', () => {
+    const s = env.open();
+    const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' }).task.id;
+    s.store.write(() => {
+      for (let i = 0; i < 300; i++) s.store.addComment({ task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `${i} ${'x'.repeat(9990)}` }, { sessionId: 'b', recipe: null, discipline: null, taskId: null });
+    });
+    const text = brief(s, id);
+    assert.ok(text.length < 60_000, `brief is ${text.length} characters`);
+    assert.match(text, /the \d+ most recent of 300; \d+ older left out/);
+    assert.match(text, /"299 x/, 'the newest comment is in');
+  });
+
+  test('a row with 300,000 dependencies written by others: reads return the first 1,000 and say so', () => {
+    const s = env.open();
+    const id = 2;
+    ralphSql(s, (db) => {
+      if (env.generation === 'legacy') {
+        // Every item names task 1, which is done: ready by the rules, were they checked item by item.
+        db.prepare("UPDATE tasks SET status = 'done' WHERE id = 1").run();
+        db.prepare("UPDATE tasks SET status = 'pending', priority = 'critical', depends_on = ? WHERE id = ?").run(JSON.stringify(Array.from({ length: 300_000 }, () => 1)), id);
+      } else {
+        db.prepare("UPDATE runtime_tasks SET status = 'pending' WHERE id = ?").run(id);
+        db.prepare("UPDATE task_details SET priority = 'critical' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)").run(id);
+        const ins = db.prepare('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)');
+        for (let i = 0; i < 300_000; i++) ins.run(id, 1_000_000 + i);
+      }
+    });
+    const got = s.ok('get_task', { id });
+    assert.equal(got.task.depends_on.length, LIST_READ_MAX);
+    assert.deepEqual(got.task.truncated_lists, ['depends_on']);
+    assert.equal(got.dependencies.length, LIST_READ_MAX);
+    const row = s.ok('list_tasks', {}).tasks.find((t: any) => t.id === id);
+    assert.equal(row.depends_on.length, LIST_READ_MAX);
+    assert.deepEqual(row.truncated_lists, ['depends_on']);
+    assert.equal(s.ok('get_task', { id: 1 }).task.truncated_lists, undefined, 'an ordinary task says nothing');
+    // A critical pending task whose (missing on normalized, done on legacy) dependencies a claim used to
+    // walk one by one, and then pick: a list that long is not offered. (Read through the store: the
+    // harness checks Ralph's read rules after each write, and those walk the list whole.)
+    assert.notEqual(s.store.pickReadyTask({})?.id, id);
+    assert.ok(brief(s, id).length < 200_000);
+  });
+});
