@@ -36,6 +36,7 @@ const ITEMS: Record<string, number> = { 'spawn_subtasks.tasks': 20, after: 20, '
 const RANGES: Record<string, [number, number]> = {
   'list_tasks.limit': [1, 500],
   'search_tasks.limit': [1, 100],
+  'get_task.comment_limit': [1, 100],
   last: [1, 1_000],
   estimated_turns: [1, 1_000],
   depth: [1, 10],

@@ -4,6 +4,7 @@ import { StartupError } from '../errors.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { createMcpServer } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
+import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 import type { Logger } from 'pino';
 import type { RalphApi } from '../server/ralphApi.js';
@@ -39,7 +40,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       store.close();
       throw err;
     }
-  } else prepareDatabase(store, log);
+  } else prepareDatabase(store, log, plan);
   log.info(
     { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length, signals_to: forward?.base ?? null },
     'session started',
@@ -98,9 +99,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
  * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
  * per task read. Best-effort: a database we may not write is still served, its reads just slower.
  */
-function prepareDatabase(store: RalphStore, log: Logger): void {
+function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): void {
   try {
     store.ensureOwnTables();
+    // The index is built once per project (triggers keep it current after): at a launch, not in a request.
+    if (plan.tools.some((t) => t.def.name === 'search_tasks')) store.prepareSearch();
   } catch (err) {
     log.warn({ err }, 'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)');
   }

@@ -118,6 +118,11 @@ export interface TaskStore {
    * first; bounded (own/search.ts SEARCH_BOUNDS): `invalid_argument` past `budgetMs` (default there).
    */
   searchTasks(ftsQuery: string, query: TaskQuery, limit: number, budgetMs?: number): SearchHit[];
+  /**
+   * Builds (first time) and updates the search index: what the first search would otherwise do inside
+   * its request, seconds at 100,000 tasks while a shared server answers nothing else.
+   */
+  prepareSearch(): void;
   completeTaskIds(prefix: string, limit: number): number[];
 }
 

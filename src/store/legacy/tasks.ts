@@ -53,7 +53,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
       WHERE dep.status IS NOT 'done')
   ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
 
-export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks'> {
+export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
     return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);

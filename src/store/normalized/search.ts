@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit } from '../records.js';
-import { boundedSearch, type SearchShape, type SearchSource } from '../own/search.js';
+import { boundedSearch, syncSearchIndex, type SearchShape, type SearchSource } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 
@@ -31,5 +31,6 @@ export function normalizedSearch(db: Db) {
     searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
       return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
+    prepareSearch: () => syncSearchIndex(db, SOURCE),
   };
 }
