@@ -5,6 +5,11 @@
 -- everything of ours; Ralph's code never sees it, and dropping it only makes that tool slower.
 CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_progress ON tasks(status, feature, discipline);
 
+-- claim_next_task walks pending tasks in claim order (priority rank, then id) and stops at the first
+-- ready one, instead of checking every pending task's dependencies and sorting: ~50 ms -> ~1 ms at
+-- 100,000 tasks. The expression is PRIORITY_RANK in src/store/ready.ts, character for character.
+CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_ready ON tasks(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), id);
+
 -- Ralph's signal verbs (done, partial, stuck, ask, flag, learned, suggest, blocked): this generation of
 -- Ralph's schema has no table for them, so they are kept here with exactly the columns and value sets of
 -- Ralph's later task_signals (a migration moves them there), each beside the task comment

@@ -68,6 +68,8 @@ CREATE TABLE IF NOT EXISTS ralph_mcp_task_facets (
 ) STRICT;
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_progress ON ralph_mcp_task_facets(status, subsystem_id, discipline_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_details ON ralph_mcp_task_facets(details_id);
+-- claim_next_task: pending tasks in claim order, the first ready one found without a sort (src/store/ready.ts).
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_ready ON ralph_mcp_task_facets(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), task_id);
 
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai AFTER INSERT ON task_details BEGIN
   INSERT OR REPLACE INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);

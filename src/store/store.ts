@@ -110,7 +110,7 @@ export interface TaskStore {
   writeDependencyItems(id: number, items: unknown[]): void;
   /** Sets the task blocked and records why (and, with an upstream task, on which); returns that record as a comment. */
   markBlocked(id: number, reason: string, upstreamId: number | null, by: Writer): Comment;
-  /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are. */
+  /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are (up to READY_COUNT_MAX + 1). */
   pickReadyTask(query: TaskQuery): { id: number; ready: number } | undefined;
   progressGroups(): ProgressGroup[];
   /**

@@ -10,6 +10,7 @@ import { requireDiscipline, requireFeature, requireTask, requireTaskExists, sess
 import { CommentOut, TaskOut } from './shapes.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
+import { READY_COUNT_MAX } from '../store/ready.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -399,7 +400,7 @@ export const claimNextTask = defineTool({
     const remove = ctx.disciplineOverrides(task.discipline);
     ctx.onCommit({ taskId: task.id, claimed: true, feature: task.feature, discipline: session.launch.discipline ?? task.discipline, remove });
     // The claimed task was one of the ready ones; in_progress readies nothing else.
-    return { claimed: true, task, ready_remaining: pick.ready - 1 };
+    return { claimed: true, task, ready_remaining: Math.min(pick.ready - 1, READY_COUNT_MAX) };
   },
 });
 

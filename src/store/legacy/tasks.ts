@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { readySql } from '../ready.js';
 import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
@@ -37,11 +38,13 @@ const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntrie
   UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
 ) as Record<(typeof UPDATABLE)[number], string>;
 
-// The pick and the count of ready tasks in one pass (a window count): every pending task's
-// dependencies are checked once, not twice.
-const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
-  SELECT t.id, count(*) OVER () AS ready FROM tasks t
-  WHERE t.status = 'pending'
+/** A claim's pick and count (store/ready.ts): pending, in the filters, every dependency done. */
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
+  readySql(
+    'tasks t',
+    't',
+    'id',
+    `t.status = 'pending'
     ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
     ${withFeature ? 'AND t.feature = @feature' : ''}
     -- A list longer than a read returns (json.ts) is not checked item by item on every claim: such a
@@ -50,8 +53,8 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) => `
     AND NOT EXISTS (
       SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
       LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-      WHERE dep.status IS NOT 'done')
-  ORDER BY CASE t.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, t.id LIMIT 1`;
+      WHERE dep.status IS NOT 'done')`,
+  );
 
 export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
@@ -194,7 +197,9 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
     },
     pickReadyTask(q) {
       const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      return db.get<{ id: number; ready: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined), params);
+      const sql = READY_SQL(q.discipline !== undefined, q.feature !== undefined);
+      const pick = db.get<{ id: number }>(sql.pick, params);
+      return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
     },
     progressGroups() {
       // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp-legacy.sql) it reads only that index.

@@ -1,4 +1,5 @@
 import type { Db, Row } from '../../db/database.js';
+import { readySql } from '../ready.js';
 import { today } from '../../domain/rules.js';
 import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
 import { listHead, str, taskFromRow } from '../taskRow.js';
@@ -50,16 +51,19 @@ const LIST_SQL = Object.fromEntries(
 const DETAIL_FIELDS = ['title', 'description', 'priority', 'hints', 'estimated_turns'] as const;
 const DETAIL_SQL = Object.fromEntries(DETAIL_FIELDS.map((c) => [c, `UPDATE task_details SET ${c} = ? WHERE id = ?`])) as Record<(typeof DETAIL_FIELDS)[number], string>;
 
-// The pick and the count of ready tasks in one pass (a window count), as on the legacy generation. The
-// source is our facets mirror (one narrow row per task: status, subsystem, discipline, priority) once it
-// can be trusted, else the runtime rows joined to their details (the same columns, under the same names).
+// A claim's pick and count (store/ready.ts), as on the legacy generation. The source is our facets
+// mirror (one narrow row per task: status, subsystem, discipline, priority) once it can be trusted, else
+// the runtime rows joined to their details (the same columns, under the same names; no index: slower).
 const READY_SOURCE = {
   facets: 'ralph_mcp_task_facets f',
   joined: '(SELECT t.id AS task_id, t.status, t.subsystem_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id) f',
 } as const;
-const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, withFeature: boolean) => `
-  SELECT f.task_id AS id, count(*) OVER () AS ready FROM ${READY_SOURCE[source]}
-  WHERE f.status = 'pending'
+const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, withFeature: boolean) =>
+  readySql(
+    READY_SOURCE[source],
+    'f',
+    'task_id',
+    `f.status = 'pending'
     ${withDiscipline ? 'AND f.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)' : ''}
     ${withFeature ? 'AND f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}
     -- More dependency rows than a read returns (json.ts): not offered, as on the legacy generation
@@ -67,8 +71,8 @@ const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, w
     AND NOT EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = f.task_id LIMIT 1 OFFSET ${LIST_READ_MAX})
     AND NOT EXISTS (
       SELECT 1 FROM task_dependencies dd JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
-      WHERE dd.task_id = f.task_id AND dep.status <> 'done')
-  ORDER BY CASE f.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END, f.task_id LIMIT 1`;
+      WHERE dd.task_id = f.task_id AND dep.status <> 'done')`,
+  );
 
 /** Tasks by status, subsystem and discipline in one grouped pass (over the facets' covering index when usable). */
 const PROGRESS_SQL = {
@@ -261,7 +265,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     },
     pickReadyTask(q) {
       const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      return db.get<{ id: number; ready: number }>(READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined), params);
+      const sql = READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined);
+      const pick = db.get<{ id: number }>(sql.pick, params);
+      return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
     },
     progressGroups() {
       // Grouped by ids, names looked up once.
