@@ -1,6 +1,7 @@
 import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { StartupError } from './errors.js';
+import { checkFileInProject, UnsafeFileError } from './domain/safeOpen.js';
 import { createRalphDatabase } from './store/init.js';
 import type { Generation } from './store/records.js';
 
@@ -36,6 +37,17 @@ export function locateProject(dir: string, dbOverride?: string): Project {
   }
   if (!existsSync(p.dbPath)) {
     throw new StartupError(`database not found at ${p.dbPath}; create it with: ralph-mcp init --project ${p.root}`);
+  }
+  // The default database is found by a fixed name inside the project (a cloned repository may carry a
+  // link there): it and its journal files must be regular files inside the project. --db names one
+  // explicitly, wherever the operator keeps it.
+  if (!dbOverride) {
+    try {
+      for (const suffix of ['', '-wal', '-shm', '-journal']) checkFileInProject(p.root, p.dbPath + suffix);
+    } catch (err) {
+      if (err instanceof UnsafeFileError) throw new StartupError(`${err.message}; or name the database with --db PATH`);
+      throw err;
+    }
   }
   return p;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -117,6 +117,22 @@ describe('a launch without --recipe', () => {
     const fifo = join(dir, 'context.json');
     execFileSync('mkfifo', [fifo]);
     refused(['--project', sampleProject().root, '--context', fifo], /not a regular file/);
+  });
+});
+
+describe('the database found by its fixed name is never a link out', () => {
+  test('ralph.db, or its -wal file, as a symbolic link refuses the launch; --db names one explicitly', () => {
+    const p = sampleProject();
+    const elsewhere = join(tempDir(), 'other.db');
+    renameSync(p.dbPath, elsewhere);
+    symlinkSync(elsewhere, p.dbPath);
+    refused(['--project', p.root, '--recipe', 'yap'], /ralph\.db is a symbolic link; refusing to follow it .*--db PATH/);
+    assert.equal(runCli(['plan', '--project', p.root, '--recipe', 'yap', '--db', elsewhere]).status, 0);
+    const q = sampleProject();
+    const planted = join(tempDir(), 'planted-wal');
+    writeFileSync(planted, '');
+    symlinkSync(planted, `${q.dbPath}-wal`);
+    refused(['--project', q.root, '--recipe', 'yap'], /ralph\.db-wal is a symbolic link/);
   });
 });
 

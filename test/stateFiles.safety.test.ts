@@ -282,3 +282,16 @@ describe('the entry header quotes the names it is made of', () => {
     }
   });
 });
+
+describe('doctor', () => {
+  test('a state file the tools would refuse fails its check', () => {
+    const p = sampleProject();
+    const outside = join(tempDir('ralph-outside-'), 'progress.txt');
+    writeFileSync(outside, '');
+    rmSync(p.progressFile);
+    symlinkSync(outside, p.progressFile);
+    const r = runCli(['doctor', '--project', p.root]);
+    assert.equal(r.status, 1);
+    assert.match(r.stdout, /✗ state file \.ralph\/progress\.txt +.*is a symbolic link/);
+  });
+});

@@ -5,6 +5,7 @@ import { projectPaths } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { readOverrides } from '../session/overrides.js';
+import { checkFileInProject } from '../domain/safeOpen.js';
 import { resolveTools } from '../session/resolveTools.js';
 import { storeFor } from '../store/open.js';
 import { integrityCheck, schemaReadable, sqliteVersion } from '../store/own/record.js';
@@ -67,6 +68,8 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   }
   for (const f of [p.learningsFile, p.progressFile]) {
     check(`state file ${f.slice(p.root.length + 1)}`, () => {
+      // What the tools would refuse (a link, a FIFO, a folder leading out of the project) fails here too.
+      checkFileInProject(p.root, f);
       if (existsSync(f)) {
         accessSync(f, constants.W_OK);
         return 'writable';

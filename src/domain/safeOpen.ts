@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, sep } from 'node:path';
 
 /**
@@ -79,6 +79,19 @@ function checkOpened(root: string, file: string, fd: number): number {
     if (!inside(realRoot, opened)) throw new UnsafeFileError(file, 'outside_project', `opened as ${opened}, outside the project ${realRoot}`);
   }
   return st.size;
+}
+
+/**
+ * For a file another library opens by name (SQLite and its -wal/-shm siblings): its folder must resolve
+ * inside the project, and the file, if it exists, must be a regular file and not a link. (There is no
+ * descriptor of ours to check afterwards, so this is the whole check.)
+ */
+export function checkFileInProject(root: string, file: string): void {
+  checkFolder(root, file);
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  if (!st) return;
+  if (st.isSymbolicLink()) throw new UnsafeFileError(file, 'symlink', 'is a symbolic link; refusing to follow it (replace it with the file itself)');
+  if (!st.isFile()) throw new UnsafeFileError(file, 'not_regular', 'is not a regular file; refusing to use it');
 }
 
 export type OpenMode = 'read' | 'append';
