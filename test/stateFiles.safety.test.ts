@@ -122,7 +122,10 @@ describe('.ralph itself a symbolic link out of the project', () => {
     renameSync(p.ralphDir, away); // the whole .ralph (database included) now lives outside…
     symlinkSync(away, p.ralphDir); // …and the project reaches it through a link
     writeFileSync(join(away, 'progress.txt'), 'OUTSIDE SECRET progress\n');
-    const s = openInProc(p, SESSION);
+    // The database found by its fixed name is refused the same way…
+    assert.throws(() => openInProc(p, SESSION), /ralph\.db lies in a folder that resolves to .* outside the project/);
+    // …and with the database named explicitly (--db), the state files still are.
+    const s = openInProc(p, { ...SESSION, db: join(away, 'db', 'ralph.db') });
     try {
       for (const pair of PAIRS) {
         const a = s.fail(pair.append, { text: 'x' });
