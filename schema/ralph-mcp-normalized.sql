@@ -71,24 +71,38 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_details ON ralph_mcp_task_facet
 -- claim_next_task: pending tasks in claim order, the first ready one found without a sort (src/store/ready.ts).
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_ready ON ralph_mcp_task_facets(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), task_id);
 
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai AFTER INSERT ON task_details BEGIN
-  INSERT OR REPLACE INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
+-- No OR IGNORE / OR REPLACE in these triggers: when Ralph's own write fires them through a foreign-key
+-- action (a deleted discipline nulling its comments' column), SQLite applies that statement's conflict
+-- policy (abort) instead of the trigger's, and a duplicate id would fail Ralph's write. Each insert says
+-- NOT EXISTS itself. The triggers were renamed (_v2) when they changed, so older copies are dropped here.
+DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_details_au;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ad;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ad;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai_v2 AFTER INSERT ON task_details BEGIN
+  DELETE FROM ralph_mcp_details_facets WHERE details_id = NEW.id;
+  INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_au AFTER UPDATE OF discipline_id, priority ON task_details BEGIN
-  INSERT OR REPLACE INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_au_v2 AFTER UPDATE OF discipline_id, priority ON task_details BEGIN
+  DELETE FROM ralph_mcp_details_facets WHERE details_id = NEW.id;
+  INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
   UPDATE ralph_mcp_task_facets SET discipline_id = NEW.discipline_id, priority = NEW.priority WHERE details_id = NEW.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ad AFTER DELETE ON task_details BEGIN
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ad_v2 AFTER DELETE ON task_details BEGIN
   DELETE FROM ralph_mcp_details_facets WHERE details_id = OLD.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ai AFTER INSERT ON runtime_tasks BEGIN
-  INSERT OR REPLACE INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ai_v2 AFTER INSERT ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
+  INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au AFTER UPDATE OF status, subsystem_id, details_id ON runtime_tasks BEGIN
-  INSERT OR REPLACE INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v2 AFTER UPDATE OF status, subsystem_id, details_id ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
+  INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ad AFTER DELETE ON runtime_tasks BEGIN
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ad_v2 AFTER DELETE ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_facets WHERE task_id = OLD.id;
 END;

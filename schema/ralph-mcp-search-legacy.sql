@@ -9,23 +9,34 @@ CREATE VIRTUAL TABLE IF NOT EXISTS ralph_mcp_search USING fts5(
 );
 CREATE TABLE IF NOT EXISTS ralph_mcp_search_dirty (task_id INTEGER PRIMARY KEY) STRICT;
 
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_ai AFTER INSERT ON tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.id);
+-- No OR IGNORE / OR REPLACE in these triggers: when Ralph's own write fires them through a foreign-key
+-- action (a deleted discipline nulling its comments' column), SQLite applies that statement's conflict
+-- policy (abort) instead of the trigger's, and a duplicate id would fail Ralph's write. Each insert says
+-- NOT EXISTS itself. The triggers were renamed (_v2) when they changed, so older copies are dropped here.
+DROP TRIGGER IF EXISTS ralph_mcp_tasks_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_tasks_au;
+DROP TRIGGER IF EXISTS ralph_mcp_tasks_ad;
+DROP TRIGGER IF EXISTS ralph_mcp_comments_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_comments_au;
+DROP TRIGGER IF EXISTS ralph_mcp_comments_ad;
+
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_ai_v2 AFTER INSERT ON tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_au AFTER UPDATE ON tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.id);
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_au_v2 AFTER UPDATE ON tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.id);
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_ad AFTER DELETE ON tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_ad_v2 AFTER DELETE ON tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_ai AFTER INSERT ON task_comments BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_ai_v2 AFTER INSERT ON task_comments BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_au AFTER UPDATE ON task_comments BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_au_v2 AFTER UPDATE ON task_comments BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_ad AFTER DELETE ON task_comments BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_comments_ad_v2 AFTER DELETE ON task_comments BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
 END;

@@ -10,38 +10,53 @@ CREATE VIRTUAL TABLE IF NOT EXISTS ralph_mcp_search USING fts5(
 );
 CREATE TABLE IF NOT EXISTS ralph_mcp_search_dirty (task_id INTEGER PRIMARY KEY) STRICT;
 
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_ai AFTER INSERT ON runtime_tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.id);
+-- No OR IGNORE / OR REPLACE in these triggers: when Ralph's own write fires them through a foreign-key
+-- action (a deleted discipline nulling its comments' column), SQLite applies that statement's conflict
+-- policy (abort) instead of the trigger's, and a duplicate id would fail Ralph's write. Each insert says
+-- NOT EXISTS itself. The triggers were renamed (_v2) when they changed, so older copies are dropped here.
+DROP TRIGGER IF EXISTS ralph_mcp_runtime_tasks_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_runtime_tasks_au;
+DROP TRIGGER IF EXISTS ralph_mcp_runtime_tasks_ad;
+DROP TRIGGER IF EXISTS ralph_mcp_task_details_au;
+DROP TRIGGER IF EXISTS ralph_mcp_criteria_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_criteria_au;
+DROP TRIGGER IF EXISTS ralph_mcp_criteria_ad;
+DROP TRIGGER IF EXISTS ralph_mcp_signals_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_signals_au;
+DROP TRIGGER IF EXISTS ralph_mcp_signals_ad;
+
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_ai_v2 AFTER INSERT ON runtime_tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_au AFTER UPDATE OF details_id ON runtime_tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_au_v2 AFTER UPDATE OF details_id ON runtime_tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_ad AFTER DELETE ON runtime_tasks BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_runtime_tasks_ad_v2 AFTER DELETE ON runtime_tasks BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.id);
 END;
 -- A details row may be shared (a template's, pulled by several tasks): every task using it is queued,
 -- found through our facets mirror (a trigger of ours names no other table of Ralph's: see
 -- ralph-mcp-normalized.sql).
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_task_details_au AFTER UPDATE OF title, description, hints ON task_details BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_task_details_au_v2 AFTER UPDATE OF title, description, hints ON task_details BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.details_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = f.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_ai AFTER INSERT ON task_acceptance_criteria BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_ai_v2 AFTER INSERT ON task_acceptance_criteria BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_au AFTER UPDATE ON task_acceptance_criteria BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_au_v2 AFTER UPDATE ON task_acceptance_criteria BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_ad AFTER DELETE ON task_acceptance_criteria BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_criteria_ad_v2 AFTER DELETE ON task_acceptance_criteria BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_ai AFTER INSERT ON task_signals BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_ai_v2 AFTER INSERT ON task_signals BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_au AFTER UPDATE ON task_signals BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (NEW.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_au_v2 AFTER UPDATE ON task_signals BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.task_id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_ad AFTER DELETE ON task_signals BEGIN
-  INSERT OR IGNORE INTO ralph_mcp_search_dirty (task_id) VALUES (OLD.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_signals_ad_v2 AFTER DELETE ON task_signals BEGIN
+  INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.task_id);
 END;

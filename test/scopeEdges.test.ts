@@ -92,7 +92,7 @@ describe('search after Ralph rebuilt its tables', () => {
     const a = await startSession(p, ['--recipe', 'yap']);
     await a.ok('search_tasks', { query: 'recipe' });
     await a.close();
-    exec(p, "DROP TRIGGER ralph_mcp_tasks_ai; INSERT INTO tasks (id, feature, discipline, title) VALUES (51, 'search', 'backend', 'Quokka importer')");
+    exec(p, "DROP TRIGGER ralph_mcp_tasks_ai_v2; INSERT INTO tasks (id, feature, discipline, title) VALUES (51, 'search', 'backend', 'Quokka importer')");
     const b = await startSession(p, ['--recipe', 'yap']);
     try {
       assert.deepEqual((await b.ok('search_tasks', { query: 'quokka' })).results.map((r: { id: number }) => r.id), [51]);
