@@ -11,6 +11,8 @@ import type { Generation } from '../src/store/records.js';
 import { CLI } from './helpers/env.js';
 import { sampleProject, sql, tempDir } from './helpers/project.js';
 import { connectSocket } from './helpers/socketClient.js';
+import { startHttpServer } from './helpers/httpServer.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pino } from 'pino';
 import { openStore } from '../src/store/open.js';
 import { resourceFingerprint } from '../src/server/resources.js';
@@ -215,6 +217,40 @@ describe('subscriptions on a shared socket server', () => {
     } finally {
       server.kill('SIGTERM');
       await new Promise((r) => (server.exitCode !== null ? r(null) : server.once('exit', r)));
+    }
+  });
+});
+
+describe('over Streamable HTTP: the conformance scenarios, done with the SDK client', () => {
+  // @modelcontextprotocol/conformance 0.1.16 needs Node 22 (fs.globSync) and subscribes to its own fixture
+  // server's test://watched-resource; here are its resources-subscribe, resources-unsubscribe and
+  // logging-set-level steps on our resources, plus the notification itself on the session's GET stream.
+  test('subscribe answers {}, unsubscribe answers {}, setLevel answers {}; a plain-SQL write notifies the HTTP session', async () => {
+    const p = sampleProject('legacy');
+    const { child, port } = await startHttpServer(['--project', p.root, '--recipe', 'yap']);
+    const client = new Client({ name: 'conformance-like', version: '0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      const s = watch(client, child.pid!);
+      assert.deepEqual(await client.subscribeResource({ uri: 'ralph://tasks/5' }), {});
+      assert.deepEqual(await client.setLoggingLevel('info'), {});
+      await sleep(200); // the client opens its standalone GET stream after initialize
+      const since = performance.now();
+      plainSql(p, TASK_STATUS.legacy, 'blocked', 5);
+      latencies.push(await s.updated('ralph://tasks/5', since));
+      const r = await client.callTool({ name: 'get_task', arguments: { id: 999 } });
+      assert.equal(r.isError, true);
+      await sleep(100);
+      assert.ok(s.logs.some((l) => l.level === 'notice' && (l.data as { tool?: string }).tool === 'get_task'), JSON.stringify(s.logs));
+      assert.deepEqual(await client.unsubscribeResource({ uri: 'ralph://tasks/5' }), {});
+      const n = s.updates.length;
+      plainSql(p, TASK_STATUS.legacy, 'pending', 5);
+      await sleep(600);
+      assert.equal(s.updates.length, n);
+    } finally {
+      await client.close().catch(() => undefined);
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
     }
   });
 });
