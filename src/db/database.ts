@@ -105,6 +105,8 @@ export class Db {
    * connection can write: the next write opens one first.
    */
   private reopenBeforeWrite = false;
+  /** Called after each transaction of this connection commits (not after a nested one's savepoint). */
+  private readonly commitListeners = new Set<() => void>();
 
   constructor(
     raw: Database.Database,
@@ -148,12 +150,37 @@ export class Db {
   /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; any throw rolls everything back. */
   write<T>(fn: () => T): T {
     if (this.reopenBeforeWrite) this.reopen();
+    let result: T;
     try {
-      return this.conn.transaction(fn).immediate();
+      result = this.conn.transaction(fn).immediate();
     } catch (err) {
       if (isReadOnlyError(err) && this.source && !this.source.options.readonly) this.reopenBeforeWrite = true;
       throw err;
     }
+    if (!this.conn.inTransaction) {
+      for (const listener of this.commitListeners) {
+        try {
+          listener();
+        } catch {
+          // the write has committed: a listener's failure must not turn it into an error
+        }
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Runs `listener` after every committed write of this connection; returns the function that removes
+   * it. (PRAGMA data_version sees only other connections' commits: this is how a watcher sees ours.)
+   */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
+  /** Whether the connection is still open (closed at shutdown). */
+  get open(): boolean {
+    return this.conn.open;
   }
 
   /**

@@ -18,6 +18,8 @@ import { registerResources } from './resources.js';
 import { toolListing } from './toolListing.js';
 import { guardStdioTransport, isPlainObject, shareDrainWaits } from './stdioGuard.js';
 import { z } from 'zod';
+import { withClientSink } from '../log.js';
+import { ClientLog } from './clientLog.js';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -27,7 +29,7 @@ import { z } from 'zod';
  * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
  * validates, scopes and dispatches in one place.
  */
-export function createMcpServer(launched: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): Server {
+export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLog: Logger, forward?: SignalForwarder): Server {
   // Each server (a socket connection, an HTTP session) has its own session state: its claims and
   // what they removed are never another connection's.
   const plan: SessionPlan = { ...launched, scope: { ...launched.scope, removed: new Set(launched.scope.removed) } };
@@ -35,13 +37,24 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, log: L
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
       // A session that can claim announces the tools a claimed task's discipline removes.
-      capabilities: { tools: { listChanged: plan.tools.some((t) => t.def.name === 'claim_next_task') }, resources: {}, prompts: {}, completions: {} },
+      // resources.subscribe: server/watch.ts; logging: server/clientLog.ts.
+      capabilities: {
+        tools: { listChanged: plan.tools.some((t) => t.def.name === 'claim_next_task') },
+        resources: { subscribe: true },
+        prompts: {},
+        completions: {},
+        logging: {},
+      },
       instructions: plan.instructions,
     },
-    log,
+    rootLog,
   );
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
-  server.onerror = (err) => log.warn({ err }, 'protocol error');
+  // (Not to the client: a failed send would only fail again.)
+  server.onerror = (err) => rootLog.warn({ err }, 'protocol error');
+  // The session's log lines also reach its client once it sets a level (logging/setLevel).
+  const clientLog = new ClientLog(server);
+  const log = withClientSink(rootLog, clientLog.sink);
   const ctx = toolContext(plan, store, log, forward);
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: { name: string }[] | undefined;
@@ -52,8 +65,16 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, log: L
     return { tools: removed.size === 0 ? listing : listing.filter((t) => !removed.has(t.name)) };
   });
 
-  server.setRequestHandler(CallToolRequestSchema, (request) => {
-    const { name, arguments: rawArgs } = request.params;
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+    clientLog.current = extra.sendNotification;
+    try {
+      return handleCall(request.params);
+    } finally {
+      clientLog.current = undefined;
+    }
+  });
+
+  const handleCall = ({ name, arguments: rawArgs }: { name: string; arguments?: Record<string, unknown> | undefined }) => {
     const tool = visibleTool(tools, ctx.session, name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
@@ -68,8 +89,12 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, log: L
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
     // debug, not info: a line per call on stderr costs more than a primary-key read (writes are in ralph_mcp_audit).
     log.debug({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
+    if (result.isError) {
+      const { code, message } = (result.structuredContent as { error: { code: string; message: string } }).error;
+      clientLog.send('notice', { message: 'call refused', tool: name, outcome: code, reason: message });
+    }
     return result;
-  });
+  };
 
   registerResources(server, ctx);
   registerPrompts(server, plan, ctx);

@@ -4,6 +4,8 @@ import {
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readEntries } from '../domain/stateFiles.js';
@@ -13,6 +15,8 @@ import { getDiscipline } from '../tools/disciplines.js';
 import { getFeature } from '../tools/features.js';
 import { getProjectInfo, getProjectProgress } from '../tools/project.js';
 import { getTask } from '../tools/tasks.js';
+import type { RalphStore } from '../store/store.js';
+import { watcherFor, type Notify } from './watch.js';
 
 /**
  * Read-only resources, in every recipe (SPEC-070 "Resources"): they change nothing, so filtering
@@ -92,8 +96,78 @@ function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; t
   }
 }
 
+/** A subscribable resource's key: the project, or a task, feature or discipline named as `read` takes it. */
+type Watchable = { kind: 'project' } | { kind: 'tasks'; id: number } | { kind: 'features' | 'disciplines'; name: string };
+
+function watchable(uri: string): Watchable {
+  if (uri === 'ralph://project') return { kind: 'project' };
+  if (uri === 'ralph://progress' || uri === 'ralph://learnings') {
+    throw Object.assign(new Error(`${uri} is a state file and cannot be subscribed to (only ralph://project, ralph://tasks/{id}, ralph://features/{name} and ralph://disciplines/{name} can); read it again instead`), {
+      code: ErrorCode.InvalidParams,
+      data: { uri },
+    });
+  }
+  const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
+  if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
+  let key: string;
+  try {
+    key = decodeURIComponent(m[2]!);
+  } catch {
+    throw notFound(uri, 'malformed percent-encoding');
+  }
+  if (m[1] === 'tasks') {
+    if (!/^\d{1,15}$/.test(key)) throw notFound(uri, 'task ids are positive integers');
+    return { kind: 'tasks', id: Number(key) };
+  }
+  return { kind: m[1] as 'features' | 'disciplines', name: key };
+}
+
+/**
+ * What a subscription compares: a value that changes when the resource's content would; null when the
+ * resource does not exist (a deletion is a change). A task is a few indexed reads (WatchStore); a
+ * feature or discipline is its record; the project is its info and progress counts (the resource itself).
+ */
+export function resourceFingerprint(store: RalphStore, uri: string): string | null {
+  const w = watchable(uri);
+  switch (w.kind) {
+    case 'project':
+      return JSON.stringify([store.projectInfo(), store.progressGroups()]);
+    case 'tasks':
+      return store.taskFingerprint(w.id);
+    case 'features': {
+      const name = store.featureName(w.name);
+      return name === undefined ? null : JSON.stringify(store.getFeature(name) ?? null);
+    }
+    case 'disciplines': {
+      const name = store.disciplineName(w.name);
+      return name === undefined ? null : JSON.stringify([store.getDiscipline(name) ?? null, store.toolOverrides(name) ?? null]);
+    }
+  }
+}
+
 export function registerResources(server: Server, ctx: ToolContext): void {
   server.setRequestHandler(ListResourcesRequestSchema, (req) => listPage(ctx, req.params?.cursor));
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
   server.setRequestHandler(ReadResourceRequestSchema, (req) => ({ contents: [read(ctx, req.params.uri)] }));
+
+  // Subscriptions: this session's, in the process's one watcher (watch.ts); gone when the session closes.
+  const watcher = watcherFor(ctx.store, (uri) => resourceFingerprint(ctx.store, uri), ctx.log);
+  const notify: Notify = (uri) => {
+    server.sendResourceUpdated({ uri }).catch((err: unknown) => ctx.log.debug({ err, uri }, 'could not send notifications/resources/updated'));
+  };
+  server.setRequestHandler(SubscribeRequestSchema, (req) => {
+    const { uri } = req.params;
+    if (resourceFingerprint(ctx.store, uri) === null) throw notFound(uri, 'no such task, feature or discipline');
+    watcher.subscribe(uri, notify);
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+    watcher.unsubscribe(req.params.uri, notify);
+    return {};
+  });
+  const closed = server.onclose;
+  server.onclose = () => {
+    watcher.unsubscribeAll(notify);
+    closed?.();
+  };
 }

@@ -3,13 +3,13 @@ import { projectInfo } from './metadata.js';
 import { integrityCheck, recordAbort, recordCall, sqliteVersion } from './own/record.js';
 import { ensureOwnTables, ownSchemaVersion } from './own/schema.js';
 import type { Generation } from './records.js';
-import type { OwnStore, ProjectStore, RalphStore } from './store.js';
+import type { OwnStore, ProjectStore, RalphStore, WatchStore } from './store.js';
 
 /** What every generation's store shares: the connection, transactions, and our own tables. */
 export function baseStore(
   db: Db,
   generation: Generation,
-): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'> {
+): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'> & Pick<WatchStore, 'dataVersion'> {
   return {
     generation,
     db,
@@ -22,5 +22,6 @@ export function baseStore(
     projectInfo: () => projectInfo(db),
     integrityCheck: () => integrityCheck(db),
     sqliteVersion: () => sqliteVersion(db),
+    dataVersion: () => Number(db.get<{ data_version: number }>('PRAGMA data_version')?.data_version),
   };
 }

@@ -29,7 +29,7 @@ import type {
  * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
  * it for each writing call together with its audit row.
  */
-export interface RalphStore extends TaskStore, CommentStore, SignalStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore {
+export interface RalphStore extends TaskStore, CommentStore, SignalStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore, WatchStore {
   readonly generation: Generation;
   /** The connection (transactions, closing, fault handling). SQL on Ralph's tables stays in the store. */
   readonly db: Db;
@@ -253,4 +253,18 @@ export interface SignalStore {
   questions(taskId: number): Question[];
   /** Records a person's answer to a question; undefined when no question has that id. */
   answerQuestion(signalId: number, answer: string): Question | undefined;
+}
+
+/**
+ * What resource subscriptions compare (server/watch.ts): cheap values that change when a resource's
+ * content would, whoever wrote it (this process, another session, Ralph, plain SQL).
+ */
+export interface WatchStore {
+  /**
+   * PRAGMA data_version of this connection: changes when another connection (another process, Ralph,
+   * plain SQL) commits to the file; never for this connection's own commits (Db.onCommit sees those).
+   */
+  dataVersion(): number;
+  /** A short text that changes whenever ralph://tasks/{id} would (its rows, lists, comments); null when there is no such task. */
+  taskFingerprint(id: number): string | null;
 }

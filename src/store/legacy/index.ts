@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { baseStore } from '../base.js';
 import type { RalphStore } from '../store.js';
+import { legacyWatch } from './watch.js';
 import { legacyComments } from './comments.js';
 import { legacyDisciplines } from './disciplines.js';
 import { legacyFeatures } from './features.js';
@@ -23,5 +24,6 @@ export function legacyStore(db: Db): RalphStore {
     ...legacyNames(db),
     ...legacyDisciplines(db),
     ...legacyProject(db),
+    ...legacyWatch(db),
   };
 }

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { baseStore } from '../base.js';
 import type { RalphStore } from '../store.js';
+import { normalizedWatch } from './watch.js';
 import { normalizedDisciplines } from './disciplines.js';
 import { normalizedFeatures } from './features.js';
 import { normalizedNames } from './names.js';
@@ -32,5 +33,6 @@ export function normalizedStore(db: Db): RalphStore {
     ...normalizedNames(db),
     ...normalizedDisciplines(db),
     ...normalizedProject(db),
+    ...normalizedWatch(db),
   };
 }
