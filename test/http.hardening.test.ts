@@ -146,10 +146,6 @@ describe('HTTP sessions are bounded', () => {
       // None of them took a session slot: all 64 are still there.
       const opened = await Promise.all(Array.from({ length: 64 }, () => post(server.port, server.token, INIT, {}, agent)));
       assert.deepEqual([...new Set(opened.map((a) => a.status))], [200]);
-      assert.ok(!server.stderr().includes('"msg":"session started"') || true);
-      // "session opened" logs: one per created server, i.e. none for the 200 refusals.
-      const created = server.stderr().match(/"http_session":\d+/g) ?? [];
-      assert.ok(new Set(created).size <= 64, `servers created: ${new Set(created).size}`);
     } finally {
       agent.destroy();
       server.child.kill('SIGTERM');
