@@ -10,7 +10,7 @@ import { query, sampleProject, setOverrides } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 
 /** --transport http: Streamable HTTP at /mcp, loopback, Host/Origin checks, bearer token, many clients. */
-async function startHttp(flags: string[], p: Project = sampleProject()): Promise<{ child: ChildProcess; port: number }> {
+async function startHttp(flags: string[], p: Project = sampleProject()): Promise<{ child: ChildProcess; port: number; token: string }> {
   const server = await startHttpServer(['--project', p.root, ...flags]);
   server.child.on('exit', () => assert.equal(server.stdout(), '', 'nothing on stdout'));
   return server;
@@ -36,7 +36,7 @@ async function client(port: number, token?: string, extra: { headers?: Record<st
 }
 
 describe('Streamable HTTP transport', () => {
-  let server: { child: ChildProcess; port: number };
+  let server: { child: ChildProcess; port: number; token: string };
   before(async () => {
     server = await startHttp(['--recipe', 'yap', '--auth-token', 's3cret']);
   });
@@ -92,9 +92,9 @@ describe('per-connection narrowing: the Ralph-Task header or ?task= (never wider
     const p = sampleProject();
     setOverrides(p, 'frontend', ['search_tasks']); // task 3's discipline removes a tool for its connections
     const server = await startHttp(['--recipe', 'yap'], p);
-    const narrowed = await client(server.port, undefined, { headers: { 'Ralph-Task': '3' } });
-    const viaQuery = await client(server.port, undefined, { search: '?task=3' });
-    const wide = await client(server.port);
+    const narrowed = await client(server.port, server.token, { headers: { 'Ralph-Task': '3' } });
+    const viaQuery = await client(server.port, server.token, { search: '?task=3' });
+    const wide = await client(server.port, server.token);
     try {
       const names = async (c: Client) => (await c.listTools()).tools.map((t) => t.name);
       assert.ok(!(await names(narrowed)).includes('search_tasks'), "the task's discipline overrides apply");
@@ -123,12 +123,13 @@ describe('per-connection narrowing: the Ralph-Task header or ?task= (never wider
     const unscoped = await startHttp(['--recipe', 'task_execution'], p);
     const yap = await startHttp(['--recipe', 'yap'], p);
     try {
-      assert.equal(await raw(scoped.port, { 'Ralph-Task': '4' }), 403, 'a task server cannot be switched to another task');
-      assert.equal(await raw(scoped.port, { 'Ralph-Task': '3' }), 200, 'its own task is fine');
-      assert.equal(await raw(unscoped.port, { 'Ralph-Task': '3' }), 403, 'task_execution without --task changes no task: a task would widen it');
-      assert.equal(await raw(yap.port, { 'Ralph-Task': 'abc' }), 403);
-      assert.equal(await raw(yap.port, { 'Ralph-Task': '999' }), 403, 'unknown task');
-      const c = await client(yap.port, undefined, { headers: { 'Ralph-Task': '3' } });
+      const auth = (s: { token: string }) => ({ Authorization: `Bearer ${s.token}` });
+      assert.equal(await raw(scoped.port, { ...auth(scoped), 'Ralph-Task': '4' }), 403, 'a task server cannot be switched to another task');
+      assert.equal(await raw(scoped.port, { ...auth(scoped), 'Ralph-Task': '3' }), 200, 'its own task is fine');
+      assert.equal(await raw(unscoped.port, { ...auth(unscoped), 'Ralph-Task': '3' }), 403, 'task_execution without --task changes no task: a task would widen it');
+      assert.equal(await raw(yap.port, { ...auth(yap), 'Ralph-Task': 'abc' }), 403);
+      assert.equal(await raw(yap.port, { ...auth(yap), 'Ralph-Task': '999' }), 403, 'unknown task');
+      const c = await client(yap.port, yap.token, { headers: { 'Ralph-Task': '3' } });
       await c.close();
     } finally {
       for (const s of [scoped, unscoped, yap]) s.child.kill('SIGTERM');

@@ -6,6 +6,8 @@ import { after, before, describe, test } from 'node:test';
 import type { Project } from '../src/project.js';
 import { CLI, GOLDEN_DIR } from './helpers/env.js';
 import { startHttpServer } from './helpers/httpServer.js';
+import { authProxy } from './helpers/authProxy.js';
+import type { Server } from 'node:http';
 import { inspect } from './helpers/inspector.js';
 import { query, sampleProject } from './helpers/project.js';
 import { RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';
@@ -197,13 +199,18 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
   let url: string;
   const target = () => [url, '--transport', 'http'];
 
+  let proxy: Server | undefined;
+
   before(async () => {
     const server = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
     child = server.child;
-    const port = server.port;
-    url = `http://127.0.0.1:${port}/mcp`;
+    // HTTP always needs a bearer token, and this Inspector CLI cannot send headers: a proxy adds it.
+    const front = await authProxy(server.port, server.token);
+    proxy = front.server;
+    url = `http://127.0.0.1:${front.port}/mcp`;
   });
   after(() => {
+    proxy?.close();
     child?.kill('SIGTERM');
   });
 

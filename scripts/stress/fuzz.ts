@@ -27,6 +27,7 @@ import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import type { Project } from '../../src/project.js';
 import { REGISTRY } from '../../src/registry/registry.js';
+import { recipeByName } from '../../src/registry/recipes.js';
 import { createSampleProject } from '../sampleProject.js';
 import type { StressFigures } from './types.js';
 
@@ -1029,9 +1030,10 @@ function alive(pid: number): boolean {
 // ---- npm run stress ----------------------------------------------------------------------------
 
 const RECIPE_RUNS: { recipe: string[]; toolCount: number; hidden: string }[] = [
-  { recipe: ['--recipe', 'yap'], toolCount: 9, hidden: 'delete_task' },
-  { recipe: ['--recipe', 'worker'], toolCount: 15, hidden: 'create_task' },
-  { recipe: ['--recipe', 'task_execution', '--task', '3'], toolCount: 14, hidden: 'list_tasks' },
+  // Counted from the recipes (a hard-coded count went stale when a recipe gained a tool).
+  { recipe: ['--recipe', 'yap'], toolCount: recipeByName('yap')!.allow.length, hidden: 'delete_task' },
+  { recipe: ['--recipe', 'worker'], toolCount: recipeByName('worker')!.allow.length, hidden: 'create_task' },
+  { recipe: ['--recipe', 'task_execution', '--task', '3'], toolCount: recipeByName('task_execution')!.allow.length, hidden: 'list_tasks' },
 ];
 
 /** Runs the jobs, `width` at a time (the machine may have two cores). */

@@ -5,7 +5,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { StressFigures, StressModule } from './types.js';
 
-const MODULES = ['concurrency', 'crash', 'fuzz', 'hostile'] as const;
+const MODULES = ['concurrency', 'crash', 'fuzz', 'hostile', 'transports'] as const;
 const only = process.argv.slice(2);
 
 const rows: StressFigures[] = [];
@@ -13,7 +13,7 @@ for (const name of MODULES) {
   if (only.length > 0 && !only.includes(name)) continue;
   process.stderr.write(`stress: ${name}…\n`);
   const mod = (await import(`./${name}.js`)) as StressModule;
-  rows.push(await mod.run());
+  rows.push(...[await mod.run()].flat()); // a module may report several rows
 }
 
 const cols: [string, (r: StressFigures) => string | number][] = [

@@ -15,4 +15,4 @@ export interface StressFigures {
   notes?: string;
 }
 
-export type StressModule = { run: () => Promise<StressFigures> };
+export type StressModule = { run: () => Promise<StressFigures | StressFigures[]> };

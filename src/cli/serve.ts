@@ -63,7 +63,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (opts.transport === 'http') {
     const { serveHttp } = await import('../transport/http.js');
     try {
-      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token: opts.authToken || process.env.RALPH_MCP_TOKEN || undefined }, plan, store, log);
+      const token = opts.authToken || process.env.RALPH_MCP_TOKEN || undefined; // none: serveHttp makes one
+      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token, sessionIdleMs: sessionIdleMs(process.env.RALPH_MCP_SESSION_IDLE_SECONDS) }, plan, store, log);
     } catch (err) {
       store.close();
       throw err;
@@ -92,6 +93,14 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.stdin.on('end', () => shutdown('stdin closed', false));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   await server.connect(transport);
+}
+
+/** RALPH_MCP_SESSION_IDLE_SECONDS: how long an HTTP session may sit idle before it is closed (default 600). */
+function sessionIdleMs(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new StartupError(`RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got ${JSON.stringify(value)}`);
+  return seconds * 1000;
 }
 
 /**

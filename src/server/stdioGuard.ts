@@ -1,6 +1,6 @@
 import type { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { wireLine } from './wire.js';
 
@@ -10,6 +10,46 @@ import { wireLine } from './wire.js';
  */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Backpressure, per connection (stdio, and each `--transport socket` connection): a client that sends
+ * requests faster than it reads the answers would otherwise make the server read on and buffer every
+ * answer (a client that pipelines large requests and never reads grew a shared server from 71 MB to
+ * 843 MB). The server stops reading a connection while more than MAX_UNSENT_BYTES of answers wait to
+ * be written to it, or MAX_IN_FLIGHT requests have been read and not yet answered (answers are
+ * produced a few microtasks after their request is read, so bytes alone would not stop the rest of a
+ * 64 KiB chunk of requests from being dispatched at once). So one connection costs at most about
+ * MAX_UNSENT_BYTES plus MAX_IN_FLIGHT answers, and the kernel's socket buffer pushes back on the client.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+export const MAX_IN_FLIGHT = 64;
+
+/** Flow state of one guarded transport: requests read and not yet answered, by id. */
+interface Flow {
+  inFlight: Map<string, number>;
+  count: number;
+  /** Set while the guard itself answers a malformed line: that answer matches no request read. */
+  uncounted: boolean;
+  /** Called when an answer was sent: reading may resume. */
+  answered: () => void;
+}
+const flows = new WeakMap<StdioServerTransport, Flow>();
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+
+/** Counts one answer against the requests in flight (call once per message sent). */
+function noteSent(transport: StdioServerTransport, message: JSONRPCMessage): void {
+  const flow = flows.get(transport);
+  if (!flow || flow.uncounted) return;
+  const m = message as { id?: unknown; method?: unknown };
+  if (m.id === undefined || m.method !== undefined) return;
+  const key = idKey(m.id);
+  const n = flow.inFlight.get(key);
+  if (n === undefined) return;
+  if (n <= 1) flow.inFlight.delete(key);
+  else flow.inFlight.set(key, n - 1);
+  flow.count--;
+  flow.answered();
+}
+
 /** The members a JSON-RPC request may have. */
 const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
 
@@ -17,6 +57,8 @@ const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
 interface StdioInternals {
   _ondata?: unknown;
   _started?: boolean;
+  _stdin?: Readable;
+  _stdout?: Writable;
 }
 
 /**
@@ -40,17 +82,62 @@ export function guardStdioTransport(transport: StdioServerTransport, log: Logger
     log.warn('stdio transport not guarded (unexpected SDK internals): a malformed line may go unanswered');
     return false;
   }
+  const input = internals._stdin;
+  const output = internals._stdout;
+  const flow: Flow = { inFlight: new Map(), count: 0, uncounted: false, answered: () => scheduleWake() };
+  flows.set(transport, flow);
   const reply = (error: { code: number; message: string }, id?: string | number) => {
     if (!transport.onmessage) return; // not connected, or shutting down: read nothing, answer nothing
     const msg = { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error } as JSONRPCMessage;
-    transport.send(msg).catch((err: unknown) => log.warn({ err }, 'could not answer a malformed message'));
+    flow.uncounted = true; // noteSent runs synchronously inside send: this answer frees no request slot
+    try {
+      transport.send(msg).catch((err: unknown) => log.warn({ err }, 'could not answer a malformed message'));
+    } finally {
+      flow.uncounted = false;
+    }
   };
+  // Every answer goes through send: count it (shareDrainWaits, when it replaces send, counts too).
+  const sdkSend = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage) => {
+    noteSent(transport, message);
+    return sdkSend(message);
+  };
+  const blocked = () => flow.count >= MAX_IN_FLIGHT || (output?.writableLength ?? 0) >= MAX_UNSENT_BYTES;
+  let wakeScheduled = false;
+  // Resume on the next macrotask, not inside send: one wake-up for a burst of answers.
+  const scheduleWake = () => {
+    if (wakeScheduled || !reader.holding) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      if (!transport.onmessage || blocked()) return; // closed, or still backed up: a later answer or drain wakes us
+      reader.resume();
+      if (!reader.holding) input?.resume();
+    });
+  };
+  output?.on('drain', scheduleWake);
   const reader = new LineReader(
     maxBytes,
     (line) => {
       const outcome = readLine(line);
       if (outcome === null) return;
       if ('message' in outcome) {
+        const m = outcome.message as { id?: unknown; method?: unknown };
+        if (m.id !== undefined && typeof m.method === 'string') {
+          const key = idKey(m.id);
+          flow.inFlight.set(key, (flow.inFlight.get(key) ?? 0) + 1);
+          flow.count++;
+        } else if (m.method === 'notifications/cancelled') {
+          // The SDK sends no answer to a cancelled request: free its slot, or 64 cancels would stall the connection.
+          const key = idKey((outcome.message as { params?: { requestId?: unknown } }).params?.requestId);
+          const n = flow.inFlight.get(key);
+          if (n !== undefined) {
+            if (n <= 1) flow.inFlight.delete(key);
+            else flow.inFlight.set(key, n - 1);
+            flow.count--;
+            scheduleWake();
+          }
+        }
         try {
           transport.onmessage?.(outcome.message);
         } catch (err) {
@@ -64,6 +151,12 @@ export function guardStdioTransport(transport: StdioServerTransport, log: Logger
     (bytes) => {
       log.warn({ bytes, max: maxBytes }, 'message too large: skipped');
       reply({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${maxBytes} bytes; skipped` });
+    },
+    blocked,
+    () => {
+      // Stop reading: the client's further requests wait in the kernel's buffer, and then in its own.
+      input?.pause();
+      scheduleWake();
     },
   );
   internals._ondata = (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
@@ -139,16 +232,43 @@ class LineReader {
   private parts: Buffer[] = [];
   private size = 0;
   private skipping = false;
+  /** The unread rest of a chunk, kept while `blocked()` says the connection has too much unanswered. */
+  private held: Buffer | null = null;
 
   constructor(
     private readonly max: number,
     private readonly onLine: (line: Buffer) => void,
     private readonly onTooLong: (bytes: number) => void,
+    private readonly blocked: () => boolean = () => false,
+    private readonly onHold: () => void = () => undefined,
   ) {}
 
+  get holding(): boolean {
+    return this.held !== null;
+  }
+
   push(chunk: Buffer): void {
+    // A chunk already on its way when reading was paused: keep it behind the held rest (one chunk at most).
+    if (this.held !== null) this.held = Buffer.concat([this.held, chunk]);
+    else this.process(chunk);
+  }
+
+  /** Goes on with the held rest (call when no longer blocked). */
+  resume(): void {
+    const rest = this.held;
+    if (rest === null) return;
+    this.held = null;
+    this.process(rest);
+  }
+
+  private process(chunk: Buffer): void {
     let start = 0;
     for (;;) {
+      if (this.blocked()) {
+        this.held = chunk.subarray(start);
+        this.onHold();
+        return;
+      }
       const nl = chunk.indexOf(0x0a, start);
       const piece = chunk.subarray(start, nl === -1 ? chunk.length : nl);
       if (!this.skipping && this.size + piece.length > this.max) {
@@ -186,6 +306,7 @@ export function shareDrainWaits(transport: StdioServerTransport): boolean {
   let waiting: (() => void)[] | null = null;
   transport.send = (message: JSONRPCMessage) =>
     new Promise<void>((resolve) => {
+      noteSent(transport, message);
       if (out.write(wireLine(message)) && waiting === null) return resolve();
       if (waiting === null) {
         waiting = [];

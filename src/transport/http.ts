@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
@@ -12,11 +13,33 @@ import type { SessionPlan } from '../session/plan.js';
  * `--transport http`: Streamable HTTP at /mcp for IDEs and shared deployments. Every MCP session gets
  * the launch flags' tool set and its own scope; nothing a client sends widens it.
  * Safety: loopback by default; Host and Origin must name this server (DNS-rebinding protection); a
- * bearer token (--auth-token or RALPH_MCP_TOKEN) is checked when set and required off loopback.
+ * bearer token is always required — on a shared machine loopback is reachable by every local account,
+ * so a tokenless server would serve anyone who can open a TCP connection. Without --auth-token or
+ * RALPH_MCP_TOKEN a random one is made at start and printed once on stderr. Off loopback the token
+ * must be given explicitly.
+ * Bounds (a client cannot make the server hold more): MAX_SESSIONS sessions at once, each closed after
+ * an idle time; requests without a valid session cost nothing but an `initialize` of at most
+ * MAX_INITIALIZE_BYTES; one request at a time per connection, and none while more than
+ * MAX_UNSENT_BYTES wait to be sent on it.
  */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 /** Header (or `?task=` on the URL) that narrows one connection to a task: see session/narrow.ts. */
 export const TASK_HEADER = 'ralph-task';
+/** Sessions open at once; an `initialize` past it gets 503 with Retry-After (each costs ~70 KB). */
+export const MAX_SESSIONS = 64;
+/** A session with no request for this long (and none running) is closed: 10 minutes unless configured. */
+export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
+/** The Retry-After (seconds) sent with a 503 at the session cap. */
+export const RETRY_AFTER_SECONDS = 30;
+/** The largest `initialize` body read without a session (real ones are a few hundred bytes). */
+export const MAX_INITIALIZE_BYTES = 64 * 1024;
+/** Unsent response bytes on one connection past which its next request waits (its reading paused). */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+/**
+ * Requests a connection may have waiting behind the one being answered before it is dropped. MCP
+ * clients do not pipeline (they open a connection per concurrent request); this only stops abuse.
+ */
+export const MAX_QUEUED_PER_CONNECTION = 16;
 
 const headerValue = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? v.join(',') : v);
 
@@ -24,22 +47,75 @@ export interface HttpOptions {
   host: string;
   port: number;
   token?: string | undefined;
+  /** Idle time after which a session is closed (default DEFAULT_SESSION_IDLE_MS). */
+  sessionIdleMs?: number | undefined;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  close: () => void;
+  lastSeen: number;
+  /** Requests of this session still running (an open GET stream counts): not idle while > 0. */
+  active: number;
+}
+
+/** Per connection: the request being answered and the ones waiting behind it (HTTP/1.1 pipelining). */
+interface ConnectionQueue {
+  busy: boolean;
+  waiting: (() => void)[];
 }
 
 export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
   if (!LOOPBACK.has(opts.host) && !opts.token) {
     throw new StartupError(`--host ${opts.host} is not loopback: set --auth-token (or RALPH_MCP_TOKEN) so that only your clients can connect`);
   }
-  const sessions = new Map<string, StreamableHTTPServerTransport>();
+  const generated = !opts.token;
+  const token = opts.token || randomBytes(24).toString('base64url');
+  const idleMs = opts.sessionIdleMs ?? DEFAULT_SESSION_IDLE_MS;
+  const sessions = new Map<string, Session>();
+  /** Sessions whose initialize is being handled: they hold a slot under the cap too. */
+  let starting = 0;
   let count = 0;
   let port = opts.port;
   const allowedHosts = () => new Set([...LOOPBACK, opts.host].flatMap((h) => [`${h.includes(':') ? `[${h}]` : h}:${port}`]));
+  const queues = new WeakMap<Socket, ConnectionQueue>();
 
   const server = createServer((req, res) => {
-    void handle(req, res).catch((err) => {
-      log.error({ err }, 'http request failed');
-      if (!res.headersSent) reply(res, 500, 'internal error');
-    });
+    // One request at a time per connection, and only while its unsent bytes stay under the bound: a
+    // client that pipelines requests and never reads the answers makes us stop reading it, not buffer
+    // an answer for every request its parser already took in. The connection is held (not read, not
+    // parsed) exactly while a request of it waits.
+    const socket = req.socket;
+    if (socket.destroyed) return; // dropped below: the rest of its last chunk is still being parsed
+    let q = queues.get(socket);
+    if (!q) queues.set(socket, (q = { busy: false, waiting: [] }));
+    const queue = q;
+    const run = () => {
+      queue.busy = true;
+      res.once('close', () => {
+        const next = () => {
+          queue.busy = false;
+          const waiting = queue.waiting.shift();
+          releaseConnection(socket); // the next request may still have its body to read
+          waiting?.();
+        };
+        if (socket.writableLength >= MAX_UNSENT_BYTES && !socket.destroyed) socket.once('drain', next);
+        else next();
+      });
+      void handle(req, res).catch((err) => {
+        log.error({ err }, 'http request failed');
+        if (!res.headersSent) reply(res, 500, 'internal error');
+        else res.end();
+      });
+    };
+    if (!queue.busy && socket.writableLength < MAX_UNSENT_BYTES) return run();
+    if (queue.waiting.length >= MAX_QUEUED_PER_CONNECTION) {
+      log.warn({ queued: queue.waiting.length }, 'connection dropped: too many pipelined requests waiting');
+      socket.destroy();
+      return;
+    }
+    holdConnection(socket);
+    queue.waiting.push(run);
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -49,17 +125,37 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     if (!hosts.has(String(req.headers.host ?? ''))) return reply(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server`);
     const origin = req.headers.origin;
     if (origin !== undefined && !hosts.has(originHost(origin))) return reply(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
-    if (opts.token && !bearerMatches(req.headers.authorization, opts.token)) {
+    if (!bearerMatches(req.headers.authorization, token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return reply(res, 401, 'missing or wrong bearer token');
+      return reply(res, 401, 'missing or wrong bearer token (Authorization: Bearer <token>; the server printed it on stderr at start unless --auth-token or RALPH_MCP_TOKEN set it)');
     }
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
-      const t = sessions.get(sid);
-      if (!t) return reply(res, 404, 'unknown or ended MCP session; initialize a new one');
-      return t.handleRequest(req, res);
+      const s = sessions.get(sid);
+      if (!s) return reply(res, 404, 'unknown or ended MCP session; initialize a new one');
+      s.active++;
+      s.lastSeen = Date.now();
+      res.once('close', () => {
+        s.active--;
+        s.lastSeen = Date.now();
+      });
+      return s.transport.handleRequest(req, res);
     }
+    // No session: only an initialize may follow, and nothing is built for anything else.
     if (req.method !== 'POST') return reply(res, 400, 'a new MCP session starts with a POST initialize request');
+    if (sessions.size + starting >= MAX_SESSIONS) {
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      return reply(res, 503, `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`);
+    }
+    const body = await readBody(req, MAX_INITIALIZE_BYTES);
+    if (body === null) return reply(res, 413, `an initialize request is at most ${MAX_INITIALIZE_BYTES} bytes`);
+    let message: unknown;
+    try {
+      message = JSON.parse(body.toString('utf8'));
+    } catch {
+      return reply(res, 400, 'Parse error: the body is not JSON', -32700);
+    }
+    if (!isInitialize(message)) return reply(res, 400, 'no Mcp-Session-Id: a new MCP session starts with a POST initialize request (one JSON-RPC message)');
     // Documented narrowing: a connection may ask for one task's session (never a wider one).
     const askedTask = headerValue(req.headers[TASK_HEADER]) ?? url.searchParams.get('task') ?? undefined;
     let sessionPlan = plan;
@@ -68,21 +164,64 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       if (!narrowed.ok) return reply(res, 403, `cannot narrow this session: ${narrowed.reason}`);
       sessionPlan = narrowed.plan;
     }
+    if (sessions.size + starting >= MAX_SESSIONS) {
+      // Checked again: other initializes may have taken the last slots while this body was read.
+      res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+      return reply(res, 503, `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`);
+    }
     const n = ++count;
+    starting++;
+    let registered = false;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        sessions.set(id, transport);
+        registered = true;
+        starting--;
+        sessions.set(id, { transport, close: closeSession, lastSeen: Date.now(), active: 1 });
+        res.once('close', () => {
+          const s = sessions.get(id);
+          if (s) {
+            s.active--;
+            s.lastSeen = Date.now();
+          }
+        });
       },
     });
     const scope = { ...sessionPlan.scope, sessionId: `${sessionPlan.scope.sessionId}-h${n}` };
     const mcp = createMcpServer({ ...sessionPlan, scope }, store, log.child({ http_session: n, task: scope.taskId }));
+    function closeSession(): void {
+      void transport.close().catch(() => undefined);
+      void mcp.close().catch(() => undefined);
+    }
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res);
+    try {
+      await mcp.connect(transport);
+      await transport.handleRequest(req, res, message);
+    } finally {
+      if (!registered) {
+        // The initialize was refused (bad params, wrong protocol): nothing stays behind.
+        starting--;
+        closeSession();
+      }
+    }
   }
+
+  // Idle sessions: a client that initializes and goes away must not hold a slot (and memory) forever.
+  const sweep = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (s.active > 0 || now - s.lastSeen < idleMs) continue;
+        sessions.delete(id);
+        log.info({ mcp_session: id, idle_ms: now - s.lastSeen }, 'idle session closed');
+        s.close();
+      }
+    },
+    Math.max(50, Math.min(idleMs / 2, 30_000)),
+  );
+  sweep.unref();
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', (err) => reject(new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${err.message}`)));
@@ -90,19 +229,71 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
   });
   const addr = server.address();
   if (addr && typeof addr === 'object') port = addr.port;
-  log.info({ host: opts.host, port, auth: Boolean(opts.token) }, 'listening');
+  if (generated) {
+    // Once, on stderr (never stdout, never the log file): clients send it as `Authorization: Bearer …`.
+    process.stderr.write(`ralph-mcp: HTTP bearer token for this run (generated; set --auth-token or RALPH_MCP_TOKEN to choose it): ${token}\n`);
+  }
+  log.info({ host: opts.host, port, auth: generated ? 'generated' : 'given', max_sessions: MAX_SESSIONS, session_idle_ms: idleMs }, 'listening');
 
   const stop = (reason: string) => {
     log.info({ reason }, 'shutting down');
+    clearInterval(sweep);
     server.close();
     // Calls already dispatched finish (they are synchronous) before the next macrotask; then close.
     setImmediate(() => {
-      for (const t of sessions.values()) void t.close().catch(() => undefined);
+      for (const s of sessions.values()) s.close();
       store.close();
       process.exit(0);
     });
   };
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
+}
+
+/**
+ * Node's HTTP server keeps its own "paused" flag on a connection (set when its pipelined responses back
+ * up): while it is set, the parser stops at the current request and reading a request body does not
+ * resume the socket. Setting it too is what makes the hold stick; a plain pause() would be undone by
+ * the first body read. (Node's own flag since v10; if it ever goes, pause() and the queue bound remain.)
+ */
+type HttpSocket = Socket & { _paused?: boolean; parser?: { pause?: () => void; resume?: () => void } | null };
+function holdConnection(socket: Socket): void {
+  const s = socket as HttpSocket;
+  s._paused = true;
+  s.parser?.pause?.();
+  s.pause();
+}
+function releaseConnection(socket: Socket): void {
+  const s = socket as HttpSocket;
+  if (!s._paused) return;
+  s._paused = false;
+  s.parser?.resume?.();
+  s.resume();
+}
+
+/** The body, or null past `max` bytes (reading stops there; the connection is not kept). */
+function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
+  return new Promise((resolveBody, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > max) return resolveBody(null);
+    const parts: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.removeAllListeners('data');
+        req.pause();
+        resolveBody(null);
+        return;
+      }
+      parts.push(chunk);
+    });
+    req.once('end', () => resolveBody(Buffer.concat(parts)));
+    req.once('error', reject);
+  });
+}
+
+function isInitialize(message: unknown): boolean {
+  return message !== null && typeof message === 'object' && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
 }
 
 function originHost(origin: string): string {
@@ -121,7 +312,9 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function reply(res: ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+function reply(res: ServerResponse, status: number, message: string, code = -32000): void {
+  // A refused request's unread body must not be parsed as the next request: close the connection.
+  const unread = !res.req.complete;
+  res.writeHead(status, { 'Content-Type': 'application/json', ...(unread ? { Connection: 'close' } : {}) });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }

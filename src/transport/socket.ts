@@ -1,21 +1,29 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { chmodSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import type { SessionPlan } from '../session/plan.js';
+import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './socketFiles.js';
 
 /**
  * `--transport socket --socket PATH`: one shared server per project for sandboxed agents (the rudder
  * design, seed 004). Newline-delimited JSON-RPC on a Unix socket, one MCP session per connection, so
  * `socat - UNIX-CONNECT:PATH` is a stdio bridge. Every connection gets the launch flags' tool set and
- * its own session scope (its own claims), never more.
+ * its own session scope (its own claims), never more. Each connection is read only while its unsent
+ * answers stay under a bound (server/stdioGuard.ts, MAX_UNSENT_BYTES), so a client that never reads
+ * cannot grow the shared server.
  */
 export async function serveSocket(path: string, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
   const pidFile = `${path}.pid`;
-  await clearStaleSocket(path, pidFile);
+  const claim = await claimSocketPath(path);
+  if (claim === 'live') {
+    throw new StartupError(`a ralph-mcp server is already listening on ${path} (pid ${readPidFile(pidFile) ?? 'unknown'}); connect to it, or stop it first`);
+  }
+  // Before listening, so a refusal leaves no socket behind; the pid is written once we listen.
+  const pid = createPidFile(pidFile);
   let connections = 0;
   const open = new Set<Socket>();
   const server = createServer((conn) => {
@@ -32,12 +40,27 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     });
     void mcp.connect(new StdioServerTransport(conn, conn));
   });
-  await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (err) => reject(new StartupError(`cannot listen on ${path}: ${err.message}`)));
-    server.listen(path, () => resolveListen());
-  });
-  chmodSync(path, 0o600); // owner only: the socket is as powerful as the launch flags
-  writeFileSync(pidFile, `${process.pid}\n`);
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once('error', (err) => reject(new StartupError(`cannot listen on ${path}: ${err.message}`)));
+      // The socket file is created by bind(), inside listen(), with the process umask: under a permissive
+      // one (000) it would be connectable by every local account until the chmod below. An owner-only
+      // umask for that call makes it 0600 from birth. (A Unix-socket bind is synchronous in listen(),
+      // so the umask is restored before any other code runs.)
+      const umask = process.umask(0o177);
+      try {
+        server.listen(path, () => resolveListen());
+      } finally {
+        process.umask(umask);
+      }
+    });
+    chmodSync(path, 0o600); // kept: owner only whatever the platform did at bind time
+    pid.write(process.pid);
+  } catch (err) {
+    pid.remove();
+    server.close();
+    throw err;
+  }
   log.info({ socket: path, pid: process.pid }, 'listening');
 
   let stopping = false;
@@ -46,8 +69,8 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     stopping = true;
     log.info({ reason }, 'shutting down');
     server.close();
-    rmSync(path, { force: true });
-    rmSync(pidFile, { force: true });
+    removeOwnSocket(path);
+    pid.remove();
     // Calls already dispatched finish (they are synchronous) before the next macrotask; their answers
     // are flushed by end(), then the database is closed.
     setImmediate(() => {
@@ -62,23 +85,4 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     });
   };
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
-}
-
-/** A live server owning the path is an error; a socket left by a dead one is removed. */
-async function clearStaleSocket(path: string, pidFile: string): Promise<void> {
-  if (!existsSync(path)) return;
-  const live = await new Promise<boolean>((resolveProbe) => {
-    const probe = connect(path);
-    probe.once('connect', () => {
-      probe.destroy();
-      resolveProbe(true);
-    });
-    probe.once('error', () => resolveProbe(false));
-  });
-  if (live) {
-    const pid = existsSync(pidFile) ? readFileSync(pidFile, 'utf8').trim() : 'unknown';
-    throw new StartupError(`a ralph-mcp server is already listening on ${path} (pid ${pid}); connect to it, or stop it first`);
-  }
-  rmSync(path, { force: true });
-  rmSync(pidFile, { force: true });
 }
