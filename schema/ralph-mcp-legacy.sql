@@ -47,7 +47,9 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_signals_task ON ralph_mcp_task_signals
 -- spawn_subtasks) read every task's list: ~30 ms at 100,000 tasks, on every get_task. Kept in step by the
 -- triggers below, whoever writes; filled whole when first made or when a trigger was found missing
 -- (src/store/legacy/dependents.ts). Items that are not task ids (Ralph keeps what it does not
--- understand) are not mirrored, as dependency reads skip them.
+-- understand) are not mirrored, as dependency reads skip them. DISTINCT, not only OR IGNORE: a
+-- statement's own conflict clause (or a foreign-key action's) overrides a trigger's, and a list naming
+-- one task twice must never make Ralph's write fail.
 CREATE TABLE IF NOT EXISTS ralph_mcp_task_deps (
   depends_on INTEGER NOT NULL,
   task_id INTEGER NOT NULL,
@@ -57,13 +59,13 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_deps_task ON ralph_mcp_task_deps(task_
 
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_deps_ai AFTER INSERT ON tasks BEGIN
   INSERT OR IGNORE INTO ralph_mcp_task_deps (depends_on, task_id)
-  SELECT CAST(value AS INTEGER), NEW.id FROM json_each(CASE WHEN json_valid(NEW.depends_on) THEN NEW.depends_on ELSE '[]' END)
+  SELECT DISTINCT CAST(value AS INTEGER), NEW.id FROM json_each(CASE WHEN json_valid(NEW.depends_on) THEN NEW.depends_on ELSE '[]' END)
   WHERE type = 'integer' OR (type = 'text' AND value <> '' AND value NOT GLOB '*[^0-9]*');
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_deps_au AFTER UPDATE OF id, depends_on ON tasks BEGIN
   DELETE FROM ralph_mcp_task_deps WHERE task_id = OLD.id;
   INSERT OR IGNORE INTO ralph_mcp_task_deps (depends_on, task_id)
-  SELECT CAST(value AS INTEGER), NEW.id FROM json_each(CASE WHEN json_valid(NEW.depends_on) THEN NEW.depends_on ELSE '[]' END)
+  SELECT DISTINCT CAST(value AS INTEGER), NEW.id FROM json_each(CASE WHEN json_valid(NEW.depends_on) THEN NEW.depends_on ELSE '[]' END)
   WHERE type = 'integer' OR (type = 'text' AND value <> '' AND value NOT GLOB '*[^0-9]*');
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_deps_ad AFTER DELETE ON tasks BEGIN

@@ -1029,7 +1029,7 @@ function alive(pid: number): boolean {
 // ---- npm run stress ----------------------------------------------------------------------------
 
 const RECIPE_RUNS: { recipe: string[]; toolCount: number; hidden: string }[] = [
-  { recipe: ['--recipe', 'yap'], toolCount: 9, hidden: 'delete_task' },
+  { recipe: ['--recipe', 'yap'], toolCount: 11, hidden: 'delete_task' },
   { recipe: ['--recipe', 'worker'], toolCount: 15, hidden: 'create_task' },
   { recipe: ['--recipe', 'task_execution', '--task', '3'], toolCount: 14, hidden: 'list_tasks' },
 ];

@@ -15,7 +15,7 @@ import { checkDependsOn } from './validate.js';
 
 const input = z.strictObject({
   task_id: taskId(),
-  depends_on: taskId('The task that must be done first'),
+  depends_on: taskId(),
 });
 const output = z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() });
 
@@ -31,7 +31,7 @@ export const addDependency = defineTool({
   name: 'add_dependency',
   title: 'Add dependency',
   category: 'tasks',
-  description: 'Make a task wait for another (refused if it would close a cycle).',
+  description: 'Make a task wait for another (no cycles).',
   input,
   output,
   annotations: UPDATE,

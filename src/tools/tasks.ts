@@ -262,12 +262,12 @@ export const setTaskStatus = defineTool({
   name: 'set_task_status',
   title: 'Set task status',
   category: 'tasks',
-  description: "Set a task's status. done needs its dependencies done (or force with a reason).",
+  description: "Set a task's status. done needs its dependencies done, or force + reason (kept as a comment).",
   input: z.strictObject({
     id: taskId(),
     status,
-    force: z.literal(true).optional().describe('done although dependencies are not (needs reason)'),
-    reason: text(2000).optional().describe('Why, with force (kept as a comment)'),
+    force: z.literal(true).optional(),
+    reason: text(2000).optional(),
   }),
   output: z.object({
     task: TaskOut,
@@ -288,23 +288,20 @@ export const setTaskStatus = defineTool({
     // The status alone first (cheap on either generation); the whole task is read once, for the answer.
     const before = requireTaskHead(store, id);
     if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
-    let unfinished: { id: number; status: string }[] = [];
-    if (next === 'done') {
-      // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
-      unfinished = store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1);
-      const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
-      if (unfinished.length > 0 && !force) {
-        throw conflict(
-          `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
-          { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN) },
-        );
-      }
+    // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
+    const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
+    const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
+    if (unfinished.length > 0 && !force) {
+      throw conflict(
+        `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
+        { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN) },
+      );
     }
     const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
     store.setTaskStatus(id, next);
     const note =
       unfinished.length > 0
-        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${describeDeps(unfinished.slice(0, UNFINISHED_SHOWN))}${unfinished.length > UNFINISHED_SHOWN ? ', …' : ''}: ${reason!}`, 'high')
+        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
         : undefined;
     return {
       task: loadTask(ctx, id),
