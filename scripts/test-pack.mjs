@@ -13,7 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const YAP_TOOLS = ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'];
+const YAP_TOOLS = ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'];
 const EXPECTED_FILES = ['LICENSE', 'README.md', 'dist/ralph-mcp.js', 'dist/ralph-mcp.js.map', 'package.json', 'schema/ralph-legacy.sql', 'schema/ralph-mcp-legacy.sql', 'schema/ralph-mcp-normalized.sql', 'schema/ralph-mcp-search-legacy.sql', 'schema/ralph-mcp-search-normalized.sql', 'schema/ralph-mcp.sql', 'schema/ralph-normalized.sql', 'schema/recipes.schema.json', 'schema/session-plan.schema.json'];
 
 const step = (name) => process.stderr.write(`test:pack: ${name}\n`);

@@ -155,7 +155,7 @@ describe('overrides', () => {
     const set = runCli(['overrides', '--project', p.root, '--discipline', 'documentation', '--disable', 'set_task_status,create_task']);
     assert.equal(set.status, 0, set.stderr);
     assert.match(set.stdout, /additional_disabled = create_task, set_task_status/);
-    assert.match(set.stdout, /\nyap +7 tools: list_tasks, get_task, update_task, search_tasks, list_features, list_disciplines, get_project_info\n/);
+    assert.match(set.stdout, /\nyap +9 tools: list_tasks, get_task, update_task, search_tasks, add_dependency, remove_dependency, list_features, list_disciplines, get_project_info\n/);
     assert.equal(hasColumn(), true);
     assert.deepEqual(json(query<{ o: string }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'documentation'")[0]!.o), {
       additional_disabled: ['create_task', 'set_task_status'],

@@ -22,6 +22,7 @@ const CHARACTERS: Record<string, number> = {
   'append_feature_learning.reason': 1_000,
   'report_blocker.reason': 2_000,
   'skip_task.reason': 2_000,
+  'set_task_status.reason': 2_000,
   'signal_abort.reason': 2_000,
   'append_feature_learning.text': 2_000,
   'append_learning.text': 8_000,

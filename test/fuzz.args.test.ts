@@ -145,7 +145,7 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
       // enrich_task a fresh draft (enriching makes a task pending).
       const creates = /^create_(feature|discipline)$/.test(row.tool);
       if (creates && keyOf(field) !== 'name') base = { ...base, name: `lim-${++unique}` };
-      if (row.tool === 'enrich_task') base = { ...base, id: (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'draft', status: 'draft' })).task.id };
+      if (row.tool === 'enrich_task') base = { ...base, id: (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'draft', status: 'draft', duplicate_ok: true })).task.id };
       const probe = async (value: unknown, label: string) => {
         probes++;
         const args = setPath(base, segs, value);

@@ -54,7 +54,7 @@ describe('Streamable HTTP transport', () => {
   test('20 concurrent clients each complete 50 calls with correct results', async () => {
     const clients = await Promise.all(Array.from({ length: 20 }, () => client(server.port, 's3cret')));
     try {
-      for (const c of clients) assert.equal((await c.listTools()).tools.length, 9);
+      for (const c of clients) assert.equal((await c.listTools()).tools.length, 11);
       await Promise.all(
         clients.map(async (c, i) => {
           for (let k = 0; k < 50; k++) {

@@ -51,6 +51,8 @@ const TARGETS: Record<string, Target> = {
     own: [{ id: OWN, status: 'in_progress' }, 'ok'],
   },
   update_task_context: { other: [[{ id: OTHER, hints: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, hints: 'own hint' }, 'ok'] },
+  add_dependency: { other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']], own: [{ task_id: OWN, depends_on: 1 }, 'ok'] },
+  remove_dependency: { other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']], own: [{ task_id: OWN, depends_on: 1 }, 'ok'] },
   // A note for another task is allowed (SPEC-070 scenario 7); it records the writing session's task.
   add_task_comment: {
     other: [[{ task_id: OTHER, body: 'note for the next task' }, 'ok']],
@@ -96,7 +98,7 @@ const TARGETS: Record<string, Target> = {
 };
 
 /** The tools that change a task (README: refused outside the session's own task). */
-const TASK_WRITES = ['enrich_task', 'update_task', 'set_task_status', 'update_task_context', 'update_task_comment', 'delete_task_comment', 'spawn_subtasks', 'skip_task', 'move_task_to_feature', 'delete_task'];
+const TASK_WRITES = ['enrich_task', 'update_task', 'set_task_status', 'update_task_context', 'add_dependency', 'remove_dependency', 'update_task_comment', 'delete_task_comment', 'spawn_subtasks', 'skip_task', 'move_task_to_feature', 'delete_task'];
 
 const stateFiles = (p: Project) => readFileSync(p.learningsFile, 'utf8') + readFileSync(p.progressFile, 'utf8');
 const snapshot = (p: Project) => `${dump(p)}\n${stateFiles(p)}`;

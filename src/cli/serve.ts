@@ -108,11 +108,15 @@ function sessionIdleMs(value: string | undefined): number | undefined {
  * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
  * per task read. Best-effort: a database we may not write is still served, its reads just slower.
  */
+/** The tools that read the search index. */
+const SEARCH_USERS = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
+
 function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): void {
   try {
     store.ensureOwnTables();
     // The index is built once per project (triggers keep it current after): at a launch, not in a request.
-    if (plan.tools.some((t) => t.def.name === 'search_tasks')) store.prepareSearch();
+    // Creating a task looks in it for duplicate titles (tools/duplicates.ts).
+    if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.prepareSearch();
   } catch (err) {
     log.warn({ err }, 'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)');
   }

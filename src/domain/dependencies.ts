@@ -32,3 +32,15 @@ export function findCycle<K>(taskId: K, newDeps: readonly K[], depsOf: (id: K) =
   }
   return undefined;
 }
+
+/**
+ * The task a blocker's text names, or null: "task #12", "task 12", "#12" (what report_blocker writes,
+ * and how Ralph's agents name an upstream task in a `blocked` signal's `on`). Only the first one counts.
+ */
+export function upstreamTaskIn(text: string | null): number | null {
+  const m = text === null ? null : /(?:\btask\s*#?\s*|#)(\d{1,15})\b/i.exec(text);
+  return m ? Number(m[1]) : null;
+}
+
+/** report_blocker's comment on the legacy generation, whose blocked_by holds only the reason. */
+export const blockedComment = (reason: string, upstream: number | null): string => `Blocked: ${reason}${upstream !== null ? ` (blocked on task #${upstream})` : ''}`;

@@ -54,7 +54,8 @@ export const RECIPES: readonly Recipe[] = [
   {
     name: 'yap',
     purpose: 'Refine and create tasks within the existing features and disciplines.',
-    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'],
+    // + add/remove_dependency: refining tasks includes their order, one dependency at a time.
+    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'],
   },
   {
     name: 'ramble',
@@ -99,6 +100,10 @@ export const RECIPES: readonly Recipe[] = [
       'skip_task',
       'move_task_to_feature',
       'get_dependency_details',
+      // A reviewer finds missing or wrong orderings (a follow-up that needs the fix first); update_task
+      // is narrowed here and cannot touch depends_on.
+      'add_dependency',
+      'remove_dependency',
     ],
     narrow: { update_task: ['id', 'priority', 'description'] },
   },
@@ -106,7 +111,8 @@ export const RECIPES: readonly Recipe[] = [
     name: 'enrichment',
     purpose: 'Promote draft tasks: add pseudocode and acceptance criteria, split drafts that are too big.',
     // + scenario 4: a draft too big to do is split, and the original skipped rather than deleted.
-    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks'],
+    // + add/remove_dependency: enrichment is where a draft's prerequisites are worked out.
+    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks', 'add_dependency', 'remove_dependency'],
   },
   {
     name: 'worker',

@@ -7,6 +7,7 @@ import { STATE_TOOLS } from '../tools/stateFiles.js';
 import { searchTasks } from '../tools/search.js';
 import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import { SIGNAL_TOOLS } from '../tools/signals.js';
+import { DEPENDENCY_TOOLS } from '../tools/dependencies.js';
 import type { AnyTool } from './types.js';
 
 /**
@@ -18,6 +19,7 @@ export const REGISTRY: readonly AnyTool[] = [
   ...TASK_TOOLS,
   searchTasks,
   ...WORKFLOW_TOOLS,
+  ...DEPENDENCY_TOOLS,
   ...COMMENT_TOOLS,
   ...FEATURE_TOOLS,
   ...DISCIPLINE_TOOLS,

@@ -89,3 +89,6 @@ export function parseJsonArrayHead(text: unknown, max: number = LIST_READ_MAX): 
 /** Task ids as numberArray reads them, from a list of items already parsed. */
 export const numbersOf = (items: unknown[]): number[] =>
   items.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x)).filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
+
+/** Whether a stored dependency item names task `id`, read as numbersOf reads it. */
+export const namesTask = (id: number) => (item: unknown): boolean => numbersOf([item])[0] === id;

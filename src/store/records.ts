@@ -145,6 +145,22 @@ export interface SearchHit {
   snippet: string;
 }
 
+/** A task whose title a create compares with its own (possible duplicates). */
+export interface TitleMatch {
+  id: number;
+  title: string;
+  status: string;
+  feature: string;
+}
+
+/** Why a task is blocked, as far as its rows say: what blocks it, and the upstream task when it is one. */
+export interface Blocker {
+  /** The recorded reason (legacy blocked_by, or the newest blocked signal), or null when none was recorded. */
+  detail: string | null;
+  /** The task it waits on (report_blocker's on_task_id, a blocked signal of kind upstream_task), or null. */
+  upstream: number | null;
+}
+
 /** A resources/list entry over tasks, features and disciplines, in that order. */
 export interface ResourceRow {
   kind: 'tasks' | 'features' | 'disciplines';

@@ -14,6 +14,8 @@ import type {
   Task,
   TaskHead,
   TaskRow,
+  TitleMatch,
+  Blocker,
   Question,
 } from './records.js';
 
@@ -88,8 +90,17 @@ export interface TaskStore {
   countTasks(query: TaskQuery): number;
   /** The ids a task depends on (unreadable stored items skipped). */
   dependenciesOf(id: number): number[];
-  /** The tasks that depend on this one, by id. */
-  dependentsOf(id: number): number[];
+  /** The tasks that depend on this one, by id (the first `limit`, when given). */
+  dependentsOf(id: number, limit?: number): number[];
+  /** The task's dependencies that are not done (status 'missing' for an id no task has), in list order, at most `limit`. */
+  unfinishedDependencies(id: number, limit: number): { id: number; status: string }[];
+  /** What the task's rows say blocks it (whatever its status now). */
+  blocker(id: number): Blocker;
+  /**
+   * Tasks whose title matches an FTS5 query of ours (quoted words), newest first, at most `limit`: the
+   * candidates a create compares its title with. Best effort: none past a small time budget.
+   */
+  titleMatches(ftsQuery: string, limit: number): TitleMatch[];
   /** Inserts a task (provenance agent, created today); returns the id agents see. */
   createTask(t: TaskInsert): number;
   updateTask(id: number, changes: TaskChanges): void;

@@ -4,11 +4,20 @@ import { CREATE, DELETE, REPLACE, defineTool, writerOf, type ToolContext } from 
 import { LIMITS, priority, taskId, text } from './fields.js';
 import { requireDiscipline, requireTaskExists } from './lookups.js';
 import { CommentOut } from './shapes.js';
+import type { Comment } from '../store/records.js';
 
 const MAX_BODY = 10_000;
 
 /** The author the server signs an agent's comment with: its discipline, else "agent" (never "human"). */
 export const commentAuthor = (session: ToolContext['session']): string => session.discipline ?? 'agent';
+
+/** A note this session leaves on a task in its own name (skips, splits, overrides). */
+export function sessionNote(ctx: ToolContext, taskIdValue: number, body: string, prio: string | null = null): Comment {
+  return ctx.store.addComment(
+    { task_id: taskIdValue, author: commentAuthor(ctx.session), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: prio, body },
+    writerOf(ctx.session),
+  );
+}
 
 function requireComment(ctx: ToolContext, taskIdValue: number, commentId: number) {
   requireTaskExists(ctx.store, taskIdValue);

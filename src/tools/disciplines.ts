@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
@@ -57,13 +58,14 @@ export const createDiscipline = defineTool({
     skills: strList().optional(),
     conventions: optText().optional(),
   }),
-  output: z.object({ discipline: DisciplineOut }),
+  output: z.object({ discipline: DisciplineOut, possible_duplicates: z.array(NameHintOut) }),
   annotations: CREATE,
   handler(args, { store }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
     const existing = store.disciplineName(args.name);
     if (existing !== undefined) throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
+    const possible_duplicates = similarNamesOf(store, 'disciplines', args.name);
     const acr = args.acronym !== undefined ? checkAcronym(store, 'disciplines', args.acronym, null) : freeAcronym(store, 'disciplines', args.display_name);
     store.createDiscipline({
       name: args.name,
@@ -75,7 +77,7 @@ export const createDiscipline = defineTool({
       skills: args.skills ?? [],
       conventions: args.conventions ?? null,
     });
-    return { discipline: requireDisciplineRecord(store, args.name) };
+    return { discipline: requireDisciplineRecord(store, args.name), possible_duplicates };
   },
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { findCycle } from '../domain/dependencies.js';
 import { MAX_LEARNINGS, SANITIZE_CHANGES, mergeLearning, publicLearning, sanitizeAgentText, sanitizeLearning, type Learning } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
@@ -70,13 +71,14 @@ export const createFeature = defineTool({
     display_name: text(LIMITS.title),
     ...z.object(featureFields).partial().shape,
   }),
-  output: z.object({ feature: FeatureOut }),
+  output: z.object({ feature: FeatureOut, possible_duplicates: z.array(NameHintOut) }),
   annotations: CREATE,
   handler(args, ctx) {
     const { store } = ctx;
     checkNewName('feature', args.name);
     const existing = store.featureName(args.name);
     if (existing !== undefined) throw conflict(`${store.featureNoun} ${existing} already exists; choose another name, or change the existing one instead`);
+    const possible_duplicates = similarNamesOf(store, 'features', args.name);
     const acr = args.acronym !== undefined ? checkAcronym(store, 'features', args.acronym, null) : freeAcronym(store, 'features', args.display_name);
     store.createFeature({
       name: args.name,
@@ -89,7 +91,7 @@ export const createFeature = defineTool({
       boundaries: args.boundaries ?? null,
       dependencies: checkFeatureDeps(store, args.name, args.dependencies ?? []),
     });
-    return { feature: requireFeatureRecord(store, args.name) };
+    return { feature: requireFeatureRecord(store, args.name), possible_duplicates };
   },
 });
 

@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
-import type { TaskInsert, TaskQuery } from '../store/store.js';
+import { sessionNote } from './comments.js';
+import type { RalphStore, TaskInsert, TaskQuery } from '../store/store.js';
+import { LIST_READ_MAX } from '../store/json.js';
+import { TaskHintOut, checkTitle, duplicateOk, type TitleCheck } from './duplicates.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
@@ -71,7 +74,7 @@ export const getTask = defineTool({
   title: 'Get task',
   category: 'tasks',
   description:
-    'One task in full: fields, recent comments (oldest first), dependencies (id, title, status), open questions',
+    'One task in full: fields, recent comments (oldest first), dependencies (id, title, status), dependents, open questions',
   input: z.strictObject({
     id: taskId(),
     comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
@@ -85,6 +88,9 @@ export const getTask = defineTool({
     /** Pass as comments_before to get the page of older comments; null when there are none. */
     older_comments_before: z.number().int().nullable(),
     dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
+    /** Ids of the tasks that depend on this one (the first 1,000; truncated_dependents when there are more). */
+    dependents: z.array(z.number().int()),
+    truncated_dependents: z.literal(true).optional(),
     open_questions: z.array(QuestionOut),
   }),
   annotations: READ,
@@ -99,6 +105,8 @@ export const getTask = defineTool({
       const r = ctx.store.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
+    // One more than a read returns: whether there are more, without counting them (as stored lists are read).
+    const dependents = ctx.store.dependentsOf(id, LIST_READ_MAX + 1);
     const open_questions = ctx.store
       .questions(id)
       .filter((q) => q.answer === null)
@@ -109,6 +117,8 @@ export const getTask = defineTool({
       comment_count: ctx.store.commentCount(id),
       older_comments_before: page.length > limit ? comments[0]!.id : null,
       dependencies,
+      dependents: dependents.slice(0, LIST_READ_MAX),
+      ...(dependents.length > LIST_READ_MAX ? { truncated_dependents: true as const } : {}),
       open_questions,
     };
   },
@@ -139,11 +149,13 @@ export const createTask = defineTool({
     title: text(LIMITS.title),
     ...z.object(taskFields).partial().shape,
     status: z.enum(['draft', 'pending']).optional().describe('Default pending; draft = needs enrichment'),
+    duplicate_ok: duplicateOk,
   }),
-  output: z.object({ task: TaskOut }),
+  output: z.object({ task: TaskOut, possible_duplicates: z.array(TaskHintOut) }),
   annotations: CREATE,
-  handler(args, ctx) {
-    return { task: loadTask(ctx, insertTask(ctx, args)) };
+  handler({ duplicate_ok, ...args }, ctx) {
+    const { id, possible_duplicates } = insertTask(ctx, args, { duplicateOk: duplicate_ok });
+    return { task: loadTask(ctx, id), possible_duplicates };
   },
 });
 
@@ -163,11 +175,15 @@ export interface NewTask {
   estimated_turns?: number | undefined;
 }
 
-/** Checks and inserts one task; returns its id. Call inside a write transaction. */
-export function insertTask(ctx: ToolContext, t: NewTask): number {
+/**
+ * Checks and inserts one task; returns its id and the existing tasks whose titles look like its own
+ * (an exact duplicate in its feature is refused, see duplicates.ts). Call inside a write transaction.
+ */
+export function insertTask(ctx: ToolContext, t: NewTask, check: Omit<TitleCheck, 'feature'> = {}): { id: number; possible_duplicates: z.infer<typeof TaskHintOut>[] } {
   const { store } = ctx;
+  const feature = requireFeature(store, t.feature);
   const insert: TaskInsert = {
-    feature: requireFeature(store, t.feature),
+    feature,
     discipline: requireDiscipline(store, t.discipline),
     title: t.title,
     description: t.description ?? null,
@@ -181,7 +197,8 @@ export function insertTask(ctx: ToolContext, t: NewTask): number {
     hints: t.hints ?? null,
     estimated_turns: t.estimated_turns ?? null,
   };
-  return store.createTask(insert);
+  const possible_duplicates = checkTitle(ctx, t.title, { ...check, feature });
+  return { id: store.createTask(insert), possible_duplicates };
 }
 
 // ---- update_task ---------------------------------------------------------------------------
@@ -236,23 +253,84 @@ export const deleteTask = defineTool({
 
 // ---- set_task_status -----------------------------------------------------------------------
 
+/** Unfinished dependencies named in a refusal or an override's comment (the rest are counted). */
+const UNFINISHED_SHOWN = 20;
+
+const describeDeps = (deps: readonly { id: number; status: string }[]) => deps.map((d) => `#${d.id} (${d.status})`).join(', ');
+
 export const setTaskStatus = defineTool({
   name: 'set_task_status',
   title: 'Set task status',
   category: 'tasks',
-  description: 'Set a task\'s status. done stamps the completion date.',
-  input: z.strictObject({ id: taskId(), status }),
-  output: z.object({ task: TaskOut, previous_status: z.string(), changed: z.boolean() }),
+  description: "Set a task's status. done needs its dependencies done, or force + reason (kept as a comment).",
+  input: z.strictObject({
+    id: taskId(),
+    status,
+    force: z.literal(true).optional(),
+    reason: text(2000).optional(),
+  }),
+  output: z.object({
+    task: TaskOut,
+    previous_status: z.string(),
+    changed: z.boolean(),
+    /** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
+    blocker: z.object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() }).optional(),
+    /** done with force: the dependencies that were not done, and the comment that records it. */
+    unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
+    comment: CommentOut.optional(),
+  }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
-  handler({ id, status: next }, ctx) {
+  handler({ id, status: next, force, reason }, ctx) {
+    const { store } = ctx;
+    if ((force === undefined) !== (reason === undefined)) throw invalid('force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter');
+    if (force && next !== 'done') throw invalid(`force only applies to status done (got ${next})`);
     // The status alone first (cheap on either generation); the whole task is read once, for the answer.
-    const before = requireTaskHead(ctx.store, id);
+    const before = requireTaskHead(store, id);
     if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
-    ctx.store.setTaskStatus(id, next);
-    return { task: loadTask(ctx, id), previous_status: before.status, changed: true };
+    // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
+    const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
+    const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
+    if (unfinished.length > 0 && !force) {
+      throw conflict(
+        `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
+        { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN) },
+      );
+    }
+    const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
+    store.setTaskStatus(id, next);
+    const note =
+      unfinished.length > 0
+        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
+        : undefined;
+    return {
+      task: loadTask(ctx, id),
+      previous_status: before.status,
+      changed: true,
+      ...(blocker ? { blocker } : {}),
+      ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN), comment: note } : {}),
+    };
   },
 });
+
+/** Whether what blocked a task is resolved: an upstream task is once it is done; anything else nobody here can tell. */
+function blockerState(store: RalphStore, id: number): { resolved: boolean | null; upstream_task_id: number | null; detail: string } {
+  const b = store.blocker(id);
+  if (b.upstream === null) {
+    return {
+      resolved: null,
+      upstream_task_id: null,
+      detail: b.detail === null ? 'no blocker was recorded' : `blocked on something outside the plan (${b.detail}); check that it is resolved`,
+    };
+  }
+  const up = store.taskHead(b.upstream);
+  if (!up) return { resolved: null, upstream_task_id: b.upstream, detail: `blocked on task #${b.upstream}, which no longer exists` };
+  return {
+    resolved: up.status === 'done',
+    upstream_task_id: up.id,
+    detail: `blocked on task #${up.id} (${up.title}), which is ${up.status}${up.status === 'done' ? '' : ': not resolved yet'}`,
+  };
+}
 
 // ---- enrich_task ---------------------------------------------------------------------------
 

@@ -4,10 +4,12 @@ import { MAX_CONTEXT_FILES } from '../domain/rules.js';
 import { conflict, invalid, ToolError } from '../errors.js';
 import { CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
 import type { Comment } from '../store/records.js';
-import { numberArray } from '../store/json.js';
+import { namesTask, numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskExists, sessionTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
+import { commentAuthor, sessionNote } from './comments.js';
+import { TaskHintOut, duplicateOk } from './duplicates.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
@@ -19,8 +21,6 @@ import { READY_COUNT_MAX } from '../store/ready.js';
 
 const reason = text(2000);
 
-/** Who signs comments this session writes on its own behalf. */
-const author = (ctx: ToolContext) => ctx.session.discipline ?? 'agent';
 
 // ---- report_blocker ------------------------------------------------------------------------
 
@@ -50,7 +50,7 @@ export const reportBlocker = defineTool({
         store.addComment(
           {
             task_id: upstream.id,
-            author: author(ctx),
+            author: commentAuthor(ctx.session),
             discipline: ctx.session.discipline,
             agent_task_id: id,
             priority: 'high',
@@ -206,15 +206,7 @@ function skip(ctx: ToolContext, id: number, why: string): Comment {
   if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
   if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
   ctx.store.setTaskStatus(id, 'skipped');
-  return comment(ctx, id, `Skipped: ${why}`);
-}
-
-/** A note this session leaves on a task in its own name. */
-function comment(ctx: ToolContext, id: number, body: string): Comment {
-  return ctx.store.addComment(
-    { task_id: id, author: author(ctx), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: null, body },
-    writerOf(ctx.session),
-  );
+  return sessionNote(ctx, id, `Skipped: ${why}`);
 }
 
 export const skipTask = defineTool({
@@ -277,8 +269,15 @@ export const spawnSubtasks = defineTool({
     tasks: z.array(Subtask).min(1).max(MAX_SUBTASKS),
     chain: z.boolean().optional().describe('Each subtask depends on the previous one'),
     skip_parent: z.boolean().optional().describe('Mark the parent skipped'),
+    duplicate_ok: duplicateOk,
   }),
-  output: z.object({ parent: TaskOut, created: z.array(TaskOut), rewired: z.array(z.number().int()) }),
+  output: z.object({
+    parent: TaskOut,
+    created: z.array(TaskOut),
+    rewired: z.array(z.number().int()),
+    /** Per created task (by its index in tasks), existing tasks with similar titles; only those that have some. */
+    possible_duplicates: z.array(z.object({ index: z.number().int(), task_id: z.number().int(), matches: z.array(TaskHintOut) })),
+  }),
   annotations: CREATE,
   taskTarget: { arg: 'parent_id', writes: true },
   handler(args, ctx) {
@@ -287,6 +286,7 @@ export const spawnSubtasks = defineTool({
       throw conflict(`task ${parent.id} is ${parent.status}; only an unfinished task can be split into subtasks`);
     }
     const ids: number[] = [];
+    const hints: { index: number; task_id: number; matches: z.infer<typeof TaskHintOut>[] }[] = [];
     args.tasks.forEach((t, i) => {
       const after = new Set(t.after ?? []);
       if (args.chain && i > 0) after.add(i - 1);
@@ -303,15 +303,15 @@ export const spawnSubtasks = defineTool({
         );
       }
       try {
-        ids.push(
-          insertTask(ctx, {
-            ...t,
-            feature: t.feature ?? parent.feature,
-            discipline: t.discipline ?? parent.discipline,
-            priority: t.priority ?? parent.priority ?? undefined,
-            depends_on,
-          }),
+        const { after: _after, ...fields } = t;
+        const made = insertTask(
+          ctx,
+          { ...fields, feature: t.feature ?? parent.feature, discipline: t.discipline ?? parent.discipline, priority: t.priority ?? parent.priority ?? undefined, depends_on },
+          // A split names its parts after the parent: the parent and the other parts are not duplicates.
+          { exclude: [parent.id, ...ids], duplicateOk: args.duplicate_ok },
         );
+        ids.push(made.id);
+        if (made.possible_duplicates.length > 0) hints.push({ index: i, task_id: made.id, matches: made.possible_duplicates });
       } catch (err) {
         if (err instanceof ToolError) throw new ToolError(err.code, `tasks[${i}]: ${err.message}; nothing was created`, err.details);
         throw err;
@@ -320,8 +320,8 @@ export const spawnSubtasks = defineTool({
     const rewired = rewireDependents(ctx, parent.id, ids, args.skip_parent === true);
     const list = ids.map((id) => `#${id}`).join(', ');
     if (args.skip_parent) skip(ctx, parent.id, `split into tasks ${list}`);
-    else comment(ctx, parent.id, `Split: subtasks ${list}`);
-    return { parent: loadTask(ctx, parent.id), created: ids.map((id) => loadTask(ctx, id)), rewired };
+    else sessionNote(ctx, parent.id, `Split: subtasks ${list}`);
+    return { parent: loadTask(ctx, parent.id), created: ids.map((id) => loadTask(ctx, id)), rewired, possible_duplicates: hints };
   },
 });
 
@@ -336,8 +336,7 @@ function rewireDependents(ctx: ToolContext, parentId: number, newIds: readonly n
   const dependents = store.dependentsOf(parentId).filter((id) => !newIds.includes(id));
   for (const id of dependents) {
     const stored = store.dependencyItems(id);
-    const isParent = (x: unknown) => (typeof x === 'number' || typeof x === 'string') && Number(x) === parentId;
-    const next = [...(replace ? stored.filter((x) => !isParent(x)) : stored), lastId];
+    const next = [...(replace ? stored.filter((x) => !namesTask(parentId)(x)) : stored), lastId];
     // Never write a list past the limit callers are held to (repeated splits would grow it by one each).
     if (next.length > LIMITS.listItems) {
       throw conflict(

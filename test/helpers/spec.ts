@@ -6,6 +6,8 @@ export const ALL_TOOLS = [
   'list_tasks', 'get_task', 'create_task', 'update_task', 'delete_task', 'set_task_status', 'enrich_task',
   'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature',
   'update_task_context', 'get_dependency_details',
+  // issue 14
+  'add_dependency', 'remove_dependency',
   'add_task_comment', 'update_task_comment', 'delete_task_comment',
   'list_features', 'get_feature', 'create_feature', 'update_feature', 'delete_feature', 'append_feature_learning', 'add_feature_context_file',
   'get_feature_learnings',
@@ -23,6 +25,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
   (t) =>
     ![
       'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort',
+      'add_dependency', 'remove_dependency',
       'done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked', 'get_answers',
     ].includes(t),
 );
@@ -40,7 +43,7 @@ const TASK_EXECUTION = [
 
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
   braindump: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
-  yap: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks'],
+  yap: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'],
   ramble: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
   discuss: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
   task_execution: TASK_EXECUTION,
@@ -49,8 +52,10 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'update_feature', 'append_feature_learning', 'append_learning', 'append_progress', 'read_learnings', 'read_progress',
     'get_project_info', 'get_project_progress',
     'search_tasks', 'skip_task', 'move_task_to_feature', 'get_dependency_details',
+    // issue 14
+    'add_dependency', 'remove_dependency',
   ],
-  enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks'],
+  enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks', 'add_dependency', 'remove_dependency'],
   worker: [...TASK_EXECUTION, 'claim_next_task'],
   signals: SIGNAL_VERBS,
 };
@@ -110,6 +115,8 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   move_task_to_feature: { id: 5, feature: 'auth' },
   update_task_context: { id: 5, hints: 'new hint' },
   get_dependency_details: { id: 4 },
+  add_dependency: { task_id: 5, depends_on: 1 },
+  remove_dependency: { task_id: 4, depends_on: 3 },
   get_feature_learnings: { feature_name: 'recipes' },
   signal_abort: { reason: 'rate limited' },
   // The verbs act on the session's task: refused as no-task where visible without one.

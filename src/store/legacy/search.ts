@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
-import type { SearchHit } from '../records.js';
-import { boundedSearch, syncSearchIndex, type SearchShape, type SearchSource } from '../own/search.js';
+import type { SearchHit, TitleMatch } from '../records.js';
+import { boundedSearch, syncSearchIndex, titleMatches, type SearchShape, type SearchSource } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { filterSql } from './tasks.js';
 
@@ -12,13 +12,16 @@ const INDEX_ROWS = `
   FROM tasks t`;
 const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
+/** The hits' rows, by the JSON array of ids @ids. */
+const TITLE_HEADS = 'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))';
+
 /** A match joined to its task only when a filter needs the task's columns. */
 const shapeOf = (q: TaskQuery): SearchShape => {
   const f = filterSql(q, 't');
   return {
     join: 'JOIN tasks t ON t.id = ralph_mcp_search.rowid',
     filter: { clauses: f.clauses, params: f.params },
-    headsSql: 'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
+    headsSql: TITLE_HEADS,
   };
 };
 
@@ -28,5 +31,6 @@ export function legacySearch(db: Db) {
       return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
     prepareSearch: () => syncSearchIndex(db, SOURCE),
+    titleMatches: (fts: string, limit: number): TitleMatch[] => titleMatches(db, SOURCE, TITLE_HEADS, fts, limit),
   };
 }

@@ -2,6 +2,8 @@ import type { Db } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
+import { blockedComment, upstreamTaskIn } from '../../domain/dependencies.js';
+import { dependentsUsable } from './dependents.js';
 import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead, TaskRow } from '../records.js';
@@ -56,7 +58,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
       WHERE dep.status IS NOT 'done')`,
   );
 
-export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch'> {
+export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleMatches'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
     return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);
@@ -97,15 +99,37 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
     dependenciesOf(id) {
       return numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)?.d);
     },
-    dependentsOf(id) {
+    dependentsOf(id, limit = -1) {
+      // The mirror of ours (legacy/dependents.ts) once it can be trusted; before that, every task's list:
       // json_each keeps this exact (a LIKE would match 1 in 12); CAST: an id stored as a string ("8") counts.
-      return db
-        .all<{ id: number }>(
-          "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id",
-          id,
-          id,
-        )
-        .map((r) => r.id);
+      const sql = dependentsUsable(db)
+        ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT ?'
+        : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT ?";
+      return db.all<{ id: number }>(sql, id, id, limit).map((r) => r.id);
+    },
+    unfinishedDependencies(id, limit) {
+      // Task ids as dependency reads take them (json.ts numberArray); anything else in the list is skipped.
+      return db.all<{ id: number; status: string }>(
+        `SELECT CAST(d.value AS INTEGER) AS id, coalesce(dep.status, 'missing') AS status
+         FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+         LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
+         WHERE t.id = ? AND (d.type = 'integer' OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*'))
+           AND dep.status IS NOT 'done'
+         ORDER BY d.key LIMIT ?`,
+        id,
+        limit,
+      );
+    },
+    blocker(id) {
+      const detail = db.get<{ b: string | null }>('SELECT blocked_by AS b FROM tasks WHERE id = ?', id)?.b ?? null;
+      // blocked_by holds report_blocker's reason alone; its comment names the upstream task. A blocked_by
+      // someone else wrote (or changed since) is read for a task reference.
+      const last = db.get<{ body: string }>("SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1", id)?.body;
+      if (detail !== null && last !== undefined) {
+        const mark = /^ \(blocked on task #(\d+)\)$/.exec(last.startsWith(blockedComment(detail, null)) ? last.slice(blockedComment(detail, null).length) : '');
+        if (mark) return { detail, upstream: Number(mark[1]) };
+      }
+      return { detail, upstream: upstreamTaskIn(detail) };
     },
     createTask(t: TaskInsert) {
       // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.
@@ -192,7 +216,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
         discipline: by.discipline,
         agent_task_id: id,
         priority: 'high',
-        body: `Blocked: ${reason}${upstreamId !== null ? ` (blocked on task #${upstreamId})` : ''}`,
+        body: blockedComment(reason, upstreamId),
       });
     },
     pickReadyTask(q) {

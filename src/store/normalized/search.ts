@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
-import type { SearchHit } from '../records.js';
-import { boundedSearch, syncSearchIndex, type SearchShape, type SearchSource } from '../own/search.js';
+import type { SearchHit, TitleMatch } from '../records.js';
+import { boundedSearch, syncSearchIndex, titleMatches, type SearchShape, type SearchSource } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 
@@ -16,13 +16,16 @@ const INDEX_ROWS = `
   FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`;
 const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?` };
 
+/** The hits' rows, by the JSON array of ids @ids. */
+const TITLE_HEADS = `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline FROM runtime_tasks t ${DETAIL_JOINS} WHERE t.id IN (SELECT value FROM json_each(@ids))`;
+
 /** A match joined to its task (and its details, for a discipline filter) only when a filter needs it. */
 const shapeOf = (q: TaskQuery): SearchShape => {
   const f = filterSql(q);
   return {
     join: `JOIN runtime_tasks t ON t.id = ralph_mcp_search.rowid ${DETAIL_JOINS}`,
     filter: { clauses: f.clauses, params: f.params },
-    headsSql: `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline FROM runtime_tasks t ${DETAIL_JOINS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
+    headsSql: TITLE_HEADS,
   };
 };
 
@@ -32,5 +35,6 @@ export function normalizedSearch(db: Db) {
       return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
     prepareSearch: () => syncSearchIndex(db, SOURCE),
+    titleMatches: (fts: string, limit: number): TitleMatch[] => titleMatches(db, SOURCE, TITLE_HEADS, fts, limit),
   };
 }

@@ -1,6 +1,7 @@
 import type { Db, Row } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { today } from '../../domain/rules.js';
+import { upstreamTaskIn } from '../../domain/dependencies.js';
 import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
 import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
@@ -107,7 +108,7 @@ function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count', fac
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
-export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch'> {
+export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleMatches'> {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
   const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
     if (!fresh) db.run(LIST_SQL[field].clear, taskId);
@@ -181,8 +182,27 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     dependenciesOf(id) {
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
     },
-    dependentsOf(id) {
-      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id', id, id).map((r) => r.id);
+    dependentsOf(id, limit = -1) {
+      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT ?', id, id, limit).map((r) => r.id);
+    },
+    unfinishedDependencies(id, limit) {
+      return db.all<{ id: number; status: string }>(
+        `SELECT dd.depends_on_task_id AS id, coalesce(dep.status, 'missing') AS status FROM task_dependencies dd
+         LEFT JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
+         WHERE dd.task_id = ? AND dep.status IS NOT 'done' ORDER BY dd.id LIMIT ?`,
+        id,
+        limit,
+      );
+    },
+    blocker(id) {
+      // Ralph's head has no blocked_by: the newest `blocked` signal says what blocks the task (report_blocker
+      // writes one too, with "task #N" in `on` for an upstream task).
+      const b = db.get<{ on: string; kind: string | null; detail: string | null }>(
+        `SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`,
+        id,
+      );
+      if (!b) return { detail: null, upstream: null };
+      return { detail: b.detail !== null && b.detail !== '' ? `${b.on}: ${b.detail}` : b.on, upstream: b.kind === 'upstream_task' ? upstreamTaskIn(b.on) : null };
     },
     createTask(t: TaskInsert) {
       const now = today();

@@ -3,13 +3,15 @@ import { ToolError } from '../../errors.js';
 import { objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
 import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
+import { dependentsIntact, rebuildDependents } from '../legacy/dependents.js';
 
 /**
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
  * ralph_mcp_meta (user_version is Ralph's):
  * - schema/ralph-mcp.sql: the same on both generations (meta, audit, abort signals);
  * - schema/ralph-mcp-<generation>.sql: what differs (indexes of ours on the generation's tables; on
- *   normalized, the tables that keep what Ralph's schema has no column for, and the facets mirror);
+ *   normalized, the tables that keep what Ralph's schema has no column for, and the facets mirror; on
+ *   legacy, the dependents mirror);
  * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
  */
 export const OWN_SCHEMA_VERSION = 1;
@@ -35,9 +37,9 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
   }
   db.write(() => {
     // Checked before the DDL recreates any missing trigger: rows changed without it were never mirrored.
-    const facetsWhole = generation === 'normalized' && facetsIntact(db);
+    const mirrorWhole = mirrorIntact(db, generation);
     db.raw.exec(ownDdl(generation));
-    if (generation === 'normalized' && !facetsWhole) rebuildFacets(db);
+    if (!mirrorWhole) (generation === 'normalized' ? rebuildFacets : rebuildDependents)(db);
     const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
     if (!row) db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
     else if (Number(row.value) > OWN_SCHEMA_VERSION) {
@@ -49,15 +51,18 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
 
 const expectedObjects = new Map<Generation, string[]>();
 
-/** Whether every object our DDL creates exists, at our version, with a whole facets mirror (normalized). */
+/** Whether every object our DDL creates exists, at our version, with a whole mirror. */
 function ownObjectsCurrent(db: Db, generation: Generation): boolean {
   let names = expectedObjects.get(generation);
   if (!names) expectedObjects.set(generation, (names = objectNames(ownDdl(generation))));
   const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'").map((r) => r.name));
   if (!names.every((n) => present.has(n))) return false;
   if (db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !== String(OWN_SCHEMA_VERSION)) return false;
-  return generation !== 'normalized' || facetsIntact(db);
+  return mirrorIntact(db, generation);
 }
+
+/** Each generation's mirror kept by our triggers (normalized: task facets; legacy: dependents) is whole. */
+const mirrorIntact = (db: Db, generation: Generation): boolean => (generation === 'normalized' ? facetsIntact(db) : dependentsIntact(db));
 
 /** Our tables' version, or undefined before the first write made them. */
 export function ownSchemaVersion(db: Db): string | undefined {
@@ -74,6 +79,9 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
   if (s.search) return false;
   ensureOwnTables(db, generation);
   let built = false;
+  // Inside a caller's transaction (a create looking for duplicate titles) what is built here may still
+  // be rolled back with it: only a committed index is remembered as there.
+  const nested = db.raw.inTransaction;
   db.write(() => {
     const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
     // A migration that rebuilds Ralph's tables drops our triggers: changes made meanwhile were never
@@ -88,6 +96,6 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
       built = true;
     }
   });
-  s.search = true;
+  if (!nested) s.search = true;
   return built;
 }

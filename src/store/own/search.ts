@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../../db/database.js';
 import { ToolError } from '../../errors.js';
-import type { Generation, SearchHit } from '../records.js';
+import type { Generation, SearchHit, TitleMatch } from '../records.js';
 import { ensureSearchIndex } from './schema.js';
 
 /**
@@ -175,4 +175,36 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
   } finally {
     deadline = Infinity;
   }
+}
+
+/** How long a create may spend looking for tasks with similar titles (hints only: never worth a slow write). */
+export const TITLE_MATCH_BUDGET_MS = 20;
+
+/**
+ * Tasks whose title matches `fts` (an FTS5 query of quoted words, searched in the title column only),
+ * newest first, at most `limit`: the candidates a create compares its title with. Cheap at any size:
+ * FTS5 walks the doclists newest first and stops at the limit, and a clock check per row stops it
+ * (with no candidates) past TITLE_MATCH_BUDGET_MS.
+ */
+export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: string, limit: number): TitleMatch[] {
+  syncSearchIndex(db, src);
+  ensureBudgetFunction(db);
+  deadline = performance.now() + TITLE_MATCH_BUDGET_MS;
+  let ids: number[];
+  try {
+    ids = db
+      .all<{ id: number }>(
+        'SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m AND ralph_mcp_budget(rowid) ORDER BY rowid DESC LIMIT @limit',
+        { m: `{title} : (${fts})`, limit },
+      )
+      .map((r) => r.id);
+  } catch (err) {
+    if (err instanceof SearchBudgetExceeded) return [];
+    throw err;
+  } finally {
+    deadline = Infinity;
+  }
+  if (ids.length === 0) return [];
+  const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
+  return ids.flatMap((id) => heads.get(id) ?? []);
 }

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { conflict } from '../errors.js';
+import { DELETE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { LIST_READ_MAX, namesTask, numbersOf } from '../store/json.js';
+import { LIMITS, taskId } from './fields.js';
+import { requireTaskExists } from './lookups.js';
+import { checkDependsOn } from './validate.js';
+
+/**
+ * One dependency at a time, for reviewers and planners who find an order the plan lacks (or one it
+ * should not have) without rewriting a whole depends_on list. Both keep every stored item they do not
+ * understand (a legacy JSON list may hold other shapes), and both are idempotent: adding one that is
+ * there, or removing one that is not, answers changed: false and writes nothing.
+ */
+
+const input = z.strictObject({
+  task_id: taskId(),
+  depends_on: taskId(),
+});
+const output = z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() });
+
+const answer = (taskId: number, items: unknown[], changed: boolean) => ({ task_id: taskId, depends_on: numbersOf(items).slice(0, LIST_READ_MAX), changed });
+
+/** The stored list, read before anything is written (a list that cannot be rewritten refuses the call). */
+function storedDependencies(ctx: ToolContext, id: number): unknown[] {
+  requireTaskExists(ctx.store, id);
+  return ctx.store.dependencyItems(id);
+}
+
+export const addDependency = defineTool({
+  name: 'add_dependency',
+  title: 'Add dependency',
+  category: 'tasks',
+  description: 'Make a task wait for another (no cycles).',
+  input,
+  output,
+  annotations: UPDATE,
+  taskTarget: { arg: 'task_id', writes: true },
+  handler({ task_id, depends_on }, ctx) {
+    const items = storedDependencies(ctx, task_id);
+    // Itself, an unknown task, a cycle: the same rule and message as a whole depends_on list.
+    checkDependsOn(ctx.store, task_id, [depends_on]);
+    if (items.some(namesTask(depends_on))) return answer(task_id, items, false);
+    if (items.length >= LIMITS.listItems) {
+      throw conflict(`task ${task_id} already has ${items.length} dependencies (at most ${LIMITS.listItems}); remove one first`, { limit: LIMITS.listItems });
+    }
+    const next = [...items, depends_on];
+    ctx.store.writeDependencyItems(task_id, next);
+    return answer(task_id, next, true);
+  },
+});
+
+export const removeDependency = defineTool({
+  name: 'remove_dependency',
+  title: 'Remove dependency',
+  category: 'tasks',
+  description: 'Stop a task waiting for another.',
+  input,
+  output,
+  annotations: DELETE,
+  taskTarget: { arg: 'task_id', writes: true },
+  handler({ task_id, depends_on }, ctx) {
+    // The other task need not exist: a dependency on a deleted task is exactly what one removes.
+    const items = storedDependencies(ctx, task_id);
+    const next = items.filter((x) => !namesTask(depends_on)(x));
+    if (next.length === items.length) return answer(task_id, items, false);
+    ctx.store.writeDependencyItems(task_id, next);
+    return answer(task_id, next, true);
+  },
+});
+
+export const DEPENDENCY_TOOLS = [addDependency, removeDependency];

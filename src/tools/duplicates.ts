@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { wordSet } from '../domain/learnings.js';
+import { MAX_DUPLICATE_HINTS, TITLE_HINT_THRESHOLD, similarNames, titleKey, titleSimilarity } from '../domain/similarity.js';
+import { conflict } from '../errors.js';
+import type { ToolContext } from '../registry/types.js';
+import type { Named, RalphStore } from '../store/store.js';
+
+/**
+ * possible_duplicates on creates (seed 001, scenario 8), and the one duplicate that is refused: a task
+ * whose title an existing task of the same feature already has (case and spacing aside), unless the
+ * caller says it means it (`duplicate_ok`). Candidates come from our search index (titles only, newest
+ * first, a bounded number): a create never reads every task.
+ */
+
+export const TaskHintOut = z.object({ id: z.number().int(), title: z.string(), feature: z.string(), status: z.string(), similarity: z.number() });
+export const NameHintOut = z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) });
+
+export const duplicateOk = z.boolean().optional().describe('Allow a title its feature already has');
+
+/** Candidates compared per create: a title's near-duplicates are among the newest tasks sharing its words. */
+const CANDIDATES = 100;
+/** Tasks sharing a title's exact words from its start, searched for an exact duplicate. */
+const EXACT_CANDIDATES = 500;
+/** Words of a title that make up the candidate query (each one more is another clause). */
+const QUERY_WORDS = 4;
+
+const quote = (w: string) => `"${w.replace(/"/g, '')}"`;
+
+/** Every way to choose `k` of `items`, in order. */
+function choose<T>(items: readonly T[], k: number): T[][] {
+  if (k === 0) return [[]];
+  return items.flatMap((x, i) => choose(items.slice(i + 1), k - 1).map((rest) => [x, ...rest]));
+}
+
+/**
+ * The FTS5 query for a title's near-duplicates. A title of n words is at least TITLE_HINT_THRESHOLD
+ * (0.5) similar to another only if they share half its words, so the query asks for tasks sharing
+ * that many of its longest (rarest, as a rule) QUERY_WORDS words, at most 2 at a time (more only
+ * narrows what is compared, never widens it; each clause more cost ~0.4 ms at 100,000 tasks). Words as the learnings' similarity counts them.
+ */
+function nearQuery(title: string): string | undefined {
+  const words = [...wordSet(title)].sort((a, b) => b.length - a.length).slice(0, QUERY_WORDS);
+  if (words.length === 0) return undefined;
+  const k = Math.min(Math.ceil(wordSet(title).size / 2), 2, words.length);
+  return choose(words, k).map((set) => `(${set.map(quote).join(' ')})`).join(' OR ');
+}
+
+/** The FTS5 query for titles starting with exactly this title's words, in order. */
+function exactQuery(title: string): string | undefined {
+  const words = title.match(/[\p{L}\p{M}\p{N}]+/gu);
+  return words ? `^"${words.join(' ')}"` : undefined;
+}
+
+export interface TitleCheck {
+  feature: string;
+  /** Tasks that are not duplicates whatever their titles (a split's parent and siblings). */
+  exclude?: readonly number[];
+  duplicateOk?: boolean | undefined;
+}
+
+/**
+ * Refuses an exact duplicate title in the same feature (unless duplicateOk), and returns up to
+ * MAX_DUPLICATE_HINTS existing tasks with similar titles, most similar first. Call before inserting.
+ */
+export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check: TitleCheck): z.infer<typeof TaskHintOut>[] {
+  const { store } = ctx;
+  const skip = new Set(check.exclude ?? []);
+  const key = titleKey(title);
+  if (!check.duplicateOk) {
+    const q = exactQuery(title);
+    const same = q === undefined ? [] : store.titleMatches(q, EXACT_CANDIDATES).filter((t) => !skip.has(t.id) && t.feature === check.feature && titleKey(t.title) === key);
+    if (same.length > 0) {
+      throw conflict(
+        `${store.featureNoun} ${check.feature} already has a task titled ${JSON.stringify(same[0]!.title)}: ${same.map((t) => `#${t.id} (${t.status})`).join(', ')}. Use that task, or pass duplicate_ok: true if another one is intended; nothing was created`,
+        { duplicates: same.map((t) => t.id) },
+      );
+    }
+  }
+  const q = nearQuery(title);
+  if (q === undefined) return [];
+  return store
+    .titleMatches(q, CANDIDATES)
+    .filter((t) => !skip.has(t.id))
+    .map((t) => ({ id: t.id, title: t.title, feature: t.feature, status: t.status, similarity: titleKey(t.title) === key ? 1 : Math.round(titleSimilarity(title, t.title) * 100) / 100 }))
+    .filter((t) => t.similarity >= TITLE_HINT_THRESHOLD)
+    .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
+    .slice(0, MAX_DUPLICATE_HINTS);
+}
+
+/** Existing features or disciplines whose names look like a new one's (separators, prefixes, typos). */
+export function similarNamesOf(store: RalphStore, kind: Named, name: string): z.infer<typeof NameHintOut>[] {
+  // Features and disciplines are a handful per project; the cap only keeps a pathological one bounded.
+  const existing = kind === 'features' ? store.featureNames(10_000) : store.disciplineNames(10_000);
+  return similarNames(name, existing);
+}

@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { query } from '../helpers/project.js';
+import { contract } from './harness.js';
+import { unchanged } from './support.js';
+
+/**
+ * Issue 14, duplicate hints: creates answer with possible_duplicates (similar task titles by word-set
+ * similarity over candidates from the search index; similar feature and discipline names), at most 5;
+ * an exact duplicate title in the same feature is refused unless the caller says it is intended.
+ * Sample titles: 'Recipe REST endpoints' (#2, recipes), 'Search box with suggestions' (#6, search), …
+ */
+contract('duplicate hints', (env) => {
+  const taskCount = (s: { project: any }) =>
+    query<{ n: number }>(s.project, env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks')[0]!.n;
+
+  test('create_task: near-duplicate titles come back as hints, most similar first, at most 5', () => {
+    const s = env.open({ recipe: 'braindump' });
+    const r = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints for tags' });
+    // 3 of 5 words ("for" counts: words of 3+ letters, as learnings compare).
+    assert.deepEqual(r.possible_duplicates, [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.6 }]);
+    // A title unlike every other: no hints.
+    assert.deepEqual(s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }).possible_duplicates, []);
+    // In another feature: still a hint (it says where), never a refusal.
+    const other = s.ok('create_task', { feature: 'recipes', discipline: 'frontend', title: 'Search box with suggestions' });
+    assert.deepEqual(other.possible_duplicates.map((h: any) => [h.id, h.feature, h.similarity]), [[6, 'search', 1]]);
+    for (let i = 0; i < 7; i++) s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset email flow ${i}`, duplicate_ok: true });
+    const many = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset email flow' });
+    assert.equal(many.possible_duplicates.length, 5);
+    assert.ok(many.possible_duplicates.every((h: any) => h.similarity >= 0.5 && h.title.startsWith('Password reset email flow')));
+  });
+
+  test('create_task: an exact duplicate title in the same feature is refused and changes nothing; duplicate_ok creates it', () => {
+    const s = env.open({ recipe: 'yap' });
+    const n = taskCount(s);
+    unchanged(s, () => {
+      for (const title of ['Recipe REST endpoints', '  recipe   rest ENDPOINTS ']) {
+        const err = s.fail('create_task', { feature: 'recipes', discipline: 'backend', title });
+        assert.equal(err.code, 'conflict', title);
+        assert.match(err.message, /already has a task titled "Recipe REST endpoints": #2 \(done\).*duplicate_ok: true/);
+        assert.deepEqual(err.details.duplicates, [2]);
+      }
+    });
+    // The same title in another feature is only a hint.
+    const elsewhere = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Recipe REST endpoints' });
+    assert.deepEqual(elsewhere.possible_duplicates.map((h: any) => [h.id, h.similarity]), [[2, 1]]);
+    const meant = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints', duplicate_ok: true });
+    assert.equal(meant.task.title, 'Recipe REST endpoints');
+    assert.deepEqual(
+      meant.possible_duplicates.map((h: any) => h.id),
+      [elsewhere.task.id, 2],
+    );
+    assert.equal(taskCount(s), n + 2);
+    // A task another program wrote a moment ago counts too (the index catches up before it is asked).
+    const title = 'Nightly backup of the recipe database';
+    if (env.generation === 'legacy') {
+      const db = new Database(s.project.dbPath);
+      db.prepare("INSERT INTO tasks (id, feature, discipline, title, status) VALUES (90, 'recipes', 'backend', ?, 'pending')").run(title);
+      db.close();
+      assert.equal(s.fail('create_task', { feature: 'recipes', discipline: 'backend', title }).code, 'conflict');
+    }
+  });
+
+  test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {
+    const s = env.open({ recipe: 'enrichment' });
+    const r = s.ok('spawn_subtasks', { parent_id: 6, tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }] });
+    assert.deepEqual(r.possible_duplicates, [{ index: 1, task_id: r.created[1].id, matches: [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.75 }] }]);
+    unchanged(s, () => {
+      const err = s.fail('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'part one' }, { title: 'Search box with suggestions' }] });
+      assert.equal(err.code, 'conflict');
+      assert.match(err.message, /^tasks\[1\]: .*already has a task titled/);
+    });
+    assert.equal(s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'Search box with suggestions' }], duplicate_ok: true }).created.length, 1);
+  });
+
+  test('create_feature / create_discipline: similar names come back as hints', () => {
+    const s = env.open({ recipe: 'braindump' });
+    const auth = s.ok('create_feature', { name: 'authentication', display_name: 'Authentication' });
+    assert.deepEqual(auth.possible_duplicates, [{ name: 'auth', why: 'contains' }]);
+    assert.deepEqual(s.ok('create_feature', { name: 'recipe', display_name: 'Recipe' }).possible_duplicates, [{ name: 'recipes', why: 'contains' }]);
+    assert.deepEqual(s.ok('create_feature', { name: 'billing', display_name: 'Billing' }).possible_duplicates, []);
+    assert.deepEqual(s.ok('create_discipline', { name: 'front-end', display_name: 'Front end', icon: 'Code', color: '#000000' }).possible_duplicates, [{ name: 'frontend', why: 'same_spelling' }]);
+    assert.deepEqual(s.ok('create_discipline', { name: 'qa', display_name: 'QA', icon: 'Code', color: '#000000' }).possible_duplicates, []);
+  });
+});

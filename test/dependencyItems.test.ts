@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { dump, query, sampleProject, sql } from './helpers/project.js';
+import { startSession } from './helpers/server.js';
+
+/**
+ * Legacy depends_on lists as other writers leave them (outside the contract suite, whose after-write
+ * check refuses what Ralph itself could not read): add/remove_dependency change only the item asked
+ * for, and keep the rest as stored; the dependents mirror follows plain-SQL writes and is rebuilt when
+ * one of its triggers went missing.
+ */
+const exec = (p: ReturnType<typeof sampleProject>, text: string) => {
+  const db = sql(p);
+  db.exec(text);
+  db.close();
+};
+const deps = (p: ReturnType<typeof sampleProject>, id: number) => query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = ?', id)[0]!.d;
+
+test('add/remove_dependency keep stored items they do not understand; a list that is not an array is refused', async () => {
+  const p = sampleProject();
+  exec(p, `UPDATE tasks SET depends_on = '[{"id":1,"note":"x"},"2",2.5]' WHERE id = 5; UPDATE tasks SET depends_on = 'garbage' WHERE id = 6`);
+  const s = await startSession(p, ['--recipe', 'opus_review']);
+  try {
+    assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 3 }), { task_id: 5, depends_on: [2, 3], changed: true });
+    assert.equal(deps(p, 5), '[{"id":1,"note":"x"},"2",2.5,3]');
+    // "2" names task 2, as every dependency read takes it.
+    assert.equal((await s.ok('add_dependency', { task_id: 5, depends_on: 2 })).changed, false);
+    await s.ok('remove_dependency', { task_id: 5, depends_on: 2 });
+    assert.equal(deps(p, 5), '[{"id":1,"note":"x"},2.5,3]');
+    assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 5, 7]);
+    const before = dump(p);
+    const err = await s.fail('add_dependency', { task_id: 6, depends_on: 1 });
+    assert.equal(err.code, 'conflict');
+    assert.match(err.message, /does not hold a JSON array/);
+    assert.equal(dump(p), before);
+  } finally {
+    await s.close();
+  }
+});
+
+test('the dependents mirror is rebuilt whole when one of its triggers went missing', async () => {
+  const p = sampleProject();
+  const a = await startSession(p, ['--recipe', 'yap']);
+  assert.deepEqual((await a.ok('get_task', { id: 3 })).dependents, [4, 7]);
+  await a.close();
+  // A rebuild of Ralph's table drops our triggers; rows changed meanwhile were never mirrored.
+  exec(p, "DROP TRIGGER ralph_mcp_deps_au; UPDATE tasks SET depends_on = '[3]' WHERE id = 6");
+  const b = await startSession(p, ['--recipe', 'yap']);
+  try {
+    assert.deepEqual((await b.ok('get_task', { id: 3 })).dependents, [4, 6, 7]);
+    assert.equal(query(p, "SELECT 1 FROM sqlite_master WHERE name = 'ralph_mcp_deps_au'").length, 1);
+  } finally {
+    await b.close();
+  }
+});
