@@ -227,10 +227,10 @@ describe('over Streamable HTTP: the conformance scenarios, done with the SDK cli
   // logging-set-level steps on our resources, plus the notification itself on the session's GET stream.
   test('subscribe answers {}, unsubscribe answers {}, setLevel answers {}; a plain-SQL write notifies the HTTP session', async () => {
     const p = sampleProject('legacy');
-    const { child, port } = await startHttpServer(['--project', p.root, '--recipe', 'yap']);
+    const { child, port, token } = await startHttpServer(['--project', p.root, '--recipe', 'yap']);
     const client = new Client({ name: 'conformance-like', version: '0' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
+      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
       const s = watch(client, child.pid!);
       assert.deepEqual(await client.subscribeResource({ uri: 'ralph://tasks/5' }), {});
       assert.deepEqual(await client.setLoggingLevel('info'), {});
