@@ -6,7 +6,7 @@ import { query, sampleProject } from './helpers/project.js';
 import { startRaw } from './helpers/rawServer.js';
 
 /**
- * Issue 13: refused calls are audited, and an unknown tool name or arguments of any size used to go
+ * Refused calls are audited, and an unknown tool name or arguments of any size used to go
  * whole into ralph_mcp_audit (five calls from a read-only recipe grew the database by 15 MB). Each row
  * now holds at most AUDIT_BOUNDS.toolBytes of name and AUDIT_BOUNDS.argsBytes of arguments, with a
  * marker: five calls of 1 MB name + 1 MB arguments grow the file by less than 64 KiB (README, Limits).

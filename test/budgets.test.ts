@@ -12,7 +12,7 @@ import { GENERATIONS } from '../src/store/records.js';
  * budget, a little above today's size, so growth fails here and is a deliberate decision.
  */
 const BUDGETS: Record<string, number> = {
-  // Issue 14: create_task's duplicate_ok (~70 B), set_task_status's force/reason (~110 B), get_task's
+  // create_task's duplicate_ok (~70 B), set_task_status's force/reason (~110 B), get_task's
   // "dependents" (~12 B); add_dependency + remove_dependency (~570 B) in yap, opus_review and enrichment.
   braindump: 4_700,
   yap: 4_600,

@@ -4,7 +4,7 @@ import { runHostile } from '../scripts/stress/hostile.js';
 import { GENERATIONS } from '../src/store/records.js';
 
 /**
- * Issue 13, the 10,000-task variant of `npm run stress`'s hostile module (100,000 tasks there): a
+ * The 10,000-task variant of `npm run stress`'s hostile module (100,000 tasks there): a
  * generated project with a deep dependency chain and a row of 300,000 dependencies, served on a shared
  * --socket; a battery of hostile but valid requests (one-letter word floods, FTS operators, every
  * status filter, deep chains, 1 MB unknown tool names) on one connection while another pings.

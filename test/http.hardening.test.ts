@@ -12,7 +12,7 @@ import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 import { RECIPE_TOOLS } from './helpers/spec.js';
 
-/** Issue 13: HTTP always needs a token; sessions are capped and expire; refusals cost nothing; backpressure. */
+/** HTTP always needs a token; sessions are capped and expire; refusals cost nothing; backpressure. */
 
 /** An explicit token where the test is about something else (so it runs the same against older builds). */
 const TOKEN = 'hardening-test-token-0123456789abcdef';

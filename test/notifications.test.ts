@@ -19,7 +19,7 @@ import { resourceFingerprint } from '../src/server/resources.js';
 import { ChangeWatcher } from '../src/server/watch.js';
 
 /**
- * Issue 14, change notifications: resources/subscribe with notifications/resources/updated when the
+ * Change notifications: resources/subscribe with notifications/resources/updated when the
  * resource's rows change, whoever changed them (plain SQL from another process, another session of a
  * shared server, the session itself); the logging capability (logging/setLevel → notifications/message);
  * an idle server's CPU. Spawned servers, the SDK Client.

@@ -8,7 +8,7 @@ import { sampleProject } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
 
 /**
- * Issue 13: text from project files is data. A recipe's `purpose` in .ralph/mcp/recipes.json reaches the
+ * Text from project files is data. A recipe's `purpose` in .ralph/mcp/recipes.json reaches the
  * initialize instructions, the recipe prompt and its description only as one quoted string on one
  * line: a purpose with a line break cannot add a fake tool line or a role line.
  */

@@ -9,7 +9,7 @@ import { connectSocket } from './helpers/socketClient.js';
 import { exited, rawSocket, startSocketServer } from './helpers/socketServer.js';
 import { rssMb, sampleRss } from './helpers/processStats.js';
 
-/** Issue 13: what --socket may remove, the pid file, the socket's mode at birth, and backpressure. */
+/** What --socket may remove, the pid file, the socket's mode at birth, and backpressure. */
 const serveArgs = (root: string, socket: string) => ['--project', root, '--recipe', 'yap', '--transport', 'socket', '--socket', socket];
 
 /** A refusal: status 2, exactly one line on stderr naming the path, nothing on stdout. */

@@ -12,7 +12,7 @@ import { sampleProject, sql, tempDir } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';
 
 /**
- * Issue 13: the files the server opens by a fixed name (.ralph/learnings.txt, .ralph/progress.txt,
+ * The files the server opens by a fixed name (.ralph/learnings.txt, .ralph/progress.txt,
  * .ralph/mcp/recipes.json) are used only as regular files inside the project. A link, a FIFO or a
  * directory in their place, or a .ralph that leads out of the project, is refused with io_error naming
  * the file and what is wrong, and nothing is written or returned. Reads are bounded. The entry header

@@ -1,5 +1,5 @@
 /**
- * Hostile but valid requests against a big project (issue 13): every argument within its schema, each
+ * Hostile but valid requests against a big project: every argument within its schema, each
  * chosen to cost the server as much as it can (search words that expand over the whole vocabulary, FTS
  * operators, every filter combination, deep dependency chains, a task row written by others with
  * 300,000 dependencies). The server is single-threaded, so one slow request stalls every session: each

@@ -1,5 +1,5 @@
 /**
- * The shared transports under clients that misbehave (issue 13), two rows of the stress table:
+ * The shared transports under clients that misbehave, two rows of the stress table:
  *
  * - socket, non-reading client: one connection pipelines tools/list (full suite: the largest answer)
  *   for up to 15 s or 200 MB without reading, while another connection pings; then it reads. Every

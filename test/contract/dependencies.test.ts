@@ -7,7 +7,7 @@ import { contract } from './harness.js';
 import { unchanged } from './support.js';
 
 /**
- * Issue 14, dependencies: add_dependency / remove_dependency (cycle-checked, limited, idempotent, kept
+ * Dependencies: add_dependency / remove_dependency (cycle-checked, limited, idempotent, kept
  * exactly as stored), get_task's dependents, set_task_status done only once dependencies are done (or
  * forced with a recorded reason), and what leaving blocked says about the blocker. Both generations;
  * rows read back in SQL as Ralph reads them.

@@ -6,7 +6,7 @@ import { contract } from './harness.js';
 import { unchanged } from './support.js';
 
 /**
- * Issue 14, duplicate hints: creates answer with possible_duplicates (similar task titles by word-set
+ * Duplicate hints: creates answer with possible_duplicates (similar task titles by word-set
  * similarity over candidates from the search index; similar feature and discipline names), at most 5;
  * an exact duplicate title in the same feature is refused unless the caller says it is intended.
  * Sample titles: 'Recipe REST endpoints' (#2, recipes), 'Search box with suggestions' (#6, search), …

@@ -5,7 +5,7 @@ import { collapseSpacedLetters, foldForMatching } from '../../src/domain/lookali
 import { BENIGN, HOSTILE } from './sanitizerCorpus.js';
 
 /**
- * Issue 13: the learnings sanitiser matches its patterns on folded forms of the text (domain/
+ * The learnings sanitiser matches its patterns on folded forms of the text (domain/
  * lookalikes.ts), so look-alike spellings are caught the way the plain ones are: neutralised in a
  * visible marker (or markup defanged), the writer's characters kept, the change reported.
  */
