@@ -266,7 +266,7 @@ export const setTaskStatus = defineTool({
   input: z.strictObject({
     id: taskId(),
     status,
-    force: z.literal(true).optional(),
+    force: z.boolean().optional(),
     reason: text(2000).optional(),
   }),
   output: z.object({
@@ -283,8 +283,8 @@ export const setTaskStatus = defineTool({
   taskTarget: { arg: 'id', writes: true },
   handler({ id, status: next, force, reason }, ctx) {
     const { store } = ctx;
-    if ((force === undefined) !== (reason === undefined)) throw invalid('force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter');
-    if (force && next !== 'done') throw invalid(`force only applies to status done (got ${next})`);
+    if ((force === true) !== (reason !== undefined)) throw invalid('force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter');
+    if (force && next !== 'done') throw invalid(`force only applies to status done (got status ${next})`);
     // The status alone first (cheap on either generation); the whole task is read once, for the answer.
     const before = requireTaskHead(store, id);
     if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
