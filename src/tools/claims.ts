@@ -82,7 +82,7 @@ export const releaseTask = defineTool({
   name: 'release_task',
   title: 'Release task',
   category: 'tasks',
-  description: 'Give your in_progress task back (pending, reason kept as a comment) when you cannot finish it; you then hold no task.',
+  description: 'Give your task back (pending, reason kept as a comment) when you cannot finish it.',
   input: z.strictObject({ reason: text(2000).describe('Why you give it back') }),
   output: z.object({ task: TaskOut, comment: CommentOut }),
   annotations: UPDATE,
@@ -130,10 +130,10 @@ export const taskHistory = defineTool({
   name: 'task_history',
   title: 'Task history',
   category: 'tasks',
-  description: "A task's recorded writes and refusals (who, when, tool, arguments, outcome), oldest first, paged.",
+  description: "A task's recorded calls (who, when, tool, arguments, outcome), oldest first.",
   input: z.strictObject({
     task_id: taskId(),
-    after: z.number().int().min(0).optional().describe('next_after of the previous page'),
+    after: z.number().int().min(0).optional().describe('next_after from the last page'),
     limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
   }),
   output: z.object({

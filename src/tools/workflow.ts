@@ -361,7 +361,7 @@ export const claimNextTask = defineTool({
   title: 'Claim next ready task',
   category: 'tasks',
   description:
-    'Take the highest-priority pending task whose dependencies are done (or one whose holder\'s lease ran out), set it in_progress and make it yours. No two agents get the same task.',
+    'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
   input: z.strictObject({
     discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
     feature: z.string().max(LIMITS.name).optional(),
