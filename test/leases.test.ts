@@ -6,6 +6,9 @@ import { sampleProject, tempDir } from './helpers/project.js';
 import { startSession } from './helpers/server.js';
 import { connectSocket } from './helpers/socketClient.js';
 import { exited, startSocketServer } from './helpers/socketServer.js';
+import { startHttpServer } from './helpers/httpServer.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 /**
  * Issue 14, claims released when their session goes away, on the spawned server: a socket connection
@@ -45,6 +48,25 @@ describe('claims released when the session goes away', () => {
     } finally {
       child.kill('SIGTERM');
       await exited(child);
+    }
+  });
+
+  test('an HTTP session holding a claim is deleted (DELETE /mcp): the task is pending again', async () => {
+    const p = sampleProject();
+    const server = await startHttpServer(['--project', p.root, '--recipe', 'worker', '--auth-token', 'lease-token-0123456789abcdef']);
+    try {
+      const c = new Client({ name: 'lease-http', version: '0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { Authorization: 'Bearer lease-token-0123456789abcdef' } } });
+      await c.connect(transport);
+      const claimed = (await c.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } };
+      assert.equal(claimed.task.id, 5);
+      await transport.terminateSession();
+      await c.close();
+      await waitFor('task 5 pending', () => status(p, 5) === 'pending');
+      assert.equal(lastComment(p, 5), 'Released: connection closed');
+    } finally {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
     }
   });
 

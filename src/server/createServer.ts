@@ -101,7 +101,11 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
   registerPrompts(server, plan, ctx);
   // A connection (socket, HTTP session) that closes gives back the task it claimed; stdio: serve.ts
   // calls releaseClaims before closing the database.
-  server.onclose = () => releaseOnClose(ctx, 'connection closed');
+  const closed = server.onclose; // resources.ts's: subscriptions end too
+  server.onclose = () => {
+    releaseOnClose(ctx, 'connection closed');
+    closed?.();
+  };
   releasers.set(server, (why) => releaseOnClose(ctx, why));
   return server;
 }

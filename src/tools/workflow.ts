@@ -42,6 +42,8 @@ export const reportBlocker = defineTool({
     const { store } = ctx;
     const id = sessionTask(ctx, 'report_blocker');
     const own = requireTask(store, id);
+    const other = takenOverFrom(ctx, id);
+    if (other) throw conflict(`task ${id} was taken over by session ${other.session_id} after your lease ran out: it is not yours to block; claim another`);
     if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${own.status}; only unfinished tasks can be blocked`);
     if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;

@@ -93,6 +93,7 @@ contract('claims with leases', (env) => {
       assert.equal(e.code, 'conflict');
       assert.match(e.message, /taken over by session lease-new/);
       assert.equal(a.fail('release_task', { reason: 'x' }).code, 'conflict');
+      assert.equal(a.fail('report_blocker', { reason: 'x' }).code, 'conflict');
     });
     assert.equal(a.ok('claim_next_task').claimed, false, 'nothing else is ready, and task 3 has no claim');
     assert.equal(b.ok('set_task_status', { status: 'done' }).task.status, 'done');
