@@ -413,8 +413,8 @@ export const claimNextTask = defineTool({
       return { claimed: false, task: null, ready_remaining: 0 };
     }
     const id = stale ? stale.task_id : pick!.id;
+    const took_over = stale ? { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until } : undefined;
     if (stale) {
-      const took_over = { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until };
       sessionNote(ctx, id, `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`);
       // Its own audit row, under the task: the call's row follows it.
       store.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
@@ -424,9 +424,10 @@ export const claimNextTask = defineTool({
     // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
     const remove = ctx.disciplineOverrides(task.discipline);
     ctx.onCommit({ taskId: task.id, claimed: true, feature: task.feature, discipline: session.launch.discipline ?? task.discipline, remove });
-    if (stale) {
+    if (took_over) {
+      // Taking over readies nothing and uses up no ready task.
       const ready = store.pickReadyTask({ discipline, feature })?.ready ?? 0;
-      return { claimed: true, task, ready_remaining: Math.min(ready, READY_COUNT_MAX), took_over: { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until } };
+      return { claimed: true, task, ready_remaining: Math.min(ready, READY_COUNT_MAX), took_over };
     }
     // The claimed task was one of the ready ones; in_progress readies nothing else.
     return { claimed: true, task, ready_remaining: Math.min(pick!.ready - 1, READY_COUNT_MAX) };
