@@ -36,3 +36,24 @@ CREATE TABLE IF NOT EXISTS ralph_mcp_audit (
   created TEXT NOT NULL
 ) STRICT;
 CREATE INDEX IF NOT EXISTS ralph_mcp_audit_session_idx ON ralph_mcp_audit(session_id);
+
+-- Who holds which task (claim_next_task), since when, and until when the lease runs: renewed by the
+-- holder's calls, dropped when the task is released, finished or taken over. A task counts as held only
+-- while it is in_progress: a row left behind by a crashed session means nothing once the task moved on.
+-- A task in_progress without a row here (set by a person, or by Ralph) is never taken over.
+CREATE TABLE IF NOT EXISTS ralph_mcp_claims (
+  task_id INTEGER PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  claimed_at TEXT NOT NULL,
+  lease_until TEXT NOT NULL
+) STRICT;
+CREATE INDEX IF NOT EXISTS ralph_mcp_claims_session_idx ON ralph_mcp_claims(session_id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_claims_lease_idx ON ralph_mcp_claims(lease_until);
+
+-- Which tasks each audit row is about (task_history): the session's own task, and the task a call named
+-- (id, task_id, parent_id, on_task_id), so a reviewer's edit of task 5 is in task 5's history too.
+CREATE TABLE IF NOT EXISTS ralph_mcp_audit_tasks (
+  task_id INTEGER NOT NULL,
+  audit_id INTEGER NOT NULL,
+  PRIMARY KEY (task_id, audit_id)
+) STRICT, WITHOUT ROWID;

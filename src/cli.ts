@@ -70,11 +70,12 @@ await yargs(hideBin(process.argv))
         .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' })
         .option('host', { type: 'string', default: '127.0.0.1', describe: 'HTTP bind address (non-loopback requires a token)' })
         .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
-        .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' }),
+        .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' })
+        .option('lease-seconds', { type: 'number', describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)" }),
     (argv) =>
       run(async () => {
         const { serve } = await import('./cli/serve.js');
-        await serve({ ...(await sessionOptions(argv)), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'] });
+        await serve({ ...(await sessionOptions(argv)), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'], leaseSeconds: argv['lease-seconds'] });
       }),
   )
   .command(

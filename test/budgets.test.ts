@@ -18,11 +18,13 @@ const BUDGETS: Record<string, number> = {
   yap: 4_600,
   ramble: 3_750,
   discuss: 1_150,
-  task_execution: 4_550, // + get_answers
-  'task_execution --task': 4_850,
-  opus_review: 7_950,
+  // Issue 14 leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
+  // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
+  task_execution: 5_150, // + get_answers
+  'task_execution --task': 5_460,
+  opus_review: 8_265,
   enrichment: 6_600,
-  worker: 5_150,
+  worker: 5_770,
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

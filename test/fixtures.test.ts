@@ -37,7 +37,7 @@ for (const file of FIXTURES) {
         } while (cursor);
         assert.deepEqual(
           listed,
-          rows.map((r) => ({ ...r, depends_on: parse(r.depends_on) })),
+          rows.map((r) => ({ ...r, depends_on: parse(r.depends_on), held_by: null })),
         );
 
         for (const r of query<{ id: number }>(project, 'SELECT * FROM tasks ORDER BY id')) {

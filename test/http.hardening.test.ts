@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { GENERATED_TOKEN_LINE, startHttpServer } from './helpers/httpServer.js';
 import { rssMb, sampleRss } from './helpers/processStats.js';
+import { RECIPE_TOOLS } from './helpers/spec.js';
 import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 import { RECIPE_TOOLS } from './helpers/spec.js';

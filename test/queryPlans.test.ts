@@ -50,7 +50,7 @@ test(`hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run [${ge
         return orig(sql, ...params);
       };
     }
-    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null, launch: { feature: null, discipline: null }, removed: new Set() };
+    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null, launch: { feature: null, discipline: null }, removed: new Set(), leaseMs: 900_000 };
     const ctx: ToolContext = { store, project, session, log: createLogger('silent'), onCommit: applyNow(session), disciplineOverrides: () => [] };
     for (const [name, args] of HOT_CALLS) {
       const def = REGISTRY.find((t) => t.name === name)!;

@@ -39,6 +39,7 @@ const TARGETS: Record<string, Target> = {
   get_task: { other: [[{ id: OTHER }, 'ok']], own: [{ id: OWN }, 'ok'] },
   get_dependency_details: { other: [[{ id: OTHER }, 'ok']], own: [{ id: OWN }, 'ok'] },
   get_answers: { other: [[{ task_id: OTHER }, 'ok']], own: [{ task_id: OWN }, 'ok'] },
+  task_history: { other: [[{ task_id: OTHER }, 'ok']], own: [{ task_id: OWN }, 'ok'] },
   get_feature_learnings: { other: [[{ feature_name: 'recipes' }, 'ok']], own: [{ feature_name: OWN_FEATURE }, 'ok'] },
   enrich_task: { other: [[{ id: OTHER, pseudocode: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, pseudocode: 'do it' }, 'ok'] },
   update_task: { other: [[{ id: OTHER, description: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, description: 'own' }, 'ok'] },
@@ -286,6 +287,8 @@ describe('argument tricks, as raw JSON-RPC (a yap session with --task 6)', () =>
 
 test('every tool of the registry is covered by the table or needs no target', () => {
   const untargeted = ['list_tasks', 'create_task', 'search_tasks', 'list_features', 'get_feature', 'create_feature', 'list_disciplines', 'get_discipline', 'create_discipline', 'get_project_info', 'get_project_progress', 'append_learning', 'read_learnings', 'append_progress', 'read_progress', 'signal_abort',
+    // release_task, like the verbs, acts on the session's own task only.
+    'release_task',
     // The verbs take no task: they act on the session's own task only.
     ...SIGNAL_VERBS];
   assert.deepEqual(inSpecOrder([...Object.keys(TARGETS), ...untargeted]), [...ALL_TOOLS]);

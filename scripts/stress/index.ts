@@ -5,7 +5,7 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { StressFigures, StressModule } from './types.js';
 
-const MODULES = ['concurrency', 'crash', 'fuzz', 'hostile', 'transports'] as const;
+const MODULES = ['concurrency', 'crash', 'fuzz', 'hostile', 'transports', 'leases'] as const;
 const only = process.argv.slice(2);
 
 const rows: StressFigures[] = [];

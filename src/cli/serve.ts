@@ -2,7 +2,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { resolve } from 'node:path';
 import { StartupError } from '../errors.js';
 import { createLogger, type LogLevel } from '../log.js';
-import { createMcpServer } from '../server/createServer.js';
+import { createMcpServer, releaseClaims } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
@@ -83,6 +83,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // flushed, so every write that happened has its answer delivered.
     process.stdin.pause();
     transport.onmessage = undefined;
+    // Before the database closes: the task this session claimed goes back (a kill -9 leaves it to the lease).
+    releaseClaims(server, `session ended (${reason})`);
     setImmediate(() => {
       void server.close().catch(() => undefined);
       store.close();

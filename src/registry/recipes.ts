@@ -42,6 +42,10 @@ const TASK_EXECUTION = [
   'update_task_context',
   // Answers people gave to this task's questions (a session re-attempting it reads them).
   'get_answers',
+  // Issue 14: give the task back when it cannot be finished here (a worker's alternative to blocking
+  // or skipping it: the next claim retries it), and read what happened to it before (a re-attempt).
+  'release_task',
+  'task_history',
 ];
 
 export const RECIPES: readonly Recipe[] = [
@@ -104,6 +108,8 @@ export const RECIPES: readonly Recipe[] = [
       // is narrowed here and cannot touch depends_on.
       'add_dependency',
       'remove_dependency',
+      // Who did what to a task, and who holds it now.
+      'task_history',
     ],
     narrow: { update_task: ['id', 'priority', 'description'] },
   },

@@ -8,6 +8,7 @@ import { searchTasks } from '../tools/search.js';
 import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import { SIGNAL_TOOLS } from '../tools/signals.js';
 import { DEPENDENCY_TOOLS } from '../tools/dependencies.js';
+import { CLAIM_TOOLS } from '../tools/claims.js';
 import type { AnyTool } from './types.js';
 
 /**
@@ -20,6 +21,7 @@ export const REGISTRY: readonly AnyTool[] = [
   searchTasks,
   ...WORKFLOW_TOOLS,
   ...DEPENDENCY_TOOLS,
+  ...CLAIM_TOOLS,
   ...COMMENT_TOOLS,
   ...FEATURE_TOOLS,
   ...DISCIPLINE_TOOLS,

@@ -38,6 +38,8 @@ export interface SessionScope {
    * plan's disabled ones. Only ever grows: a claim narrows a session, never widens it.
    */
   removed: Set<string>;
+  /** How long a claim's lease runs without a call of this session (--lease-seconds). */
+  leaseMs: number;
 }
 
 export interface ToolContext {

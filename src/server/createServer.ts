@@ -8,6 +8,7 @@ import { packageVersion } from '../packageInfo.js';
 import { applyNow, applySessionPatch, patchedSession, writerOf, type SessionPatch, type SessionScope, type SignalForwarder, type ToolContext } from '../registry/types.js';
 import { requireTaskExists, sessionTask } from '../tools/lookups.js';
 import { signalAnswer } from '../tools/signals.js';
+import { releaseOnClose, renewLease } from '../tools/claims.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
 import { applyScope } from './scope.js';
@@ -98,8 +99,20 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
 
   registerResources(server, ctx);
   registerPrompts(server, plan, ctx);
+  // A connection (socket, HTTP session) that closes gives back the task it claimed; stdio: serve.ts
+  // calls releaseClaims before closing the database.
+  const closed = server.onclose; // resources.ts's: subscriptions end too
+  server.onclose = () => {
+    releaseOnClose(ctx, 'connection closed');
+    closed?.();
+  };
+  releasers.set(server, (why) => releaseOnClose(ctx, why));
   return server;
 }
+
+const releasers = new WeakMap<Server, (why: string) => void>();
+/** Gives back the task this server's session claimed (the stdio process ending): best effort. */
+export const releaseClaims = (server: Server, why: string): void => releasers.get(server)?.(why);
 
 /** The arguments valid for this session's schema (scope not applied yet). */
 function parsedArgs(tool: SessionTool, rawArgs: Record<string, unknown>): Record<string, unknown> {
@@ -139,6 +152,8 @@ export function visibleTool(tools: ReadonlyMap<string, SessionTool>, session: Se
 
 export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): CallToolResult {
   const { def } = tool;
+  // Any call of a session holding a claim renews its lease (at most one write per renewEvery).
+  renewLease(ctx);
   try {
     const parsed = parsedArgs(tool, rawArgs);
     if (def.annotations.readOnlyHint) return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
@@ -157,7 +172,7 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
     const out = ctx.store.write(() => {
       const result = def.handler(applyScope(tool, parsed, inWrite), inWrite) as Record<string, unknown>;
       // The audit row names the session as the call leaves it (a claim's row names the claimed task).
-      ctx.store.recordCall(writerOf(patchedSession(ctx.session, patches)), def.name, rawArgs, 'ok');
+      ctx.store.recordCall(writerOf(patchedSession(ctx.session, patches)), def.name, rawArgs, 'ok', ctx.session.taskId);
       return result;
     });
     for (const patch of patches) applySessionPatch(ctx.session, patch);

@@ -1,4 +1,5 @@
-import { ToolError } from '../errors.js';
+import { ToolError, conflict } from '../errors.js';
+import { takenOverFrom } from '../tools/claims.js';
 import type { ToolContext } from '../registry/types.js';
 import type { SessionTool } from '../session/plan.js';
 
@@ -25,6 +26,11 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     } else if (taskTarget.writes && own === null && s.ownTaskOnly) {
       throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change task ${String(given)}`);
     }
+  }
+  // A claimed task whose lease ran out and that another session took over is no longer this session's.
+  if (taskTarget?.writes && s.claimed && own !== null && args[taskTarget.arg] === own) {
+    const other = takenOverFrom(ctx, own);
+    if (other) throw conflict(`task ${own} was taken over by session ${other.session_id} after your lease ran out (${other.lease_until}): it is not yours any more; claim another`);
   }
   if (featureTarget) {
     // The feature this session may change was fixed at launch (or at its claim): never re-read from the

@@ -25,6 +25,8 @@ export interface SessionRequest {
   extraDisabled?: readonly string[] | undefined;
   /** The context.json these came from, for error messages. */
   contextFile?: string | undefined;
+  /** --lease-seconds (else RALPH_MCP_LEASE_SECONDS, else 900): a claim's lease without a call of its session. */
+  leaseSeconds?: number | undefined;
 }
 
 /** A tool as this session sees it: its definition plus the input schema this session exposes. */
@@ -137,6 +139,7 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
     feature: scopeFeature,
     launch: { feature, discipline: req.discipline !== undefined ? disciplineName : null },
     removed: new Set(),
+    leaseMs: leaseMs(req.leaseSeconds),
   };
   const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation));
 
@@ -197,3 +200,13 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
 export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
 
 
+
+/** A claim's lease: --lease-seconds, else RALPH_MCP_LEASE_SECONDS, else 15 minutes. */
+export const LEASE_SECONDS_DEFAULT = 900;
+function leaseMs(flag: number | undefined): number {
+  const raw = flag ?? (process.env.RALPH_MCP_LEASE_SECONDS ? Number(process.env.RALPH_MCP_LEASE_SECONDS) : LEASE_SECONDS_DEFAULT);
+  if (!Number.isFinite(raw) || raw <= 0 || raw > 7 * 24 * 3600) {
+    throw new StartupError(`--lease-seconds (or RALPH_MCP_LEASE_SECONDS) must be a number of seconds above 0 and at most a week, got ${JSON.stringify(flag ?? process.env.RALPH_MCP_LEASE_SECONDS)}`);
+  }
+  return Math.round(raw * 1000);
+}

@@ -2,6 +2,7 @@ import type { Db } from '../db/database.js';
 import { projectInfo } from './metadata.js';
 import { integrityCheck, recordAbort, recordCall, sqliteVersion } from './own/record.js';
 import { ensureOwnTables, ownSchemaVersion } from './own/schema.js';
+import { claimsStore } from './own/claims.js';
 import type { Generation } from './records.js';
 import type { OwnStore, ProjectStore, RalphStore, WatchStore } from './store.js';
 
@@ -17,8 +18,9 @@ export function baseStore(
     close: () => db.close(),
     ensureOwnTables: () => ensureOwnTables(db, generation),
     ownSchemaVersion: () => ownSchemaVersion(db),
-    recordCall: (by, tool, args, outcome) => recordCall(db, by, tool, args, outcome),
+    recordCall: (by, tool, args, outcome, about) => recordCall(db, by, tool, args, outcome, about),
     recordAbort: (by, reason) => recordAbort(db, by, reason),
+    ...claimsStore(db),
     projectInfo: () => projectInfo(db),
     integrityCheck: () => integrityCheck(db),
     sqliteVersion: () => sqliteVersion(db),

@@ -1,5 +1,6 @@
 import type { Db } from '../db/database.js';
 import type { SignalRow } from '../domain/signals.js';
+import type { Claim, HistoryRow } from './own/claims.js';
 import type {
   Comment,
   Discipline,
@@ -248,8 +249,18 @@ export interface OwnStore {
   ensureOwnTables(): void;
   /** Our tables' version, or undefined before the first write. */
   ownSchemaVersion(): string | undefined;
-  recordCall(by: Writer, tool: string, args: unknown, outcome: string): void;
+  /** `about`: one more task the row is about (the task a call gave back), beside the writer's and the arguments'. */
+  recordCall(by: Writer, tool: string, args: unknown, outcome: string, about?: number | null): void;
   recordAbort(by: Writer, reason: string): number;
+  /** Claims with leases (own/claims.ts): who holds which task until when; a task's history. */
+  claimOf(taskId: number): Claim | undefined;
+  claimsOf(taskIds: readonly number[]): Map<number, Claim>;
+  sessionClaims(sessionId: string): Claim[];
+  expiredClaims(now: string, limit: number): Claim[];
+  putClaim(c: Claim): void;
+  renewLeases(sessionId: string, until: string): number;
+  dropClaim(taskId: number): void;
+  taskHistory(taskId: number, after: number, limit: number): HistoryRow[];
 }
 
 /**

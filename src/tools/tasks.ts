@@ -9,6 +9,7 @@ import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
+import { HolderOut, holder, holderOf } from './claims.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
 
@@ -41,7 +42,7 @@ export const listTasks = defineTool({
     limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, 1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
     cursor: z.string().max(32).optional().describe('next_cursor from the previous page'),
   }),
-  output: z.object({ tasks: z.array(TaskRowOut), total: z.number().int(), next_cursor: z.string().nullable() }),
+  output: z.object({ tasks: z.array(TaskRowOut.extend({ held_by: HolderOut.nullable() })), total: z.number().int(), next_cursor: z.string().nullable() }),
   annotations: READ,
   handler(args, ctx) {
     const query = taskQuery(ctx, { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline });
@@ -53,8 +54,9 @@ export const listTasks = defineTool({
     const limit = args.limit ?? PAGE_DEFAULT;
     const rows = ctx.store.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
+    const claims = ctx.store.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
     return {
-      tasks: page,
+      tasks: page.map((r) => ({ ...r, held_by: holder(claims.get(r.id), r.status) })),
       total: ctx.store.countTasks(query),
       next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
     };
@@ -92,6 +94,8 @@ export const getTask = defineTool({
     dependents: z.array(z.number().int()),
     truncated_dependents: z.literal(true).optional(),
     open_questions: z.array(QuestionOut),
+    /** The session working on it (claim_next_task), since when, and until when its lease runs; null: nobody. */
+    held_by: HolderOut.nullable(),
   }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
@@ -120,6 +124,7 @@ export const getTask = defineTool({
       dependents: dependents.slice(0, LIST_READ_MAX),
       ...(dependents.length > LIST_READ_MAX ? { truncated_dependents: true as const } : {}),
       open_questions,
+      held_by: holderOf(ctx.store, id, task.status),
     };
   },
 });
@@ -247,6 +252,7 @@ export const deleteTask = defineTool({
     if (dependents.length > 0) {
       throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
     }
+    ctx.store.dropClaim(id);
     return { deleted_id: id, deleted_comments: ctx.store.deleteTask(id) };
   },
 });
@@ -278,6 +284,8 @@ export const setTaskStatus = defineTool({
     /** done with force: the dependencies that were not done, and the comment that records it. */
     unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
     comment: CommentOut.optional(),
+    /** The task was in_progress under another session's claim (which this change ended unless it stays in_progress). */
+    held_by: HolderOut.optional(),
   }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
@@ -288,6 +296,9 @@ export const setTaskStatus = defineTool({
     // The status alone first (cheap on either generation); the whole task is read once, for the answer.
     const before = requireTaskHead(store, id);
     if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
+    // Another session's claim: the change goes ahead (scope already decided who may), and says whose task it was.
+    const held = holderOf(store, id, before.status);
+    const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
     // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
     const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
     const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
@@ -299,6 +310,7 @@ export const setTaskStatus = defineTool({
     }
     const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
     store.setTaskStatus(id, next);
+    if (next !== 'in_progress') store.dropClaim(id);
     const note =
       unfinished.length > 0
         ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
@@ -308,6 +320,7 @@ export const setTaskStatus = defineTool({
       previous_status: before.status,
       changed: true,
       ...(blocker ? { blocker } : {}),
+      ...(heldByOther ? { held_by: heldByOther } : {}),
       ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN), comment: note } : {}),
     };
   },

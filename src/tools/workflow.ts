@@ -13,6 +13,8 @@ import { TaskHintOut, duplicateOk } from './duplicates.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
+import { isoTime } from '../store/own/claims.js';
+import { recordClaim, takenOverFrom } from './claims.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -40,11 +42,14 @@ export const reportBlocker = defineTool({
     const { store } = ctx;
     const id = sessionTask(ctx, 'report_blocker');
     const own = requireTask(store, id);
+    const other = takenOverFrom(ctx, id);
+    if (other) throw conflict(`task ${id} was taken over by session ${other.session_id} after your lease ran out: it is not yours to block; claim another`);
     if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${own.status}; only unfinished tasks can be blocked`);
     if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;
     const by = writerOf(ctx.session);
     const comments: Comment[] = [store.markBlocked(id, args.reason, upstream?.id ?? null, by)];
+    store.dropClaim(id);
     if (upstream) {
       comments.push(
         store.addComment(
@@ -206,6 +211,7 @@ function skip(ctx: ToolContext, id: number, why: string): Comment {
   if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
   if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
   ctx.store.setTaskStatus(id, 'skipped');
+  ctx.store.dropClaim(id);
   return sessionNote(ctx, id, `Skipped: ${why}`);
 }
 
@@ -357,12 +363,18 @@ export const claimNextTask = defineTool({
   title: 'Claim next ready task',
   category: 'tasks',
   description:
-    'Take the highest-priority pending task whose dependencies are done, set it in_progress and make it yours. No two agents get the same task.',
+    'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
   input: z.strictObject({
     discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
     feature: z.string().max(LIMITS.name).optional(),
   }),
-  output: z.object({ claimed: z.boolean(), task: TaskOut.nullable(), ready_remaining: z.number().int() }),
+  output: z.object({
+    claimed: z.boolean(),
+    task: TaskOut.nullable(),
+    ready_remaining: z.number().int(),
+    /** The task was in_progress under another session whose lease ran out: that claim. */
+    took_over: z.object({ session_id: z.string(), claimed_at: z.string(), lease_until: z.string() }).optional(),
+  }),
   annotations: CREATE,
   handler(args, ctx) {
     const { store, session } = ctx;
@@ -371,7 +383,8 @@ export const claimNextTask = defineTool({
     }
     if (session.taskId !== null) {
       const held = store.taskHead(session.taskId);
-      if (held?.status === 'in_progress') {
+      // A task taken over by another session (this one's lease ran out) is no longer this session's.
+      if (held?.status === 'in_progress' && !takenOverFrom(ctx, session.taskId)) {
         throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
       }
     }
@@ -386,22 +399,54 @@ export const claimNextTask = defineTool({
     const wanted = args.discipline ?? session.launch.discipline ?? undefined;
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
     const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
-    const pick = store.pickReadyTask({ discipline, feature });
+    // The previous (finished) task's claim row goes now, whatever happens to it later.
+    for (const c of store.sessionClaims(session.sessionId)) store.dropClaim(c.task_id);
+    // A stale task first (its lease ran out: claimed earlier, so first in claim order then); then the
+    // highest-priority ready one.
+    const now = Date.now();
+    const stale = staleTask(ctx, now, discipline, feature);
+    const pick = stale ? undefined : store.pickReadyTask({ discipline, feature });
     // Every check passed: the previous (finished) claim is released once this write commits; the
     // session then holds the new task, or none.
-    if (!pick) {
+    if (!pick && !stale) {
       ctx.onCommit({ taskId: null, feature: session.launch.feature, discipline: session.launch.discipline });
       return { claimed: false, task: null, ready_remaining: 0 };
     }
-    store.setTaskStatus(pick.id, 'in_progress');
-    const task = loadTask(ctx, pick.id);
+    const id = stale ? stale.task_id : pick!.id;
+    const took_over = stale ? { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until } : undefined;
+    if (stale) {
+      sessionNote(ctx, id, `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`);
+      // Its own audit row, under the task: the call's row follows it.
+      store.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
+    } else store.setTaskStatus(id, 'in_progress');
+    recordClaim(ctx, id, now);
+    const task = loadTask(ctx, id);
     // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
     const remove = ctx.disciplineOverrides(task.discipline);
     ctx.onCommit({ taskId: task.id, claimed: true, feature: task.feature, discipline: session.launch.discipline ?? task.discipline, remove });
+    if (took_over) {
+      // Taking over readies nothing and uses up no ready task.
+      const ready = store.pickReadyTask({ discipline, feature })?.ready ?? 0;
+      return { claimed: true, task, ready_remaining: Math.min(ready, READY_COUNT_MAX), took_over };
+    }
     // The claimed task was one of the ready ones; in_progress readies nothing else.
-    return { claimed: true, task, ready_remaining: Math.min(pick.ready - 1, READY_COUNT_MAX) };
+    return { claimed: true, task, ready_remaining: Math.min(pick!.ready - 1, READY_COUNT_MAX) };
   },
 });
+
+/** The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of finished tasks are dropped. */
+function staleTask(ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) {
+  const { store } = ctx;
+  for (const c of store.expiredClaims(isoTime(now), 50)) {
+    const head = store.taskHead(c.task_id);
+    if (head?.status !== 'in_progress') {
+      store.dropClaim(c.task_id);
+      continue;
+    }
+    if ((discipline === undefined || head.discipline === discipline) && (feature === undefined || head.feature === feature)) return c;
+  }
+  return undefined;
+}
 
 export const WORKFLOW_TOOLS = [
   claimNextTask,

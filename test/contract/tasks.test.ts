@@ -18,7 +18,7 @@ contract('task tools', (env) => {
       [1, 2, 3, 4, 5, 6, 7, 8],
     );
     const { template_id, ...row } = all.tasks[3];
-    assert.deepEqual(row, { id: 4, title: 'Editor end-to-end tests', status: 'pending', priority: 'medium', feature: 'recipes', discipline: 'quality', depends_on: [3] });
+    assert.deepEqual(row, { id: 4, title: 'Editor end-to-end tests', status: 'pending', priority: 'medium', feature: 'recipes', discipline: 'quality', depends_on: [3], held_by: null });
     // Templates exist on Ralph's current schema only: there every row says which one a task came from.
     assert.equal(template_id, env.generation === 'normalized' ? null : undefined);
     const ralph = ralphTaskList(s.project.dbPath);

@@ -8,6 +8,7 @@ export const ALL_TOOLS = [
   'update_task_context', 'get_dependency_details',
   // issue 14
   'add_dependency', 'remove_dependency',
+  'release_task', 'task_history',
   'add_task_comment', 'update_task_comment', 'delete_task_comment',
   'list_features', 'get_feature', 'create_feature', 'update_feature', 'delete_feature', 'append_feature_learning', 'add_feature_context_file',
   'get_feature_learnings',
@@ -25,7 +26,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
   (t) =>
     ![
       'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort',
-      'add_dependency', 'remove_dependency',
+      'add_dependency', 'remove_dependency', 'release_task', 'task_history',
       'done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked', 'get_answers',
     ].includes(t),
 );
@@ -39,6 +40,8 @@ const TASK_EXECUTION = [
   'report_blocker', 'signal_abort', 'get_dependency_details', 'get_feature_learnings', 'update_task_context',
   // issue 12
   'get_answers',
+  // issue 14
+  'release_task', 'task_history',
 ];
 
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
@@ -53,7 +56,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'get_project_info', 'get_project_progress',
     'search_tasks', 'skip_task', 'move_task_to_feature', 'get_dependency_details',
     // issue 14
-    'add_dependency', 'remove_dependency',
+    'add_dependency', 'remove_dependency', 'task_history',
   ],
   enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks', 'add_dependency', 'remove_dependency'],
   worker: [...TASK_EXECUTION, 'claim_next_task'],
@@ -129,6 +132,8 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   suggest: { what: 'split it', kind: 'split', why: 'too big' },
   blocked: { on: 'credentials', kind: 'external' },
   get_answers: { task_id: 3 },
+  release_task: { reason: 'cannot finish here' }, // needs a session task: refused as no-task where visible without one
+  task_history: { task_id: 1 },
 };
 
 /**

@@ -28,7 +28,7 @@ describe('list_tasks', () => {
     assert.equal(r.next_cursor, null);
     assert.deepEqual(
       r.tasks,
-      db.map((t) => ({ ...t, depends_on: JSON.parse(t.depends_on) })),
+      db.map((t) => ({ ...t, depends_on: JSON.parse(t.depends_on), held_by: null })),
     );
     assert.deepEqual(r.tasks.find((t: AnyRow) => t.id === 4)?.depends_on, [3]);
   });

@@ -26,9 +26,9 @@ export function capUtf8(text: string, max: number): string {
   return head + marker;
 }
 
-export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outcome: string): void {
+export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outcome: string, about: number | null = null): void {
   const text = capUtf8(JSON.stringify(args ?? {}) ?? '{}', AUDIT_BOUNDS.argsBytes);
-  db.run(
+  const auditId = Number(db.run(
     'INSERT INTO ralph_mcp_audit (session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     by.sessionId,
     by.recipe,
@@ -38,7 +38,25 @@ export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outc
     text,
     outcome,
     timestamp(),
-  );
+  ).lastInsertRowid);
+  for (const taskId of tasksNamed(by.taskId, args, about)) db.run('INSERT OR IGNORE INTO ralph_mcp_audit_tasks (task_id, audit_id) VALUES (?, ?)', taskId, auditId);
+}
+
+/** The argument names that name a task (task_history finds a call under each). */
+const TASK_ARGS = ['id', 'task_id', 'parent_id', 'on_task_id'] as const;
+
+/** The tasks an audit row is about: the session's own, and those its arguments name. */
+function tasksNamed(own: number | null, args: unknown, about: number | null): number[] {
+  const ids = new Set<number>();
+  if (own !== null) ids.add(own);
+  if (about !== null) ids.add(about);
+  if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
+    for (const k of TASK_ARGS) {
+      const v = (args as Record<string, unknown>)[k];
+      if (typeof v === 'number' && Number.isSafeInteger(v) && v > 0) ids.add(v);
+    }
+  }
+  return [...ids];
 }
 
 export function recordAbort(db: Db, by: Writer, reason: string): number {

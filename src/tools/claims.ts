@@ -1,0 +1,172 @@
+import { z } from 'zod';
+import { conflict } from '../errors.js';
+import { READ, UPDATE, applySessionPatch, defineTool, writerOf, type SessionScope, type ToolContext } from '../registry/types.js';
+import { isoTime, type Claim } from '../store/own/claims.js';
+import type { RalphStore } from '../store/store.js';
+import { sessionNote } from './comments.js';
+import { text, taskId } from './fields.js';
+import { requireTask, requireTaskHead, sessionTask } from './lookups.js';
+import { CommentOut, TaskOut } from './shapes.js';
+
+/**
+ * Claims with leases (issue 14). claim_next_task records who took a task (ralph_mcp_claims, the same on
+ * both generations); every call of the holding session renews the lease (at most one write per
+ * renewEvery); a task whose lease ran out is taken over by the next claim; a closing connection (or an
+ * ending process) gives its task back. A task is held only while it is in_progress and has a claim row:
+ * one set in_progress by a person or by Ralph has none, and is never taken over.
+ *
+ * Why not Ralph's agent_sessions: a row there has one task_id and is written by Ralph as a finished
+ * record; a worker session claims many tasks in turn, and a lease changes every few minutes.
+ */
+
+/** Who holds a task, as get_task and list_tasks show it. */
+export const HolderOut = z.object({ session_id: z.string(), since: z.string(), lease_until: z.string() });
+export type Holder = z.infer<typeof HolderOut>;
+
+export const holder = (c: Claim | undefined, status: string): Holder | null =>
+  c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null;
+
+export const holderOf = (store: RalphStore, id: number, status: string): Holder | null => (status === 'in_progress' ? holder(store.claimOf(id), status) : null);
+
+/** When each session last wrote its lease (module state, not session state: it changes no scope). */
+const lastRenewed = new WeakMap<SessionScope, number>();
+
+/** Records this session's claim on a task, its lease starting now. Inside the claim's write. */
+export function recordClaim(ctx: ToolContext, taskIdValue: number, now = Date.now()): Claim {
+  const claim = { task_id: taskIdValue, session_id: ctx.session.sessionId, claimed_at: isoTime(now), lease_until: isoTime(now + ctx.session.leaseMs) };
+  ctx.store.putClaim(claim);
+  lastRenewed.set(ctx.session, now);
+  return claim;
+}
+
+/** How often the holder's calls write a renewal: a third of the lease, at most once a minute. */
+export const renewEvery = (leaseMs: number): number => Math.min(60_000, Math.floor(leaseMs / 3));
+
+/**
+ * Renews the session's lease on its claimed task, at most once per renewEvery; best effort (a busy
+ * database only makes this call skip it). Not inside a tool's transaction: any call renews, reads too.
+ */
+export function renewLease(ctx: ToolContext): void {
+  const s = ctx.session;
+  if (!s.claimed || s.taskId === null || ctx.forward) return;
+  const now = Date.now();
+  const last = lastRenewed.get(s);
+  if (last !== undefined && now - last < renewEvery(s.leaseMs)) return;
+  lastRenewed.set(s, now);
+  try {
+    ctx.store.ensureOwnTables();
+    ctx.store.write(() => ctx.store.renewLeases(s.sessionId, isoTime(now + s.leaseMs)));
+  } catch (err) {
+    ctx.log.warn({ err, session_id: s.sessionId }, 'could not renew the lease');
+  }
+}
+
+/** A claimed session's task taken over by another session (its lease ran out): writes to it are refused. */
+export function takenOverFrom(ctx: ToolContext, id: number): Claim | undefined {
+  const s = ctx.session;
+  if (!s.claimed || s.taskId !== id) return undefined;
+  const c = ctx.store.claimOf(id);
+  return c && c.session_id !== s.sessionId ? c : undefined;
+}
+
+/** Gives a task back: pending, its claim dropped, a comment saying why. Inside a write. */
+function giveBack(ctx: ToolContext, id: number, why: string) {
+  ctx.store.setTaskStatus(id, 'pending');
+  ctx.store.dropClaim(id);
+  return sessionNote(ctx, id, `Released: ${why}`);
+}
+
+// ---- release_task ---------------------------------------------------------------------------
+
+export const releaseTask = defineTool({
+  name: 'release_task',
+  title: 'Release task',
+  category: 'tasks',
+  description: 'Give your task back (pending, reason kept as a comment) when you cannot finish it.',
+  input: z.strictObject({ reason: text(2000).describe('Why you give it back') }),
+  output: z.object({ task: TaskOut, comment: CommentOut }),
+  annotations: UPDATE,
+  handler(args, ctx) {
+    const id = sessionTask(ctx, 'release_task');
+    const head = requireTaskHead(ctx.store, id);
+    if (head.status !== 'in_progress') throw conflict(`task ${id} is ${head.status}; only an in_progress task can be released`);
+    const other = takenOverFrom(ctx, id);
+    if (other) throw conflict(`task ${id} was taken over by session ${other.session_id} after your lease ran out; it is not yours to release`);
+    const comment = giveBack(ctx, id, args.reason);
+    const s = ctx.session;
+    ctx.onCommit({ taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });
+    return { task: requireTask(ctx.store, id), comment };
+  },
+});
+
+/**
+ * A closing connection (socket, HTTP session) or an ending process gives back the task it claimed
+ * (best effort: a kill -9 is covered by the lease). Only a claim this session still holds, on a task
+ * still in_progress; recorded in ralph_mcp_audit as a release_task call of the session.
+ */
+export function releaseOnClose(ctx: ToolContext, why: string): void {
+  const s = ctx.session;
+  if (!s.claimed || s.taskId === null || ctx.forward) return;
+  const id = s.taskId;
+  try {
+    ctx.store.ensureOwnTables();
+    ctx.store.write(() => {
+      const c = ctx.store.claimOf(id);
+      if (!c || c.session_id !== s.sessionId || ctx.store.taskHead(id)?.status !== 'in_progress') return;
+      giveBack(ctx, id, why);
+      ctx.store.recordCall(writerOf(s), 'release_task', { reason: why }, 'ok');
+    });
+    applySessionPatch(s, { taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });
+  } catch (err) {
+    ctx.log.warn({ err, task: id }, 'could not release the claimed task');
+  }
+}
+
+// ---- task_history ---------------------------------------------------------------------------
+
+const HISTORY_PAGE = { default: 50, max: 200 } as const;
+
+export const taskHistory = defineTool({
+  name: 'task_history',
+  title: 'Task history',
+  category: 'tasks',
+  description: "A task's recorded calls (who, when, tool, arguments, outcome), oldest first.",
+  input: z.strictObject({
+    task_id: taskId(),
+    after: z.number().int().min(0).optional().describe('next_after from the last page'),
+    limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
+  }),
+  output: z.object({
+    task_id: z.number().int(),
+    held_by: HolderOut.nullable(),
+    entries: z.array(
+      z.object({ id: z.number().int(), created: z.string(), session_id: z.string(), recipe: z.string().nullable(), discipline: z.string().nullable(), tool: z.string(), arguments: z.unknown(), outcome: z.string() }),
+    ),
+    next_after: z.number().int().nullable(),
+  }),
+  annotations: READ,
+  taskTarget: { arg: 'task_id', writes: false },
+  handler(args, ctx) {
+    const head = requireTaskHead(ctx.store, args.task_id);
+    const limit = args.limit ?? HISTORY_PAGE.default;
+    const rows = ctx.store.taskHistory(args.task_id, args.after ?? 0, limit + 1);
+    const page = rows.slice(0, limit).map((r) => ({ ...r, arguments: parsed(r.arguments) }));
+    return {
+      task_id: args.task_id,
+      held_by: holderOf(ctx.store, args.task_id, head.status),
+      entries: page,
+      next_after: rows.length > limit ? page[page.length - 1]!.id : null,
+    };
+  },
+});
+
+/** Arguments as recorded: JSON, or the text itself when it was cut (AUDIT_BOUNDS). */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+export const CLAIM_TOOLS = [releaseTask, taskHistory];
