@@ -11,7 +11,6 @@ import { rssMb, sampleRss } from './helpers/processStats.js';
 import { RECIPE_TOOLS } from './helpers/spec.js';
 import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
-import { RECIPE_TOOLS } from './helpers/spec.js';
 
 /** HTTP always needs a token; sessions are capped and expire; refusals cost nothing; backpressure. */
 
