@@ -14,15 +14,18 @@ import { GENERATIONS } from '../src/store/records.js';
 const BUDGETS: Record<string, number> = {
   // Issue 14: create_task's duplicate_ok (~70 B), set_task_status's force/reason (~110 B), get_task's
   // "dependents" (~12 B); add_dependency + remove_dependency (~570 B) in yap, opus_review and enrichment.
-  braindump: 4_700,
-  yap: 4_600,
-  ramble: 3_750,
+  // Issue 14, filters: list_tasks' several statuses and priorities, tag, ready, updated_since and sort
+  // (+221 B; get_task's description −20 B): in braindump, yap, ramble, opus_review, enrichment.
+  // next_tasks (+299 B) in worker.
+  braindump: 4_930,
+  yap: 4_800,
+  ramble: 3_980,
   discuss: 1_150,
   task_execution: 4_550, // + get_answers
   'task_execution --task': 4_850,
-  opus_review: 7_950,
-  enrichment: 6_600,
-  worker: 5_150,
+  opus_review: 8_150,
+  enrichment: 6_800,
+  worker: 5_430,
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

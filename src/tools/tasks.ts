@@ -31,8 +31,11 @@ export function taskQuery(ctx: Pick<ToolContext, 'store'>, given: TaskQuery): Ta
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 
-/** One value or a list of them (at most every allowed value once). */
-const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) => z.union([one, z.array(one).min(1).max(max)]);
+/**
+ * A list of values; one value alone is read as a list of one (what filter_status took before). The
+ * listing shows only the list: a union would list every value twice (every session pays those bytes).
+ */
+const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
 const asList = <T,>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v]);
 
 /**
@@ -84,18 +87,18 @@ export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
   category: 'tasks',
-  description: 'List tasks as compact rows, paginated. Filters combine (AND); ready = what a claim could take. Sort: id, priority (claim order), updated (newest first).',
+  description: 'Task rows by page. Filters AND; sort priority = claim order, updated = newest first.',
   input: z.strictObject({
     filter_status: oneOrMore(status, TASK_STATUSES.length).optional(),
-    filter_feature: z.string().max(LIMITS.name).optional().describe('Feature name'),
-    filter_discipline: z.string().max(LIMITS.name).optional().describe('Discipline name'),
+    filter_feature: z.string().max(LIMITS.name).optional(),
+    filter_discipline: z.string().max(LIMITS.name).optional(),
     filter_priority: oneOrMore(priority, PRIORITIES.length).optional(),
     filter_tag: z.string().max(LIMITS.listItem).optional(),
-    ready: z.boolean().optional().describe('Pending with every dependency done'),
-    updated_since: z.string().max(40).optional().describe('YYYY-MM-DD or RFC 3339 time'),
+    ready: z.boolean().optional().describe('Pending, dependencies done'),
+    updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
     sort: z.enum(TASK_SORTS).optional(),
-    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, 1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
-    cursor: z.string().max(32).optional().describe('next_cursor from the previous page'),
+    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
+    cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
   }),
   output: z.object({ tasks: z.array(TaskRowOut), total: z.number().int(), next_cursor: z.string().nullable() }),
   annotations: READ,
@@ -134,9 +137,9 @@ export const nextTasks = defineTool({
   name: 'next_tasks',
   title: 'Preview next tasks',
   category: 'tasks',
-  description: 'The tasks claim_next_task would take next, in claim order, without taking any.',
+  description: 'Preview claim_next_task: the next ready tasks, in order.',
   input: z.strictObject({
-    discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
+    discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
     feature: z.string().max(LIMITS.name).optional(),
     limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
   }),
@@ -186,7 +189,7 @@ export const getTask = defineTool({
   title: 'Get task',
   category: 'tasks',
   description:
-    'One task in full: fields, recent comments (oldest first), dependencies (id, title, status), dependents, open questions',
+    'One task in full: fields, recent comments (oldest first), dependencies, dependents, open questions',
   input: z.strictObject({
     id: taskId(),
     comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
@@ -469,4 +472,4 @@ export const enrichTask = defineTool({
   },
 });
 
-export const TASK_TOOLS = [listTasks, nextTasks, getTask, createTask, updateTask, deleteTask, setTaskStatus, enrichTask];
+export const TASK_TOOLS = [listTasks, getTask, createTask, updateTask, deleteTask, setTaskStatus, enrichTask];
