@@ -43,6 +43,18 @@ export const changedSince = (c: ListColumns): string => {
     WHEN ${v} GLOB ${DAY_GLOB} THEN substr(${v}, 1, 10) >= @since_day ELSE 0 END)`;
 };
 
+/**
+ * `updated_since` as a range of changedDay (what an index on it serves) and the exact test. The range
+ * only repeats the test: a stored time at or after @since_time starts with a day at or after @since_day.
+ */
+export const changedSinceIndexed = (c: ListColumns): string => `${changedDay(c)} >= @since_day AND ${changedSince(c)}`;
+
+/** `priority IN (…)` as ranks: the same rows (each of the four priorities has its own rank), over an index on the rank. */
+export function priorityIn(column: string, values: readonly string[]): { clause: string; params: Record<string, number> } {
+  const names = values.map((_, i) => `pr${i}`);
+  return { clause: `${priorityRank(column)} IN (${names.map((n) => `@${n}`).join(', ')})`, params: Object.fromEntries(values.map((v, i) => [names[i], rankOf(v)])) };
+}
+
 /** ORDER BY of each sort: id; claim order (priority rank, then id); last changed day, newest first, then id. */
 export function orderSql(sort: TaskSort, c: ListColumns): string {
   if (sort === 'priority') return `${priorityRank(c.priority)}, ${c.id}`;

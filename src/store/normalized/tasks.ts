@@ -7,7 +7,7 @@ import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead } from '../records.js';
 import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
-import { afterParams, afterSql, changedDay, changedSince, inList, orderSql, type ListColumns } from '../taskList.js';
+import { afterParams, afterSql, changedDay, changedSinceIndexed, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
 import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
 import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwnTables, subsystemId } from './sql.js';
@@ -98,10 +98,10 @@ const JOINED: Facets = { id: 't.id', status: 't.status', subsystem: 't.subsystem
 const MIRROR: Omit<Facets, 'updated' | 'created'> = { id: 'f.task_id', status: 'f.status', subsystem: 'f.subsystem_id', discipline: 'f.discipline_id', priority: 'f.priority' };
 
 /** list_tasks' WHERE: fixed fragments per filter key (keys ours, columns from the constants above), every value bound. */
-function listWhere(q: TaskListQuery, c: Facets | typeof MIRROR): { clauses: string[]; params: Record<string, string> } {
+function listWhere(q: TaskListQuery, c: Facets | typeof MIRROR): { clauses: string[]; params: Record<string, string | number> } {
   const clauses: string[] = [];
-  const params: Record<string, string> = {};
-  const add = (clause: string, p: Record<string, string> = {}) => {
+  const params: Record<string, string | number> = {};
+  const add = (clause: string, p: Record<string, string | number> = {}) => {
     clauses.push(clause);
     Object.assign(params, p);
   };
@@ -110,14 +110,14 @@ function listWhere(q: TaskListQuery, c: Facets | typeof MIRROR): { clauses: stri
     add(l.clause, l.params);
   }
   if (q.priorities !== undefined) {
-    const l = inList(c.priority, 'pr', q.priorities);
+    const l = priorityIn(c.priority, q.priorities);
     add(l.clause, l.params);
   }
   if (q.feature !== undefined) add(`${c.subsystem} = (SELECT id FROM subsystems WHERE name = @feature)`, { feature: q.feature });
   if (q.discipline !== undefined) add(`${c.discipline} = (SELECT id FROM disciplines WHERE name = @discipline)`, { discipline: q.discipline });
   if (q.tag !== undefined) add(`EXISTS (SELECT 1 FROM task_tags g WHERE g.task_id = ${c.id} AND g.tag = @tag)`, { tag: q.tag });
   if (q.ready !== undefined) add(q.ready ? `(${readyWhere(c.status, c.id)})` : `NOT (${readyWhere(c.status, c.id)})`);
-  if (q.updatedSince !== undefined && 'updated' in c) add(changedSince(c), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
+  if (q.updatedSince !== undefined && 'updated' in c) add(changedSinceIndexed(c), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
   return { clauses, params };
 }
 
