@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { GENERATED_TOKEN_LINE, startHttpServer } from './helpers/httpServer.js';
 import { rssMb, sampleRss } from './helpers/processStats.js';
+import { RECIPE_TOOLS } from './helpers/spec.js';
 import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 
@@ -120,7 +121,7 @@ describe('HTTP sessions are bounded', () => {
       assert.equal(err.jsonrpc, '2.0');
       assert.match(err.error.message, /already has 64 MCP sessions open \(its limit\); close one \(DELETE \/mcp/);
       assert.ok(peak - base < SESSIONS_RSS_BOUND_MB, `RSS grew ${(peak - base).toFixed(0)} MB (bound ${SESSIONS_RSS_BOUND_MB})`);
-      assert.equal((await first.listTools()).tools.length, 9, 'the existing session still works');
+      assert.equal((await first.listTools()).tools.length, RECIPE_TOOLS.yap!.length, 'the existing session still works');
       // Closing one frees its slot.
       const sid = ok[0]!.headers['mcp-session-id'] as string;
       assert.equal((await post(server.port, server.token, '', { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' }, agent, 'DELETE')).status, 200);
@@ -170,7 +171,7 @@ describe('HTTP sessions are bounded', () => {
       assert.match(server.stderr(), /"msg":"idle session closed"/);
       assert.equal((await ping()).status, 404, 'the idle session is gone');
       await busy.ping(); // kept: it was in use
-      assert.equal((await busy.listTools()).tools.length, 9);
+      assert.equal((await busy.listTools()).tools.length, RECIPE_TOOLS.yap!.length);
       await busy.close();
     } finally {
       server.child.kill('SIGTERM');
