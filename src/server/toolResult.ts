@@ -32,12 +32,6 @@ export function argumentError(error: z.ZodError, allowedFields: readonly string[
       return `unknown field(s) ${keys}; allowed fields: ${allowedFields.join(', ') || '(none)'}`;
     }
     const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
-    // One value or a list of them (list_tasks' filters): zod says only "Invalid input"; name the allowed
-    // values instead, from the branch that got furthest (a list's bad item, else the single value).
-    if (issue.code === 'invalid_union') {
-      const inner = issue.errors.flat().filter((i) => i.code === 'invalid_value').sort((a, b) => b.path.length - a.path.length)[0];
-      if (inner) return `${[...issue.path, ...inner.path].join('.') || 'arguments'}: ${inner.message}`;
-    }
     // zod's wording for the two commonest mistakes, said plainly.
     if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `${path}: required (${issue.expected})`;
     if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return `${path}: must not be empty`;
