@@ -10,6 +10,13 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_progress ON tasks(status, feature, di
 -- 100,000 tasks. The expression is PRIORITY_RANK in src/store/ready.ts, character for character.
 CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_ready ON tasks(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), id);
 
+-- list_tasks' sorts (src/store/taskList.ts; issue 14): by priority (the claim's rank, then id) and by
+-- the day a task last changed (newest first, then id), walked in order and stopped at a page instead of
+-- sorting every task; the rank also serves filter_priority and the day updated_since. The expressions
+-- are priorityRank and changedDay, character for character. Measured at 100,000 tasks: see the commit.
+CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_rank ON tasks((CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), id);
+CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_changed ON tasks((CASE WHEN coalesce(updated, created) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN substr(coalesce(updated, created), 1, 10) ELSE '' END) DESC, id);
+
 -- Ralph's signal verbs (done, partial, stuck, ask, flag, learned, suggest, blocked): this generation of
 -- Ralph's schema has no table for them, so they are kept here with exactly the columns and value sets of
 -- Ralph's later task_signals (a migration moves them there), each beside the task comment

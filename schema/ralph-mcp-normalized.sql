@@ -45,6 +45,10 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_knowledge_paths_subsystem ON subsystem_know
 CREATE INDEX IF NOT EXISTS ralph_mcp_subsystem_files_subsystem ON subsystem_context_files(subsystem_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_skills_discipline ON discipline_skills(discipline_id);
 
+-- list_tasks' sort by the day a task last changed and its updated_since filter (src/store/taskList.ts
+-- changedDay, character for character; issue 14): walked in order instead of sorting every task.
+CREATE INDEX IF NOT EXISTS ralph_mcp_runtime_changed ON runtime_tasks((CASE WHEN coalesce(updated, created) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN substr(coalesce(updated, created), 1, 10) ELSE '' END) DESC, id);
+
 -- Each task's status, subsystem, discipline and priority in one narrow row: Ralph's head keeps the
 -- discipline and priority in task_details, so counting tasks by discipline (get_project_progress) or
 -- picking the most urgent ready one (claim_next_task) would look up every task's details row (~170 ms

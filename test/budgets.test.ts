@@ -14,17 +14,20 @@ import { GENERATIONS } from '../src/store/records.js';
 const BUDGETS: Record<string, number> = {
   // create_task's duplicate_ok (~70 B), set_task_status's force/reason (~110 B), get_task's
   // "dependents" (~12 B); add_dependency + remove_dependency (~570 B) in yap, opus_review and enrichment.
-  braindump: 4_700,
-  yap: 4_600,
-  ramble: 3_750,
+  // Filters: list_tasks' several statuses and priorities, tag, ready, updated_since and sort
+  // (+221 B; get_task's description −20 B): in braindump, yap, ramble, opus_review, enrichment.
+  // next_tasks (+299 B) in worker.
+  braindump: 4_930,
+  yap: 4_800,
+  ramble: 3_980,
   discuss: 1_150,
-  // Issue 14 leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
+  // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
   // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
   task_execution: 5_150, // + get_answers
   'task_execution --task': 5_460,
-  opus_review: 8_265,
-  enrichment: 6_600,
-  worker: 5_770,
+  opus_review: 8_465, // + filters (~200 B) + task_history
+  enrichment: 6_800,
+  worker: 6_070, // + next_tasks (~299 B) + leases
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

@@ -14,6 +14,8 @@ import { REPO } from './helpers/env.js';
 const CHARACTERS: Record<string, number> = {
   color: 7,
   cursor: 32,
+  updated_since: 40,
+  filter_tag: 1_000,
   ...Object.fromEntries(['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline'].map((f) => [f, 64])),
   title: 200,
   display_name: 200,
@@ -37,6 +39,7 @@ const CHARACTERS: Record<string, number> = {
 const ITEMS: Record<string, number> = { 'spawn_subtasks.tasks': 20, after: 20, 'ask.options': 20 };
 const RANGES: Record<string, [number, number]> = {
   'list_tasks.limit': [1, 500],
+  'next_tasks.limit': [1, 20],
   'search_tasks.limit': [1, 100],
   'get_task.comment_limit': [1, 100],
   'task_history.limit': [1, 200],

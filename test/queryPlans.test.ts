@@ -18,6 +18,13 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['list_tasks', {}],
   ['list_tasks', { cursor: '2', limit: 2 }],
   ['list_tasks', { filter_status: 'pending' }],
+  // Issue 14: the sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone
+  // reads the ranks (legacy: ralph_mcp_tasks_rank; normalized: counted over the facets); ready as a claim.
+  ['list_tasks', { sort: 'updated' }],
+  ['list_tasks', { updated_since: '2026-01-01T10:00:00Z', sort: 'updated' }],
+  ['list_tasks', { filter_priority: ['high', 'critical'] }],
+  ['list_tasks', { ready: true }],
+  ['next_tasks', {}],
   ['search_tasks', { query: 'recipe' }],
   ['get_project_progress', {}],
   ['add_task_comment', { task_id: 3, body: 'plan check' }],

@@ -123,7 +123,11 @@ export const RECIPES: readonly Recipe[] = [
   {
     name: 'worker',
     purpose: 'One of a pool of parallel agents: claim the next ready task, execute it, report back, repeat.',
-    allow: [...TASK_EXECUTION, 'claim_next_task'],
+    // next_tasks: a worker has no list_tasks, and it should see what it would get (and that there is
+    // nothing to take) before claiming. The planners and reviewers (yap, opus_review, enrichment) get
+    // the same answer from list_tasks(ready: true, sort: 'priority') (the same readiness and order),
+    // so they do not pay for one more tool.
+    allow: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
     claimsTasks: true,
     ownTaskOnly: true,
   },

@@ -1,4 +1,4 @@
-import { TASK_TOOLS } from '../tools/tasks.js';
+import { TASK_TOOLS, nextTasks } from '../tools/tasks.js';
 import { COMMENT_TOOLS } from '../tools/comments.js';
 import { FEATURE_TOOLS } from '../tools/features.js';
 import { DISCIPLINE_TOOLS } from '../tools/disciplines.js';
@@ -20,6 +20,7 @@ export const REGISTRY: readonly AnyTool[] = [
   ...TASK_TOOLS,
   searchTasks,
   ...WORKFLOW_TOOLS,
+  nextTasks, // beside claim_next_task, whose preview it is
   ...DEPENDENCY_TOOLS,
   ...CLAIM_TOOLS,
   ...COMMENT_TOOLS,

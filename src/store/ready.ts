@@ -13,10 +13,15 @@ export const priorityRank = (column: string): string => `(CASE ${column} WHEN 'c
 /** `ready_remaining` counts up to this many (a pool of agents needs "plenty", not the exact figure). */
 export const READY_COUNT_MAX = 1000;
 
-/** `from` names the task rows `t`-style as `alias`; `where` is every condition for a task to be ready. */
-export function readySql(from: string, alias: string, idColumn: string, where: string): { pick: string; count: string } {
+/**
+ * `from` names the task rows `t`-style as `alias`; `where` is every condition for a task to be ready.
+ * `queue` is `pick` with LIMIT @limit: next_tasks previews exactly what successive claims would take.
+ */
+export function readySql(from: string, alias: string, idColumn: string, where: string): { pick: string; queue: string; count: string } {
+  const order = `SELECT ${alias}.${idColumn} AS id FROM ${from} WHERE ${where} ORDER BY ${priorityRank(`${alias}.priority`)}, ${alias}.${idColumn}`;
   return {
-    pick: `SELECT ${alias}.${idColumn} AS id FROM ${from} WHERE ${where} ORDER BY ${priorityRank(`${alias}.priority`)}, ${alias}.${idColumn} LIMIT 1`,
+    pick: `${order} LIMIT 1`,
+    queue: `${order} LIMIT @limit`,
     count: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT ${READY_COUNT_MAX + 1})`,
   };
 }

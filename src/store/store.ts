@@ -19,6 +19,7 @@ import type {
   Blocker,
   Question,
 } from './records.js';
+import type { TaskListAfter, TaskSort } from './taskList.js';
 
 /**
  * THE storage boundary: every read and write of Ralph's tables goes through one of these, in domain
@@ -59,6 +60,26 @@ export interface TaskQuery {
   discipline?: string | undefined;
 }
 
+/**
+ * list_tasks' query: every filter given must hold (AND). Names are canonical (checked to exist);
+ * values come checked (statuses, priorities of domain/rules.ts). `ready`: the claim's own condition
+ * (store/ready.ts) — true keeps exactly the tasks a claim could take, false the others.
+ */
+export interface TaskListQuery {
+  statuses?: readonly string[] | undefined;
+  feature?: string | undefined;
+  discipline?: string | undefined;
+  priorities?: readonly string[] | undefined;
+  tag?: string | undefined;
+  ready?: boolean | undefined;
+  /** Changed since (taskList.ts changedSince): the day and the UTC time 'YYYY-MM-DD HH:MM:SS'. */
+  updatedSince?: { day: string; time: string } | undefined;
+  sort?: TaskSort | undefined;
+}
+
+/** A listed row and the day it sorts by under `updated` (taskList.ts changedDay; '' when none). */
+export type ListedTask = TaskRow & { changed: string };
+
 export interface TaskInsert {
   feature: string;
   discipline: string;
@@ -86,9 +107,9 @@ export interface TaskStore {
   taskExists(id: number): boolean;
   /** For a not_found message: the id range and count of tasks. */
   taskIdRange(): { lo: number | null; hi: number | null; n: number };
-  /** A page by id: tasks with id > after, at most limit. */
-  listTasks(query: TaskQuery, after: number, limit: number): TaskRow[];
-  countTasks(query: TaskQuery): number;
+  /** A page in the query's sort (default id): the rows after `after` (null: from the first), at most limit. */
+  listTasks(query: TaskListQuery, after: TaskListAfter | null, limit: number): ListedTask[];
+  countTasks(query: TaskListQuery): number;
   /** The ids a task depends on (unreadable stored items skipped). */
   dependenciesOf(id: number): number[];
   /** The tasks that depend on this one, by id (the first `limit`, when given). */
@@ -124,6 +145,8 @@ export interface TaskStore {
   markBlocked(id: number, reason: string, upstreamId: number | null, by: Writer): Comment;
   /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are (up to READY_COUNT_MAX + 1). */
   pickReadyTask(query: TaskQuery): { id: number; ready: number } | undefined;
+  /** The first `limit` tasks a claim would take, in the claim's order (the same statement as pickReadyTask's pick); reads only. */
+  readyTasks(query: TaskQuery, limit: number): number[];
   progressGroups(): ProgressGroup[];
   /**
    * Ranked full-text search (FTS5): brings our index up to date with every write first. Title matches

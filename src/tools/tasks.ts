@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import { conflict, invalid } from '../errors.js';
+import { ToolError, conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { sessionNote } from './comments.js';
-import type { RalphStore, TaskInsert, TaskQuery } from '../store/store.js';
+import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
+import { TASK_SORTS, rankOf, type TaskListAfter } from '../store/taskList.js';
+import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
 import { LIST_READ_MAX } from '../store/json.js';
 import { TaskHintOut, checkTitle, duplicateOk, type TitleCheck } from './duplicates.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
@@ -30,36 +32,149 @@ export function taskQuery(ctx: Pick<ToolContext, 'store'>, given: TaskQuery): Ta
 const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 
+/**
+ * A list of values; one value alone is read as a list of one (what filter_status took before). The
+ * listing shows only the list: a union would list every value twice (every session pays those bytes).
+ */
+const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
+const asList = <T,>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v]);
+
+/**
+ * updated_since: a date (YYYY-MM-DD) or an RFC 3339 time, as the day and UTC second it starts at
+ * (store/taskList.ts changedSince compares both forms Ralph stores: a day, or a day and a time).
+ */
+export function sinceOf(v: string): { day: string; time: string } {
+  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(v);
+  const time = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(v);
+  const at = day ? Date.parse(`${v}T00:00:00Z`) : time ? Date.parse(v.replace(' ', 'T')) : NaN;
+  // A date that does not exist (2026-02-30) parses as another day: refused, not moved.
+  if (Number.isNaN(at) || (day && new Date(at).toISOString().slice(0, 10) !== v)) {
+    throw invalid(`updated_since: ${JSON.stringify(v)} is neither a date (YYYY-MM-DD) nor an RFC 3339 time (2026-02-01T09:30:00Z)`);
+  }
+  const utc = new Date(at).toISOString().slice(0, 19).replace('T', ' ');
+  return { day: utc.slice(0, 10), time: utc };
+}
+
+/**
+ * The page cursor: the sort, a hash of the query it belongs to (a cursor of another query is refused)
+ * and the last row's position in that sort. At most 32 characters. A bare id (what this server returned
+ * before it had sorts) still reads as a position of the id sort.
+ */
+const CURSOR = /^([ipu])([0-9a-z]{6})\.(?:(\d)\.|(\d{8}|0)\.)?(\d{1,15})$/;
+function queryHash(q: TaskListQuery): string {
+  const canon = JSON.stringify([q.sort ?? 'id', q.statuses && [...q.statuses].sort(), q.priorities && [...q.priorities].sort(), q.feature, q.discipline, q.tag, q.ready, q.updatedSince?.time]);
+  let h = 0x811c9dc5; // FNV-1a
+  for (let i = 0; i < canon.length; i++) h = Math.imul(h ^ canon.charCodeAt(i), 0x01000193);
+  return ((h >>> 0) % 36 ** 6).toString(36).padStart(6, '0');
+}
+function cursorOf(q: TaskListQuery, last: ListedTask): string {
+  const sort = q.sort ?? 'id';
+  const pos = sort === 'priority' ? `${rankOf(last.priority)}.` : sort === 'updated' ? `${last.changed.replaceAll('-', '') || '0'}.` : '';
+  return `${sort[0]}${queryHash(q)}.${pos}${last.id}`;
+}
+function afterOf(q: TaskListQuery, cursor: string | undefined): TaskListAfter | null {
+  if (cursor === undefined) return null;
+  const sort = q.sort ?? 'id';
+  if (sort === 'id' && /^\d{1,15}$/.test(cursor)) return { id: Number(cursor) };
+  const m = CURSOR.exec(cursor);
+  if (!m || m[1] !== sort[0] || m[2] !== queryHash(q) || (sort === 'priority') !== (m[3] !== undefined) || (sort === 'updated') !== (m[4] !== undefined)) {
+    throw invalid('cursor is not one this server returned for these filters and sort; omit it to start from the first page');
+  }
+  const day = m[4] === undefined || m[4] === '0' ? '' : `${m[4].slice(0, 4)}-${m[4].slice(4, 6)}-${m[4].slice(6)}`;
+  return { id: Number(m[5]), rank: m[3] !== undefined ? Number(m[3]) : undefined, day };
+}
+
 export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
   category: 'tasks',
-  description: 'List tasks as compact rows (id, title, status, priority, feature, discipline, depends_on), by id, paginated.',
+  description: 'Task rows by page. Filters AND; sort priority = claim order, updated = newest first.',
   input: z.strictObject({
-    filter_status: status.optional(),
-    filter_feature: z.string().max(LIMITS.name).optional().describe('Feature name'),
-    filter_discipline: z.string().max(LIMITS.name).optional().describe('Discipline name'),
-    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`Page size, 1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
-    cursor: z.string().max(32).optional().describe('next_cursor from the previous page'),
+    filter_status: oneOrMore(status, TASK_STATUSES.length).optional(),
+    filter_feature: z.string().max(LIMITS.name).optional(),
+    filter_discipline: z.string().max(LIMITS.name).optional(),
+    filter_priority: oneOrMore(priority, PRIORITIES.length).optional(),
+    filter_tag: z.string().max(LIMITS.listItem).optional(),
+    ready: z.boolean().optional().describe('Pending, dependencies done'),
+    updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
+    sort: z.enum(TASK_SORTS).optional(),
+    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
+    cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
   }),
   output: z.object({ tasks: z.array(TaskRowOut.extend({ held_by: HolderOut.nullable() })), total: z.number().int(), next_cursor: z.string().nullable() }),
   annotations: READ,
   handler(args, ctx) {
-    const query = taskQuery(ctx, { status: args.filter_status, feature: args.filter_feature, discipline: args.filter_discipline });
-    let after = 0;
-    if (args.cursor !== undefined) {
-      if (!/^\d{1,15}$/.test(args.cursor)) throw invalid('cursor is not one this server returned; omit it to start from the first page');
-      after = Number(args.cursor);
-    }
+    const query: TaskListQuery = {
+      ...taskQuery(ctx, { feature: args.filter_feature, discipline: args.filter_discipline }),
+      statuses: asList(args.filter_status),
+      priorities: asList(args.filter_priority),
+      tag: args.filter_tag,
+      ready: args.ready,
+      updatedSince: args.updated_since !== undefined ? sinceOf(args.updated_since) : undefined,
+      sort: args.sort,
+    };
+    const after = afterOf(query, args.cursor);
     const limit = args.limit ?? PAGE_DEFAULT;
     const rows = ctx.store.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
     const claims = ctx.store.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
     return {
-      tasks: page.map((r) => ({ ...r, held_by: holder(claims.get(r.id), r.status) })),
+      tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
       total: ctx.store.countTasks(query),
-      next_cursor: rows.length > limit ? String(page[page.length - 1]!.id) : null,
+      next_cursor: rows.length > limit ? cursorOf(query, page[page.length - 1]!) : null,
     };
+  },
+});
+
+// ---- next_tasks ----------------------------------------------------------------------------
+
+export const NEXT_MAX = 20;
+
+/**
+ * What claim_next_task would take, in claim order, taking nothing: the claim's own statement
+ * (store/ready.ts readySql) with a limit. Discipline and feature as the claim resolves them: the
+ * session's discipline by default, a discipline- or feature-scoped session only its own.
+ */
+export const nextTasks = defineTool({
+  name: 'next_tasks',
+  title: 'Preview next tasks',
+  category: 'tasks',
+  description: 'Preview claim_next_task: the next ready tasks, in order.',
+  input: z.strictObject({
+    discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
+    feature: z.string().max(LIMITS.name).optional(),
+    limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
+  }),
+  output: z.object({ tasks: z.array(TaskRowOut) }),
+  annotations: READ,
+  handler(args, ctx) {
+    const { store, session } = ctx;
+    if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
+      throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; its claims take only its tasks`);
+    }
+    const launchFeature = session.launch.feature;
+    if (args.feature !== undefined && launchFeature !== null && (store.featureName(args.feature) ?? args.feature) !== launchFeature) {
+      throw new ToolError('out_of_scope', `this session is about ${store.featureNoun} ${launchFeature}; its claims take only tasks of it`);
+    }
+    const wanted = args.discipline ?? session.launch.discipline ?? undefined;
+    const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
+    const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
+    const tasks = store.readyTasks({ discipline, feature }, args.limit ?? 5).map((id) => {
+      const t = requireTask(store, id);
+      // The row list_tasks gives (template_id on Ralph's current schema only).
+      return {
+        id: t.id,
+        title: t.title,
+        status: t.status,
+        priority: t.priority,
+        feature: t.feature,
+        discipline: t.discipline,
+        depends_on: t.depends_on,
+        ...(t.template !== undefined ? { template_id: t.template?.id ?? null } : {}),
+        ...(t.truncated_lists?.includes('depends_on') ? { truncated_lists: ['depends_on'] } : {}),
+      };
+    });
+    return { tasks };
   },
 });
 
@@ -76,7 +191,7 @@ export const getTask = defineTool({
   title: 'Get task',
   category: 'tasks',
   description:
-    'One task in full: fields, recent comments (oldest first), dependencies (id, title, status), dependents, open questions',
+    'One task in full: fields, recent comments (oldest first), dependencies, dependents, open questions',
   input: z.strictObject({
     id: taskId(),
     comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),

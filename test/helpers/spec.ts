@@ -7,7 +7,7 @@ export const ALL_TOOLS = [
   'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature',
   'update_task_context', 'get_dependency_details',
   // issue 14
-  'add_dependency', 'remove_dependency',
+  'next_tasks', 'add_dependency', 'remove_dependency',
   'release_task', 'task_history',
   'add_task_comment', 'update_task_comment', 'delete_task_comment',
   'list_features', 'get_feature', 'create_feature', 'update_feature', 'delete_feature', 'append_feature_learning', 'add_feature_context_file',
@@ -26,7 +26,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
   (t) =>
     ![
       'search_tasks', 'claim_next_task', 'report_blocker', 'skip_task', 'spawn_subtasks', 'move_task_to_feature', 'update_task_context', 'get_dependency_details', 'get_feature_learnings', 'signal_abort',
-      'add_dependency', 'remove_dependency', 'release_task', 'task_history',
+      'next_tasks', 'add_dependency', 'remove_dependency', 'release_task', 'task_history',
       'done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked', 'get_answers',
     ].includes(t),
 );
@@ -59,7 +59,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'add_dependency', 'remove_dependency', 'task_history',
   ],
   enrichment: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks', 'add_dependency', 'remove_dependency'],
-  worker: [...TASK_EXECUTION, 'claim_next_task'],
+  worker: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
   signals: SIGNAL_VERBS,
 };
 
@@ -112,6 +112,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   read_progress: {},
   search_tasks: { query: 'recipe' },
   claim_next_task: {},
+  next_tasks: {},
   report_blocker: { reason: 'blocked' }, // needs a session task: refused as no-task where visible without one
   skip_task: { id: 4, reason: 'not needed' },
   spawn_subtasks: { parent_id: 6, tasks: [{ title: 'part one' }] },

@@ -6,8 +6,9 @@ import { blockedComment, upstreamTaskIn } from '../../domain/dependencies.js';
 import { dependentsUsable } from './dependents.js';
 import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
 import { likePrefix } from '../like.js';
-import type { Comment, TaskHead, TaskRow } from '../records.js';
-import type { TaskChanges, TaskInsert, TaskQuery, TaskStore, Writer } from '../store.js';
+import type { Comment, TaskHead } from '../records.js';
+import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
+import { afterParams, afterSql, changedDay, changedSinceIndexed, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
 import { insertComment } from './comments.js';
 import { listHead, taskFromRow } from '../taskRow.js';
 
@@ -26,11 +27,42 @@ export function filterSql(q: TaskQuery, alias = ''): { params: Record<string, st
   };
 }
 
-function listSql(q: TaskQuery, what: 'page' | 'count'): string {
-  const where = filterSql(q).clauses;
+const LIST_COLUMNS: ListColumns = { id: 't.id', priority: 't.priority', updated: 't.updated', created: 't.created' };
+
+/** list_tasks' WHERE: fixed fragments per filter key (keys ours), every value bound. */
+function listWhere(q: TaskListQuery): { clauses: string[]; params: Record<string, string | number> } {
+  const clauses: string[] = [];
+  const params: Record<string, string | number> = {};
+  const add = (clause: string, p: Record<string, string | number> = {}) => {
+    clauses.push(clause);
+    Object.assign(params, p);
+  };
+  if (q.statuses !== undefined) {
+    const l = inList('t.status', 'st', q.statuses);
+    add(l.clause, l.params);
+  }
+  if (q.priorities !== undefined) {
+    // As ranks (ralph_mcp_tasks_rank) alone; beside a status, feature or discipline filter the plain
+    // column, which leaves the planner on those indexes (measured: 23 ms as ranks, 6 ms so, at 100,000).
+    const l = q.statuses === undefined && q.feature === undefined && q.discipline === undefined ? priorityIn('t.priority', q.priorities) : inList('t.priority', 'pr', q.priorities);
+    add(l.clause, l.params);
+  }
+  if (q.feature !== undefined) add('t.feature = @feature', { feature: q.feature });
+  if (q.discipline !== undefined) add('t.discipline = @discipline', { discipline: q.discipline });
+  // Tags as tag reads return them: the strings of the stored list.
+  if (q.tag !== undefined) add("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(t.tags) THEN t.tags ELSE '[]' END) g WHERE g.type = 'text' AND g.value = @tag)", { tag: q.tag });
+  if (q.ready !== undefined) add(q.ready ? `(${READY_WHERE})` : `NOT (${READY_WHERE})`);
+  if (q.updatedSince !== undefined) add(changedSinceIndexed(LIST_COLUMNS), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
+  return { clauses, params };
+}
+
+function listSql(q: TaskListQuery, what: 'page' | 'count'): string {
+  const where = listWhere(q).clauses;
+  const sort = q.sort ?? 'id';
   return what === 'count'
-    ? `SELECT count(*) AS n FROM tasks WHERE ${where.join(' AND ') || '1'}`
-    : `SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks WHERE ${['id > @after', ...where].join(' AND ')} ORDER BY id LIMIT @limit`;
+    ? `SELECT count(*) AS n FROM tasks t WHERE ${where.join(' AND ') || '1'}`
+    : `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
+       WHERE ${[afterSql(sort, LIST_COLUMNS), ...where].join(' AND ')} ORDER BY ${orderSql(sort, LIST_COLUMNS)} LIMIT @limit`;
 }
 
 const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
@@ -40,22 +72,28 @@ const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntrie
   UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
 ) as Record<(typeof UPDATABLE)[number], string>;
 
-/** A claim's pick and count (store/ready.ts): pending, in the filters, every dependency done. */
-const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
-  readySql(
-    'tasks t',
-    't',
-    'id',
-    `t.status = 'pending'
-    ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
-    ${withFeature ? 'AND t.feature = @feature' : ''}
+/**
+ * A task `t` is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
+ * next_tasks and list_tasks' `ready` filter.
+ */
+const READY_WHERE = `t.status = 'pending'
     -- A list longer than a read returns (json.ts) is not checked item by item on every claim: such a
     -- task is not offered (readiness of 300,000 dependencies cost every claim a full scan).
     AND coalesce(json_array_length(CASE WHEN json_valid(t.depends_on) THEN t.depends_on END), 0) <= ${LIST_READ_MAX}
     AND NOT EXISTS (
       SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
       LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-      WHERE dep.status IS NOT 'done')`,
+      WHERE dep.status IS NOT 'done')`;
+
+/** A claim's pick and count (store/ready.ts): ready, in the filters. */
+const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
+  readySql(
+    'tasks t',
+    't',
+    'id',
+    `${READY_WHERE}
+    ${withDiscipline ? 'AND t.discipline = @discipline' : ''}
+    ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
 export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleMatches'> {
@@ -78,9 +116,9 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks')!;
     },
     listTasks(q, after, limit) {
-      return db.all(listSql(q, 'page'), { ...filterSql(q).params, after, limit }).map((r): TaskRow => {
+      return db.all(listSql(q, 'page'), { ...listWhere(q).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
         const cut: string[] = [];
-        const row: TaskRow = {
+        const row: ListedTask = {
           id: Number(r.id),
           title: String(r.title),
           status: String(r.status),
@@ -88,13 +126,14 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
           feature: String(r.feature),
           discipline: String(r.discipline),
           depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+          changed: String(r.changed),
         };
         if (cut.length > 0) row.truncated_lists = cut;
         return row;
       });
     },
     countTasks(q) {
-      return db.get<{ n: number }>(listSql(q, 'count'), filterSql(q).params)!.n;
+      return db.get<{ n: number }>(listSql(q, 'count'), listWhere(q).params)!.n;
     },
     dependenciesOf(id) {
       return numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)?.d);
@@ -224,6 +263,10 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       const sql = READY_SQL(q.discipline !== undefined, q.feature !== undefined);
       const pick = db.get<{ id: number }>(sql.pick, params);
       return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
+    },
+    readyTasks(q, limit) {
+      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
+      return db.all<{ id: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined).queue, { ...params, limit }).map((r) => r.id);
     },
     progressGroups() {
       // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp-legacy.sql) it reads only that index.

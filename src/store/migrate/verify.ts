@@ -27,7 +27,7 @@ export interface Counts {
 export function countRecords(store: RalphStore): Counts {
   const c: Counts = { tasks: 0, dependencies: 0, criteria: 0, tags: 0, context_files: 0, output_artifacts: 0, comments: 0, features: 0, learnings: 0, disciplines: 0, skills: 0 };
   for (let after = 0; ; ) {
-    const page = store.listTasks({}, after, 500);
+    const page = store.listTasks({}, { id: after }, 500);
     if (page.length === 0) break;
     for (const row of page) {
       const t = store.getTask(row.id)!;
@@ -88,7 +88,7 @@ export function compareStores(from: RalphStore, to: RalphStore, extraSignals: Re
     if (!isDeepStrictEqual(a, b) && diffs.length < max) diffs.push(`${what}: ${JSON.stringify(a)?.slice(0, 200)} became ${JSON.stringify(b)?.slice(0, 200)}`);
   };
   for (let after = 0; ; ) {
-    const page = from.listTasks({}, after, 500);
+    const page = from.listTasks({}, { id: after }, 500);
     if (page.length === 0) break;
     for (const row of page) {
       const a = from.getTask(row.id)!;

@@ -5,11 +5,12 @@ import { upstreamTaskIn } from '../../domain/dependencies.js';
 import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
 import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
-import type { Comment, Task, TaskHead, TaskRow } from '../records.js';
-import type { TaskChanges, TaskInsert, TaskStore, Writer } from '../store.js';
+import type { Comment, Task, TaskHead } from '../records.js';
+import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
+import { afterParams, afterSql, changedDay, changedSinceIndexed, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
 import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
-import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, filterSql, hasOwnTables, subsystemId } from './sql.js';
+import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwnTables, subsystemId } from './sql.js';
 
 /**
  * Tasks on the normalized generation: a `task_details` row (what the task is) + a `runtime_tasks` row
@@ -59,20 +60,25 @@ const READY_SOURCE = {
   facets: 'ralph_mcp_task_facets f',
   joined: '(SELECT t.id AS task_id, t.status, t.subsystem_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id) f',
 } as const;
+/**
+ * A task is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
+ * next_tasks and list_tasks' `ready` filter, over a source whose status and task id are given.
+ */
+const readyWhere = (status: string, id: string) => `${status} = 'pending'
+    -- More dependency rows than a read returns (json.ts): not offered, as on the legacy generation
+    -- (checking 300,000 rows on every claim); this probe reads at most LIST_READ_MAX + 1 index entries.
+    AND NOT EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ${id} LIMIT 1 OFFSET ${LIST_READ_MAX})
+    AND NOT EXISTS (
+      SELECT 1 FROM task_dependencies dd JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
+      WHERE dd.task_id = ${id} AND dep.status <> 'done')`;
 const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, withFeature: boolean) =>
   readySql(
     READY_SOURCE[source],
     'f',
     'task_id',
-    `f.status = 'pending'
+    `${readyWhere('f.status', 'f.task_id')}
     ${withDiscipline ? 'AND f.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)' : ''}
-    ${withFeature ? 'AND f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}
-    -- More dependency rows than a read returns (json.ts): not offered, as on the legacy generation
-    -- (checking 300,000 rows on every claim); this probe reads at most LIST_READ_MAX + 1 index entries.
-    AND NOT EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = f.task_id LIMIT 1 OFFSET ${LIST_READ_MAX})
-    AND NOT EXISTS (
-      SELECT 1 FROM task_dependencies dd JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
-      WHERE dd.task_id = f.task_id AND dep.status <> 'done')`,
+    ${withFeature ? 'AND f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)' : ''}`,
   );
 
 /** Tasks by status, subsystem and discipline in one grouped pass (over the facets' covering index when usable). */
@@ -82,26 +88,54 @@ const PROGRESS_SQL = {
     'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
 } as const;
 
-/** Counting with filters: over the facets' covering index when usable, else the runtime rows. */
-const FACET_FILTERS = {
-  status: 'f.status = @status',
-  feature: 'f.subsystem_id = (SELECT id FROM subsystems WHERE name = @feature)',
-  discipline: 'f.discipline_id = (SELECT id FROM disciplines WHERE name = @discipline)',
-} as const;
+/** Where list_tasks reads a task's facets: the runtime and details rows, or (counting) our facets mirror. */
+interface Facets extends ListColumns {
+  status: string;
+  subsystem: string;
+  discipline: string;
+}
+const JOINED: Facets = { id: 't.id', status: 't.status', subsystem: 't.subsystem_id', discipline: 'd.discipline_id', priority: 'd.priority', updated: 't.updated', created: 't.created' };
+const MIRROR: Omit<Facets, 'updated' | 'created'> = { id: 'f.task_id', status: 'f.status', subsystem: 'f.subsystem_id', discipline: 'f.discipline_id', priority: 'f.priority' };
 
-function listSql(q: Parameters<typeof filterSql>[0], what: 'page' | 'count', facets: boolean): string {
-  const where = filterSql(q).clauses;
-  if (what === 'count') {
-    if (facets) {
-      const keys = (['status', 'feature', 'discipline'] as const).filter((k) => q[k] !== undefined);
-      return `SELECT count(*) AS n FROM ralph_mcp_task_facets f WHERE ${keys.map((k) => FACET_FILTERS[k]).join(' AND ') || '1'}`;
-    }
-    // Ralph's foreign keys guarantee the other joins; only a discipline filter needs the details row.
-    const from = q.discipline !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
-    return `SELECT count(*) AS n FROM ${from} WHERE ${where.join(' AND ') || '1'}`;
+/** list_tasks' WHERE: fixed fragments per filter key (keys ours, columns from the constants above), every value bound. */
+function listWhere(q: TaskListQuery, c: Facets | typeof MIRROR): { clauses: string[]; params: Record<string, string | number> } {
+  const clauses: string[] = [];
+  const params: Record<string, string | number> = {};
+  const add = (clause: string, p: Record<string, string | number> = {}) => {
+    clauses.push(clause);
+    Object.assign(params, p);
+  };
+  if (q.statuses !== undefined) {
+    const l = inList(c.status, 'st', q.statuses);
+    add(l.clause, l.params);
   }
-  return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id
-    ${TASK_JOINS} WHERE ${['t.id > @after', ...where].join(' AND ')} ORDER BY t.id LIMIT @limit`;
+  if (q.priorities !== undefined) {
+    const l = priorityIn(c.priority, q.priorities);
+    add(l.clause, l.params);
+  }
+  if (q.feature !== undefined) add(`${c.subsystem} = (SELECT id FROM subsystems WHERE name = @feature)`, { feature: q.feature });
+  if (q.discipline !== undefined) add(`${c.discipline} = (SELECT id FROM disciplines WHERE name = @discipline)`, { discipline: q.discipline });
+  if (q.tag !== undefined) add(`EXISTS (SELECT 1 FROM task_tags g WHERE g.task_id = ${c.id} AND g.tag = @tag)`, { tag: q.tag });
+  if (q.ready !== undefined) add(q.ready ? `(${readyWhere(c.status, c.id)})` : `NOT (${readyWhere(c.status, c.id)})`);
+  if (q.updatedSince !== undefined && 'updated' in c) add(changedSinceIndexed(c), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
+  return { clauses, params };
+}
+
+/** Counting reads the mirror when it is usable and the query needs nothing else (dates are not mirrored). */
+const countSource = (q: TaskListQuery, facets: boolean) => (facets && q.updatedSince === undefined ? MIRROR : JOINED);
+
+function listSql(q: TaskListQuery, what: 'page' | 'count', facets: boolean): string {
+  if (what === 'count') {
+    const c = countSource(q, facets);
+    const where = listWhere(q, c).clauses.join(' AND ') || '1';
+    if (c === MIRROR) return `SELECT count(*) AS n FROM ralph_mcp_task_facets f WHERE ${where}`;
+    // Ralph's foreign keys guarantee the other joins; only a discipline or priority filter needs the details row.
+    const from = q.discipline !== undefined || q.priorities !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
+    return `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
+  }
+  const sort = q.sort ?? 'id';
+  return `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id, ${changedDay(JOINED)} AS changed
+    ${TASK_JOINS} WHERE ${[afterSql(sort, JOINED), ...listWhere(q, JOINED).clauses].join(' AND ')} ORDER BY ${orderSql(sort, JOINED)} LIMIT @limit`;
 }
 
 // Built once: a statement's text is also its cache key (Db.stmt).
@@ -160,9 +194,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM runtime_tasks')!;
     },
     listTasks(q, after, limit) {
-      return db.all(listSql(q, 'page', false), { ...filterSql(q).params, after, limit }).map((r): TaskRow => {
+      return db.all(listSql(q, 'page', false), { ...listWhere(q, JOINED).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
         const cut: string[] = [];
-        const row: TaskRow = {
+        const row: ListedTask = {
           id: Number(r.id),
           title: String(r.title),
           status: String(r.status),
@@ -171,13 +205,15 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
           discipline: String(r.discipline),
           depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
           template_id: r.template_id == null ? null : Number(r.template_id),
+          changed: String(r.changed),
         };
         if (cut.length > 0) row.truncated_lists = cut;
         return row;
       });
     },
     countTasks(q) {
-      return db.get<{ n: number }>(listSql(q, 'count', facetsUsable(db)), filterSql(q).params)!.n;
+      const facets = facetsUsable(db);
+      return db.get<{ n: number }>(listSql(q, 'count', facets), listWhere(q, countSource(q, facets)).params)!.n;
     },
     dependenciesOf(id) {
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
@@ -288,6 +324,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       const sql = READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined);
       const pick = db.get<{ id: number }>(sql.pick, params);
       return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
+    },
+    readyTasks(q, limit) {
+      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
+      const sql = READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined);
+      return db.all<{ id: number }>(sql.queue, { ...params, limit }).map((r) => r.id);
     },
     progressGroups() {
       // Grouped by ids, names looked up once.
