@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { generateProject } from '../scripts/bench/datagen.js';
+import { generateProject, rng } from '../scripts/bench/datagen.js';
 import { createLogger } from '../src/log.js';
 import { projectPaths, type Project } from '../src/project.js';
 import { callTool, toolContext, visibleTool } from '../src/server/createServer.js';
@@ -111,17 +111,6 @@ function bruteForce(rows: Row[], q: Record<string, any>): number[] {
   return out.map((r) => r.id);
 }
 
-/** A small seeded generator (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomQuery(r: () => number, rows: Row[]): Record<string, any> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;

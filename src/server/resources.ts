@@ -75,21 +75,11 @@ function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; t
   if (uri === 'ralph://project') return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
   if (uri === 'ralph://progress') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.progressFile) };
   if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.learningsFile) };
-  const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
-  if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
-  let key: string;
+  const r = rowResource(uri);
   try {
-    key = decodeURIComponent(m[2]!);
-  } catch {
-    throw notFound(uri, 'malformed percent-encoding');
-  }
-  try {
-    if (m[1] === 'tasks') {
-      if (!/^\d{1,15}$/.test(key)) throw notFound(uri, 'task ids are positive integers');
-      return json(getTask.handler({ id: Number(key) }, ctx));
-    }
-    if (m[1] === 'features') return json(getFeature.handler({ name: key }, ctx));
-    return json(getDiscipline.handler({ name: key }, ctx));
+    if (r.kind === 'tasks') return json(getTask.handler({ id: r.id }, ctx));
+    if (r.kind === 'features') return json(getFeature.handler({ name: r.name }, ctx));
+    return json(getDiscipline.handler({ name: r.name }, ctx));
   } catch (err) {
     if (err instanceof ToolError && err.code === 'not_found') throw notFound(uri, err.message);
     throw err;
@@ -107,6 +97,11 @@ function watchable(uri: string): Watchable {
       data: { uri },
     });
   }
+  return rowResource(uri);
+}
+
+/** ralph://tasks/{id}, ralph://features/{name} or ralph://disciplines/{name}, parsed; anything else is not found. */
+function rowResource(uri: string): Exclude<Watchable, { kind: 'project' }> {
   const m = /^ralph:\/\/(tasks|features|disciplines)\/([^/]+)$/.exec(uri);
   if (!m) throw notFound(uri, 'not a ralph:// resource; see resources/list and resources/templates/list');
   let key: string;
