@@ -42,6 +42,7 @@ import {
   type GenStats, type Generation,
 } from './datagen.js';
 import { int, mb, median, ms, round, summarize, table } from './format.js';
+import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -279,7 +280,9 @@ async function coldStart(projects: Project[]) {
 async function toolsList(p: Project) {
   const out = [];
   for (const recipe of [...RECIPES_ALL, 'full suite']) {
-    const flags = recipe === 'full suite' ? [] : recipe === 'task_execution' ? coldFlags(recipe, p) : ['--recipe', recipe];
+    // A recipe that changes one discipline is launched with one (the generated projects have backend).
+    const target = recipeByName(recipe)?.needsDiscipline ? ['--discipline', 'backend'] : [];
+    const flags = recipe === 'full suite' ? [] : recipe === 'task_execution' ? coldFlags(recipe, p) : ['--recipe', recipe, ...target];
     const { c, init } = await session(p.config.cli, p.dir, flags);
     const r = await c.request('tools/list', {});
     const tools = parseResult<{ tools: { name: string; description?: string; inputSchema: unknown }[] }>(r).tools;
