@@ -10,7 +10,7 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_progress ON tasks(status, feature, di
 -- 100,000 tasks. The expression is PRIORITY_RANK in src/store/ready.ts, character for character.
 CREATE INDEX IF NOT EXISTS ralph_mcp_tasks_ready ON tasks(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), id);
 
--- list_tasks' sorts (src/store/taskList.ts; issue 14): by priority (the claim's rank, then id) and by
+-- list_tasks' sorts (src/store/taskList.ts): by priority (the claim's rank, then id) and by
 -- the day a task last changed (newest first, then id), walked in order and stopped at a page instead of
 -- sorting every task; the rank also serves filter_priority and the day updated_since. The expressions
 -- are priorityRank and changedDay, character for character. Measured at 100,000 tasks: see the commit.
@@ -53,7 +53,7 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_signals_task ON ralph_mcp_task_signals
 -- as a JSON array in its own row, so "which tasks depend on task N" (get_task's dependents, delete_task,
 -- spawn_subtasks) read every task's list: ~30 ms at 100,000 tasks, on every get_task. Kept in step by the
 -- triggers below, whoever writes; filled whole when first made or when a trigger was found missing
--- (src/store/legacy/dependents.ts). Items that are not task ids (Ralph keeps what it does not
+-- (src/store/legacy/listMirrors.ts). Items that are not task ids (Ralph keeps what it does not
 -- understand) are not mirrored, as dependency reads skip them. DISTINCT, not only OR IGNORE: a
 -- statement's own conflict clause (or a foreign-key action's) overrides a trigger's, and a list naming
 -- one task twice must never make Ralph's write fail.
@@ -77,4 +77,27 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_deps_au AFTER UPDATE OF id, depends_on ON
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_deps_ad AFTER DELETE ON tasks BEGIN
   DELETE FROM ralph_mcp_task_deps WHERE task_id = OLD.id;
+END;
+
+-- Which tasks carry which tag, one row per (tag, task): list_tasks' filter_tag read every task's JSON
+-- list (60 ms at 100,000 tasks, on every page and count); this is an index range. Tags as tag reads
+-- return them (the strings of the list). Kept in step and trusted as ralph_mcp_task_deps above.
+CREATE TABLE IF NOT EXISTS ralph_mcp_task_tags (
+  tag TEXT NOT NULL,
+  task_id INTEGER NOT NULL,
+  PRIMARY KEY (tag, task_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_tags_task ON ralph_mcp_task_tags(task_id);
+
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tags_ai AFTER INSERT ON tasks BEGIN
+  INSERT OR IGNORE INTO ralph_mcp_task_tags (tag, task_id)
+  SELECT DISTINCT value, NEW.id FROM json_each(CASE WHEN json_valid(NEW.tags) THEN NEW.tags ELSE '[]' END) WHERE type = 'text';
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tags_au AFTER UPDATE OF id, tags ON tasks BEGIN
+  DELETE FROM ralph_mcp_task_tags WHERE task_id = OLD.id;
+  INSERT OR IGNORE INTO ralph_mcp_task_tags (tag, task_id)
+  SELECT DISTINCT value, NEW.id FROM json_each(CASE WHEN json_valid(NEW.tags) THEN NEW.tags ELSE '[]' END) WHERE type = 'text';
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tags_ad AFTER DELETE ON tasks BEGIN
+  DELETE FROM ralph_mcp_task_tags WHERE task_id = OLD.id;
 END;

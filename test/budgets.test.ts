@@ -16,17 +16,17 @@ const BUDGETS: Record<string, number> = {
   // "dependents" (~12 B); add_dependency + remove_dependency (~570 B) in yap, opus_review and enrichment.
   // Filters: list_tasks' several statuses and priorities, tag, ready, updated_since and sort
   // (+221 B; get_task's description −20 B): in braindump, yap, ramble, opus_review, enrichment.
-  // next_tasks (+299 B) in worker.
-  braindump: 4_930,
-  yap: 4_800,
-  ramble: 3_980,
+  // next_tasks (+299 B) in worker. list_tasks' held_by (+~52 B) wherever list_tasks is.
+  braindump: 4_985,
+  yap: 4_855,
+  ramble: 4_035,
   discuss: 1_150,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
   // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
   task_execution: 5_150, // + get_answers
   'task_execution --task': 5_460,
-  opus_review: 8_465, // + filters (~200 B) + task_history
-  enrichment: 6_800,
+  opus_review: 8_520, // + filters (~200 B) + task_history + held_by
+  enrichment: 6_855,
   worker: 6_070, // + next_tasks (~299 B) + leases
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,

@@ -16,7 +16,7 @@ const CHARACTERS: Record<string, number> = {
   cursor: 32,
   updated_since: 40,
   filter_tag: 1_000,
-  ...Object.fromEntries(['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline'].map((f) => [f, 64])),
+  ...Object.fromEntries(['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline', 'held_by'].map((f) => [f, 64])),
   title: 200,
   display_name: 200,
   ...Object.fromEntries(['context_files[]', 'knowledge_paths[]', 'add_context_files[]', 'remove_context_files[]', 'file_path', 'query'].map((f) => [f, 500])),

@@ -18,12 +18,18 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['list_tasks', {}],
   ['list_tasks', { cursor: '2', limit: 2 }],
   ['list_tasks', { filter_status: 'pending' }],
-  // Issue 14: the sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone
+  // The sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone
   // reads the ranks (legacy: ralph_mcp_tasks_rank; normalized: counted over the facets); ready as a claim.
   ['list_tasks', { sort: 'updated' }],
   ['list_tasks', { updated_since: '2026-01-01T10:00:00Z', sort: 'updated' }],
   ['list_tasks', { filter_priority: ['high', 'critical'] }],
   ['list_tasks', { ready: true }],
+  // The tag filter reads our index of tags (legacy: the ralph_mcp_task_tags mirror; normalized: an index
+  // of ours on task_tags); the holder filter our claims; a status filter sorted by priority the facets.
+  ['list_tasks', { filter_tag: 'ui' }],
+  ['list_tasks', { filter_status: ['pending', 'blocked'], filter_tag: 'ui', sort: 'updated' }],
+  ['list_tasks', { held_by: 'any' }],
+  ['list_tasks', { filter_status: ['pending', 'blocked'], sort: 'priority' }],
   ['next_tasks', {}],
   ['search_tasks', { query: 'recipe' }],
   ['get_project_progress', {}],

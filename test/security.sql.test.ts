@@ -188,7 +188,11 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   },
   'src/store/normalized/tasks.ts LIST_SQL': { spots: 1, why: 'one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound' },
   'src/store/normalized/tasks.ts DETAIL_SQL': { spots: 1, why: 'one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound' },
-  'src/store/normalized/tasks.ts listSql': { spots: 3, why: 'constant FROM clauses and filter fragments (filterSql, FACET_FILTERS: fixed strings per filter key), the constant joins and DEPENDS_ON list; values bound' },
+  'src/store/normalized/tasks.ts listSql': {
+    spots: 4,
+    why: "constant FROM clauses and listWhere's fixed fragments per filter key, the constant joins and DEPENDS_ON list, the page's ids as a subquery of the same fragments; values bound",
+  },
+  'src/store/taskList.ts countSql': { spots: 2, why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter" },
   'src/store/normalized/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
   'src/store/normalized/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
   'src/store/normalized/signals.ts insertSql': { spots: 1, why: 'looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb\'s VERB_COLUMNS, quoted); values bound' },

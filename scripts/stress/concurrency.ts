@@ -1,5 +1,5 @@
 /**
- * Many writers on one database (issue 7): N server processes (full suite, each its own --session-id)
+ * Many writers on one database: N server processes (full suite, each its own --session-id)
  * make mixed writes — create_task, add_task_comment, set_task_status, append_feature_learning,
  * append_progress, append_learning — while another process writes through plain SQL as Ralph would
  * (its own connection and busy timeout, BEGIN IMMEDIATE, ids max(id)+1, O_APPEND progress entries).

@@ -1,5 +1,5 @@
 /**
- * kill -9 in the middle of multi-row writes, round after round (issue 7). Each round starts two
+ * kill -9 in the middle of multi-row writes, round after round. Each round starts two
  * servers on the same database (the one the previous round's killed servers left, hot WAL and all):
  *
  * - A (full suite) gets a stream of spawn_subtasks (4 chained subtasks + the parent's "Split" comment

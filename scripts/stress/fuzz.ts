@@ -1,5 +1,5 @@
 /**
- * Fuzzing the server (issue 7), shared by the fast tests (test/fuzz.protocol.test.ts,
+ * Fuzzing the server, shared by the fast tests (test/fuzz.protocol.test.ts,
  * test/fuzz.args.test.ts) and the long run (`npm run stress` → run() below):
  *
  * - protocol: hostile lines on stdio (not JSON, not JSON-RPC, batches, wrong ids, unknown methods,

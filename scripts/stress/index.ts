@@ -1,4 +1,4 @@
-// `npm run stress`: the long versions of the reliability tests (issue 7). Each module hammers the
+// `npm run stress`: the long versions of the reliability tests. Each module hammers the
 // built server one way and reports figures; this prints them as one table and fails if any
 // must-be-zero figure is not zero. `npm test` holds the fast versions of the same checks.
 import { writeFileSync, mkdirSync } from 'node:fs';

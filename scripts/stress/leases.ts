@@ -1,5 +1,5 @@
 /**
- * Claims with leases under crashes (issue 14). Five worker processes (stdio, `--recipe worker
+ * Claims with leases under crashes. Five worker processes (stdio, `--recipe worker
  * --lease-seconds 2`) drain a generated project (every task pending, some depending on others) while
  * two of them are killed with SIGKILL at random moments holding a task, and one socket connection (a
  * sixth worker, on a shared socket server) is closed in the middle of its task. Then:

@@ -19,7 +19,7 @@ import type {
   Blocker,
   Question,
 } from './records.js';
-import type { TaskListAfter, TaskSort } from './taskList.js';
+import type { HolderFilter, TaskListAfter, TaskSort } from './taskList.js';
 
 /**
  * THE storage boundary: every read and write of Ralph's tables goes through one of these, in domain
@@ -72,6 +72,8 @@ export interface TaskListQuery {
   priorities?: readonly string[] | undefined;
   tag?: string | undefined;
   ready?: boolean | undefined;
+  /** In progress under a claim of this session, of any session, or not held at all (taskList.ts holderSql). */
+  holder?: HolderFilter | undefined;
   /** Changed since (taskList.ts changedSince): the day and the UTC time 'YYYY-MM-DD HH:MM:SS'. */
   updatedSince?: { day: string; time: string } | undefined;
   sort?: TaskSort | undefined;
@@ -109,7 +111,8 @@ export interface TaskStore {
   taskIdRange(): { lo: number | null; hi: number | null; n: number };
   /** A page in the query's sort (default id): the rows after `after` (null: from the first), at most limit. */
   listTasks(query: TaskListQuery, after: TaskListAfter | null, limit: number): ListedTask[];
-  countTasks(query: TaskListQuery): number;
+  /** How many tasks match; with `max`, counting stops past it (a count of max + 1 means "more than max"). */
+  countTasks(query: TaskListQuery, max?: number): number;
   /** The ids a task depends on (unreadable stored items skipped). */
   dependenciesOf(id: number): number[];
   /** The tasks that depend on this one, by id (the first `limit`, when given). */

@@ -44,10 +44,11 @@ export const changedSince = (c: ListColumns): string => {
 };
 
 /**
- * `updated_since` as a range of changedDay (what an index on it serves) and the exact test. The range
- * only repeats the test: a stored time at or after @since_time starts with a day at or after @since_day.
+ * `updated_since` as a range of changedDay (what an index on it serves), with the exact test only on
+ * the first day: every task of a later day passes it, and counting those needs no task row (15 -> 1.4 ms
+ * for 7,000 tasks at 100,000). A stored time at or after @since_time starts with a day at or after @since_day.
  */
-export const changedSinceIndexed = (c: ListColumns): string => `${changedDay(c)} >= @since_day AND ${changedSince(c)}`;
+export const changedSinceIndexed = (c: ListColumns): string => `(${changedDay(c)} > @since_day OR (${changedDay(c)} = @since_day AND ${changedSince(c)}))`;
 
 /** `priority IN (…)` as ranks: the same rows (each of the four priorities has its own rank), over an index on the rank. */
 export function priorityIn(column: string, values: readonly string[]): { clause: string; params: Record<string, number> } {
@@ -55,19 +56,36 @@ export function priorityIn(column: string, values: readonly string[]): { clause:
   return { clause: `${priorityRank(column)} IN (${names.map((n) => `@${n}`).join(', ')})`, params: Object.fromEntries(values.map((v, i) => [names[i], rankOf(v)])) };
 }
 
-/** ORDER BY of each sort: id; claim order (priority rank, then id); last changed day, newest first, then id. */
-export function orderSql(sort: TaskSort, c: ListColumns): string {
-  if (sort === 'priority') return `${priorityRank(c.priority)}, ${c.id}`;
-  if (sort === 'updated') return `${changedDay(c)} DESC, ${c.id}`;
-  return c.id;
+/**
+ * ORDER BY of each sort: id; claim order (priority rank, then id); last changed day, newest first, then id.
+ * `sortRows`: the filters name few rows (a feature and a discipline: ~1/50 of tasks, through the
+ * status/feature/discipline index), so sort those rather than walk the whole order looking for them:
+ * the unary plus keeps SQLite from walking an index in the sort's order (measured at 100,000 tasks:
+ * 7 ms walking, 0.3 ms sorting).
+ */
+export function orderSql(sort: TaskSort, c: ListColumns, sortRows = false): string {
+  const p = sortRows ? '+' : '';
+  if (sort === 'priority') return `${p}${priorityRank(c.priority)}, ${p}${c.id}`;
+  if (sort === 'updated') return `${p}${changedDay(c)} DESC, ${p}${c.id}`;
+  return `${p}${c.id}`;
 }
 
-/** The rows after a page's last row, in the same order as orderSql (parameters @after, @after_rank, @after_day). */
-export function afterSql(sort: TaskSort, c: ListColumns): string {
-  if (sort === 'priority') return `(${priorityRank(c.priority)} > @after_rank OR (${priorityRank(c.priority)} = @after_rank AND ${c.id} > @after))`;
-  if (sort === 'updated') return `(${changedDay(c)} < @after_day OR (${changedDay(c)} = @after_day AND ${c.id} > @after))`;
-  return `${c.id} > @after`;
+/**
+ * The rows after a page's last row, in the same order as orderSql (parameters @after, @after_rank,
+ * @after_day; on a first page, positions before every row): a range SQLite walks from, page after page.
+ */
+export function afterSql(sort: TaskSort, c: ListColumns, sortRows = false): string[] {
+  const p = sortRows ? '+' : '';
+  const rank = `${p}${priorityRank(c.priority)}`;
+  const day = `${p}${changedDay(c)}`;
+  const id = `${p}${c.id}`;
+  if (sort === 'priority') return [`(${rank} > @after_rank OR (${rank} = @after_rank AND ${id} > @after))`];
+  if (sort === 'updated') return [`(${day} < @after_day OR (${day} = @after_day AND ${id} > @after))`];
+  return [`${id} > @after`];
 }
+
+/** Whether a query's filters name few enough rows to sort them (orderSql's sortRows). */
+export const fewRows = (q: { feature?: string | undefined; discipline?: string | undefined }): boolean => q.feature !== undefined && q.discipline !== undefined;
 
 export function afterParams(sort: TaskSort, after: TaskListAfter | null): Record<string, string | number> {
   if (after === null) {
@@ -89,3 +107,26 @@ export function inList(column: string, prefix: 'st' | 'pr', values: readonly str
 
 /** The rank priorityRank gives a stored priority (the cursor of the priority sort). */
 export const rankOf = (priority: string | null): number => ({ critical: 0, high: 1, medium: 2, low: 3 })[priority ?? ''] ?? 4;
+
+/** list_tasks' holder filter: held by one session, by any, or by none (taskList.ts holderSql). */
+export type HolderFilter = { session: string } | 'any' | 'none';
+
+/**
+ * A task is held while it is in_progress under a claim row (ralph_mcp_claims; the rule get_task's
+ * held_by shows, a lease that ran out included). Before our tables exist nothing is held.
+ */
+export function holderSql(h: HolderFilter, c: { id: string; status: string }, claimsExist: boolean): { clause: string; params: Record<string, string> } {
+  if (!claimsExist) return { clause: h === 'none' ? '1' : '0', params: {} };
+  if (h === 'any' || h === 'none') {
+    const held = `(${c.status} = 'in_progress' AND ${c.id} IN (SELECT task_id FROM ralph_mcp_claims))`;
+    return { clause: h === 'any' ? held : `NOT ${held}`, params: {} };
+  }
+  return { clause: `(${c.status} = 'in_progress' AND ${c.id} IN (SELECT task_id FROM ralph_mcp_claims WHERE session_id = @holder))`, params: { holder: h.session } };
+}
+
+/** COUNT(*) of a WHERE; `capped`: counting stops after @count_max rows (bound by the caller: the cap + 1). */
+export const countSql = (from: string, where: string, capped: boolean): string =>
+  capped ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT @count_max)` : `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
+
+/** The parameter countSql's cap reads: one row more than `max`, so a count above it shows. */
+export const countParams = (max: number | undefined): Record<string, number> => (max === undefined ? {} : { count_max: max + 1 });

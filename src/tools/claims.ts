@@ -9,7 +9,7 @@ import { requireTask, requireTaskHead, sessionTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
 
 /**
- * Claims with leases (issue 14). claim_next_task records who took a task (ralph_mcp_claims, the same on
+ * Claims with leases. claim_next_task records who took a task (ralph_mcp_claims, the same on
  * both generations); every call of the holding session renews the lease (at most one write per
  * renewEvery); a task whose lease ran out is taken over by the next claim; a closing connection (or an
  * ending process) gives its task back. A task is held only while it is in_progress and has a claim row:
@@ -27,6 +27,22 @@ export const holder = (c: Claim | undefined, status: string): Holder | null =>
   c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null;
 
 export const holderOf = (store: RalphStore, id: number, status: string): Holder | null => (status === 'in_progress' ? holder(store.claimOf(id), status) : null);
+
+/**
+ * Claims whose lease ran out before `now` on tasks still in_progress, in the filters, longest expired
+ * first: what claims take over, in the order they take them. Reads only (a claim drops the stale rows of
+ * finished tasks it passes; see claim_next_task).
+ */
+export function staleClaims(store: RalphStore, now: string, q: { discipline?: string | undefined; feature?: string | undefined }, limit: number): Claim[] {
+  const out: Claim[] = [];
+  for (const c of store.expiredClaims(now, 50)) {
+    const head = store.taskHead(c.task_id);
+    if (head?.status !== 'in_progress') continue;
+    if ((q.discipline === undefined || head.discipline === q.discipline) && (q.feature === undefined || head.feature === q.feature)) out.push(c);
+    if (out.length >= limit) break;
+  }
+  return out;
+}
 
 /** When each session last wrote its lease (module state, not session state: it changes no scope). */
 const lastRenewed = new WeakMap<SessionScope, number>();

@@ -3,7 +3,8 @@ import { ToolError, conflict, invalid } from '../errors.js';
 import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { sessionNote } from './comments.js';
 import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
-import { TASK_SORTS, rankOf, type TaskListAfter } from '../store/taskList.js';
+import { TASK_SORTS, rankOf, type HolderFilter, type TaskListAfter } from '../store/taskList.js';
+import { READY_COUNT_MAX } from '../store/ready.js';
 import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
 import { LIST_READ_MAX } from '../store/json.js';
 import { TaskHintOut, checkTitle, duplicateOk, type TitleCheck } from './duplicates.js';
@@ -11,7 +12,8 @@ import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
-import { HolderOut, holder, holderOf } from './claims.js';
+import { HolderOut, holder, holderOf, staleClaims } from './claims.js';
+import { isoTime } from '../store/own/claims.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
 
@@ -62,7 +64,7 @@ export function sinceOf(v: string): { day: string; time: string } {
  */
 const CURSOR = /^([ipu])([0-9a-z]{6})\.(?:(\d)\.|(\d{8}|0)\.)?(\d{1,15})$/;
 function queryHash(q: TaskListQuery): string {
-  const canon = JSON.stringify([q.sort ?? 'id', q.statuses && [...q.statuses].sort(), q.priorities && [...q.priorities].sort(), q.feature, q.discipline, q.tag, q.ready, q.updatedSince?.time]);
+  const canon = JSON.stringify([q.sort ?? 'id', q.statuses && [...q.statuses].sort(), q.priorities && [...q.priorities].sort(), q.feature, q.discipline, q.tag, q.ready, q.holder, q.updatedSince?.time]);
   let h = 0x811c9dc5; // FNV-1a
   for (let i = 0; i < canon.length; i++) h = Math.imul(h ^ canon.charCodeAt(i), 0x01000193);
   return ((h >>> 0) % 36 ** 6).toString(36).padStart(6, '0');
@@ -84,6 +86,14 @@ function afterOf(q: TaskListQuery, cursor: string | undefined): TaskListAfter | 
   return { id: Number(m[5]), rank: m[3] !== undefined ? Number(m[3]) : undefined, day };
 }
 
+/** held_by: "me" is this session; any other word but any/none is a session id as held_by shows it. */
+function holderFilter(value: string, ctx: ToolContext): HolderFilter {
+  if (value === 'any' || value === 'none') return value;
+  if (value === 'me') return { session: ctx.session.sessionId };
+  if (value.trim() === '') throw invalid('held_by is empty; give me, any, none or a session id (as held_by.session_id shows it)');
+  return { session: value };
+}
+
 export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
@@ -96,12 +106,18 @@ export const listTasks = defineTool({
     filter_priority: oneOrMore(priority, PRIORITIES.length).optional(),
     filter_tag: z.string().max(LIMITS.listItem).optional(),
     ready: z.boolean().optional().describe('Pending, dependencies done'),
+    held_by: z.string().max(LIMITS.name).optional().describe('me, any, none or a session id'),
     updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
     sort: z.enum(TASK_SORTS).optional(),
     limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
     cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
   }),
-  output: z.object({ tasks: z.array(TaskRowOut.extend({ held_by: HolderOut.nullable() })), total: z.number().int(), next_cursor: z.string().nullable() }),
+  output: z.object({
+    tasks: z.array(TaskRowOut.extend({ held_by: HolderOut.nullable() })),
+    total: z.number().int(),
+    total_capped: z.literal(true).optional(),
+    next_cursor: z.string().nullable(),
+  }),
   annotations: READ,
   handler(args, ctx) {
     const query: TaskListQuery = {
@@ -110,6 +126,7 @@ export const listTasks = defineTool({
       priorities: asList(args.filter_priority),
       tag: args.filter_tag,
       ready: args.ready,
+      holder: args.held_by !== undefined ? holderFilter(args.held_by, ctx) : undefined,
       updatedSince: args.updated_since !== undefined ? sinceOf(args.updated_since) : undefined,
       sort: args.sort,
     };
@@ -118,9 +135,19 @@ export const listTasks = defineTool({
     const rows = ctx.store.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
     const claims = ctx.store.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
+    // Readiness costs a dependency check per pending task (85 ms to count 20,000 at 100,000 tasks): with
+    // `ready`, total counts up to claim_next_task's ready_remaining bound and says when it stopped.
+    const max = query.ready !== undefined ? READY_COUNT_MAX : undefined;
+    // "Not held" is nearly every task: counted as all minus the held (two index counts, not a claim
+    // probe per task). Held tasks are a subset of the same filters, so the difference is exact.
+    const total =
+      query.holder === 'none' && max === undefined
+        ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' })
+        : ctx.store.countTasks(query, max);
     return {
       tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
-      total: ctx.store.countTasks(query),
+      total: max !== undefined ? Math.min(total, max) : total,
+      ...(max !== undefined && total > max ? { total_capped: true as const } : {}),
       next_cursor: rows.length > limit ? cursorOf(query, page[page.length - 1]!) : null,
     };
   },
@@ -145,7 +172,7 @@ export const nextTasks = defineTool({
     feature: z.string().max(LIMITS.name).optional(),
     limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
   }),
-  output: z.object({ tasks: z.array(TaskRowOut) }),
+  output: z.object({ tasks: z.array(TaskRowOut.extend({ takes_over: HolderOut.optional() })) }),
   annotations: READ,
   handler(args, ctx) {
     const { store, session } = ctx;
@@ -159,8 +186,14 @@ export const nextTasks = defineTool({
     const wanted = args.discipline ?? session.launch.discipline ?? undefined;
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
     const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
-    const tasks = store.readyTasks({ discipline, feature }, args.limit ?? 5).map((id) => {
+    // A claim takes a task whose lease ran out before any ready one (claim_next_task): so does the preview.
+    const limit = args.limit ?? 5;
+    const stale = staleClaims(store, isoTime(Date.now()), { discipline, feature }, limit);
+    const takes = new Map(stale.map((c) => [c.task_id, c]));
+    const ids = [...takes.keys(), ...(stale.length < limit ? store.readyTasks({ discipline, feature }, limit - stale.length) : [])];
+    const tasks = ids.map((id) => {
       const t = requireTask(store, id);
+      const c = takes.get(id);
       // The row list_tasks gives (template_id on Ralph's current schema only).
       return {
         id: t.id,
@@ -172,6 +205,7 @@ export const nextTasks = defineTool({
         depends_on: t.depends_on,
         ...(t.template !== undefined ? { template_id: t.template?.id ?? null } : {}),
         ...(t.truncated_lists?.includes('depends_on') ? { truncated_lists: ['depends_on'] } : {}),
+        ...(c ? { takes_over: holder(c, 'in_progress')! } : {}),
       };
     });
     return { tasks };

@@ -7,7 +7,7 @@ import { contract } from './harness.js';
 import { unchanged } from './support.js';
 
 /**
- * Issue 14, claims with leases, on both generations. In the sample, task 5 is the only ready task and
+ * Claims with leases, on both generations. In the sample, task 5 is the only ready task and
  * task 3 is in_progress with no claim (a person set it): a claim takes 5, and never 3.
  */
 const claimRow = (p: Parameters<typeof row>[0], id: number) => row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
@@ -98,6 +98,44 @@ contract('claims with leases', (env) => {
     assert.equal(a.ok('claim_next_task').claimed, false, 'nothing else is ready, and task 3 has no claim');
     assert.equal(b.ok('set_task_status', { status: 'done' }).task.status, 'done');
     assert.equal(claimRow(p, 5), undefined, 'done drops the claim');
+  });
+
+  test('next_tasks previews a takeover first (takes_over names the holder), as the claim then takes it; nothing is written', async () => {
+    const p = env.sample();
+    const a = env.open({ recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: 0.2 }, p);
+    const b = env.open({ recipe: 'worker', sessionId: 'lease-next' }, p);
+    assert.deepEqual(b.ok('next_tasks').tasks.map((t: any) => [t.id, t.takes_over]), [[5, undefined]]);
+    a.ok('claim_next_task');
+    const held = claimRow(p, 5)!;
+    assert.deepEqual(b.ok('next_tasks').tasks, [], 'a live lease is nobody else\'s next task');
+    await sleep(300);
+    let preview: any[] = [];
+    unchanged(b, () => {
+      preview = b.ok('next_tasks').tasks;
+    });
+    assert.deepEqual(preview.map((t: any) => [t.id, t.status, t.takes_over]), [[5, 'in_progress', { session_id: 'lease-gone', since: held.claimed_at, lease_until: held.lease_until }]]);
+    assert.equal(b.ok('claim_next_task').took_over.session_id, 'lease-gone', 'the claim takes what the preview showed');
+  });
+
+  test("list_tasks' held_by filter: me, any, none, a session id; a claim row of a finished task holds nothing", () => {
+    const p = env.sample();
+    // The full suite (no recipe) has both claim_next_task and list_tasks, so "me" finds its own claim.
+    const a = env.open({ sessionId: 'hold-a' }, p);
+    const y = env.open({ recipe: 'yap', sessionId: 'hold-y' }, p);
+    assert.deepEqual(y.ok('list_tasks', { held_by: 'any' }).tasks, [], 'no claims yet');
+    a.ok('claim_next_task');
+    const ids = (s: typeof a, held_by: string) => s.ok('list_tasks', { held_by }).tasks.map((t: any) => t.id);
+    assert.deepEqual(ids(a, 'me'), [5]);
+    assert.deepEqual(ids(y, 'me'), []);
+    assert.deepEqual(ids(y, 'hold-a'), [5]);
+    assert.deepEqual(ids(y, 'any'), [5]);
+    assert.deepEqual(ids(y, 'someone-else'), []);
+    const all = y.ok('list_tasks', { limit: 500 }).tasks.map((t: any) => t.id);
+    assert.deepEqual(ids(y, 'none'), all.filter((id: number) => id !== 5), 'task 3 is in_progress without a claim: not held');
+    assert.equal(y.ok('list_tasks', { held_by: 'any' }).tasks[0].held_by.session_id, 'hold-a');
+    a.ok('set_task_status', { id: 5, status: 'done' });
+    assert.deepEqual(ids(y, 'hold-a'), []);
+    assert.equal(y.fail('list_tasks', { held_by: ' ' }).code, 'invalid_argument');
   });
 
   test('an in_progress task without a claim (set by a person or by Ralph) is never taken over', async () => {

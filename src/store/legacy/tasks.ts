@@ -3,12 +3,13 @@ import { readySql } from '../ready.js';
 import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { blockedComment, upstreamTaskIn } from '../../domain/dependencies.js';
-import { dependentsUsable } from './dependents.js';
+import { listMirrorsUsable } from './listMirrors.js';
 import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead } from '../records.js';
 import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
-import { afterParams, afterSql, changedDay, changedSinceIndexed, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
+import { afterParams, afterSql, changedDay, changedSinceIndexed, countParams, countSql, fewRows, holderSql, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
+import { claimTables } from '../own/claims.js';
 import { insertComment } from './comments.js';
 import { listHead, taskFromRow } from '../taskRow.js';
 
@@ -29,8 +30,14 @@ export function filterSql(q: TaskQuery, alias = ''): { params: Record<string, st
 
 const LIST_COLUMNS: ListColumns = { id: 't.id', priority: 't.priority', updated: 't.updated', created: 't.created' };
 
+/** What list_tasks' WHERE may read besides the task rows: our list mirrors and claim table, when there. */
+interface ListSources {
+  mirrors: boolean;
+  claims: boolean;
+}
+
 /** list_tasks' WHERE: fixed fragments per filter key (keys ours), every value bound. */
-function listWhere(q: TaskListQuery): { clauses: string[]; params: Record<string, string | number> } {
+function listWhere(q: TaskListQuery, src: ListSources): { clauses: string[]; params: Record<string, string | number> } {
   const clauses: string[] = [];
   const params: Record<string, string | number> = {};
   const add = (clause: string, p: Record<string, string | number> = {}) => {
@@ -49,20 +56,32 @@ function listWhere(q: TaskListQuery): { clauses: string[]; params: Record<string
   }
   if (q.feature !== undefined) add('t.feature = @feature', { feature: q.feature });
   if (q.discipline !== undefined) add('t.discipline = @discipline', { discipline: q.discipline });
-  // Tags as tag reads return them: the strings of the stored list.
-  if (q.tag !== undefined) add("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(t.tags) THEN t.tags ELSE '[]' END) g WHERE g.type = 'text' AND g.value = @tag)", { tag: q.tag });
+  // Tags as tag reads return them: the strings of the stored list (the mirror holds exactly those).
+  if (q.tag !== undefined) {
+    add(
+      src.mirrors
+        ? 't.id IN (SELECT task_id FROM ralph_mcp_task_tags WHERE tag = @tag)'
+        : "EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(t.tags) THEN t.tags ELSE '[]' END) g WHERE g.type = 'text' AND g.value = @tag)",
+      { tag: q.tag },
+    );
+  }
   if (q.ready !== undefined) add(q.ready ? `(${READY_WHERE})` : `NOT (${READY_WHERE})`);
+  if (q.holder !== undefined) {
+    const h = holderSql(q.holder, { id: 't.id', status: 't.status' }, src.claims);
+    add(h.clause, h.params);
+  }
   if (q.updatedSince !== undefined) add(changedSinceIndexed(LIST_COLUMNS), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
   return { clauses, params };
 }
 
-function listSql(q: TaskListQuery, what: 'page' | 'count'): string {
-  const where = listWhere(q).clauses;
+function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', capped = false): string {
+  const where = listWhere(q, src).clauses;
   const sort = q.sort ?? 'id';
+  const few = fewRows(q);
   return what === 'count'
-    ? `SELECT count(*) AS n FROM tasks t WHERE ${where.join(' AND ') || '1'}`
+    ? countSql('tasks t', where.join(' AND ') || '1', capped)
     : `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
-       WHERE ${[afterSql(sort, LIST_COLUMNS), ...where].join(' AND ')} ORDER BY ${orderSql(sort, LIST_COLUMNS)} LIMIT @limit`;
+       WHERE ${[...afterSql(sort, LIST_COLUMNS, few), ...where].join(' AND ') || '1'} ORDER BY ${orderSql(sort, LIST_COLUMNS, few)} LIMIT @limit`;
 }
 
 const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
@@ -101,6 +120,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
     const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
     return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);
   };
+  const sources = (): ListSources => ({ mirrors: listMirrorsUsable(db), claims: claimTables(db) });
   return {
     getTask(id) {
       const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
@@ -116,7 +136,8 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks')!;
     },
     listTasks(q, after, limit) {
-      return db.all(listSql(q, 'page'), { ...listWhere(q).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
+      const src = sources();
+      return db.all(listSql(q, src, 'page'), { ...listWhere(q, src).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
         const cut: string[] = [];
         const row: ListedTask = {
           id: Number(r.id),
@@ -132,16 +153,17 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
         return row;
       });
     },
-    countTasks(q) {
-      return db.get<{ n: number }>(listSql(q, 'count'), listWhere(q).params)!.n;
+    countTasks(q, max) {
+      const src = sources();
+      return db.get<{ n: number }>(listSql(q, src, 'count', max !== undefined), { ...listWhere(q, src).params, ...countParams(max) })!.n;
     },
     dependenciesOf(id) {
       return numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)?.d);
     },
     dependentsOf(id, limit = -1) {
-      // The mirror of ours (legacy/dependents.ts) once it can be trusted; before that, every task's list:
+      // The mirror of ours (legacy/listMirrors.ts) once it can be trusted; before that, every task's list:
       // json_each keeps this exact (a LIKE would match 1 in 12); CAST: an id stored as a string ("8") counts.
-      const sql = dependentsUsable(db)
+      const sql = listMirrorsUsable(db)
         ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT ?'
         : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT ?";
       return db.all<{ id: number }>(sql, id, id, limit).map((r) => r.id);

@@ -3,7 +3,7 @@ import { ToolError } from '../../errors.js';
 import { objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
 import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
-import { dependentsIntact, rebuildDependents } from '../legacy/dependents.js';
+import { listMirrorsIntact, rebuildListMirrors } from '../legacy/listMirrors.js';
 
 /**
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
@@ -39,7 +39,7 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
     // Checked before the DDL recreates any missing trigger: rows changed without it were never mirrored.
     const mirrorWhole = mirrorIntact(db, generation);
     db.raw.exec(ownDdl(generation));
-    if (!mirrorWhole) (generation === 'normalized' ? rebuildFacets : rebuildDependents)(db);
+    if (!mirrorWhole) (generation === 'normalized' ? rebuildFacets : rebuildListMirrors)(db);
     const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
     if (!row) db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
     else if (Number(row.value) > OWN_SCHEMA_VERSION) {
@@ -61,8 +61,8 @@ function ownObjectsCurrent(db: Db, generation: Generation): boolean {
   return mirrorIntact(db, generation);
 }
 
-/** Each generation's mirror kept by our triggers (normalized: task facets; legacy: dependents) is whole. */
-const mirrorIntact = (db: Db, generation: Generation): boolean => (generation === 'normalized' ? facetsIntact(db) : dependentsIntact(db));
+/** Each generation's mirror kept by our triggers (normalized: task facets; legacy: dependencies and tags) is whole. */
+const mirrorIntact = (db: Db, generation: Generation): boolean => (generation === 'normalized' ? facetsIntact(db) : listMirrorsIntact(db));
 
 /** Our tables' version, or undefined before the first write made them. */
 export function ownSchemaVersion(db: Db): string | undefined {
