@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 6): cold start, tools/list size, per-tool-family latency and throughput at
+ * `npm run bench`: cold start, tools/list size, per-tool-family latency and throughput at
  * 1k / 10k / 100k tasks, memory, and concurrent writers — measured on the built artifact
  * (dist/ralph-mcp.js) with a lean JSON-RPC client (scripts/bench/rpc.ts). Prints one report and writes
  * everything to bench/results.json. BENCH_QUICK=1: only 1,000 tasks and fewer iterations (smoke run; it
@@ -44,6 +44,7 @@ import {
 import { int, mb, median, ms, round, summarize, table } from './format.js';
 import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
+import { besidePeers, peersReport } from './peers.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -868,6 +869,18 @@ async function main() {
     }
     const concs = [];
     for (const c of OURS) concs.push(await concurrency(tmp, need(c, CFG.concSize)));
+    log('beside the peers (floor, SDK one-tool example, server-memory, server-filesystem): cold start to tools/list, calls, memory');
+    const site = (p: Project) => ({ dir: p.dir, tasks: p.size, pendingTask: p.pendingTaskId });
+    const peers = await besidePeers({
+      cli: CLI,
+      recipes: RECIPES_ALL,
+      cold: site(need(OURS_LEGACY, CFG.coldSize)),
+      calls: site(need(OURS_LEGACY, CMP_SIZE)),
+      coldRuns: CFG.coldRuns,
+      callCount: QUICK ? 2_000 : 10_000,
+      callRounds: QUICK ? 1 : 3,
+      env: CHILD_ENV,
+    });
     const runtime = (performance.now() - T0) / 1000;
     load.end = loadNow();
 
@@ -876,6 +889,7 @@ async function main() {
     const at = QUICK ? ` (at ${int(CMP_SIZE)}, quick run)` : '';
     const targets: Target[] = [];
     const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
+    targets.push(...peers.targets);
     for (const rcp of cold.recipes.filter((x) => x.config !== 'baseline-legacy')) {
       add('1', `${rcp.config}: cold start ${rcp.recipe} ≤ 1.5× node -e 0`, `${ms(rcp.median_ms)} ms = ${rcp.ratio}× (node -e 0: ${ms(cold.node_e0_ms)} ms)`, rcp.ratio <= 1.5);
     }
@@ -1018,6 +1032,8 @@ async function main() {
       );
       lines.push(`per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comment rows, audit rows = ok replies): ${conc.rows_verified}`);
     }
+    h(`BESIDE THE PEERS (legacy; cold start on ${int(CFG.coldSize)} tasks, calls on ${int(CMP_SIZE)})`);
+    lines.push(...peersReport(peers, table));
     h('TARGETS');
     lines.push(table(['#', '<target', '<measured', 'result'], targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL'])));
     lines.push('', `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`);
@@ -1066,6 +1082,7 @@ async function main() {
       },
       memory: mems,
       concurrency: concs,
+      peers,
       targets,
     };
     writeFileSync(OUT, `${JSON.stringify(results, null, 2)}\n`);

@@ -1,0 +1,294 @@
+/**
+ * ralph-mcp beside its peers, in one interleaved run on one machine (part of `npm run bench`; alone:
+ * `node dist/scripts/bench/peers.js [tasks=100000]` after a build):
+ * - `node -e 0`, the unit every start-up ratio is given in;
+ * - the floor (floorServer.ts): plain Node + better-sqlite3 answering get_task with the SQL ours runs;
+ * - the SDK's one-tool example (mcpServerOutputSchema), @modelcontextprotocol/server-memory and
+ *   @modelcontextprotocol/server-filesystem (devDependencies);
+ * - ours, every recipe and the full suite, on the legacy generation.
+ *
+ * Measured: cold start (spawn → initialize → tools/list reply, interleaved, the order rotating), get_task
+ * per call against the floor (server CPU from /proc, pipelined calls/s), RSS after initialize and after
+ * 10,000 calls of each server's own read tool, and tools/list bytes.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RpcChild, spawnTimed } from './rpc.js';
+import { median, round } from './format.js';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface PeerServer {
+  name: string;
+  kind: 'peer' | 'floor' | 'ours';
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+  /** A read call of its own for the per-call and memory runs. */
+  call?: readonly [string, (i: number) => Record<string, unknown>];
+}
+
+/** A file of an installed package (its exports map would hide the examples and bins). */
+const pkgFile = (pkg: string, file: string) => {
+  const path = join(REPO, 'node_modules', pkg, file);
+  if (!existsSync(path)) throw new Error(`${path} is missing`);
+  return path;
+};
+
+/** The three SDK-built peers, or none when their packages are missing (said once). */
+export function sdkPeers(scratch: string): PeerServer[] {
+  try {
+    const memoryFile = join(scratch, 'memory.jsonl');
+    writeFileSync(memoryFile, '');
+    return [
+      { name: 'sdk one-tool example', kind: 'peer', args: [pkgFile('@modelcontextprotocol/sdk', 'dist/esm/examples/server/mcpServerOutputSchema.js')], call: ['get_weather', () => ({ city: 'Oslo', country: 'NO' })] },
+      { name: 'server-memory', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-memory', 'dist/index.js')], env: { MEMORY_FILE_PATH: memoryFile }, call: ['read_graph', () => ({})] },
+      { name: 'server-filesystem', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-filesystem', 'dist/index.js'), scratch], call: ['list_allowed_directories', () => ({})] },
+    ];
+  } catch (err) {
+    process.stderr.write(`bench: peers not installed (${(err as Error).message.split('\n')[0]}); run npm install\n`);
+    return [];
+  }
+}
+
+export function floorServer(dbPath: string, tasks: number): PeerServer {
+  return { name: 'floor', kind: 'floor', args: [join(REPO, 'dist', 'scripts', 'bench', 'floorServer.js'), dbPath], call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })] };
+}
+
+export function oursServer(cli: string, project: string, flags: string[], label: string, tasks: number): PeerServer {
+  return { name: `ralph-mcp ${label}`, kind: 'ours', args: [cli, '--project', project, '--log-level', 'error', ...flags], call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })] };
+}
+
+/** spawn → initialize → notifications/initialized → tools/list reply, in ms; and the reply's bytes. */
+async function startToList(s: PeerServer, env: NodeJS.ProcessEnv): Promise<{ ms: number; bytes: number; rssMb: number }> {
+  const c = new RpcChild(process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
+  try {
+    await c.initialize();
+    const r = await c.request('tools/list', {});
+    const ms = performance.now() - c.spawnedAt;
+    if (r.isError) throw new Error(`${s.name}: tools/list failed: ${r.line.slice(0, 300)}`);
+    return { ms, bytes: Buffer.byteLength(r.line), rssMb: c.memory().rssMb };
+  } finally {
+    await c.kill();
+  }
+}
+
+export interface ColdRow {
+  name: string;
+  kind: PeerServer['kind'];
+  median_ms: number;
+  ratio_node: number;
+  tools_list_bytes: number;
+  rss_after_initialize_mb: number;
+}
+
+/** Cold start of every server, interleaved with `node -e 0`, rotating the order each run. */
+export async function coldStarts(servers: PeerServer[], runs: number, env: NodeJS.ProcessEnv): Promise<{ node_e0_ms: number; rows: ColdRow[] }> {
+  const NODE = 'node -e 0';
+  const keys = [NODE, ...servers.map((s) => s.name)];
+  const samples = new Map<string, number[]>(keys.map((k) => [k, []]));
+  const last = new Map<string, { bytes: number; rssMb: number }>();
+  const once = async (key: string) => {
+    if (key === NODE) return samples.get(key)!.push(await spawnTimed(process.execPath, ['-e', '0'], env));
+    const s = servers.find((x) => x.name === key)!;
+    const r = await startToList(s, env);
+    last.set(key, r);
+    samples.get(key)!.push(r.ms);
+  };
+  for (const k of keys) await once(k); // warm the page cache: not counted
+  for (const v of samples.values()) v.length = 0;
+  for (let i = 0; i < runs; i++) for (let j = 0; j < keys.length; j++) await once(keys[(i + j) % keys.length]!);
+  const node = median(samples.get(NODE)!);
+  return {
+    node_e0_ms: round(node, 2),
+    rows: servers.map((s) => {
+      const m = median(samples.get(s.name)!);
+      return { name: s.name, kind: s.kind, median_ms: round(m, 2), ratio_node: round(m / node, 2), tools_list_bytes: last.get(s.name)!.bytes, rss_after_initialize_mb: round(last.get(s.name)!.rssMb, 1) };
+    }),
+  };
+}
+
+/** utime + stime of a process, in ms (/proc/PID/stat; clock ticks are 10 ms on Linux). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+export interface CallRow {
+  name: string;
+  kind: PeerServer['kind'];
+  tool: string;
+  calls: number;
+  calls_per_s: number;
+  cpu_us_per_call: number;
+  errors: number;
+  rss_after_calls_mb: number;
+}
+
+/** `calls` pipelined calls of each server's read tool (batches of 256), after a warm-up; interleaved by server over `rounds`. */
+export async function callRuns(servers: PeerServer[], calls: number, rounds: number, env: NodeJS.ProcessEnv): Promise<CallRow[]> {
+  const results = new Map<string, { cps: number[]; cpu: number[]; errors: number; rss: number }>();
+  for (let round_ = 0; round_ < rounds; round_++) {
+    for (let j = 0; j < servers.length; j++) {
+      const s = servers[(round_ + j) % servers.length]!;
+      if (!s.call) continue;
+      const [tool, args] = s.call;
+      const c = new RpcChild(process.execPath, s.args, { timeoutMs: 120_000, env: { ...env, ...s.env } });
+      try {
+        await c.initialize();
+        await c.pipeline(Array.from({ length: 500 }, (_, i) => [tool, args(i)] as const));
+        const cpu0 = cpuMs(c.pid);
+        const { ms, replies } = await c.pipeline(Array.from({ length: calls }, (_, i) => [tool, args(i + 500)] as const));
+        const cpu = cpuMs(c.pid) - cpu0;
+        const r = results.get(s.name) ?? { cps: [], cpu: [], errors: 0, rss: 0 };
+        r.cps.push((calls / ms) * 1000);
+        r.cpu.push((cpu * 1000) / calls);
+        r.errors += replies.filter((x) => x.isError).length;
+        r.rss = c.memory().rssMb;
+        results.set(s.name, r);
+      } finally {
+        await c.close();
+      }
+    }
+  }
+  return servers
+    .filter((s) => results.has(s.name))
+    .map((s) => {
+      const r = results.get(s.name)!;
+      return { name: s.name, kind: s.kind, tool: s.call![0], calls, calls_per_s: Math.round(median(r.cps)), cpu_us_per_call: round(median(r.cpu), 1), errors: r.errors, rss_after_calls_mb: round(r.rss, 1) };
+    });
+}
+
+/** A scratch directory for the peers' own files (server-memory's graph, server-filesystem's root). */
+export function peerScratch(): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'ralph-bench-peers-'));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface PeersResult {
+  cold: { node_e0_ms: number; rows: ColdRow[] };
+  calls: CallRow[];
+  targets: { id: string; target: string; measured: string; pass: boolean }[];
+}
+
+const RECIPE_FLAGS = (recipe: string, pendingTask: number): string[] =>
+  recipe === 'full suite' ? [] : recipe === 'task_execution' ? ['--recipe', recipe, '--task', String(pendingTask)] : recipe === 'discuss' ? ['--recipe', recipe, '--discipline', 'backend'] : ['--recipe', recipe];
+
+/**
+ * The whole side-by-side run: cold starts on `coldDb` (small), per-call and memory on `callDb` (100k),
+ * both legacy projects our server has already opened (our indexes made).
+ */
+export async function besidePeers(o: {
+  cli: string;
+  recipes: string[];
+  cold: { dir: string; tasks: number; pendingTask: number };
+  calls: { dir: string; tasks: number; pendingTask: number };
+  coldRuns: number;
+  callCount: number;
+  callRounds: number;
+  env: NodeJS.ProcessEnv;
+}): Promise<PeersResult> {
+  const scratch = peerScratch();
+  try {
+    const peers = sdkPeers(scratch.dir);
+    const dbOf = (dir: string) => join(dir, '.ralph', 'db', 'ralph.db');
+    const ours = [...o.recipes, 'full suite'].map((r) => oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks));
+    const cold = await coldStarts([floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours], o.coldRuns, o.env);
+    const callServers = [floorServer(dbOf(o.calls.dir), o.calls.tasks), oursServer(o.cli, o.calls.dir, ['--recipe', 'yap'], 'yap', o.calls.tasks), ...peers];
+    const calls = await callRuns(callServers, o.callCount, o.callRounds, o.env);
+
+    const targets: PeersResult['targets'] = [];
+    const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
+    const sdk = cold.rows.filter((r) => r.kind === 'peer');
+    const fastestPeer = sdk.length ? sdk.reduce((a, b) => (a.median_ms <= b.median_ms ? a : b)) : undefined;
+    for (const r of cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite')) {
+      add('P1', `${r.name}: cold start to tools/list ≤ 3.0× node -e 0`, `${r.median_ms} ms = ${r.ratio_node}×`, r.ratio_node <= 3.0);
+      if (fastestPeer) add('P2', `${r.name}: ≤ 0.5× the fastest SDK peer (${fastestPeer.name})`, `${round(r.median_ms / fastestPeer.median_ms, 2)}×`, r.median_ms <= 0.5 * fastestPeer.median_ms);
+    }
+    const floor = calls.find((c) => c.kind === 'floor');
+    const our = calls.find((c) => c.kind === 'ours');
+    if (floor && our) {
+      add('P3', 'get_task server CPU per call ≤ 1.3× the floor', `${our.cpu_us_per_call} µs vs ${floor.cpu_us_per_call} µs = ${round(our.cpu_us_per_call / floor.cpu_us_per_call, 2)}×`, our.cpu_us_per_call <= 1.3 * floor.cpu_us_per_call);
+      add('P4', `get_task pipelined ≥ 20,000 calls/s at ${o.calls.tasks.toLocaleString('en-US')} tasks`, `${our.calls_per_s.toLocaleString('en-US')} calls/s (floor ${floor.calls_per_s.toLocaleString('en-US')})`, our.calls_per_s >= 20_000);
+    }
+    const ourInit = cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite');
+    const maxInit = Math.max(...ourInit.map((r) => r.rss_after_initialize_mb));
+    add('P5', 'RSS after initialize ≤ 60 MB (every recipe)', `${maxInit} MB at most`, maxInit <= 60);
+    const peerCalls = calls.filter((c) => c.kind === 'peer');
+    if (our && peerCalls.length) {
+      const lowest = Math.min(...peerCalls.map((c) => c.rss_after_calls_mb));
+      add('P6', `RSS after ${o.callCount.toLocaleString('en-US')} calls ≤ the lowest peer's`, `${our.rss_after_calls_mb} MB vs ${lowest} MB`, our.rss_after_calls_mb <= lowest);
+    }
+    return { cold, calls, targets };
+  } finally {
+    scratch.remove();
+  }
+}
+
+/** The report's section for besidePeers' results. */
+export function peersReport(r: PeersResult, table: (h: string[], rows: (string | number)[][]) => string): string[] {
+  const lines: string[] = [];
+  lines.push(`cold start: spawn → initialize → tools/list reply; median of the interleaved runs; node -e 0 = ${r.cold.node_e0_ms} ms`);
+  lines.push(
+    table(
+      ['<server', 'median ms', 'x node -e 0', 'tools/list B', 'RSS after init MB'],
+      r.cold.rows.map((x) => [x.name, x.median_ms, `${x.ratio_node}×`, x.tools_list_bytes.toLocaleString('en-US'), x.rss_after_initialize_mb]),
+    ),
+  );
+  lines.push('', 'calls: each server\'s read tool, pipelined (batches of 256), after 500 warm-up calls; server CPU from /proc (10 ms ticks)');
+  lines.push(table(['<server', '<tool', 'calls', 'calls/s', 'CPU µs/call', 'errors', 'RSS after MB'], r.calls.map((x) => [x.name, x.tool, x.calls, x.calls_per_s.toLocaleString('en-US'), x.cpu_us_per_call, x.errors, x.rss_after_calls_mb])));
+  return lines;
+}
+
+/** Alone: `node dist/scripts/bench/peers.js [tasks=100000]` (projects generated here, legacy). */
+async function main(): Promise<void> {
+  const { generateProject, pendingTaskId } = await import('./datagen.js');
+  const { default: Database } = await import('better-sqlite3');
+  const { table } = await import('./format.js');
+  const { spawnSync } = await import('node:child_process');
+  const cli = join(REPO, 'dist', 'ralph-mcp.js');
+  const tasks = Number(process.argv[2] ?? 100_000);
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const tmp = mkdtempSync(join(tmpdir(), 'ralph-bench-peers-main-'));
+  try {
+    const project = (n: number) => {
+      const dir = join(tmp, `p${n}`);
+      generateProject(cli, dir, n, 42, env, 'legacy');
+      // One launch makes our tables and indexes, as the first session on a project does.
+      spawnSync(process.execPath, [cli, 'plan', '--project', dir], { env });
+      const first = spawnSync(process.execPath, [cli, '--project', dir, '--recipe', 'yap'], { input: '', env });
+      if (first.status !== 0) throw new Error(`first launch failed: ${first.stderr}`);
+      const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'), { readonly: true });
+      const pending = pendingTaskId(db);
+      db.close();
+      return { dir, tasks: n, pendingTask: pending };
+    };
+    const small = project(10_000);
+    const big = tasks === 10_000 ? small : project(tasks);
+    const r = await besidePeers({
+      cli,
+      recipes: ['braindump', 'yap', 'ramble', 'discuss', 'task_execution', 'opus_review', 'enrichment', 'worker'],
+      cold: small,
+      calls: big,
+      coldRuns: Number(process.env.PEERS_COLD_RUNS ?? 9),
+      callCount: 10_000,
+      callRounds: Number(process.env.PEERS_CALL_ROUNDS ?? 3),
+      env,
+    });
+    process.stdout.write(`${peersReport(r, table).join('\n')}\n\n${table(['#', '<target', '<measured', 'result'], r.targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']))}\n`);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`${(err as Error).stack}\n`);
+      process.exit(1);
+    },
+  );
+}
