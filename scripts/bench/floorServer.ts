@@ -2,8 +2,9 @@
  * The floor `npm run bench` measures ralph-mcp against: the least a stdio MCP server can do to answer
  * `get_task` on a legacy Ralph database. Plain Node and better-sqlite3, no SDK, no zod, no logger:
  * newline-delimited JSON-RPC, a static initialize and tools/list, the database checks every launch
- * needs (the tables exist), and a hand-written get_task running the SQL ours runs for it (the task row,
- * its newest comments, its dependents from our mirror), answered once as text.
+ * needs (the tables exist), and a hand-written get_task running exactly the statements ours runs for
+ * it (the task row, each dependency's head, the newest comments and their count, the dependents from our
+ * mirror, open questions, the claim), answered once, as text.
  *
  *   node dist/scripts/bench/floorServer.js DB_PATH
  */
@@ -12,6 +13,8 @@ import { createInterface } from 'node:readline';
 
 const db = new Database(process.argv[2]!, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
+if (process.env.X_MMAP) db.pragma('mmap_size = ' + process.env.X_MMAP);
+if (process.env.X_CACHE) db.pragma('cache_size = ' + process.env.X_CACHE);
 const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
 for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
   if (!tables.has(t)) {
@@ -19,12 +22,18 @@ for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
     process.exit(2);
   }
 }
+// The statements ralph-mcp's get_task runs on this generation, character for character (src/store/legacy).
 const task = db.prepare('SELECT * FROM tasks WHERE id = ?');
-const comments = db.prepare('SELECT id, author, discipline, agent_task_id, body, created, priority FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT 21');
+const head = db.prepare('SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?');
+const comments = db.prepare('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id');
 const commentCount = db.prepare('SELECT count(*) AS n FROM task_comments WHERE task_id = ?');
 const dependents = tables.has('ralph_mcp_task_deps')
-  ? db.prepare('SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT -1')
+  ? db.prepare('SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT ?')
   : undefined;
+const questions = tables.has('ralph_mcp_task_signals')
+  ? db.prepare("SELECT id, task_id, question, options, preferred, blocking, answer, session_id, created FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id")
+  : undefined;
+const claim = tables.has('ralph_mcp_claims') ? db.prepare('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id = ?') : undefined;
 
 const TOOLS = [
   {
@@ -41,11 +50,23 @@ function getTask(args: unknown): { text: string; isError: boolean } {
   const row = task.get(id) as Record<string, unknown> | undefined;
   if (!row) return { text: `{"error":{"code":"not_found","message":"task ${id} does not exist"}}`, isError: true };
   for (const k of LISTS) row[k] = typeof row[k] === 'string' ? JSON.parse(row[k] as string) : [];
-  const cs = (comments.all(id) as unknown[]).reverse();
-  row.comments = cs.slice(-20);
-  row.comment_count = (commentCount.get(id) as { n: number }).n;
-  row.dependents = dependents ? (dependents.all(id, id) as { id: number }[]).map((r) => r.id) : [];
-  return { text: JSON.stringify(row), isError: false };
+  const page = comments.all(id, Number.MAX_SAFE_INTEGER, 21) as { id: number }[];
+  const shown = page.length > 20 ? page.slice(1) : page;
+  const deps = (row.depends_on as unknown[]).filter((d): d is number => typeof d === 'number');
+  const out = {
+    task: row,
+    comments: shown,
+    comment_count: (commentCount.get(id) as { n: number }).n,
+    older_comments_before: page.length > 20 ? shown[0]!.id : null,
+    dependencies: deps.map((d) => {
+      const h = head.get(d) as { title: string; status: string } | undefined;
+      return h ? { id: d, title: h.title, status: h.status } : { id: d, title: null, status: 'missing' };
+    }),
+    dependents: dependents ? (dependents.all(id, id, 1001) as { id: number }[]).map((r) => r.id) : [],
+    open_questions: questions ? (questions.all(id) as { answer: unknown }[]).filter((q) => q.answer === null) : [],
+    held_by: row.status === 'in_progress' && claim ? (claim.get(id) ?? null) : null,
+  };
+  return { text: JSON.stringify(out), isError: false };
 }
 
 const send = (msg: unknown) => process.stdout.write(`${JSON.stringify(msg)}\n`);

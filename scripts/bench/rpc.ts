@@ -221,13 +221,9 @@ export class RpcChild {
     return parseResult<{ structuredContent: T }>(r).structuredContent;
   }
 
-  /** MCP handshake: initialize, then notifications/initialized. Returns the initialize result. */
-  async initialize(): Promise<{ result: any; ms: number }> {
-    const r = await this.request('initialize', {
-      protocolVersion: '2025-06-18',
-      capabilities: {},
-      clientInfo: { name: 'ralph-mcp-bench', version: '0.0.0' },
-    });
+  /** MCP handshake: initialize (as `clientInfo`), then notifications/initialized. Returns the initialize result. */
+  async initialize(clientInfo: { name: string; version: string } = { name: 'ralph-mcp-bench', version: '0.0.0' }): Promise<{ result: any; ms: number }> {
+    const r = await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo });
     const ms = performance.now() - this.spawnedAt;
     if (r.isError) throw new Error(`initialize failed: ${r.line}\n${this.stderrTail}`);
     this.notify('notifications/initialized');

@@ -1,6 +1,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolve } from 'node:path';
 import { StartupError } from '../errors.js';
+import { resultTextMode } from '../server/resultCopies.js';
 import { createLogger, type LogLevel } from '../log.js';
 import { createMcpServer, releaseClaims } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
@@ -22,6 +23,7 @@ export interface ServeOptions extends SessionOptions {
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
+  resultTextMode(); // a malformed RALPH_MCP_RESULT_TEXT fails the launch, not the first connection
   const log = createLogger(opts.logLevel, opts.logFile);
   const { store, plan } = openSession(opts);
   const { project } = plan;

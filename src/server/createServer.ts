@@ -1,7 +1,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { packageVersion } from '../packageInfo.js';
@@ -21,6 +21,7 @@ import { guardStdioTransport, isPlainObject, shareDrainWaits } from './stdioGuar
 import { z } from 'zod';
 import { withClientSink } from '../log.js';
 import { ClientLog } from './clientLog.js';
+import { resultCopiesFor, resultTextMode, type ResultCopies } from './resultCopies.js';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -34,7 +35,7 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
   // Each server (a socket connection, an HTTP session) has its own session state: its claims and
   // what they removed are never another connection's.
   const plan: SessionPlan = { ...launched, scope: { ...launched.scope, removed: new Set(launched.scope.removed) } };
-  const server: Server = new RalphServer(
+  const ralph = new RalphServer(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
     {
       // A session that can claim announces the tools a claimed task's discipline removes.
@@ -50,6 +51,7 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
     },
     rootLog,
   );
+  const server: Server = ralph;
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
   // (Not to the client: a failed send would only fail again.)
   server.onerror = (err) => rootLog.warn({ err }, 'protocol error');
@@ -59,6 +61,16 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
   const ctx = toolContext(plan, store, log, forward);
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
   let listing: { name: string }[] | undefined;
+  // Decided once the client has said who it is (initialize), then kept.
+  const textMode = resultTextMode();
+  let copies: ResultCopies | undefined;
+  const resultCopies = (): ResultCopies => {
+    if (copies !== undefined) return copies;
+    const client = server.getClientVersion();
+    const decided = resultCopiesFor(client, textMode);
+    if (client) copies = decided;
+    return decided;
+  };
 
   server.setRequestHandler(ListToolsRequestSchema, () => {
     listing ??= plan.tools.map(toolListing);
@@ -74,6 +86,18 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
       clientLog.current = undefined;
     }
   });
+  // The same call, answered on the spot by the stdio fast path (RalphServer.connect); signals forwarded
+  // to Ralph's app are asynchronous and take the SDK's path.
+  if (!ctx.forward) {
+    ralph.callNow = (params) => {
+      clientLog.current = (n) => server.notification(n);
+      try {
+        return handleCall(params) as CallToolResult;
+      } finally {
+        clientLog.current = undefined;
+      }
+    };
+  }
 
   const handleCall = ({ name, arguments: rawArgs }: { name: string; arguments?: Record<string, unknown> | undefined }) => {
     const tool = visibleTool(tools, ctx.session, name);
@@ -86,6 +110,7 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
     const started = performance.now();
     const hidden = ctx.session.removed.size;
     const result = callTool(tool, rawArgs ?? {}, ctx);
+    if (!result.isError && resultCopies() === 'structured') result.content = [];
     if (ctx.session.removed.size !== hidden) void server.sendToolListChanged().catch((err: unknown) => log.warn({ err }, 'could not send tools/list_changed'));
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
     // debug, not info: a line per call on stderr costs more than a primary-key read (writes are in ralph_mcp_audit).
@@ -227,7 +252,12 @@ function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome
  * - a stdio/socket transport is guarded (see stdioGuard.ts): malformed and oversized lines are
  *   answered and skipped instead of being dropped silently or ending the session.
  */
+type CallParams = { name: string; arguments?: Record<string, unknown> | undefined };
+
 class RalphServer extends Server {
+  /** Answers a plain tools/call synchronously (createMcpServer sets it when every call of the session is). */
+  callNow: ((params: CallParams) => CallToolResult) | undefined;
+
   constructor(
     info: ConstructorParameters<typeof Server>[0],
     options: ConstructorParameters<typeof Server>[1],
@@ -260,12 +290,48 @@ class RalphServer extends Server {
     super.setRequestHandler(methodOnly, checked);
   }
 
-  override connect(transport: Transport): Promise<void> {
-    if (transport instanceof StdioServerTransport) {
+  override async connect(transport: Transport): Promise<void> {
+    const stdio = transport instanceof StdioServerTransport;
+    if (stdio) {
       guardStdioTransport(transport, this.log);
       shareDrainWaits(transport);
     }
-    return super.connect(transport);
+    await super.connect(transport);
+    if (stdio) this.answerToolCallsNow(transport);
+  }
+
+  /**
+   * The stdio fast path: a plain tools/call (what isPlainToolCall accepts: a name and plain arguments,
+   * no _meta, no task) after initialize is answered here, synchronously, with the response the SDK's
+   * Protocol would send for it, byte for byte, minus its per-request machinery (an AbortController, a
+   * chain of promises, an `extra` of closures): about a fifth of a get_task's server time. Our tool
+   * calls are synchronous SQLite work that cannot be cancelled half-way, so there is nothing for that
+   * machinery to do; the answer may overtake an earlier, asynchronous request's, as JSON-RPC allows.
+   * Anything else, and every message before initialize, goes to the SDK.
+   */
+  private answerToolCallsNow(transport: Transport): void {
+    const sdk = transport.onmessage;
+    if (!sdk || !this.callNow) return;
+    transport.onmessage = (message, extra) => {
+      const m = message as { method?: unknown; id?: unknown };
+      if (m.method !== 'tools/call' || (typeof m.id !== 'number' && typeof m.id !== 'string') || !this.callNow || this.getClientVersion() === undefined || !isPlainToolCall(message)) {
+        sdk(message, extra);
+        return;
+      }
+      const id = m.id;
+      let response: JSONRPCMessage;
+      try {
+        response = { result: this.callNow((message as unknown as { params: CallParams }).params), jsonrpc: '2.0', id } as JSONRPCMessage;
+      } catch (err) {
+        const e = err as { code?: unknown; message?: string; data?: unknown };
+        response = {
+          jsonrpc: '2.0',
+          id,
+          error: { code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) },
+        } as JSONRPCMessage;
+      }
+      transport.send(response).catch((err: unknown) => this.onerror?.(new Error(`Failed to send response: ${String(err)}`)));
+    };
   }
 }
 

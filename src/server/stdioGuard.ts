@@ -159,7 +159,16 @@ export function guardStdioTransport(transport: StdioServerTransport, log: Logger
       scheduleWake();
     },
   );
-  internals._ondata = (chunk: Buffer | string) => reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  // The answers given while one chunk of input is read (tools/call is answered synchronously) leave in
+  // one write: stdout on a Linux pipe writes synchronously, a system call per line otherwise.
+  internals._ondata = (chunk: Buffer | string) => {
+    output?.cork();
+    try {
+      reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    } finally {
+      output?.uncork();
+    }
+  };
   return true;
 }
 

@@ -9,7 +9,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 export const RESULT_TEXT = Symbol('ralph-mcp.resultText');
 
 interface SplicableResult {
-  content: [{ type: 'text'; text: string }];
+  content: [{ type: 'text'; text: string }] | [];
   structuredContent: unknown;
   [RESULT_TEXT]?: string;
 }
@@ -20,7 +20,9 @@ export function wireLine(message: JSONRPCMessage): string {
   const result = m.result;
   const text = result?.[RESULT_TEXT];
   if (text !== undefined && result !== undefined && splicable(m, result, text)) {
-    return `{"result":{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}\n`;
+    // The structured copy alone (resultCopies.ts), or with its text copy.
+    const content = result.content.length === 0 ? '[]' : `[{"type":"text","text":${JSON.stringify(text)}}]`;
+    return `{"result":{"content":${content},"structuredContent":${text}},"jsonrpc":"2.0","id":${JSON.stringify(m.id)}}\n`;
   }
   return `${JSON.stringify(message)}\n`;
 }
@@ -31,5 +33,5 @@ function splicable(m: object, result: SplicableResult, text: string): boolean {
   if (keys.length !== 3 || keys[0] !== 'result' || keys[1] !== 'jsonrpc' || keys[2] !== 'id') return false;
   const rk = Object.keys(result);
   if (rk.length !== 2 || rk[0] !== 'content' || rk[1] !== 'structuredContent') return false;
-  return result.content.length === 1 && result.content[0].text === text;
+  return result.content.length === 0 || (result.content.length === 1 && result.content[0].text === text);
 }
