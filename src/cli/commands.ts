@@ -1,0 +1,201 @@
+import yargs, { type Argv } from 'yargs';
+import { hideBin } from 'yargs/helpers';
+import { StartupError } from '../errors.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { packageVersion } from '../packageInfo.js';
+import { RECIPE_NAMES } from '../registry/recipes.js';
+import { TOOL_NAMES } from '../registry/registry.js';
+import { defaultProject, fail, run, serveCommand, sessionOptions } from './launch.js';
+
+/**
+ * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
+ * plain serving launch does not come here (cli.ts parses it with node:util and serves at once).
+ */
+const PROJECT = { type: 'string', describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)' } as const;
+const DB = { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' } as const;
+
+/** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
+const sessionFlags = <T>(y: Argv<T>) =>
+  y
+    .option('project', PROJECT)
+    .option('recipe', { type: 'string', describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)` })
+    .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
+    .option('task', { type: 'string', describe: 'Scope the session to this task id' })
+    .option('session-id', { type: 'string', describe: "Id recorded with this session's writes and signals (default: generated)" })
+    .option('context', { type: 'string', describe: "SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove" })
+    .option('db', DB);
+
+const list = (v: unknown): string[] | undefined =>
+  v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+
+export async function runCommandLine(): Promise<void> {
+  await yargs(hideBin(process.argv))
+    .scriptName('ralph-mcp')
+    .usage('$0 [serve] --project DIR --recipe NAME [--discipline NAME] [--task ID]\n\nServes the Ralph project tools over MCP (stdio) for one agent session.')
+    .command(
+      ['serve', '$0'],
+      'Serve MCP over stdio for one session (the default command)',
+      (y) =>
+        sessionFlags(y)
+          .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
+          .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
+          .option('transport', { choices: ['stdio', 'socket', 'http'] as const, default: 'stdio' as const, describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp' })
+          .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' })
+          .option('host', { type: 'string', default: '127.0.0.1', describe: 'HTTP bind address (non-loopback requires a token)' })
+          .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
+          .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' })
+          .option('lease-seconds', { type: 'number', describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)" }),
+      (argv) => serveCommand(argv),
+    )
+    .command(
+      'init',
+      "Create .ralph/db/ralph.db (Ralph's schema, metadata, default disciplines) and empty .ralph/learnings.txt and progress.txt",
+      (y) =>
+        y
+          .option('project', PROJECT)
+          .option('title', { type: 'string', describe: 'Project title (default: the directory name)' })
+          .option('description', { type: 'string', describe: 'Project description' })
+          .option('schema', { choices: ['normalized', 'legacy'] as const, default: 'normalized' as const, describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against" })
+          .option('disciplines', { type: 'boolean', default: true, describe: "Seed Ralph's default disciplines (--no-disciplines: none)" }),
+      (argv) =>
+        run(async () => {
+          const { initProject } = await import('../project.js');
+          const { print } = await import('./output.js');
+          const p = initProject(argv.project ?? defaultProject(), { title: argv.title, description: argv.description, schema: argv.schema, disciplines: argv.disciplines });
+          print(`created ${p.dbPath} (${argv.schema} schema${argv.disciplines ? ', default disciplines' : ''})`);
+          print(`next: ralph-mcp --project ${p.root} --recipe braindump   # an agent turns your notes into features and tasks`);
+        }),
+    )
+    .command(
+      'migrate',
+      "Move a legacy project to Ralph's current (normalized) schema; the original is kept as a backup beside it",
+      (y) => y.option('project', PROJECT).option('db', DB),
+      (argv) =>
+        run(async () => {
+          const { migrateProject } = await import('./migrate.js');
+          const { print } = await import('./output.js');
+          print(migrateProject(argv.project ?? defaultProject(), argv.db));
+        }),
+    )
+    .command(
+      'answer',
+      "Answer a question an agent asked (the ask signal); agents read it with get_answers",
+      (y) =>
+        y
+          .option('project', PROJECT)
+          .option('db', DB)
+          .option('question', { type: 'number', demandOption: true, describe: 'The question id (get_answers, get_task open_questions)' })
+          .option('text', { type: 'string', demandOption: true, describe: 'The answer' }),
+      (argv) =>
+        run(async () => {
+          const { answerQuestion } = await import('./answer.js');
+          const { print } = await import('./output.js');
+          if (!Number.isSafeInteger(argv.question) || argv.question < 1) throw new StartupError(`--question must be a question id (a positive integer), got ${String(argv.question)}`);
+          print(answerQuestion(argv.project ?? defaultProject(), argv.db, argv.question, argv.text));
+        }),
+    )
+    .command(
+      'plan',
+      'Show the session plan (tools, instructions) that serve would use with the same flags',
+      (y) => sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),
+      (argv) =>
+        run(async () => {
+          const { openSession } = await import('../session/open.js');
+          const { planToJson, planToText } = await import('../session/planJson.js');
+          const { print } = await import('./output.js');
+          const { store, plan } = openSession(await sessionOptions(argv));
+          store.close();
+          print(argv.json ? JSON.stringify(planToJson(plan), null, 2) : planToText(plan));
+        }),
+    )
+    .command(
+      'config',
+      'Print (or --out write) the MCP client configuration that launches this session',
+      (y) =>
+        sessionFlags(y)
+          .option('format', { choices: ['claude', 'vscode', 'cursor'] as const, default: 'claude' as const, describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}' })
+          .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' })
+          .option('api-port', { type: 'number', describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)" }),
+      (argv) =>
+        run(async () => {
+          const { openSession } = await import('../session/open.js');
+          const { buildConfig, writeAtomically } = await import('./config.js');
+          const { print } = await import('./output.js');
+          const { store, plan } = openSession(await sessionOptions(argv));
+          try {
+            const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
+            const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
+            if (argv.out) writeAtomically(argv.out, text);
+            else print(text);
+          } finally {
+            store.close();
+          }
+        }),
+    )
+    .command(
+      'tools',
+      'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
+      (y) =>
+        y
+          .option('recipe', { type: 'string', describe: 'Only the tools of this recipe' })
+          .option('project', { type: 'string', describe: "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)" }),
+      (argv) =>
+        run(async () => {
+          const { toolsTable } = await import('./toolsTable.js');
+          const { loadRecipes } = await import('../registry/projectRecipes.js');
+          const { projectPaths } = await import('../project.js');
+          const { print } = await import('./output.js');
+          print(toolsTable(argv.recipe, loadRecipes(projectPaths(argv.project ?? defaultProject()))));
+        }),
+    )
+    .command(
+      'overrides',
+      "Show or edit a discipline's additional_disabled tools; prints each recipe's resulting tool set",
+      (y) =>
+        y
+          .option('project', PROJECT)
+          .option('db', DB)
+          .option('discipline', { type: 'string', demandOption: true, describe: 'The discipline' })
+          .option('disable', { type: 'string', array: true, describe: 'Tools to add to additional_disabled (comma-separated or repeated)' })
+          .option('enable', { type: 'string', array: true, describe: 'Tools to remove from additional_disabled' })
+          .option('clear', { type: 'boolean', describe: 'Remove every override of this discipline' }),
+      (argv) =>
+        run(async () => {
+          const { overrides } = await import('./overrides.js');
+          const { print } = await import('./output.js');
+          print(
+            overrides({
+              project: argv.project ?? defaultProject(),
+              db: argv.db,
+              discipline: argv.discipline,
+              disable: list(argv.disable),
+              enable: list(argv.enable),
+              clear: argv.clear,
+            }),
+          );
+        }),
+    )
+    .command(
+      'doctor',
+      'Check the project: database, integrity, schema, overrides, recipes, state files, versions',
+      (y) => y.option('project', PROJECT).option('db', DB),
+      (argv) =>
+        run(async () => {
+          const { doctor } = await import('./doctor.js');
+          const { print } = await import('./output.js');
+          const r = doctor(argv.project ?? defaultProject(), argv.db);
+          print(r.text);
+          if (!r.ok) process.exitCode = 1;
+        }),
+    )
+    .epilog(`Recipes: ${RECIPE_NAMES.join(', ')}\nTools: ${TOOL_NAMES.join(', ')}`)
+    .strict()
+    .version(packageVersion())
+    .help()
+    .wrap(Math.min(110, process.stdout.columns || 110))
+    .fail((msg, err) => {
+      if (err) fail(err.message);
+      fail(`${msg} (see ralph-mcp --help)`);
+    })
+    .parseAsync();
+}
