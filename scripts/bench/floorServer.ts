@@ -13,8 +13,6 @@ import { createInterface } from 'node:readline';
 
 const db = new Database(process.argv[2]!, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-if (process.env.X_MMAP) db.pragma('mmap_size = ' + process.env.X_MMAP);
-if (process.env.X_CACHE) db.pragma('cache_size = ' + process.env.X_CACHE);
 const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
 for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
   if (!tables.has(t)) {

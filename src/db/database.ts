@@ -80,8 +80,6 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Database.
       if (String(mode).toLowerCase() !== 'wal') raw.pragma('journal_mode = WAL');
     }
     raw.pragma('foreign_keys = ON');
-    if (process.env.X_MMAP) raw.pragma('mmap_size = ' + process.env.X_MMAP);
-    if (process.env.X_CACHE) raw.pragma('cache_size = ' + process.env.X_CACHE);
     // Per connection (nothing is written to the file); a constant chosen from a fixed list.
     raw.pragma(SYNCHRONOUS_PRAGMA[synchronousMode()]);
   } catch (err) {
