@@ -1,6 +1,7 @@
-// Bundles the server into ONE file, dist/ralph-mcp.js (+ source map): the artifact bin points at,
-// that npm publishes and that the Docker image runs. better-sqlite3 stays external (a native addon
-// must be installed for the machine it runs on). tsc still compiles src/ to dist/src for the tests'
+// Bundles the server into ONE file, dist/ralph-mcp.cjs (+ source map), and its launcher
+// dist/ralph-mcp.js (what bin points at, npm publishes and the Docker image runs), which compiles the
+// bundle through V8's code cache. better-sqlite3 stays external (a native addon must be installed for
+// the machine it runs on). tsc still compiles src/ to dist/src for the tests'
 // unit imports; the bundle is what every end-to-end test spawns.
 import { build } from 'esbuild';
 import { chmodSync, statSync, writeFileSync } from 'node:fs';
@@ -36,27 +37,41 @@ function startupTrim() {
   };
 }
 
-const outfile = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
+const payload = new URL('../dist/ralph-mcp.cjs', import.meta.url).pathname;
+const launcher = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
+// The server: CommonJS, so that the launcher can compile it with V8's code cache (src/launcher.ts).
+// import.meta.url (the package root is found from it) is the payload's own file URL.
 const result = await build({
   entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
-  outfile,
+  outfile: payload,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   external: ['better-sqlite3'],
   sourcemap: true,
   // Subcommands and transports are dynamic imports: esbuild keeps each module's top level in a lazy
-  // initialiser, so a stdio session never evaluates the HTTP stack, yargs' help or doctor.
-  // Bundled CommonJS dependencies may require() Node built-ins: give the ESM bundle a real require.
-  banner: { js: "import { createRequire as __ralphCreateRequire } from 'node:module'; const require = __ralphCreateRequire(import.meta.url);" },
+  // initialiser, so a stdio session never evaluates the HTTP stack, yargs or doctor.
+  define: { 'import.meta.url': '__ralph_import_meta_url' },
+  banner: { js: "var __ralph_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   legalComments: 'eof',
   logLevel: 'warning',
   metafile: true,
   plugins: [startupTrim()],
 });
+// The command users run: a few lines that load the payload through the code cache.
+await build({
+  entryPoints: [new URL('../src/launcher.ts', import.meta.url).pathname],
+  outfile: launcher,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  banner: { js: '#!/usr/bin/env node' },
+  logLevel: 'warning',
+});
 // BUNDLE_META=file.json: esbuild's metafile, to see what the bundle is made of.
 if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile));
-chmodSync(outfile, 0o755);
+chmodSync(launcher, 0o755);
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
-process.stderr.write(`bundle: dist/ralph-mcp.js ${kb(statSync(outfile).size)} (${Object.keys(result.metafile.inputs).length} modules)\n`);
+process.stderr.write(`bundle: dist/ralph-mcp.cjs ${kb(statSync(payload).size)} (${Object.keys(result.metafile.inputs).length} modules), launcher dist/ralph-mcp.js ${kb(statSync(launcher).size)}\n`);

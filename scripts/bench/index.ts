@@ -44,7 +44,7 @@ import {
 import { int, mb, median, ms, round, summarize, table } from './format.js';
 import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
-import { besidePeers, peersReport } from './peers.js';
+import { besidePeers, peersReport, warmSession } from './peers.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -248,7 +248,9 @@ async function coldStart(projects: Project[]) {
       await c.kill();
     }
   };
-  for (const k of kinds) await once(k); // page cache, compile cache: not counted
+  // Each build's code cache (ours: src/launcher.ts), as after any earlier session on the machine.
+  for (const p of projects) await warmSession({ name: p.config.name, kind: 'ours', args: serverArgs(p.config.cli, p.dir, coldFlags('task_execution', p)) }, CHILD_ENV);
+  for (const k of kinds) await once(k); // page cache: not counted
   for (let i = 0; i < CFG.coldRuns; i++) {
     // Interleaved, rotating the order so that no kind always runs right after another.
     for (let j = 0; j < kinds.length; j++) {

@@ -44,7 +44,19 @@ export async function serve(opts: ServeOptions): Promise<void> {
     }
   } else prepareDatabase(store, log, plan);
   log.info(
-    { session_id: plan.scope.sessionId, project: project.root, db: project.dbPath, schema: plan.generation, recipe: plan.recipe?.name ?? null, discipline: plan.discipline, task: plan.task?.id ?? null, tools: plan.tools.length, signals_to: forward?.base ?? null },
+    {
+      session_id: plan.scope.sessionId,
+      project: project.root,
+      db: project.dbPath,
+      schema: plan.generation,
+      recipe: plan.recipe?.name ?? null,
+      discipline: plan.discipline,
+      task: plan.task?.id ?? null,
+      tools: plan.tools.length,
+      signals_to: forward?.base ?? null,
+      // How the launcher compiled the server (src/launcher.ts): used, none, rejected, off; null without it.
+      code_cache: (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache ?? null,
+    },
     'session started',
   );
 
