@@ -50,6 +50,19 @@ contract('bounds', (env) => {
     assert.equal(s.ok('search_tasks', { query: 'abacus' }).ignored_words, undefined);
   });
 
+  test('search_tasks: whole words first; prefixes only when the words do not fill the page', () => {
+    const s = env.open();
+    const plural = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }).task.id;
+    const whole = [0, 1].map((i) => s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` }).task.id);
+    const ids = (args: Record<string, unknown>) => s.ok('search_tasks', args).results.map((h: any) => h.id).sort((a: number, b: number) => a - b);
+    // Two whole-word hits fill a page of 2: the prefix-only "zebras" is not searched.
+    assert.deepEqual(ids({ query: 'zebra', limit: 2 }), whole);
+    // A page of 3 is not filled by them: prefixes too.
+    assert.deepEqual(ids({ query: 'zebra', limit: 3 }), [plural, ...whole].sort((a, b) => a - b));
+    // No whole-word match at all: the prefix finds it.
+    assert.deepEqual(ids({ query: 'pagin' }), [plural]);
+  });
+
   test('search_tasks: title matches first, also past the ranking window', () => {
     const s = env.open();
     // Many newer tasks mention the word only in their description (heavily: bm25 would like them).
