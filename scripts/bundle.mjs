@@ -37,6 +37,12 @@ function startupTrim() {
   };
 }
 
+// Every tool's input and output JSON Schema, computed once here from tsc's output (npm run build runs
+// tsc first) instead of by zod at each session's first tools/list (src/server/toolListing.ts).
+const { REGISTRY } = await import('../dist/src/registry/registry.js');
+const { prebuildListings } = await import('../dist/src/server/toolListing.js');
+const listings = prebuildListings(REGISTRY);
+
 const payload = new URL('../dist/ralph-mcp.cjs', import.meta.url).pathname;
 const launcher = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
 // The server: CommonJS, so that the launcher can compile it with V8's code cache (src/launcher.ts).
@@ -52,7 +58,7 @@ const result = await build({
   sourcemap: true,
   // Subcommands and transports are dynamic imports: esbuild keeps each module's top level in a lazy
   // initialiser, so a stdio session never evaluates the HTTP stack, yargs or doctor.
-  define: { 'import.meta.url': '__ralph_import_meta_url' },
+  define: { 'import.meta.url': '__ralph_import_meta_url', __RALPH_LISTINGS__: JSON.stringify(listings) },
   banner: { js: "var __ralph_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   legalComments: 'eof',
   logLevel: 'warning',

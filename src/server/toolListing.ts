@@ -1,7 +1,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
-import type { SessionTool } from '../session/plan.js';
+import type { Narrowing, SessionTool } from '../session/plan.js';
 
 /**
  * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
@@ -54,7 +54,49 @@ const ERROR_RESULT_SCHEMA = {
 } as const;
 
 export function outputSchema(t: SessionTool): Tool['outputSchema'] {
-  return { type: 'object', anyOf: [jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA] } as Tool['outputSchema'];
+  return { type: 'object', anyOf: [builtAhead(t.def.name)?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA] } as Tool['outputSchema'];
+}
+
+/** Every tool's own input and output JSON Schema (jsonSchema of its zod schemas), by name. */
+export type PrebuiltListings = Record<string, { input: Tool['inputSchema']; output: Tool['inputSchema'] }>;
+
+/** What the build computed (scripts/bundle.mjs defines it in the bundle); absent in tsc's output. */
+declare const __RALPH_LISTINGS__: PrebuiltListings | undefined;
+const PREBUILT: PrebuiltListings | undefined = typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined;
+const builtAhead = (name: string) => PREBUILT?.[name];
+
+/** The build's table: each tool's JSON Schemas, as the session's listing would compute them unnarrowed. */
+export function prebuildListings(tools: readonly { name: string; input: z.ZodType; output: z.ZodType }[]): PrebuiltListings {
+  return Object.fromEntries(tools.map((t) => [t.name, { input: jsonSchema(t.input, 'input'), output: jsonSchema(t.output, 'output') }]));
+}
+
+/**
+ * A session's input schema from the tool's prebuilt one, narrowed as plan.ts narrowed the zod schema
+ * (the same JSON zod gives, checked by test/listings.test.ts): the recipe's fields in its order, then
+ * each argument made optional, its note first in place of its description.
+ */
+export function narrowedInput(base: Tool['inputSchema'], n: Narrowing): Tool['inputSchema'] {
+  const props = (base.properties ?? {}) as Record<string, Record<string, unknown>>;
+  let names = Object.keys(props);
+  let required = (base.required ?? []) as string[];
+  if (n.keep) {
+    names = n.keep.filter((k) => k in props);
+    required = names.filter((k) => required.includes(k));
+  }
+  const properties: Record<string, unknown> = {};
+  for (const k of names) properties[k] = props[k];
+  for (const { arg, note } of n.optional) {
+    const { description: _d, ...rest } = props[arg] ?? {};
+    properties[arg] = { description: note, ...rest };
+    required = required.filter((k) => k !== arg);
+  }
+  const { properties: _p, required: _r, ...head } = base;
+  return { ...head, properties, ...(required.length > 0 ? { required } : {}) } as Tool['inputSchema'];
+}
+
+function inputSchema(t: SessionTool): Tool['inputSchema'] {
+  const pre = builtAhead(t.def.name);
+  return pre ? narrowedInput(pre.input, t.narrowing) : jsonSchema(t.input, 'input');
 }
 
 export function toolListing(t: SessionTool): Tool {
@@ -62,7 +104,7 @@ export function toolListing(t: SessionTool): Tool {
     name: t.def.name,
     title: t.def.title,
     description: t.description,
-    inputSchema: jsonSchema(t.input, 'input'),
+    inputSchema: inputSchema(t),
     outputSchema: outputSchema(t),
     annotations: { title: t.def.title, ...t.def.annotations },
   };

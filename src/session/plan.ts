@@ -35,6 +35,14 @@ export interface SessionTool {
   input: z.ZodObject;
   /** The description this session shows (on the normalized generation, features are named subsystems too). */
   description: string;
+  /** How `input` was made from the tool's own schema (what toolListing replays on a listing built ahead). */
+  narrowing: Narrowing;
+}
+
+/** A recipe's field subset (in its order), then arguments made optional with a note for their description. */
+export interface Narrowing {
+  keep?: readonly string[];
+  optional: { arg: string; note: string }[];
 }
 
 export interface SessionPlan {
@@ -175,20 +183,25 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
  */
 function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null, generation: Generation): SessionTool {
   let input = def.input as z.ZodObject;
+  const narrowing: Narrowing = { optional: [] };
   const keep = recipe?.narrow?.[def.name];
-  if (keep) input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
+  if (keep) {
+    input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
+    narrowing.keep = keep;
+  }
+  const optional = (arg: string | undefined, note: string) => {
+    if (!arg || !input.shape[arg]) return;
+    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
+    narrowing.optional.push({ arg, note });
+  };
   if (taskId !== null || recipe?.claimsTasks) {
     const yours = taskId !== null ? `this session's task ${taskId}` : 'the task you claimed';
-    const optional = (arg: string | undefined, note: string) => {
-      if (arg && input.shape[arg]) input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
-    };
     optional(def.taskTarget?.arg, `Task id; default: ${yours}`);
     optional(def.featureTarget?.arg, `Default and only allowed value: the feature of ${yours}`);
-  } else if (feature !== null && def.featureTarget && input.shape[def.featureTarget.arg]) {
-    const arg = def.featureTarget.arg;
-    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(`Default and only allowed value: ${feature} (this session's feature)`) });
+  } else if (feature !== null && def.featureTarget) {
+    optional(def.featureTarget.arg, `Default and only allowed value: ${feature} (this session's feature)`);
   }
-  return { def, input, description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description };
+  return { def, input, description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description, narrowing };
 }
 
 /**
