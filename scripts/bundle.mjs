@@ -4,7 +4,7 @@
 // the machine it runs on). tsc still compiles src/ to dist/src for the tests'
 // unit imports; the bundle is what every end-to-end test spawns.
 import { build } from 'esbuild';
-import { chmodSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 
 /**
  * Two modules every session would evaluate at startup for nothing (about 30 ms together):
@@ -61,10 +61,19 @@ const result = await build({
   define: { 'import.meta.url': '__ralph_import_meta_url', __RALPH_LISTINGS__: JSON.stringify(listings) },
   banner: { js: "var __ralph_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
   legalComments: 'eof',
+  // Comments and indentation out (the source map keeps the lines): a smaller file to read at each start,
+  // and one that is ASCII only (esbuild escapes strings; comments are the rest), which the launcher
+  // reads as such, without decoding UTF-8 (checked below).
+  minifyWhitespace: true,
   logLevel: 'warning',
   metafile: true,
   plugins: [startupTrim()],
 });
+{
+  const bytes = readFileSync(payload);
+  const at = bytes.findIndex((b) => b > 0x7f);
+  if (at !== -1) throw new Error(`dist/ralph-mcp.cjs is not ASCII at byte ${at} (${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 40).toString('utf8'))}): write the character as an escape in the source; the launcher reads the bundle as ASCII`);
+}
 // The command users run: a few lines that load the payload through the code cache.
 await build({
   entryPoints: [new URL('../src/launcher.ts', import.meta.url).pathname],

@@ -85,7 +85,8 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
   }
 }
 
-const source = readFileSync(payload, 'utf8').replace(/^#!.*/, '');
+// ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~7 ms for 2 MB).
+const source = readFileSync(payload, 'latin1').replace(/^#!.*/, '');
 const dir = cacheDir();
 const file = dir && cacheFile(dir);
 const cached = file ? readCache(file) : undefined;

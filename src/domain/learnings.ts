@@ -84,7 +84,7 @@ export function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number 
 const NEGATION_RE =
   /(?<![\w-])no(?![\w-])|\b(?:don'?t|do not|doesn'?t|does not|never|not|no longer|avoid|instead of|rather than|can'?t|cannot|shouldn'?t|should not|mustn'?t|must not|won'?t|isn'?t|aren'?t|without)\b/i;
 
-export const isNegated = (text: string): boolean => NEGATION_RE.test(text.replace(/’/g, "'"));
+export const isNegated = (text: string): boolean => NEGATION_RE.test(text.replace(/\u2019/g, "'"));
 
 export function truncateLearning(text: string): string {
   const chars = [...text.trim()];
