@@ -5,7 +5,7 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { packageVersion } from '../packageInfo.js';
 import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
-import { defaultProject, fail, run, serveCommand, sessionOptions } from './launch.js';
+import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
 
 /**
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
@@ -28,6 +28,19 @@ const sessionFlags = <T>(y: Argv<T>) =>
 const list = (v: unknown): string[] | undefined =>
   v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
 
+/** Set once the launch was refused: nothing is served after that. */
+let refused = false;
+
+/** No subcommand (or `serve`) and no other transport than stdio: a launch an MCP client made. */
+function servingLaunch(args: readonly string[]): boolean {
+  const first = args.find((a) => !a.startsWith('-'));
+  const subcommand = first !== undefined && args.indexOf(first) === 0 ? first : undefined;
+  if (subcommand !== undefined && subcommand !== 'serve') return false;
+  const t = args.findIndex((a) => a === '--transport' || a.startsWith('--transport='));
+  const transport = t === -1 ? 'stdio' : args[t]!.includes('=') ? args[t]!.split('=')[1] : args[t + 1];
+  return transport === 'stdio' && !args.includes('--help') && !args.includes('--version');
+}
+
 export async function runCommandLine(): Promise<void> {
   await yargs(hideBin(process.argv))
     .scriptName('ralph-mcp')
@@ -45,7 +58,8 @@ export async function runCommandLine(): Promise<void> {
           .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
           .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' })
           .option('lease-seconds', { type: 'number', describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)" }),
-      (argv) => serveCommand(argv),
+      // yargs may still run the handler after its fail callback: a refused launch serves nothing.
+      (argv) => (refused ? undefined : serveCommand(argv)),
     )
     .command(
       'init',
@@ -194,8 +208,12 @@ export async function runCommandLine(): Promise<void> {
     .help()
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((msg, err) => {
-      if (err) fail(err.message);
-      fail(`${msg} (see ralph-mcp --help)`);
+      const message = err ? err.message : `${msg} (see ralph-mcp --help)`;
+      // A serving launch (no subcommand, or serve) over stdio tells its client too.
+      if (servingLaunch(process.argv.slice(2))) {
+        refused = true;
+        void refuseServing(message);
+      } else fail(message);
     })
     .parseAsync();
 }

@@ -38,10 +38,26 @@ export async function sessionOptions(argv: SessionArgv) {
   return { ...flags, project: argv.project ?? defaultProject(), apiPort: null };
 }
 
+/**
+ * A refused serving launch over stdio: the one line on stderr, and the same line as the answer to the
+ * client's initialize (cli/refusal.ts), then exit 2. Socket and HTTP launches have no client yet.
+ */
+export async function refuseServing(message: string, exitCode = 2): Promise<never> {
+  const { answerInitializeWithRefusal } = await import('./refusal.js');
+  process.stderr.write(`ralph-mcp: error: ${message}\n`);
+  await answerInitializeWithRefusal(message);
+  process.exit(exitCode);
+}
+
 /** Serves the session the flags describe (cli/serve.ts, loaded now). */
 export async function serveCommand(argv: ServeArgv): Promise<void> {
-  await run(async () => {
+  try {
     const { serve } = await import('./serve.js');
     await serve({ ...(await sessionOptions(argv)), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'], leaseSeconds: argv['lease-seconds'] });
-  });
+  } catch (err) {
+    if (err instanceof StartupError && argv.transport === 'stdio') await refuseServing(err.message, err.exitCode);
+    await run(() => {
+      throw err;
+    });
+  }
 }
