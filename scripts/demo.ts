@@ -14,7 +14,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSampleProject } from './sampleProject.js';
 
-const CLI = fileURLToPath(new URL('../src/cli.js', import.meta.url));
+// The artifact users run (compiled here to dist/scripts/demo.js): dist/ralph-mcp.js.
+const CLI = fileURLToPath(new URL('../ralph-mcp.js', import.meta.url));
 const out = (s = '') => process.stdout.write(`${s}\n`);
 const short = (v: unknown, max = 400) => {
   const s = JSON.stringify(v);

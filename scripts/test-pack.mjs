@@ -1,4 +1,4 @@
-// The published artifact, end to end, as a user gets it: `npm pack` → install the tarball into an
+// The published artifact, end to end, as a user gets it: a clean clone → `npm pack` → install the tarball into an
 // empty directory (dependencies from the registry only) → `npx ralph-mcp --version`, `npx ralph-mcp
 // init`, and a real stdio MCP session through `npx ralph-mcp`. Run by .ci/run after `npm test`
 // (separately, because installing compiles better-sqlite3 and takes a minute or two).
@@ -21,10 +21,16 @@ const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8',
 
 const work = mkdtempSync(join(tmpdir(), 'ralph-mcp-pack-'));
 try {
-  if (!existsSync(join(REPO, 'dist', 'ralph-mcp.js'))) run('npm', ['run', 'build'], REPO);
-
-  step('npm pack');
-  const [packed] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], REPO));
+  // From a clean clone of this repository's HEAD (no node_modules, no dist): `npm pack` itself must
+  // install and build (prepack), or the package would ship without its bin.
+  step('a clean clone of HEAD (no node_modules, no dist)');
+  const clone = join(work, 'clone');
+  run('git', ['clone', '--quiet', REPO, clone], work);
+  assert.ok(!existsSync(join(clone, 'dist')) && !existsSync(join(clone, 'node_modules')));
+  step('npm pack in it (prepack installs and builds; a minute or two)');
+  const packOut = run('npm', ['pack', '--json', '--pack-destination', work], clone);
+  // Lifecycle output may precede the JSON: the array starts at the last line that is "[".
+  const [packed] = JSON.parse(packOut.slice(packOut.lastIndexOf('\n[') + 1 || 0));
   const files = packed.files.map((f) => f.path).sort();
   assert.deepEqual(files, EXPECTED_FILES, 'the package holds the bundle, its map, schema/, README and licence, nothing else');
   const tarball = join(work, packed.filename);
