@@ -136,6 +136,11 @@ export async function runCommandLine(): Promise<void> {
           const { buildConfig, writeAtomically } = await import('./config.js');
           const { print } = await import('./output.js');
           const { store, plan } = openSession(await sessionOptions(argv));
+          // The entry serves what this plan serves: what a person should know before using it, on stderr.
+          for (const w of plan.warnings) {
+            const text = plan.recipe === null && w.startsWith('no --recipe given') ? 'no --recipe given: this entry serves the full tool suite, meant for debugging; pass --recipe R for an agent session' : w;
+            process.stderr.write(`ralph-mcp: warning: ${text}\n`);
+          }
           try {
             const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
             const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;

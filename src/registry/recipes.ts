@@ -18,6 +18,8 @@ export interface Recipe {
   needsTask?: boolean;
   /** Sessions change one discipline: launched without --discipline they could change every one. */
   needsDiscipline?: boolean;
+  /** Sessions plan across tasks: a --task given to them is almost surely a mistake (it is warned about). */
+  acrossTasks?: boolean;
 }
 
 /**
@@ -54,6 +56,7 @@ export const RECIPES: readonly Recipe[] = [
     purpose: 'Turn unstructured input into the project skeleton: features, disciplines and tasks. Create, do not modify.',
     // + search_tasks: look for existing work before creating a duplicate (scenario 8).
     allow: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
+    acrossTasks: true,
   },
   {
     name: 'yap',
@@ -65,6 +68,7 @@ export const RECIPES: readonly Recipe[] = [
     name: 'ramble',
     purpose: "Discuss and refine a feature's design, learnings and context files.",
     allow: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
+    acrossTasks: true,
   },
   {
     name: 'discuss',

@@ -92,6 +92,12 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   // Refusing belongs with the same rule for task_execution (a launch that cannot do its job); until
   // then the launch says so where a person looks, and every call that needs the task is refused.
   if (recipe?.needsTask && !task) warnings.push(`recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`);
+  else if (recipe?.ownTaskOnly && !recipe.claimsTasks && !task) {
+    warnings.push(`recipe ${recipe.name} works on its own task and none was given: its changes to a task (status, blockers, context) will be refused; pass --task N, or use --recipe worker, whose sessions claim tasks`);
+  }
+  if (recipe?.acrossTasks && task) {
+    warnings.push(`--task ${task.id} given to recipe ${recipe.name}, which works across tasks: it only makes task arguments default to task ${task.id} and refuses changes to other tasks; leave --task out unless that is meant`);
+  }
 
   // The discipline decides the overrides. Without --discipline, a task session uses its task's
   // discipline: that can only remove tools, never add any. With --discipline D on a task of another
