@@ -29,9 +29,8 @@ export function projectPaths(dir: string, dbOverride?: string): Project {
 /** Fails closed unless `dir` is a Ralph project whose database exists. */
 export function locateProject(dir: string, dbOverride?: string): Project {
   const p = projectPaths(dir, dbOverride);
-  if (!existsSync(p.root) || !statSync(p.root).isDirectory()) {
-    throw new StartupError(`project directory ${p.root} does not exist`);
-  }
+  if (!existsSync(p.root)) throw new StartupError(`project directory ${p.root} does not exist`);
+  if (!statSync(p.root).isDirectory()) throw new StartupError(`${p.root} is a file, not a directory: --project names the project's folder (the one holding .ralph/)`);
   if (!existsSync(p.ralphDir)) {
     throw new StartupError(`${p.root} is not a Ralph project (no .ralph/ folder); create one with: ralph-mcp init --project ${p.root}`);
   }
