@@ -37,7 +37,7 @@ export function answerInitializeWithRefusal(message: string, wait = REFUSAL_WAIT
         const id = initializeId(line);
         if (id === undefined) continue;
         const reply = { jsonrpc: '2.0', id, error: { code: REFUSED_CODE, message: `ralph-mcp refused to start: ${message}` } };
-        process.stdout.write(`${JSON.stringify(reply)}\n`, () => finish());
+        process.stdout.write(`${JSON.stringify(reply)}\n`, () => finish()); // stdout-ok: the one JSON-RPC response of a refused launch
         return;
       }
       if (buffered.length > MAX_BYTES) finish();
