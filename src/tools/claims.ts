@@ -30,14 +30,23 @@ export const holderOf = (store: RalphStore, id: number, status: string): Holder 
 
 /**
  * Claims whose lease ran out before `now` on tasks still in_progress, in the filters, longest expired
- * first: what claims take over, in the order they take them. Reads only (a claim drops the stale rows of
- * finished tasks it passes; see claim_next_task).
+ * first: what claims take over, in the order they take them. `finished` sees each stale row of a task
+ * that is no longer in_progress (a claim, inside its write, drops those; the next_tasks preview reads only).
  */
-export function staleClaims(store: RalphStore, now: string, q: { discipline?: string | undefined; feature?: string | undefined }, limit: number): Claim[] {
+export function staleClaims(
+  store: RalphStore,
+  now: string,
+  q: { discipline?: string | undefined; feature?: string | undefined },
+  limit: number,
+  finished?: (c: Claim) => void,
+): Claim[] {
   const out: Claim[] = [];
   for (const c of store.expiredClaims(now, 50)) {
     const head = store.taskHead(c.task_id);
-    if (head?.status !== 'in_progress') continue;
+    if (head?.status !== 'in_progress') {
+      finished?.(c);
+      continue;
+    }
     if ((q.discipline === undefined || head.discipline === q.discipline) && (q.feature === undefined || head.feature === q.feature)) out.push(c);
     if (out.length >= limit) break;
   }

@@ -14,7 +14,7 @@ import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
 import { isoTime } from '../store/own/claims.js';
-import { recordClaim, takenOverFrom } from './claims.js';
+import { recordClaim, staleClaims, takenOverFrom } from './claims.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -435,18 +435,8 @@ export const claimNextTask = defineTool({
 });
 
 /** The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of finished tasks are dropped. */
-function staleTask(ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) {
-  const { store } = ctx;
-  for (const c of store.expiredClaims(isoTime(now), 50)) {
-    const head = store.taskHead(c.task_id);
-    if (head?.status !== 'in_progress') {
-      store.dropClaim(c.task_id);
-      continue;
-    }
-    if ((discipline === undefined || head.discipline === discipline) && (feature === undefined || head.feature === feature)) return c;
-  }
-  return undefined;
-}
+const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) =>
+  staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.dropClaim(c.task_id))[0];
 
 export const WORKFLOW_TOOLS = [
   claimNextTask,

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { ralphMcpDdl, triggerNames } from '../own/ddl.js';
+import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 
 /**
  * The legacy generation keeps a task's lists as JSON arrays in its own row, so "which tasks depend on
@@ -40,11 +40,5 @@ export function rebuildListMirrors(db: Db): void {
   for (const m of MIRRORS) db.run('INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES (?, ?)', m.key, '1');
 }
 
-const usable = new WeakSet<Db>();
 /** Whether readers may use the mirrors on this connection (checked until they hold, then remembered). */
-export function listMirrorsUsable(db: Db): boolean {
-  if (usable.has(db)) return true;
-  const ok = listMirrorsIntact(db);
-  if (ok) usable.add(db);
-  return ok;
-}
+export const listMirrorsUsable = onceTrue(listMirrorsIntact);

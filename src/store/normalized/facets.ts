@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { ralphMcpDdl, triggerNames } from '../own/ddl.js';
+import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 import { hasOwnTables } from './sql.js';
 
 /**
@@ -30,11 +30,5 @@ export function rebuildFacets(db: Db): void {
   db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('task_facets', '1')");
 }
 
-const usable = new WeakSet<Db>();
-/** Whether readers may use the mirror on this connection (checked once, then remembered). */
-export function facetsUsable(db: Db): boolean {
-  if (usable.has(db)) return true;
-  const ok = facetsIntact(db);
-  if (ok) usable.add(db);
-  return ok;
-}
+/** Whether readers may use the mirror on this connection (checked until it holds, then remembered). */
+export const facetsUsable = onceTrue(facetsIntact);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { schemaFile } from '../../packageInfo.js';
 import type { Generation } from '../records.js';
+import type { Db } from '../../db/database.js';
 
 /** The DDL of our own objects, read from the package's schema/ folder (file names are constants). */
 export const sqlOf = (file: string): string => readFileSync(schemaFile(file), 'utf8');
@@ -14,3 +15,17 @@ export const triggerNames = (ddl: string, prefix = ''): string[] =>
 /** Every object (table, index, trigger) a DDL text creates, by name. */
 export const objectNames = (ddl: string): string[] =>
   [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
+
+/**
+ * A per-connection check that, once true, stays true while the connection is open (a mirror of ours
+ * found whole): asked until it holds, then remembered.
+ */
+export function onceTrue(check: (db: Db) => boolean): (db: Db) => boolean {
+  const held = new WeakSet<Db>();
+  return (db) => {
+    if (held.has(db)) return true;
+    const ok = check(db);
+    if (ok) held.add(db);
+    return ok;
+  };
+}
