@@ -16,7 +16,14 @@ import { listMirrorsIntact, rebuildListMirrors } from '../legacy/listMirrors.js'
  */
 export const OWN_SCHEMA_VERSION = 1;
 
-const ready = new WeakMap<Db, { tables?: true; search?: true }>();
+interface OwnState {
+  tables?: true;
+  search?: true;
+  /** The search index was built inside a transaction not yet known to have committed. */
+  searchUncommitted?: true;
+}
+
+const ready = new WeakMap<Db, OwnState>();
 const state = (db: Db) => {
   let s = ready.get(db);
   if (!s) ready.set(db, (s = {}));
@@ -80,7 +87,7 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
   ensureOwnTables(db, generation);
   let built = false;
   // Inside a caller's transaction (a create looking for duplicate titles) what is built here may still
-  // be rolled back with it: only a committed index is remembered as there.
+  // be rolled back with it: only an index known to be committed is remembered as there.
   const nested = db.raw.inTransaction;
   db.write(() => {
     const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
@@ -97,5 +104,17 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
     }
   });
   if (!nested) s.search = true;
+  else if (built) {
+    // Remembered only once a later check finds it outside an uncommitted build: the caller's
+    // transaction may still roll the build back. Any commit ends that doubt (the next check re-reads).
+    s.searchUncommitted = true;
+    const off = db.onCommit(() => {
+      delete s.searchUncommitted;
+      off();
+    });
+  } else if (!s.searchUncommitted) {
+    // Found whole and not built by this connection's open transaction: it was there before it began.
+    s.search = true;
+  }
   return built;
 }
