@@ -85,28 +85,39 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
   }
 }
 
-// ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~7 ms for 2 MB).
-const source = readFileSync(payload, 'latin1').replace(/^#!.*/, '');
-const dir = cacheDir();
-const file = dir && cacheFile(dir);
-const cached = file ? readCache(file) : undefined;
-const script = new vm.Script(Module.wrap(source), { filename: payload, cachedData: cached });
-/** How this start compiled the server (logged with "session started"). */
-(globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !file ? 'off' : !cached ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
-if (dir && file && (!cached || script.cachedDataRejected)) {
-  let written = false;
-  const write = () => {
-    if (written) return;
-    written = true;
-    writeCache(dir, file, script);
-  };
-  // A run that ends sooner (--version, a refused launch) compiled too little to be worth caching.
-  setTimeout(() => {
-    write();
-  }, 1000).unref();
-  process.once('exit', () => {
-    if (process.uptime() >= 1) write();
-  });
+/** Compiles and runs the bundle through the code cache (Node). */
+function runWithCodeCache(): void {
+  // ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~7 ms for 2 MB).
+  const source = readFileSync(payload, 'latin1').replace(/^#!.*/, '');
+  const dir = cacheDir();
+  const file = dir && cacheFile(dir);
+  const cached = file ? readCache(file) : undefined;
+  const script = new vm.Script(Module.wrap(source), { filename: payload, cachedData: cached });
+  /** How this start compiled the server (logged with "session started"). */
+  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !file ? 'off' : !cached ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  if (dir && file && (!cached || script.cachedDataRejected)) {
+    let written = false;
+    const write = () => {
+      if (written) return;
+      written = true;
+      writeCache(dir, file, script);
+    };
+    // A run that ends sooner (--version, a refused launch) compiled too little to be worth caching.
+    setTimeout(() => {
+      write();
+    }, 1000).unref();
+    process.once('exit', () => {
+      if (process.uptime() >= 1) write();
+    });
+  }
+  const mod = { exports: {} };
+  (script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, createRequire(payload), mod, payload, here);
 }
-const mod = { exports: {} };
-(script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, createRequire(payload), mod, payload, here);
+
+// Bun compiles with JavaScriptCore, not V8: no V8 code cache to keep; it loads the bundle itself.
+if (typeof (process.versions as Record<string, string | undefined>).bun === 'string') {
+  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = 'off';
+  createRequire(payload)(payload);
+} else {
+  runWithCodeCache();
+}

@@ -2,6 +2,17 @@ import { readFileSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/**
+ * The package files the server reads at run time (schema/*.sql and *.json, package.json), as the single
+ * executable's build embeds them (scripts/build-exe.mjs defines __RALPH_EMBEDDED__: path -> text);
+ * everywhere else they are read from the installed package.
+ */
+declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
+const EMBEDDED: Record<string, string> | undefined = typeof __RALPH_EMBEDDED__ === 'undefined' ? undefined : __RALPH_EMBEDDED__;
+
+/** True in the single executable: no package on disk, the server is the executable itself. */
+export const SINGLE_EXECUTABLE = EMBEDDED !== undefined;
+
 /** The installed package's root: the nearest folder above this module holding our package.json. */
 function findPackageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -13,21 +24,32 @@ function findPackageRoot(): string {
   }
 }
 
-export const PACKAGE_ROOT = findPackageRoot();
+let root: string | undefined;
+const packageRoot = (): string => (root ??= findPackageRoot());
+
+/** A file of the package, by its path from the package root ('schema/ralph-mcp.sql'). */
+export function packageText(path: string): string {
+  const embedded = EMBEDDED?.[path];
+  if (embedded !== undefined) return embedded;
+  if (EMBEDDED) throw new Error(`ralph-mcp: ${path} was not embedded in this executable`);
+  return readFileSync(join(packageRoot(), path), 'utf8');
+}
 
 let cachedVersion: string | undefined;
 export function packageVersion(): string {
-  cachedVersion ??= (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  cachedVersion ??= (JSON.parse(packageText('package.json')) as { version: string }).version;
   return cachedVersion;
 }
 
-export const schemaFile = (name: string): string => join(PACKAGE_ROOT, 'schema', name);
+export const schemaText = (name: string): string => packageText(`schema/${name}`);
 
 /**
- * The script a client should run to start this server: the bundle when it was built (what npm
- * installs and Docker runs), else tsc's cli.js (a checkout built without the bundle step).
+ * How a client should start this server: the single executable itself; else this runtime (Node, or Bun)
+ * on the bundle when it was built (what npm installs and Docker runs), else on tsc's cli.js (a checkout
+ * built without the bundle step).
  */
-export function serverEntry(): string {
-  const bundle = join(PACKAGE_ROOT, 'dist', 'ralph-mcp.js');
-  return existsSync(bundle) ? bundle : join(PACKAGE_ROOT, 'dist', 'src', 'cli.js');
+export function serverLaunch(): { command: string; args: string[] } {
+  if (SINGLE_EXECUTABLE) return { command: process.execPath, args: [] };
+  const bundle = join(packageRoot(), 'dist', 'ralph-mcp.js');
+  return { command: process.execPath, args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'cli.js')] };
 }

@@ -81,7 +81,9 @@ describe('config: the client configuration that launches the session', () => {
       assert.deepEqual(servers['shadcn-ui'].args, ['-y', '@anthropic-ai/shadcn-ui-mcp']);
       assert.deepEqual(servers['shadcn-ui'].env, { DEBUG: '0' });
       const ralph = servers.ralph;
-      assert.ok(ralph.command.startsWith('/') && ralph.args[0].startsWith('/'), 'absolute paths');
+      // The runtime and its script (none for the single executable), then the flags: every path absolute.
+      const flagsAt = ralph.args.indexOf('--project');
+      assert.ok(ralph.command.startsWith('/') && ralph.args.slice(0, flagsAt).every((a: string) => a.startsWith('/')) && ralph.args[flagsAt + 1].startsWith('/'), 'absolute paths');
       // Run it exactly as written, from an unrelated directory, with no PATH.
       const transport = new StdioClientTransport({ command: ralph.command, args: ralph.args, cwd: tempDir(), env: {}, stderr: 'ignore' });
       const client = new Client({ name: 'config-test', version: '0' });

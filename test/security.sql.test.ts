@@ -179,8 +179,12 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   'src/store/legacy/tasks.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/legacy/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
   'src/store/legacy/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
-  'src/store/schema.ts ralphDdl': { spots: 1, why: "Ralph's DDL of one generation, read from the package's own schema/ralph-<generation>.sql (init, and the schema check's in-memory copy)" },
-  'src/store/own/ddl.ts sqlOf': { spots: 1, why: "our tables' DDL, read from a file of the package's own schema/ folder named by a constant" },
+  'src/packageInfo.ts packageText': {
+    spots: 1,
+    why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names",
+  },
+  'src/packageInfo.ts EMBEDDED': { spots: 2, why: "the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none" },
+  'src/db/sqlite.ts openBun': { spots: 1, why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated' },
   'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
   'src/store/normalized/sql.ts filterSql': {
     spots: 2,
@@ -208,6 +212,8 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
 const SINKS: Record<string, ReadonlySet<string>> = {
   Db: new Set(['get', 'all', 'run', 'stmt']),
   Database: new Set(['prepare', 'exec', 'pragma']),
+  // src/db/sqlite.ts: the driver connection (better-sqlite3 under Node, bun:sqlite under Bun).
+  Connection: new Set(['prepare', 'exec', 'pragma']),
 };
 
 interface Spot {
@@ -376,12 +382,12 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
 /**
  * Our sources plus better-sqlite3's types, nothing else: imports of other libraries (zod, the MCP SDK)
  * stay unresolved (noResolve), which keeps the checker fast and changes nothing about which values
- * are Db or Database handles.
+ * are Db, Connection or Database handles.
  */
 function compile(files: string[]): ts.Program {
   const config = ts.readConfigFile(join(REPO, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, REPO);
-  const roots = [...new Set([...files, join(REPO, 'src', 'db', 'database.ts'), join(REPO, 'node_modules', '@types', 'better-sqlite3', 'index.d.ts')])];
+  const roots = [...new Set([...files, join(REPO, 'src', 'db', 'database.ts'), join(REPO, 'src', 'db', 'sqlite.ts'), join(REPO, 'node_modules', '@types', 'better-sqlite3', 'index.d.ts')])];
   return ts.createProgram(roots, { ...options, noEmit: true, noResolve: true, types: [] });
 }
 

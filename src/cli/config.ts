@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StartupError } from '../errors.js';
-import { serverEntry } from '../packageInfo.js';
+import { serverLaunch } from '../packageInfo.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 
@@ -22,15 +22,15 @@ interface StdioServer {
 function signalsEntry(plan: SessionPlan, sessionId: string, apiPort: number | undefined): StdioServer {
   const env: Record<string, string> = { RALPH_TASK_ID: String(plan.task!.id), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: plan.project.dbPath };
   if (apiPort !== undefined) env.RALPH_API_PORT = String(apiPort);
-  return { command: process.execPath, args: [serverEntry()], env };
+  return { ...serverLaunch(), env };
 }
 
 const wantsSignals = (plan: SessionPlan) => plan.generation === 'normalized' && plan.task !== null && plan.recipe?.ownTaskOnly === true && plan.recipe.name !== 'signals';
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
 function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
-  const cli = serverEntry();
-  const args = [cli, '--project', plan.project.root];
+  const { command, args } = serverLaunch();
+  args.push('--project', plan.project.root);
   if (dbOverride) args.push('--db', plan.project.dbPath);
   // The context file carries more than the flags (disabled_tools, feature): pass it through, by absolute path.
   if (extra.context) args.push('--context', resolve(extra.context));
@@ -38,7 +38,7 @@ function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: Co
   if (plan.recipe) args.push('--recipe', plan.recipe.name);
   if (plan.disciplineSource === 'flag' && plan.discipline) args.push('--discipline', plan.discipline);
   if (plan.task) args.push('--task', String(plan.task.id));
-  return { command: process.execPath, args };
+  return { command, args };
 }
 
 /** The discipline's own MCP servers (disciplines.mcp_servers: [{name, command, args?, env?}]), checked. */

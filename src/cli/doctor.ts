@@ -1,4 +1,5 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { Db } from '../db/database.js';
 import { packageVersion } from '../packageInfo.js';
 import { projectPaths } from '../project.js';
@@ -52,10 +53,15 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   let db: Db | undefined;
   check('database', () => {
     if (!existsSync(p.dbPath)) throw new Error(`not found at ${p.dbPath} (ralph-mcp init creates it)`);
-    db = Db.open(p.dbPath, { readonly: true });
+    try {
+      db = Db.open(p.dbPath, { readonly: true });
+    } catch (err) {
+      throw new Error(cannotOpen(p.dbPath, err));
+    }
     schemaReadable(db);
     return `${p.dbPath} (readable)`;
   });
+  if (existsSync(p.dbPath)) check('database writable', () => writableForSessions(p.dbPath));
   const needsDb = ['sqlite', 'integrity', 'schema', 'ralph-mcp tables', 'overrides', 'recipes'];
   if (!db) {
     for (const label of needsDb) skip(label, 'the database could not be opened');
@@ -84,6 +90,41 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   const text = checks.map((c) => `${MARK[c.outcome]} ${c.label.padEnd(24)} ${c.detail}`).join('\n');
   const summary = ok ? 'all checks passed' : `${failed} check(s) failed${skipped ? `, ${skipped} not run` : ''}`;
   return { ok, text: `${text}\n${summary}` };
+}
+
+/** The files a writing session needs to write: the database, its folder (journal files), and -wal/-shm if present. */
+function writableForSessions(dbPath: string): string {
+  const folder = dirname(dbPath);
+  const needed = [dbPath, folder, ...['-wal', '-shm'].map((x) => dbPath + x).filter((f) => existsSync(f))];
+  const denied = needed.filter((f) => {
+    try {
+      accessSync(f, constants.W_OK);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+  if (denied.length === 0) return 'yes';
+  throw new Error(
+    `no: this user cannot write ${denied.join(', ')} (permissions, an immutable file or a read-only file system); sessions can read but answer every write with io_error. Make ${denied.length === 1 ? 'it' : 'them'} writable for the user the sessions run as`,
+  );
+}
+
+/** Why the database could not be opened even read-only, in words a person acts on. */
+function cannotOpen(dbPath: string, err: unknown): string {
+  const message = (err as Error).message;
+  const folder = dirname(dbPath);
+  let folderWritable = true;
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    folderWritable = false;
+  }
+  // SQLite reads a WAL database through its -shm file, which it must create when absent.
+  if (!folderWritable && !existsSync(`${dbPath}-shm`)) {
+    return `cannot be opened (${message}): SQLite needs ${basename(dbPath)}-shm beside a database in WAL mode and cannot create it, because this user cannot write ${folder}. Make the folder writable (or open the project once as a user who can)`;
+  }
+  return `cannot be opened: ${message}`;
 }
 
 function databaseChecks(

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { connectSqlite, sqliteCode, type Connection, type RunResult, type Statement } from './sqlite.js';
 import { StartupError, ToolError } from '../errors.js';
 
 /**
@@ -65,8 +65,8 @@ interface OpenOptions {
   readonly?: boolean;
 }
 
-function connect(path: string, options: OpenOptions, beforeWal?: (raw: Database.Database) => void): Database.Database {
-  const raw = new Database(path, {
+function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connection) => void): Connection {
+  const raw = connectSqlite(path, {
     fileMustExist: true,
     readonly: options.readonly ?? false,
     timeout: busyTimeoutMs(),
@@ -91,14 +91,15 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Database.
 
 const SYNCHRONOUS_PRAGMA = { NORMAL: 'synchronous = NORMAL', FULL: 'synchronous = FULL', EXTRA: 'synchronous = EXTRA' } as const;
 
-const isReadOnlyError = (err: unknown): boolean =>
-  err instanceof Database.SqliteError &&
-  (err.code === 'SQLITE_READONLY' || err.code.startsWith('SQLITE_READONLY_')) &&
-  err.code !== 'SQLITE_READONLY_DBMOVED'; // a replaced file is not reopened behind the session's back
+const isReadOnlyError = (err: unknown): boolean => {
+  const code = sqliteCode(err);
+  // a replaced file is not reopened behind the session's back
+  return code !== undefined && (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) && code !== 'SQLITE_READONLY_DBMOVED';
+};
 
 export class Db {
-  private readonly statements = new Map<string, Database.Statement>();
-  private conn: Database.Database;
+  private readonly statements = new Map<string, Statement>();
+  private conn: Connection;
   /**
    * Set when a write found the database read-only. SQLite opens a file it may not write read-only for
    * good, so once the cause is gone (permissions fixed, file system remounted read-write) only a new
@@ -109,14 +110,14 @@ export class Db {
   private readonly commitListeners = new Set<() => void>();
 
   constructor(
-    raw: Database.Database,
+    raw: Connection,
     private readonly source?: { path: string; options: OpenOptions },
   ) {
     this.conn = raw;
   }
 
-  /** The better-sqlite3 connection (replaced after a write found the database read-only; see write()). */
-  get raw(): Database.Database {
+  /** The driver's connection (replaced after a write found the database read-only; see write()). */
+  get raw(): Connection {
     return this.conn;
   }
 
@@ -126,7 +127,7 @@ export class Db {
   }
 
   /** Prepared statements are made on first use and kept: most sessions touch a handful of queries. */
-  stmt(sql: string): Database.Statement {
+  stmt(sql: string): Statement {
     let s = this.statements.get(sql);
     if (!s) {
       s = this.conn.prepare(sql);
@@ -143,7 +144,7 @@ export class Db {
     return this.stmt(sql).all(...params) as T[];
   }
 
-  run(sql: string, ...params: unknown[]): Database.RunResult {
+  run(sql: string, ...params: unknown[]): RunResult {
     return this.stmt(sql).run(...params);
   }
 
@@ -197,7 +198,7 @@ export class Db {
       this.conn = connect(this.source.path, this.source.options);
       this.reopenBeforeWrite = false;
     } catch {
-      this.conn = new Database(this.source.path, { fileMustExist: true, readonly: true, timeout: busyTimeoutMs() });
+      this.conn = connectSqlite(this.source.path, { fileMustExist: true, readonly: true, timeout: busyTimeoutMs() });
       this.conn.pragma('foreign_keys = ON');
     }
   }
@@ -210,8 +211,9 @@ export class Db {
 
 /** Turns SQLite's own failures into tool errors an agent can act on; nothing was written in each case. */
 export function mapSqliteError(err: unknown): ToolError | undefined {
-  if (!(err instanceof Database.SqliteError)) return undefined;
-  const code = err.code;
+  const code = sqliteCode(err);
+  if (code === undefined) return undefined;
+  const message = (err as Error).message;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY_') || code.startsWith('SQLITE_LOCKED_')) {
     return new ToolError(
       'busy',
@@ -219,7 +221,7 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
     );
   }
   if (code.startsWith('SQLITE_CONSTRAINT')) {
-    return new ToolError('conflict', `the database refused the write: ${err.message}`);
+    return new ToolError('conflict', `the database refused the write: ${message}`);
   }
   if (code === 'SQLITE_READONLY_DBMOVED') {
     return new ToolError('io_error', 'the database file was moved or deleted while this session had it open; nothing was written; restart the session');
@@ -234,7 +236,7 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
     return new ToolError('io_error', 'the disk is full; nothing was written. Free space on the disk that holds the database, then retry');
   }
   if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') {
-    return new ToolError('io_error', `the database file could not be read or written (${code}: ${err.message}); nothing was written`);
+    return new ToolError('io_error', `the database file could not be read or written (${code}: ${message}); nothing was written`);
   }
   return undefined;
 }

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';
 import { StartupError } from '../errors.js';
-import { schemaFile } from '../packageInfo.js';
+import { schemaText } from '../packageInfo.js';
 import type { Project } from '../project.js';
 import { unknownNames } from '../session/resolveTools.js';
 import { RECIPES, type Recipe } from './recipes.js';
@@ -73,7 +72,7 @@ function validateShape(file: string, doc: unknown): void {
   // Loaded only when a project has a recipes.json. In the bundle, esbuild resolves this literal
   // require() to its bundled copy of ajv; tsc's ESM output (the unit tests) has no global require.
   const Ajv2020 = (typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')) as { default: new (o: object) => { compile: (s: object) => ValidateFn } };
-  const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(schemaFile('recipes.schema.json'), 'utf8')));
+  const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(schemaText('recipes.schema.json')));
   if (!validate(doc)) {
     const e = validate.errors![0]!;
     const at = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(top level)';

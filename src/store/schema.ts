@@ -1,7 +1,6 @@
-import Database from 'better-sqlite3';
-import { readFileSync } from 'node:fs';
 import type { Db } from '../db/database.js';
-import { schemaFile } from '../packageInfo.js';
+import { connectSqlite } from '../db/sqlite.js';
+import { schemaText } from '../packageInfo.js';
 import { GENERATIONS, type Generation } from './records.js';
 
 /**
@@ -14,7 +13,7 @@ import { GENERATIONS, type Generation } from './records.js';
 /** Ralph's schema version (PRAGMA user_version) on both generations. It is Ralph's: only `init` writes it. */
 export const RALPH_USER_VERSION = 1;
 
-export const ralphDdl = (generation: Generation): string => readFileSync(schemaFile(`ralph-${generation}.sql`), 'utf8');
+export const ralphDdl = (generation: Generation): string => schemaText(`ralph-${generation}.sql`);
 
 /** What each generation tolerates and what ralph-mcp writes there. */
 const SPEC: Record<Generation, { label: string; optionalColumns: Record<string, readonly string[]>; inserted: ReadonlySet<string>; checked: readonly (readonly [string, string])[] }> = {
@@ -71,7 +70,7 @@ const expectedCache = new Map<Generation, Expected>();
 function expected(g: Generation): Expected {
   let e = expectedCache.get(g);
   if (!e) {
-    const mem = new Database(':memory:');
+    const mem = connectSqlite(':memory:');
     try {
       mem.exec(ralphDdl(g));
       const tables = (mem.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);

@@ -42,3 +42,21 @@ export const HEAD_FIXTURE_SKIP = fixtureSkip(
   HEAD_FIXTURES_DIR,
   'RALPH_HEAD_FIXTURES',
 );
+
+/**
+ * What runs the server in the end-to-end helpers: `node` (default: Node on dist/ralph-mcp.js), `bun`
+ * (Bun on the same file; BUN names its binary, else the bun devDependency) or `exe` (the single
+ * executable, RALPH_MCP_TEST_EXE, else dist/ralph-mcp-linux-x64). scripts/run-tests.mjs runs the core
+ * end-to-end files once more under each of the other two.
+ */
+export const SERVER_RUNTIME = (process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') as 'node' | 'bun' | 'exe';
+if (!['node', 'bun', 'exe'].includes(SERVER_RUNTIME)) throw new Error(`RALPH_MCP_TEST_RUNTIME must be node, bun or exe, got ${SERVER_RUNTIME}`);
+export const BUN = process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun');
+export const EXE = process.env.RALPH_MCP_TEST_EXE ?? join(REPO, 'dist', 'ralph-mcp-linux-x64');
+
+/** The command line that runs the server with `args` under SERVER_RUNTIME. */
+export function serverCommand(args: readonly string[]): { command: string; args: string[] } {
+  if (SERVER_RUNTIME === 'bun') return { command: BUN, args: [CLI, ...args] };
+  if (SERVER_RUNTIME === 'exe') return { command: EXE, args: [...args] };
+  return { command: process.execPath, args: [CLI, ...args] };
+}

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { CLI } from './env.js';
+import { serverCommand } from './env.js';
 
 /** The line a server without --auth-token / RALPH_MCP_TOKEN prints once on stderr, with its generated token. */
 export const GENERATED_TOKEN_LINE = /^ralph-mcp: HTTP bearer token for this run \(generated[^)]*\): (\S+)$/m;
@@ -11,7 +11,8 @@ export const GENERATED_TOKEN_LINE = /^ralph-mcp: HTTP bearer token for this run 
  * stdout is collected so a test can check that nothing was ever written there.
  */
 export async function startHttpServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; port: number; token: string; stdout: () => string; stderr: () => string }> {
-  const child = spawn(process.execPath, [CLI, ...args, '--transport', 'http', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const cmd = serverCommand([...args, '--transport', 'http', '--port', '0']);
+  const child = spawn(cmd.command, cmd.args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let err = '';
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

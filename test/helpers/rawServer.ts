@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { CLI } from './env.js';
+import { serverCommand } from './env.js';
 
 /**
  * The server over stdio with a bare JSON-RPC line reader: for tests that must send many requests at
@@ -19,7 +19,8 @@ export interface RawServer {
 }
 
 export async function startRaw(args: string[]): Promise<RawServer> {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const cmd = serverCommand(args);
+  const child = spawn(cmd.command, cmd.args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const responses = new Map<number, any>();
   const waiters = new Map<number, (m: any) => void>();
   const junk: string[] = [];

@@ -3,7 +3,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawnSync } from 'node:child_process';
 import type { Project } from '../../src/project.js';
-import { CLI } from './env.js';
+import { serverCommand } from './env.js';
 
 export interface Session {
   client: Client;
@@ -19,13 +19,9 @@ export interface Session {
   toolNames: () => Promise<string[]>;
 }
 
-/** Spawns the built server (`node dist/ralph-mcp.js serve ...`) over stdio and connects the SDK client. */
+/** Spawns the built server (`node dist/ralph-mcp.js ...`, or as SERVER_RUNTIME says) over stdio and connects the SDK client. */
 export async function startSession(project: Project, flags: string[] = []): Promise<Session> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, '--project', project.root, '--log-level', 'debug', ...flags],
-    stderr: 'pipe',
-  });
+  const transport = new StdioClientTransport({ ...serverCommand(['--project', project.root, '--log-level', 'debug', ...flags]), stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const client = new Client({ name: 'ralph-mcp-tests', version: '0.0.0' });
@@ -63,6 +59,7 @@ export async function startSession(project: Project, flags: string[] = []): Prom
 
 /** Runs the CLI to completion (for startup failures and init). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, ...env }, input: '', timeout: 20_000 });
+  const cmd = serverCommand(args);
+  const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', env: { ...process.env, ...env }, input: '', timeout: 20_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

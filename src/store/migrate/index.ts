@@ -1,7 +1,7 @@
-import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Db, busyTimeoutMs } from '../../db/database.js';
+import { connectSqlite, type Connection } from '../../db/sqlite.js';
 import { StartupError } from '../../errors.js';
 import { legacyStore } from '../legacy/index.js';
 import { normalizedStore } from '../normalized/index.js';
@@ -71,9 +71,9 @@ export function migrateDatabase(dbPath: string, stamp = new Date().toISOString()
  * the file to WAL. Where -wal/-shm files exist (empty: checked before), a read-only connection, which
  * neither makes nor removes them; otherwise a read-write one, which removes on close the ones it made.
  */
-function openOriginal(dbPath: string): { db: Database.Database; readonly: boolean } {
+function openOriginal(dbPath: string): { db: Connection; readonly: boolean } {
   const readonly = existsSync(`${dbPath}-wal`) || existsSync(`${dbPath}-shm`);
-  return { db: new Database(dbPath, { fileMustExist: true, readonly, timeout: busyTimeoutMs() }), readonly };
+  return { db: connectSqlite(dbPath, { fileMustExist: true, readonly, timeout: busyTimeoutMs() }), readonly };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type Database from 'better-sqlite3';
+import type { Connection } from '../../db/sqlite.js';
 import { LEARNING_SOURCES } from '../../domain/learnings.js';
 import { PRIORITIES, TASK_STATUSES } from '../../domain/rules.js';
 import { expectedColumns, ralphTables } from '../schema.js';
@@ -51,7 +51,7 @@ const PRIORITY_SET: readonly string[] = PRIORITIES;
 const PROVENANCES = ['agent', 'human', 'system'];
 const LEARNING_KEYS = new Set(['text', 'reason', 'source', 'task_id', 'iteration', 'created', 'hit_count', 'reviewed', 'review_count']);
 
-export function planMigration(src: Database.Database): MigrationPlan {
+export function planMigration(src: Connection): MigrationPlan {
   const problems: string[] = [];
   const notes: string[] = [];
   const all = (sql: string) => src.prepare(sql).all() as Row[];
@@ -218,7 +218,7 @@ function duplicatesIgnoringCase(names: string[], what: string, problems: string[
 }
 
 /** Columns a newer (or hand-edited) legacy database has beyond ours: fine when empty, a problem when they hold data. */
-function unknownColumnsWithData(src: Database.Database, problems: string[]): void {
+function unknownColumnsWithData(src: Connection, problems: string[]): void {
   for (const table of ralphTables('legacy')) {
     // Every column of schema/ralph-legacy.sql has a home; only the others need looking at.
     const known = expectedColumns('legacy').get(table)!.map((c) => c.name);

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { schemaFile } from '../../packageInfo.js';
+import { schemaText } from '../../packageInfo.js';
 import type { Generation } from '../records.js';
 import type { Db } from '../../db/database.js';
 
 /** The DDL of our own objects, read from the package's schema/ folder (file names are constants). */
-export const sqlOf = (file: string): string => readFileSync(schemaFile(file), 'utf8');
+export const sqlOf = (file: string): string => schemaText(file);
 /** Our own objects on one generation (schema/ralph-mcp-<generation>.sql), without the common tables. */
 export const ralphMcpDdl = (generation: Generation): string => sqlOf(`ralph-mcp-${generation}.sql`);
 export const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sql')}\n${ralphMcpDdl(generation)}`;

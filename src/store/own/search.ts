@@ -1,5 +1,5 @@
-import type Database from 'better-sqlite3';
 import type { Db } from '../../db/database.js';
+import type { Connection } from '../../db/sqlite.js';
 import { ToolError } from '../../errors.js';
 import type { Generation, SearchHit, TitleMatch } from '../records.js';
 import { ensureSearchIndex } from './schema.js';
@@ -92,7 +92,8 @@ export function snippet(columns: readonly string[], terms: readonly { word: stri
  * are ranked, for the title and for all columns separately (so title matches are never crowded out).
  * `budgetMs` is the backstop for what the window cannot bound (iterating long doclists, a selective
  * filter that skips most matches): every row the queries visit checks the clock, and the search stops
- * with an error past it. better-sqlite3 has no progress handler, hence a SQL function.
+ * with an error past it. better-sqlite3 has no progress handler, hence a SQL function (Bun's driver has
+ * neither: there the clock is read after each statement).
  */
 export const SEARCH_BOUNDS = { window: 300, budgetMs: 60 } as const;
 
@@ -108,21 +109,31 @@ export interface SearchShape {
 
 export class SearchBudgetExceeded extends Error {}
 
-const budgetOn = new WeakSet<Database.Database>();
+const budgetOn = new WeakSet<Connection>();
 let deadline = Infinity;
 
+/** Past the deadline: stops the search (nothing is partly answered). */
+function checkClock(): void {
+  if (performance.now() > deadline) throw new SearchBudgetExceeded('search budget exceeded');
+}
+
 /**
- * The per-row clock check, registered on each connection once (a reopened connection gets it again).
- * Non-deterministic, so SQLite calls it for every row rather than once.
+ * The per-row clock check as a SQL condition on `row` (registered on each connection once; a reopened
+ * connection gets it again): non-deterministic, so SQLite calls it for every row rather than once. A
+ * driver without SQL functions (Bun's) gets no condition: its clock is checked after each statement
+ * (checkClock), so one statement may run past the budget before the search stops.
  */
-function ensureBudgetFunction(db: Db): void {
+function budgetCondition(db: Db, row: string): string {
   const raw = db.raw;
-  if (budgetOn.has(raw)) return;
-  raw.function('ralph_mcp_budget', { deterministic: false }, (_row: unknown) => {
-    if (performance.now() > deadline) throw new SearchBudgetExceeded('search budget exceeded');
-    return 1;
-  });
-  budgetOn.add(raw);
+  if (!raw.fn) return '';
+  if (!budgetOn.has(raw)) {
+    raw.fn('ralph_mcp_budget', () => {
+      checkClock();
+      return 1;
+    });
+    budgetOn.add(raw);
+  }
+  return `AND ralph_mcp_budget(${row})`;
 }
 
 /**
@@ -132,17 +143,21 @@ function ensureBudgetFunction(db: Db): void {
  */
 export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts: string, limit: number, budgetMs: number = SEARCH_BOUNDS.budgetMs): SearchHit[] {
   syncSearchIndex(db, src);
-  ensureBudgetFunction(db);
+  const budget = budgetCondition(db, 'ralph_mcp_search.rowid');
   const filtered = shape.filter.clauses.length > 0;
   // CROSS JOIN keeps the index as the outer loop: driven from the tasks instead, SQLite would run the
   // whole match once per filtered task (FTS5 given rowid = ?), seconds at 100,000 tasks. The clock is
   // checked on every index row visited (its argument ties it to that loop), before any filter.
   const from = `FROM ralph_mcp_search ${filtered ? `CROSS ${shape.join}` : ''}`;
-  const where = `ralph_mcp_search MATCH @m AND ralph_mcp_budget(ralph_mcp_search.rowid) ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
+  const where = `ralph_mcp_search MATCH @m ${budget} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
   // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
   // a bm25 weighing only the title is negative exactly then); sorted here.
   const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT @window`;
-  const windowOf = (m: string) => db.all<{ id: number; score: number; t: number }>(windowSql, { ...shape.filter.params, m, window: SEARCH_BOUNDS.window });
+  const windowOf = (m: string) => {
+    const rows = db.all<{ id: number; score: number; t: number }>(windowSql, { ...shape.filter.params, m, window: SEARCH_BOUNDS.window });
+    checkClock();
+    return rows;
+  };
   const best = (rows: { id: number; score: number }[], n: number) => [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
   deadline = performance.now() + budgetMs;
   try {
@@ -188,16 +203,17 @@ export const TITLE_MATCH_BUDGET_MS = 20;
  */
 export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: string, limit: number): TitleMatch[] {
   syncSearchIndex(db, src);
-  ensureBudgetFunction(db);
+  const budget = budgetCondition(db, 'rowid');
   deadline = performance.now() + TITLE_MATCH_BUDGET_MS;
   let ids: number[];
   try {
     ids = db
       .all<{ id: number }>(
-        'SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m AND ralph_mcp_budget(rowid) ORDER BY rowid DESC LIMIT @limit',
+        `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT @limit`,
         { m: `{title} : (${fts})`, limit },
       )
       .map((r) => r.id);
+    checkClock();
   } catch (err) {
     if (err instanceof SearchBudgetExceeded) return [];
     throw err;
