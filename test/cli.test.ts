@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020.js';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { FIXTURE_SKIP, FIXTURES, REPO } from './helpers/env.js';
+import { FIXTURE_SKIP, FIXTURES, REPO, SERVER_RUNTIME } from './helpers/env.js';
 import { fixtureProject, query, sampleProject, setOverrides, sql, tempDir } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';
 import { RECIPES, RECIPE_TOOLS } from './helpers/spec.js';
@@ -190,6 +190,8 @@ describe('doctor', () => {
       assert.equal(r.status, 0, r.stdout + r.stderr);
       assert.match(r.stdout, /✓ integrity +ok\n/);
       assert.match(r.stdout, /all checks passed\n$/);
+      // The runtime serving it, and so which SQLite driver (run under Bun too: scripts/run-tests.mjs).
+      assert.match(r.stdout, SERVER_RUNTIME === 'bun' ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./);
     });
   }
 

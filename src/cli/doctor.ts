@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Db } from '../db/database.js';
+import { RUNTIME } from '../db/sqlite.js';
 import { packageVersion } from '../packageInfo.js';
 import { projectPaths } from '../project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
@@ -43,7 +44,8 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   const skip = (label: string, why: string) => checks.push({ outcome: 'skip', label, detail: `not checked: ${why}` });
 
   info('ralph-mcp', packageVersion());
-  info('node', process.version + (Number(process.versions.node.split('.')[0]) >= 20 ? '' : ' (ralph-mcp needs >= 20)'));
+  if (RUNTIME === 'bun') info('bun', `${process.versions.bun} (SQLite through bun:sqlite)`);
+  else info('node', process.version + (Number(process.versions.node.split('.')[0]) >= 20 ? '' : ' (ralph-mcp needs >= 20)'));
   check('project', () => {
     if (!existsSync(p.root) || !statSync(p.root).isDirectory()) throw new Error(`${p.root} is not a directory`);
     if (!existsSync(p.ralphDir)) throw new Error(`${p.root} has no .ralph/ folder (ralph-mcp init creates one)`);
