@@ -186,6 +186,7 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   'src/packageInfo.ts EMBEDDED': { spots: 2, why: "the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none" },
   'src/db/sqlite.ts openBun': { spots: 1, why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated' },
   'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
+  'src/store/own/ddl.ts searchDdl': { spots: 1, why: "schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files" },
   'src/store/normalized/sql.ts filterSql': {
     spots: 2,
     why: 'fixed fragments of the constant FILTERS per filter key (keys ours, never input); the parameters are the bound values',

@@ -126,6 +126,8 @@ export interface TaskStore {
    * candidates a create compares its title with. Best effort: none past a small time budget.
    */
   titleMatches(ftsQuery: string, limit: number): TitleMatch[];
+  /** Tasks whose title has this titleKey (an exact duplicate, case and spacing aside), newest first, at most `limit`. */
+  sameTitle(key: string, limit: number): TitleMatch[];
   /** Inserts a task (provenance agent, created today); returns the id agents see. */
   createTask(t: TaskInsert): number;
   updateTask(id: number, changes: TaskChanges): void;

@@ -8,8 +8,9 @@ import type { Named, RalphStore } from '../store/store.js';
 /**
  * possible_duplicates on creates (seed 001, scenario 8), and the one duplicate that is refused: a task
  * whose title an existing task of the same feature already has (case and spacing aside), unless the
- * caller says it means it (`duplicate_ok`). Candidates come from our search index (titles only, newest
- * first, a bounded number): a create never reads every task.
+ * caller says it means it (`duplicate_ok`). Exact duplicates come from our title keys (one index lookup);
+ * near ones from our search index (titles only, newest first, a bounded number): a create never reads
+ * every task.
  */
 
 export const TaskHintOut = z.object({ id: z.number().int(), title: z.string(), feature: z.string(), status: z.string(), similarity: z.number() });
@@ -19,7 +20,7 @@ export const duplicateOk = z.boolean().optional().describe('Allow a title its fe
 
 /** Candidates compared per create: a title's near-duplicates are among the newest tasks sharing its words. */
 const CANDIDATES = 100;
-/** Tasks sharing a title's exact words from its start, searched for an exact duplicate. */
+/** Tasks with exactly this title looked at for one in the same feature (a bound for a pathological plan). */
 const EXACT_CANDIDATES = 500;
 /** Words of a title that make up the candidate query (each one more is another clause). */
 const QUERY_WORDS = 4;
@@ -45,12 +46,6 @@ function nearQuery(title: string): string | undefined {
   return choose(words, k).map((set) => `(${set.map(quote).join(' ')})`).join(' OR ');
 }
 
-/** The FTS5 query for titles starting with exactly this title's words, in order. */
-function exactQuery(title: string): string | undefined {
-  const words = title.match(/[\p{L}\p{M}\p{N}]+/gu);
-  return words ? `^"${words.join(' ')}"` : undefined;
-}
-
 export interface TitleCheck {
   feature: string;
   /** Tasks that are not duplicates whatever their titles (a split's parent and siblings). */
@@ -67,8 +62,7 @@ export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check
   const skip = new Set(check.exclude ?? []);
   const key = titleKey(title);
   if (!check.duplicateOk) {
-    const q = exactQuery(title);
-    const same = q === undefined ? [] : store.titleMatches(q, EXACT_CANDIDATES).filter((t) => !skip.has(t.id) && t.feature === check.feature && titleKey(t.title) === key);
+    const same = store.sameTitle(key, EXACT_CANDIDATES).filter((t) => !skip.has(t.id) && t.feature === check.feature);
     if (same.length > 0) {
       throw conflict(
         `${store.featureNoun} ${check.feature} already has a task titled ${JSON.stringify(same[0]!.title)}: ${same.map((t) => `#${t.id} (${t.status})`).join(', ')}. Use that task, or pass duplicate_ok: true if another one is intended; nothing was created`,

@@ -62,6 +62,22 @@ contract('duplicate hints', (env) => {
     }
   });
 
+  test('create_task: an exact duplicate is found however many newer titles start with the same words, and follows titles another program changes', () => {
+    const s = env.open({ recipe: 'yap' });
+    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset' }).task.id;
+    for (let i = 0; i < 520; i++) s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset ${i}` });
+    const err = s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'password  RESET' });
+    assert.equal(err.code, 'conflict');
+    assert.deepEqual(err.details.duplicates, [first]);
+    // Task #2 retitled by another program: the old title is free, the new one taken.
+    const db = new Database(s.project.dbPath);
+    if (env.generation === 'legacy') db.prepare("UPDATE tasks SET title = 'Recipe REST API' WHERE id = 2").run();
+    else db.prepare("UPDATE task_details SET title = 'Recipe REST API' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)").run();
+    db.close();
+    assert.deepEqual(s.fail('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST API' }).details.duplicates, [2]);
+    assert.equal(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' }).task.title, 'Recipe REST endpoints');
+  });
+
   test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {
     const s = env.open({ recipe: 'enrichment' });
     const r = s.ok('spawn_subtasks', { parent_id: 6, tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }] });

@@ -7,7 +7,8 @@ export const sqlOf = (file: string): string => schemaText(file);
 /** Our own objects on one generation (schema/ralph-mcp-<generation>.sql), without the common tables. */
 export const ralphMcpDdl = (generation: Generation): string => sqlOf(`ralph-mcp-${generation}.sql`);
 export const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sql')}\n${ralphMcpDdl(generation)}`;
-export const searchDdl = (generation: Generation): string => sqlOf(`ralph-mcp-search-${generation}.sql`);
+/** The search index: what both generations keep (schema/ralph-mcp-search.sql), then the generation's own part. */
+export const searchDdl = (generation: Generation): string => `${sqlOf('ralph-mcp-search.sql')}\n${sqlOf(`ralph-mcp-search-${generation}.sql`)}`;
 /** The triggers a DDL text creates, by name. */
 export const triggerNames = (ddl: string, prefix = ''): string[] =>
   [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));

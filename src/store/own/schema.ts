@@ -81,7 +81,7 @@ export function ownSchemaVersion(db: Db): string | undefined {
  * Creates the search index and its change-queue triggers on first search, filling it from every task.
  * Returns true when it was built just now.
  */
-export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: () => void): boolean {
+export function ensureSearchIndex(db: Db, generation: Generation, rebuild: { all: () => void; titleKeys: () => void }): boolean {
   const s = state(db);
   if (s.search) return false;
   ensureOwnTables(db, generation);
@@ -98,8 +98,12 @@ export function ensureSearchIndex(db: Db, generation: Generation, reindexAll: ()
     const present = db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'").filter((r) => wanted.includes(r.name)).length;
     db.raw.exec(searchDdl(generation));
     if (!exists || present < wanted.length) {
-      reindexAll();
+      rebuild.all();
       db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('search_index', '1')");
+      built = true;
+    } else if (!db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'title_keys'")) {
+      // An index built before the title keys existed: only they are filled.
+      rebuild.titleKeys();
       built = true;
     }
   });

@@ -3,6 +3,7 @@ import type { Connection } from '../../db/sqlite.js';
 import { ToolError } from '../../errors.js';
 import type { Generation, SearchHit, TitleMatch } from '../records.js';
 import { ensureSearchIndex } from './schema.js';
+import { titleKey } from '../../domain/similarity.js';
 
 /**
  * The search index (FTS5, our table ralph_mcp_search) follows every write to Ralph's tables through a
@@ -17,24 +18,41 @@ export interface SearchSource {
   indexRows: string;
   /** indexRows restricted to one task id (bound). */
   indexRow: string;
+  /** SELECT id, title of every task. */
+  titles: string;
+  /** The title of one task (id bound), as `title`. */
+  titleOf: string;
 }
 
 const INSERT_SQL = 'INSERT INTO ralph_mcp_search (rowid, title, description, hints, acceptance, comments)';
+const INSERT_KEY = 'INSERT INTO ralph_mcp_title_keys (task_id, key) VALUES (?, ?)';
 
 function reindexAll(db: Db, src: SearchSource): void {
   db.run('DELETE FROM ralph_mcp_search');
   db.run(`${INSERT_SQL} ${src.indexRows}`);
+  rebuildTitleKeys(db, src);
   db.run('DELETE FROM ralph_mcp_search_dirty');
 }
 
+function rebuildTitleKeys(db: Db, src: SearchSource): void {
+  db.run('DELETE FROM ralph_mcp_title_keys');
+  for (const r of db.all<{ id: number; title: string | null }>(src.titles)) db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
+  db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('title_keys', '1')");
+}
+
+const rebuilds = (db: Db, src: SearchSource) => ({ all: () => reindexAll(db, src), titleKeys: () => rebuildTitleKeys(db, src) });
+
 /** Brings the index up to date with every write since the last search (ours, Ralph's, anyone's). */
 export function syncSearchIndex(db: Db, src: SearchSource): void {
-  ensureSearchIndex(db, src.generation, () => reindexAll(db, src));
+  ensureSearchIndex(db, src.generation, rebuilds(db, src));
   if (!db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1')) return;
   db.write(() => {
     for (const { task_id } of db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty')) {
       db.run('DELETE FROM ralph_mcp_search WHERE rowid = ?', task_id);
       db.run(`${INSERT_SQL} ${src.indexRow}`, task_id);
+      db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id = ?', task_id);
+      const row = db.get<{ title: string | null }>(src.titleOf, task_id);
+      if (row) db.run(INSERT_KEY, task_id, titleKey(row.title ?? ''));
     }
     db.run('DELETE FROM ralph_mcp_search_dirty');
   });
@@ -220,6 +238,18 @@ export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: s
   } finally {
     deadline = Infinity;
   }
+  if (ids.length === 0) return [];
+  const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
+  return ids.flatMap((id) => heads.get(id) ?? []);
+}
+
+/**
+ * Tasks whose title is `key` as titleKey gives it (an exact duplicate, case and spacing aside), newest
+ * first, at most `limit`: one index lookup.
+ */
+export function sameTitle(db: Db, src: SearchSource, headsSql: string, key: string, limit: number): TitleMatch[] {
+  syncSearchIndex(db, src);
+  const ids = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT ?', key, limit).map((r) => r.id);
   if (ids.length === 0) return [];
   const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
   return ids.flatMap((id) => heads.get(id) ?? []);
