@@ -2,11 +2,11 @@
 // Node's single executable applications (https://nodejs.org/api/single-executable-applications.html):
 // a copy of this Node binary with, injected, the server bundled with better-sqlite3's JavaScript and the
 // package files it reads (schema/, package.json), better-sqlite3's compiled addon as an asset (loaded
-// from a private temporary copy: src/sea.ts) and V8's code cache of the bundle. It needs nothing
+// from a private temporary copy: src/sea.ts), started from a V8 startup snapshot of the evaluated bundle. It needs nothing
 // installed where it runs (no Node, no node_modules), only the same platform and a C library as recent
 // as the build machine's. Run after `npm run build` (the listings come from tsc's output).
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -43,18 +43,39 @@ await build({
 const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
 const config = join(work, 'sea-config.json');
 const blob = join(work, 'sea-prep.blob');
-writeFileSync(
-  config,
-  JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets: { 'better_sqlite3.node': addon } }, null, 2),
-);
-execFileSync(process.execPath, ['--experimental-sea-config', config], { stdio: ['ignore', 'ignore', 'inherit'] });
+
+/**
+ * The preparation blob: with a V8 startup snapshot of the evaluated bundle (src/sea.ts), else — should
+ * the snapshot fail to build (RALPH_MCP_EXE_SNAPSHOT=0 skips it) — with V8's code cache instead.
+ */
+function prepare(snapshot) {
+  const startup = snapshot ? { useSnapshot: true } : { useCodeCache: true };
+  writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, ...startup, assets: { 'better_sqlite3.node': addon } }, null, 2));
+  // Node warns that a few built-in modules the bundle loads (module, worker_threads) are not verified
+  // in snapshots: the tests run every core end-to-end file through the result.
+  const r = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`node --experimental-sea-config failed (${snapshot ? 'snapshot' : 'code cache'}):\n${r.stderr}`);
+  return snapshot ? 'startup snapshot' : 'code cache';
+}
+let startup;
+try {
+  startup = prepare(process.env.RALPH_MCP_EXE_SNAPSHOT !== '0');
+} catch (err) {
+  process.stderr.write(`build:exe: ${err.message}\nbuild:exe: building with V8's code cache instead\n`);
+  startup = prepare(false);
+}
 
 rmSync(out, { force: true });
 copyFileSync(process.execPath, out);
 chmodSync(out, 0o755);
-const { inject } = await import('postject');
-await inject(out, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SENTINEL });
+// postject's CLI, in a child: its ELF library prints a warning per note section it does not name, noise
+// about the copied binary rather than the injection (kept out; anything else is shown).
+const postject = join(dirname(createRequire(import.meta.url).resolve('postject/package.json')), 'dist', 'cli.js');
+const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL], { encoding: 'utf8' });
+const shown = `${injected.stdout}${injected.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() !== '' && !/^warning: Can't find string offset for section name/.test(l));
+if (injected.status !== 0) throw new Error(`postject failed:\n${shown.join('\n')}`);
+for (const l of shown) if (!/^(Start injection|Injection done|💉)/u.test(l)) process.stderr.write(`${l}\n`);
 rmSync(work, { recursive: true, force: true });
 
 const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-process.stderr.write(`executable: ${out.slice(repo.length)} ${mb(statSync(out).size)} (Node ${process.version}, ${process.platform}-${process.arch})\n`);
+process.stderr.write(`executable: ${out.slice(repo.length)} ${mb(statSync(out).size)} (Node ${process.version}, ${process.platform}-${process.arch}, ${startup})\n`);
