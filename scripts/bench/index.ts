@@ -875,6 +875,7 @@ async function main() {
     const site = (p: Project) => ({ dir: p.dir, tasks: p.size, pendingTask: p.pendingTaskId });
     const peers = await besidePeers({
       cli: CLI,
+      exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),
       calls: site(need(OURS_LEGACY, CMP_SIZE)),

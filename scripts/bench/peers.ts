@@ -23,6 +23,8 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export interface PeerServer {
   name: string;
   kind: 'peer' | 'floor' | 'ours';
+  /** The program (default: this Node); args follow it. */
+  command?: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
   /** A read call of its own for the per-call and memory runs. */
@@ -65,9 +67,14 @@ export function oursServer(cli: string, project: string, flags: string[], label:
   return { name: `ralph-mcp ${label}`, kind: 'ours', args: [cli, '--project', project, '--log-level', 'error', ...flags], call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })], clientInfo };
 }
 
+/** Ours as the single executable (npm run build:exe): the same flags, no runtime or script before them. */
+export function oursExe(exe: string, project: string, flags: string[], label: string, tasks: number): PeerServer {
+  return { ...oursServer(exe, project, flags, `exe ${label}`, tasks), command: exe, args: ['--project', project, '--log-level', 'error', ...flags] };
+}
+
 /** spawn → initialize → notifications/initialized → tools/list reply, in ms; and the reply's bytes. */
 async function startToList(s: PeerServer, env: NodeJS.ProcessEnv): Promise<{ ms: number; bytes: number; rssMb: number }> {
-  const c = new RpcChild(process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
+  const c = new RpcChild(s.command ?? process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
   try {
     await c.initialize(s.clientInfo);
     const r = await c.request('tools/list', {});
@@ -81,7 +88,7 @@ async function startToList(s: PeerServer, env: NodeJS.ProcessEnv): Promise<{ ms:
 
 /** One whole session of `s` (initialize, tools/list, 1.2 s, stdin closed): what leaves ours a code cache. */
 export async function warmSession(s: PeerServer, env: NodeJS.ProcessEnv): Promise<void> {
-  const c = new RpcChild(process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
+  const c = new RpcChild(s.command ?? process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
   try {
     await c.initialize(s.clientInfo);
     await c.request('tools/list', {});
@@ -154,7 +161,7 @@ export async function callRuns(servers: PeerServer[], calls: number, rounds: num
       const s = servers[(round_ + j) % servers.length]!;
       if (!s.call) continue;
       const [tool, args] = s.call;
-      const c = new RpcChild(process.execPath, s.args, { timeoutMs: 120_000, env: { ...env, ...s.env } });
+      const c = new RpcChild(s.command ?? process.execPath, s.args, { timeoutMs: 120_000, env: { ...env, ...s.env } });
       try {
         await c.initialize(s.clientInfo);
         await c.pipeline(Array.from({ length: 500 }, (_, i) => [tool, args(i)] as const));
@@ -201,6 +208,8 @@ const RECIPE_FLAGS = (recipe: string, pendingTask: number): string[] =>
  */
 export async function besidePeers(o: {
   cli: string;
+  /** The single executable, when built: its cold starts are measured beside the bundle's. */
+  exe?: string | undefined;
   recipes: string[];
   cold: { dir: string; tasks: number; pendingTask: number };
   calls: { dir: string; tasks: number; pendingTask: number };
@@ -214,6 +223,8 @@ export async function besidePeers(o: {
     const peers = sdkPeers(scratch.dir);
     const dbOf = (dir: string) => join(dir, '.ralph', 'db', 'ralph.db');
     const ours = [...o.recipes, 'full suite'].map((r) => oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks));
+    const exe = o.exe && existsSync(o.exe) ? o.exe : undefined;
+    if (exe) ours.push(...o.recipes.map((r) => oursExe(exe, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks)));
     const cold = await coldStarts([floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours], o.coldRuns, o.env);
     const callServers = [
       floorServer(dbOf(o.calls.dir), o.calls.tasks),
@@ -227,6 +238,7 @@ export async function besidePeers(o: {
     const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
     const sdk = cold.rows.filter((r) => r.kind === 'peer');
     const fastestPeer = sdk.length ? sdk.reduce((a, b) => (a.median_ms <= b.median_ms ? a : b)) : undefined;
+    // Every recipe, as the bundle (dist/ralph-mcp.js) and, when built, as the single executable.
     for (const r of cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite')) {
       add('P1', `${r.name}: cold start to tools/list ≤ 3.0× node -e 0`, `${r.median_ms} ms = ${r.ratio_node}×`, r.ratio_node <= 3.0);
       if (fastestPeer) add('P2', `${r.name}: ≤ 0.5× the fastest SDK peer (${fastestPeer.name})`, `${round(r.median_ms / fastestPeer.median_ms, 2)}×`, r.median_ms <= 0.5 * fastestPeer.median_ms);
@@ -297,6 +309,7 @@ async function main(): Promise<void> {
     const big = tasks === 10_000 ? small : project(tasks);
     const r = await besidePeers({
       cli,
+      exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
       recipes: ['braindump', 'yap', 'ramble', 'discuss', 'task_execution', 'opus_review', 'enrichment', 'worker'],
       cold: small,
       calls: big,
