@@ -23,7 +23,10 @@ DROP TRIGGER IF EXISTS ralph_mcp_comments_ad;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_ai_v2 AFTER INSERT ON tasks BEGIN
   INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_au_v2 AFTER UPDATE ON tasks BEGIN
+-- Only the columns the index reads (a status change, the bulk of task updates, re-indexes nothing);
+-- _v3 since it stopped firing on every column.
+DROP TRIGGER IF EXISTS ralph_mcp_tasks_au_v2;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_tasks_au_v3 AFTER UPDATE OF id, title, description, hints, acceptance_criteria ON tasks BEGIN
   INSERT INTO ralph_mcp_search_dirty (task_id) SELECT OLD.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = OLD.id);
   INSERT INTO ralph_mcp_search_dirty (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty WHERE task_id = NEW.id);
 END;

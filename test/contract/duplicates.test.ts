@@ -78,6 +78,19 @@ contract('duplicate hints', (env) => {
     assert.equal(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' }).task.title, 'Recipe REST endpoints');
   });
 
+  test('the change queue holds only what the index reads: a status change queues nothing, a description change queues its task', () => {
+    const s = env.open({ recipe: 'opus_review' });
+    const queued = () => query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map((r) => r.task_id);
+    s.ok('search_tasks', { query: 'recipe' }); // brings the index up to date: the queue is empty
+    assert.deepEqual(queued(), []);
+    s.ok('set_task_status', { id: 5, status: 'in_progress' });
+    assert.deepEqual(queued(), []);
+    s.ok('update_task', { id: 5, description: 'Tags come with autocomplete' });
+    assert.deepEqual(queued(), [5]);
+    assert.deepEqual(s.ok('search_tasks', { query: 'autocomplete' }).results.map((h: any) => h.id), [5]);
+    assert.deepEqual(queued(), []);
+  });
+
   test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {
     const s = env.open({ recipe: 'enrichment' });
     const r = s.ok('spawn_subtasks', { parent_id: 6, tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }] });
