@@ -7,6 +7,7 @@
 // as the build machine's. Run after `npm run build` (the listings come from tsc's output).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -30,9 +31,13 @@ function embeddedFiles() {
   return files;
 }
 
+const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+const addonBytes = readFileSync(addon);
+const addonId = { sha256: createHash('sha256').update(addonBytes).digest('hex'), bytes: addonBytes.length };
+
 const main = join(work, 'ralph-mcp-sea.cjs');
 await build({
-  ...(await serverBuildOptions({ __RALPH_EMBEDDED__: JSON.stringify(embeddedFiles()) })),
+  ...(await serverBuildOptions({ __RALPH_EMBEDDED__: JSON.stringify(embeddedFiles()), __RALPH_ADDON__: JSON.stringify(addonId) })),
   entryPoints: [join(repo, 'src', 'sea.ts')],
   outfile: main,
   // Everything inside: a single executable's main script can require Node's built-in modules only.
@@ -40,7 +45,6 @@ await build({
   sourcemap: false,
 });
 
-const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
 const config = join(work, 'sea-config.json');
 const blob = join(work, 'sea-prep.blob');
 

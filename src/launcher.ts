@@ -14,32 +14,16 @@
  * serving session: a --version or a refused launch compiles too little to be worth keeping), so that
  * it holds what startup and the first requests compiled.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
+import { cacheDir, openOwnFile } from './cacheDir.js';
 
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
 const payload = join(here, 'ralph-mcp.cjs');
-
-/** Our cache directory, made if missing, or undefined when there is none we may trust. */
-function cacheDir(): string | undefined {
-  const set = process.env.RALPH_MCP_CACHE_DIR;
-  if (set !== undefined && set.trim().toLowerCase() === 'off') return undefined;
-  const dir = set && set.trim() !== '' ? set : join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ralph-mcp');
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
-    const uid = process.getuid?.();
-    if (!st.isDirectory() || (uid !== undefined && st.uid !== uid) || (st.mode & 0o022) !== 0) return undefined;
-    return dir;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The cache file's name: this bundle (size and time) under this Node (V8 version) and architecture. */
 function cacheFile(dir: string): string {
@@ -48,16 +32,13 @@ function cacheFile(dir: string): string {
 }
 
 function readCache(file: string): Buffer | undefined {
-  let fd: number | undefined;
+  const own = openOwnFile(file, MAX_CACHE_BYTES);
+  if (!own) return undefined;
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
-    const st = fstatSync(fd);
-    const uid = process.getuid?.();
-    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > MAX_CACHE_BYTES) return undefined;
-    const buf = Buffer.alloc(st.size);
+    const buf = Buffer.alloc(own.size);
     let off = 0;
     while (off < buf.length) {
-      const n = readSync(fd, buf, off, buf.length - off, off);
+      const n = readSync(own.fd, buf, off, buf.length - off, off);
       if (n === 0) return undefined;
       off += n;
     }
@@ -65,7 +46,7 @@ function readCache(file: string): Buffer | undefined {
   } catch {
     return undefined;
   } finally {
-    if (fd !== undefined) closeSync(fd);
+    closeSync(own.fd);
   }
 }
 

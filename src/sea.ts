@@ -6,40 +6,91 @@
  * resumes from that heap, then runs `start` below. What depends on the machine or the launch (the
  * addon, argv, the environment) is read in `start`, never at a module's top level.
  *
- * An addon can only be loaded from a file, so it is written to a private directory of its own (mkdtemp:
- * a fresh name, owner-only), loaded, and removed at once: the process keeps its mapping, nothing is
- * left behind, and no other user could have swapped the file in between.
+ * An addon can only be loaded from a file. It is kept in ralph-mcp's cache directory (src/cacheDir.ts:
+ * owner-only, never through a symlink), named by its SHA-256, and loaded through the descriptor that was
+ * checked (/proc/self/fd), so the file loaded is the one checked; a missing or unusable copy is
+ * rewritten (a temporary file renamed into place). Without a usable cache directory
+ * (RALPH_MCP_CACHE_DIR=off, an unwritable home) it is written to a private directory of its own
+ * (mkdtemp: a fresh name, owner-only), loaded and removed at once.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
+import { cacheDir, openOwnFile } from './cacheDir.js';
 import './cli/serve.js';
 import { main } from './cli/main.js';
 import { useNativeBinding } from './db/sqlite.js';
 
 const ADDON_ASSET = 'better_sqlite3.node';
+/** The addon's SHA-256 and size, written in by scripts/build-exe.mjs. */
+declare const __RALPH_ADDON__: { sha256: string; bytes: number };
 
-function loadAddon(): object {
+const addonBytes = (): Uint8Array => {
   // node:sea exists only inside a single executable (and Node >= 20.12).
   const sea = createRequire(process.execPath)('node:sea') as { getAsset(key: string): ArrayBuffer };
-  const dir = mkdtempSync(join(tmpdir(), 'ralph-mcp-'));
+  return new Uint8Array(sea.getAsset(ADDON_ASSET));
+};
+
+function dlopen(path: string): object {
+  const mod = { exports: {} as object };
+  process.dlopen(mod, path);
+  return mod.exports;
+}
+
+/** The cached copy, loaded, if it is there and usable. */
+function loadCached(file: string): object | undefined {
+  const own = openOwnFile(file, __RALPH_ADDON__.bytes);
+  if (!own) return undefined;
   try {
-    const file = join(dir, ADDON_ASSET);
-    writeFileSync(file, new Uint8Array(sea.getAsset(ADDON_ASSET)), { flag: 'wx', mode: 0o600 });
-    const mod = { exports: {} as object };
-    process.dlopen(mod, file);
-    return mod.exports;
+    return own.size === __RALPH_ADDON__.bytes ? dlopen(`/proc/self/fd/${own.fd}`) : undefined;
+  } catch {
+    return undefined;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    closeSync(own.fd);
+  }
+}
+
+/** How the addon was loaded this start: from the cache, written to it now, or from a temporary copy. */
+let addonSource: 'cached' | 'written' | 'temporary' = 'temporary';
+
+function loadAddon(): object {
+  const dir = cacheDir();
+  if (dir) {
+    const file = join(dir, `better_sqlite3-${__RALPH_ADDON__.sha256.slice(0, 32)}.node`);
+    const cached = loadCached(file);
+    if (cached) {
+      addonSource = 'cached';
+      return cached;
+    }
+    const tmp = `${file}.${process.pid}.tmp`;
+    try {
+      writeFileSync(tmp, addonBytes(), { flag: 'wx', mode: 0o600 });
+      renameSync(tmp, file);
+      const written = loadCached(file);
+      if (written) {
+        addonSource = 'written';
+        return written;
+      }
+    } catch {
+      rmSync(tmp, { force: true });
+    }
+  }
+  const own = mkdtempSync(join(tmpdir(), 'ralph-mcp-'));
+  try {
+    const file = join(own, ADDON_ASSET);
+    writeFileSync(file, addonBytes(), { flag: 'wx', mode: 0o600 });
+    return dlopen(file);
+  } finally {
+    rmSync(own, { recursive: true, force: true });
   }
 }
 
 function start(how: string): void {
   useNativeBinding(loadAddon());
-  // How this start got its compiled code (logged with "session started").
-  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = how;
+  // How this start got its compiled code and its addon (logged with "session started").
+  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = `${how}, addon ${addonSource}`;
   main();
 }
 
