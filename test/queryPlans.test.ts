@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../src/log.js';
 import { REGISTRY } from '../src/registry/registry.js';
 import { applyNow, type SessionScope, type ToolContext } from '../src/registry/types.js';
 import { openStore } from '../src/store/open.js';
 import { GENERATIONS } from '../src/store/records.js';
+import { REPO } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 
 /**
@@ -97,4 +100,18 @@ test(`hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run [${ge
   } finally {
     db.close();
   }
+});
+
+test('LIMIT and OFFSET take CAST(? AS INTEGER), never a bare bound value (which SQLite re-prepares at every run)', () => {
+  // SQL keywords in capitals, as our SQL is written; `${...}` splices a constant, not a bound value.
+  const bare = /\b(LIMIT|OFFSET)\s+(\?|[@:]\w|\$(?!\{))/;
+  const offenders: string[] = [];
+  for (const f of readdirSync(join(REPO, 'src'), { recursive: true }).map(String).filter((x) => x.endsWith('.ts'))) {
+    readFileSync(join(REPO, 'src', f), 'utf8')
+      .split('\n')
+      .forEach((line, i) => {
+        if (bare.test(line) && !/^\s*(\*|\/\/|\/\*)/.test(line)) offenders.push(`src/${f}:${i + 1}: ${line.trim()}`);
+      });
+  }
+  assert.deepEqual(offenders, []);
 });

@@ -15,13 +15,13 @@ export const READY_COUNT_MAX = 1000;
 
 /**
  * `from` names the task rows `t`-style as `alias`; `where` is every condition for a task to be ready.
- * `queue` is `pick` with LIMIT @limit: next_tasks previews exactly what successive claims would take.
+ * `queue` is `pick` with LIMIT CAST(@limit AS INTEGER): next_tasks previews exactly what successive claims would take.
  */
 export function readySql(from: string, alias: string, idColumn: string, where: string): { pick: string; queue: string; count: string } {
   const order = `SELECT ${alias}.${idColumn} AS id FROM ${from} WHERE ${where} ORDER BY ${priorityRank(`${alias}.priority`)}, ${alias}.${idColumn}`;
   return {
     pick: `${order} LIMIT 1`,
-    queue: `${order} LIMIT @limit`,
+    queue: `${order} LIMIT CAST(@limit AS INTEGER)`,
     count: `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT ${READY_COUNT_MAX + 1})`,
   };
 }

@@ -126,7 +126,7 @@ export function holderSql(h: HolderFilter, c: { id: string; status: string }, cl
 
 /** COUNT(*) of a WHERE; `capped`: counting stops after @count_max rows (bound by the caller: the cap + 1). */
 export const countSql = (from: string, where: string, capped: boolean): string =>
-  capped ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT @count_max)` : `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
+  capped ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT CAST(@count_max AS INTEGER))` : `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
 
 /** The parameter countSql's cap reads: one row more than `max`, so a count above it shows. */
 export const countParams = (max: number | undefined): Record<string, number> => (max === undefined ? {} : { count_max: max + 1 });

@@ -29,7 +29,7 @@ export function legacyComments(db: Db): CommentStore {
       return db.all('SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId).map(commentFromRow);
     },
     recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
-      return db.all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id', taskId, before, n).map(commentFromRow);
+      return db.all('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id', taskId, before, n).map(commentFromRow);
     },
     commentCount(taskId) {
       return db.get<{ n: number }>('SELECT count(*) AS n FROM task_comments WHERE task_id = ?', taskId)!.n;
@@ -39,7 +39,7 @@ export function legacyComments(db: Db): CommentStore {
       return row ? commentFromRow(row) : undefined;
     },
     commentIds(taskId, limit) {
-      return db.all<{ id: number }>('SELECT id FROM task_comments WHERE task_id = ? ORDER BY id LIMIT ?', taskId, limit).map((r) => r.id);
+      return db.all<{ id: number }>('SELECT id FROM task_comments WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)', taskId, limit).map((r) => r.id);
     },
     addComment: (c) => insertComment(db, c),
     updateComment(_taskId, commentId, body) {

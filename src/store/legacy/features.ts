@@ -31,7 +31,7 @@ export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acr
       return db.get<{ name: string }>('SELECT name FROM features WHERE name = ?', name)?.name;
     },
     featureNames(limit) {
-      return db.all<{ name: string }>('SELECT name FROM features ORDER BY name LIMIT ?', limit).map((r) => r.name);
+      return db.all<{ name: string }>('SELECT name FROM features ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
     },
     createFeature(f) {
       db.run(

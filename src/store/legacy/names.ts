@@ -10,8 +10,8 @@ const ACRONYM_OWNER = {
 } as const;
 const ACRONYMS = { features: 'SELECT acronym FROM features', disciplines: 'SELECT acronym FROM disciplines' } as const;
 const COMPLETE = {
-  features: "SELECT name FROM features WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
-  disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
+  features: "SELECT name FROM features WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
+  disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
 } as const;
 
 export function legacyNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {

@@ -11,7 +11,7 @@ export function legacyProject(db: Db): Pick<ProjectStore, 'resourcePage'> {
            SELECT 0 AS o, 'tasks' AS kind, CAST(id AS TEXT) AS key, title, id AS k2 FROM tasks
            UNION ALL SELECT 1, 'features', name, display_name, 0 FROM features
            UNION ALL SELECT 2, 'disciplines', name, display_name, 0 FROM disciplines)
-         ORDER BY o, k2, key LIMIT ? OFFSET ?`,
+         ORDER BY o, k2, key LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
         limit,
         offset,
       );

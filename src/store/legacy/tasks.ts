@@ -81,7 +81,7 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
   return what === 'count'
     ? countSql('tasks t', where.join(' AND ') || '1', capped)
     : `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
-       WHERE ${[...afterSql(sort, LIST_COLUMNS, few), ...where].join(' AND ') || '1'} ORDER BY ${orderSql(sort, LIST_COLUMNS, few)} LIMIT @limit`;
+       WHERE ${[...afterSql(sort, LIST_COLUMNS, few), ...where].join(' AND ') || '1'} ORDER BY ${orderSql(sort, LIST_COLUMNS, few)} LIMIT CAST(@limit AS INTEGER)`;
 }
 
 const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
@@ -164,8 +164,8 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       // The mirror of ours (legacy/listMirrors.ts) once it can be trusted; before that, every task's list:
       // json_each keeps this exact (a LIKE would match 1 in 12); CAST: an id stored as a string ("8") counts.
       const sql = listMirrorsUsable(db)
-        ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT ?'
-        : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT ?";
+        ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)'
+        : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT CAST(? AS INTEGER)";
       return db.all<{ id: number }>(sql, id, id, limit).map((r) => r.id);
     },
     unfinishedDependencies(id, limit) {
@@ -176,7 +176,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
          LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
          WHERE t.id = ? AND (d.type = 'integer' OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*'))
            AND dep.status IS NOT 'done'
-         ORDER BY d.key LIMIT ?`,
+         ORDER BY d.key LIMIT CAST(? AS INTEGER)`,
         id,
         limit,
       );
@@ -297,7 +297,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       );
     },
     completeTaskIds(prefix, limit) {
-      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", likePrefix(prefix), limit).map((r) => r.id);
+      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)", likePrefix(prefix), limit).map((r) => r.id);
     },
   };
 }

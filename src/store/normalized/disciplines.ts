@@ -58,7 +58,7 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
       return db.get<{ name: string }>('SELECT name FROM disciplines WHERE name = ?', name)?.name;
     },
     disciplineNames(limit = -1) {
-      return db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT ?', limit).map((r) => r.name);
+      return db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
     },
     createDiscipline(d) {
       const id = Number(

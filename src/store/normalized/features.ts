@@ -104,7 +104,7 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
       return db.get<{ name: string }>('SELECT name FROM subsystems WHERE name = ?', name)?.name;
     },
     featureNames(limit) {
-      return db.all<{ name: string }>('SELECT name FROM subsystems ORDER BY name LIMIT ?', limit).map((r) => r.name);
+      return db.all<{ name: string }>('SELECT name FROM subsystems ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
     },
     createFeature(f) {
       const id = Number(

@@ -11,8 +11,8 @@ const ACRONYM_OWNER = {
 const ACRONYMS = { features: 'SELECT acronym FROM subsystems', disciplines: 'SELECT acronym FROM disciplines' } as const;
 // LIKE is case-insensitive for ASCII, as the NOCASE names compare.
 const COMPLETE = {
-  features: "SELECT name FROM subsystems WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
-  disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
+  features: "SELECT name FROM subsystems WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
+  disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
 } as const;
 
 export function normalizedNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {

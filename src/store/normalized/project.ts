@@ -11,7 +11,7 @@ export function normalizedProject(db: Db): Pick<ProjectStore, 'resourcePage'> {
            SELECT 0 AS o, 'tasks' AS kind, CAST(t.id AS TEXT) AS key, d.title, t.id AS k2 FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
            UNION ALL SELECT 1, 'features', name, display_name, 0 FROM subsystems
            UNION ALL SELECT 2, 'disciplines', name, display_name, 0 FROM disciplines)
-         ORDER BY o, k2, key LIMIT ? OFFSET ?`,
+         ORDER BY o, k2, key LIMIT CAST(? AS INTEGER) OFFSET CAST(? AS INTEGER)`,
         limit,
         offset,
       );

@@ -49,8 +49,8 @@ const VIEW = {
 const SQL = {
   all: { withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`, plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id` },
   recent: {
-    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
-    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT ?) ORDER BY id`,
+    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id`,
+    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id`,
   },
   one: { withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`, plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?` },
 };
@@ -159,7 +159,7 @@ export function normalizedComments(db: Db): CommentStore {
     },
     getComment: (taskId, commentId) => readOne(db, taskId, commentId),
     commentIds(taskId, limit) {
-      return db.all<{ id: number }>('SELECT id FROM task_signals WHERE task_id = ? ORDER BY id LIMIT ?', taskId, limit).map((r) => r.id);
+      return db.all<{ id: number }>('SELECT id FROM task_signals WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)', taskId, limit).map((r) => r.id);
     },
     addComment(c, by) {
       // As Ralph stores a person's comment: a learned signal, kind discovery, scope task.

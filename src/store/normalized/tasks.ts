@@ -168,8 +168,8 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
   // read for the page only, not for every match a sort has to see (5 -> 2 ms for 500 matches).
   const ids =
     c === MIRROR
-      ? `SELECT f.task_id FROM ralph_mcp_task_facets f WHERE ${conditions} ORDER BY ${orderSql(sort, MIRROR, few)} LIMIT @limit`
-      : `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE ${conditions} ORDER BY ${orderSql(sort, JOINED, few)} LIMIT @limit`;
+      ? `SELECT f.task_id FROM ralph_mcp_task_facets f WHERE ${conditions} ORDER BY ${orderSql(sort, MIRROR, few)} LIMIT CAST(@limit AS INTEGER)`
+      : `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE ${conditions} ORDER BY ${orderSql(sort, JOINED, few)} LIMIT CAST(@limit AS INTEGER)`;
   return `${columns} WHERE t.id IN (${ids}) ORDER BY ${orderSql(sort, JOINED)}`;
 }
 
@@ -256,13 +256,13 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
     },
     dependentsOf(id, limit = -1) {
-      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT ?', id, id, limit).map((r) => r.id);
+      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)', id, id, limit).map((r) => r.id);
     },
     unfinishedDependencies(id, limit) {
       return db.all<{ id: number; status: string }>(
         `SELECT dd.depends_on_task_id AS id, coalesce(dep.status, 'missing') AS status FROM task_dependencies dd
          LEFT JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
-         WHERE dd.task_id = ? AND dep.status IS NOT 'done' ORDER BY dd.id LIMIT ?`,
+         WHERE dd.task_id = ? AND dep.status IS NOT 'done' ORDER BY dd.id LIMIT CAST(? AS INTEGER)`,
         id,
         limit,
       );
@@ -376,7 +376,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
         .map((r) => ({ status: r.status, feature: features.get(r.s) ?? '', discipline: disciplines.get(r.di) ?? '', n: r.n }));
     },
     completeTaskIds(prefix, limit) {
-      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?", likePrefix(prefix), limit).map((r) => r.id);
+      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)", likePrefix(prefix), limit).map((r) => r.id);
     },
   };
 }

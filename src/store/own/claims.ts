@@ -58,7 +58,7 @@ export function claimsStore(db: Db) {
     /** Claims whose lease ran out before `now`, longest expired first, at most `limit`. */
     expiredClaims(now: string, limit: number): Claim[] {
       if (!claimTables(db)) return [];
-      return db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE lease_until < ? ORDER BY lease_until LIMIT ?', now, limit);
+      return db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE lease_until < ? ORDER BY lease_until LIMIT CAST(? AS INTEGER)', now, limit);
     },
     /** Records (or replaces) the claim on a task. Inside a write. */
     putClaim(c: Claim): void {
@@ -78,7 +78,7 @@ export function claimsStore(db: Db) {
       return db.all<HistoryRow>(
         `SELECT a.id, a.created, a.session_id, a.recipe, a.discipline, a.tool, a.arguments, a.outcome
          FROM ralph_mcp_audit_tasks h JOIN ralph_mcp_audit a ON a.id = h.audit_id
-         WHERE h.task_id = ? AND h.audit_id > ? ORDER BY h.audit_id LIMIT ?`,
+         WHERE h.task_id = ? AND h.audit_id > ? ORDER BY h.audit_id LIMIT CAST(? AS INTEGER)`,
         taskId,
         after,
         limit,

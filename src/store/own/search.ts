@@ -170,7 +170,7 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
   const where = `ralph_mcp_search MATCH @m ${budget} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
   // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
   // a bm25 weighing only the title is negative exactly then); sorted here.
-  const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT @window`;
+  const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT CAST(@window AS INTEGER)`;
   const windowOf = (m: string) => {
     const rows = db.all<{ id: number; score: number; t: number }>(windowSql, { ...shape.filter.params, m, window: SEARCH_BOUNDS.window });
     checkClock();
@@ -227,7 +227,7 @@ export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: s
   try {
     ids = db
       .all<{ id: number }>(
-        `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT @limit`,
+        `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
         { m: `{title} : (${fts})`, limit },
       )
       .map((r) => r.id);
@@ -249,7 +249,7 @@ export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: s
  */
 export function sameTitle(db: Db, src: SearchSource, headsSql: string, key: string, limit: number): TitleMatch[] {
   syncSearchIndex(db, src);
-  const ids = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT ?', key, limit).map((r) => r.id);
+  const ids = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit).map((r) => r.id);
   if (ids.length === 0) return [];
   const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
   return ids.flatMap((id) => heads.get(id) ?? []);
