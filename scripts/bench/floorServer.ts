@@ -23,10 +23,10 @@ for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
 // The statements ralph-mcp's get_task runs on this generation, character for character (src/store/legacy).
 const task = db.prepare('SELECT * FROM tasks WHERE id = ?');
 const head = db.prepare('SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?');
-const comments = db.prepare('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT ?) ORDER BY id');
+const comments = db.prepare('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id');
 const commentCount = db.prepare('SELECT count(*) AS n FROM task_comments WHERE task_id = ?');
 const dependents = tables.has('ralph_mcp_task_deps')
-  ? db.prepare('SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT ?')
+  ? db.prepare('SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)')
   : undefined;
 const questions = tables.has('ralph_mcp_task_signals')
   ? db.prepare("SELECT id, task_id, question, options, preferred, blocking, answer, session_id, created FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id")
