@@ -17,7 +17,7 @@ const repo = new URL('..', import.meta.url).pathname;
  * startup refusals, scope, resources, both schema generations and Ralph's fixtures, HTTP, faults, leases.
  * (In-process files test the storage driver of the runner itself, which is Node.)
  */
-const CORE_E2E = ['smoke', 'golden', 'startup', 'cli', 'wire', 'resources', 'hidden', 'fixtures', 'headFixtures', 'scope.test', 'security.scope', 'generations', 'http.test', 'faults', 'robustness', 'leases'];
+const CORE_E2E = ['smoke', 'golden', 'startup', 'cli', 'refusal', 'wire', 'resources', 'hidden', 'fixtures', 'headFixtures', 'scope.test', 'security.scope', 'generations', 'http.test', 'faults', 'robustness', 'leases'];
 
 const all = readdirSync(root, { recursive: true })
   .map(String)
