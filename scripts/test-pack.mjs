@@ -14,7 +14,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const YAP_TOOLS = ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'];
-const EXPECTED_FILES = ['LICENSE', 'README.md', 'dist/ralph-mcp.cjs', 'dist/ralph-mcp.cjs.map', 'dist/ralph-mcp.js', 'package.json', 'schema/ralph-legacy.sql', 'schema/ralph-mcp-legacy.sql', 'schema/ralph-mcp-normalized.sql', 'schema/ralph-mcp-search-legacy.sql', 'schema/ralph-mcp-search-normalized.sql', 'schema/ralph-mcp.sql', 'schema/ralph-normalized.sql', 'schema/recipes.schema.json', 'schema/session-plan.schema.json'];
+// The package: the bundle, its launcher, the docs and every file of schema/ (read from the checkout, so
+// that a new schema file needs no edit here), nothing else.
+const EXPECTED_FILES = ['LICENSE', 'README.md', 'dist/ralph-mcp.cjs', 'dist/ralph-mcp.cjs.map', 'dist/ralph-mcp.js', 'package.json', ...readdirSync(join(REPO, 'schema')).map((f) => `schema/${f}`)].sort();
 
 const step = (name) => process.stderr.write(`test:pack: ${name}\n`);
 const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
