@@ -238,9 +238,7 @@ export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: s
   } finally {
     deadline = Infinity;
   }
-  if (ids.length === 0) return [];
-  const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
-  return ids.flatMap((id) => heads.get(id) ?? []);
+  return headsInOrder(db, headsSql, ids);
 }
 
 /**
@@ -250,6 +248,11 @@ export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: s
 export function sameTitle(db: Db, src: SearchSource, headsSql: string, key: string, limit: number): TitleMatch[] {
   syncSearchIndex(db, src);
   const ids = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit).map((r) => r.id);
+  return headsInOrder(db, headsSql, ids);
+}
+
+/** The rows of `ids` (headsSql over the JSON array @ids), in the order of `ids`; ids no task has are left out. */
+function headsInOrder(db: Db, headsSql: string, ids: number[]): TitleMatch[] {
   if (ids.length === 0) return [];
   const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
   return ids.flatMap((id) => heads.get(id) ?? []);
