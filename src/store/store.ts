@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { SignalRow } from '../domain/signals.js';
 import type { Claim, HistoryRow } from './own/claims.js';
+import type { TitleLookup } from './own/search.js';
 import type {
   Comment,
   Discipline,
@@ -121,13 +122,10 @@ export interface TaskStore {
   unfinishedDependencies(id: number, limit: number): { id: number; status: string }[];
   /** What the task's rows say blocks it (whatever its status now). */
   blocker(id: number): Blocker;
-  /**
-   * Tasks whose title matches an FTS5 query of ours (quoted words), newest first, at most `limit`: the
-   * candidates a create compares its title with. Best effort: none past a small time budget.
-   */
-  titleMatches(ftsQuery: string, limit: number): TitleMatch[];
-  /** Tasks whose title has this titleKey (an exact duplicate, case and spacing aside), newest first, at most `limit`. */
-  sameTitle(key: string, limit: number): TitleMatch[];
+  /** What a create compares its title with (exact and near duplicates), read once per create. */
+  titleLookup(): TitleLookup;
+  /** id, title, status and feature of these tasks, in this order (ids no task has are left out). */
+  titleHeads(ids: readonly number[]): TitleMatch[];
   /** Inserts a task (provenance agent, created today); returns the id agents see. */
   createTask(t: TaskInsert): number;
   updateTask(id: number, changes: TaskChanges): void;

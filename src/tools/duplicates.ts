@@ -61,8 +61,9 @@ export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check
   const { store } = ctx;
   const skip = new Set(check.exclude ?? []);
   const key = titleKey(title);
+  const titles = store.titleLookup();
   if (!check.duplicateOk) {
-    const same = store.sameTitle(key, EXACT_CANDIDATES).filter((t) => !skip.has(t.id) && t.feature === check.feature);
+    const same = store.titleHeads(titles.same(key, EXACT_CANDIDATES)).filter((t) => !skip.has(t.id) && t.feature === check.feature);
     if (same.length > 0) {
       throw conflict(
         `${store.featureNoun} ${check.feature} already has a task titled ${JSON.stringify(same[0]!.title)}: ${same.map((t) => `#${t.id} (${t.status})`).join(', ')}. Use that task, or pass duplicate_ok: true if another one is intended; nothing was created`,
@@ -72,13 +73,16 @@ export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check
   }
   const q = nearQuery(title);
   if (q === undefined) return [];
-  return store
-    .titleMatches(q, CANDIDATES)
+  // Compared by title key first; only the few that are close enough are read whole.
+  const close = titles
+    .near(q, CANDIDATES)
     .filter((t) => !skip.has(t.id))
-    .map((t) => ({ id: t.id, title: t.title, feature: t.feature, status: t.status, similarity: titleKey(t.title) === key ? 1 : Math.round(titleSimilarity(title, t.title) * 100) / 100 }))
+    .map((t) => ({ id: t.id, similarity: t.key === key ? 1 : Math.round(titleSimilarity(key, t.key) * 100) / 100 }))
     .filter((t) => t.similarity >= TITLE_HINT_THRESHOLD)
     .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
     .slice(0, MAX_DUPLICATE_HINTS);
+  const similarity = new Map(close.map((t) => [t.id, t.similarity]));
+  return store.titleHeads(close.map((t) => t.id)).map((t) => ({ id: t.id, title: t.title, feature: t.feature, status: t.status, similarity: similarity.get(t.id)! }));
 }
 
 /** Existing features or disciplines whose names look like a new one's (separators, prefixes, typos). */

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { PENDING_TITLES_MAX } from '../../src/store/own/search.js';
 import { query } from '../helpers/project.js';
 import { contract } from './harness.js';
 import { unchanged } from './support.js';
@@ -89,6 +90,42 @@ contract('duplicate hints', (env) => {
     assert.deepEqual(queued(), [5]);
     assert.deepEqual(s.ok('search_tasks', { query: 'autocomplete' }).results.map((h: any) => h.id), [5]);
     assert.deepEqual(queued(), []);
+  });
+
+  test('creates leave their tasks to the change queue, compared one by one until the index catches up in one batch', () => {
+    const s = env.open({ recipe: 'yap' });
+    const queued = () => query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map((r) => r.task_id);
+    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' }).task.id;
+    assert.deepEqual(queued(), [first]);
+    // Queued tasks count as exact and as near duplicates.
+    assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }).details.duplicates, [first]);
+    const near = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys weekly' });
+    assert.deepEqual(near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]), [[first, 'Rotate signing keys nightly', 0.6]]);
+    // Another program retitles one queued task and deletes the other: neither old title is reported.
+    const db = new Database(s.project.dbPath);
+    if (env.generation === 'legacy') {
+      db.prepare("UPDATE tasks SET title = 'Audit log retention' WHERE id = ?").run(first);
+      db.prepare('DELETE FROM tasks WHERE id = ?').run(near.task.id);
+    } else {
+      db.prepare("UPDATE task_details SET title = 'Audit log retention' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)").run(first);
+      db.prepare('DELETE FROM runtime_tasks WHERE id = ?').run(near.task.id);
+    }
+    db.close();
+    const again = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' });
+    assert.deepEqual(again.possible_duplicates, []);
+    assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' }).details.duplicates, [first]);
+    // The queue never grows past the bound: the create that finds it full indexes it whole first.
+    let longest = 0;
+    for (let i = 0; longest <= PENDING_TITLES_MAX && i < 3 * PENDING_TITLES_MAX; i++) {
+      s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Queued title number ${i}` });
+      longest = Math.max(longest, queued().length);
+    }
+    assert.equal(longest, PENDING_TITLES_MAX + 1);
+    const last = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'After the batch' }).task.id;
+    assert.deepEqual(queued(), [last]);
+    // The batch is searchable, and so is what is still queued (a search catches up first).
+    assert.deepEqual(s.ok('search_tasks', { query: '"Queued title number 3"' }).results.map((h: any) => h.title), ['Queued title number 3']);
+    assert.equal(s.ok('search_tasks', { query: 'batch' }).results[0].id, last);
   });
 
   test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {

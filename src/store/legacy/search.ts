@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleMatch } from '../records.js';
-import { boundedSearch, sameTitle, syncSearchIndex, titleMatches, type SearchShape, type SearchSource } from '../own/search.js';
+import { boundedSearch, headsInOrder, syncSearchIndex, titleLookup, type SearchShape, type SearchSource, type TitleLookup } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { filterSql } from './tasks.js';
 
@@ -10,7 +10,9 @@ const INDEX_ROWS = `
     coalesce((SELECT group_concat(value, char(10)) FROM json_each(CASE WHEN json_valid(t.acceptance_criteria) THEN t.acceptance_criteria ELSE '[]' END)), ''),
     coalesce((SELECT group_concat(body, char(10)) FROM task_comments c WHERE c.task_id = t.id), '')
   FROM tasks t`;
-const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT id, title FROM tasks', titleOf: 'SELECT title FROM tasks WHERE id = ?' };
+const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT id, title FROM tasks', titleOf: 'SELECT title FROM tasks WHERE id = ?',
+  titlesOf: 'SELECT id, title FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
+};
 
 /** The hits' rows, by the JSON array of ids @ids. */
 const TITLE_HEADS = 'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))';
@@ -31,7 +33,7 @@ export function legacySearch(db: Db) {
       return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
     prepareSearch: () => syncSearchIndex(db, SOURCE),
-    titleMatches: (fts: string, limit: number): TitleMatch[] => titleMatches(db, SOURCE, TITLE_HEADS, fts, limit),
-    sameTitle: (key: string, limit: number): TitleMatch[] => sameTitle(db, SOURCE, TITLE_HEADS, key, limit),
+    titleLookup: (): TitleLookup => titleLookup(db, SOURCE),
+    titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };
 }

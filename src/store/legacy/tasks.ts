@@ -115,7 +115,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
     ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
-export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleMatches' | 'sameTitle'> {
+export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
     return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);

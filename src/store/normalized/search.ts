@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleMatch } from '../records.js';
-import { boundedSearch, sameTitle, syncSearchIndex, titleMatches, type SearchShape, type SearchSource } from '../own/search.js';
+import { boundedSearch, headsInOrder, syncSearchIndex, titleLookup, type SearchShape, type SearchSource, type TitleLookup } from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 
@@ -14,7 +14,9 @@ const INDEX_ROWS = `
     coalesce((SELECT group_concat(criterion, char(10)) FROM (SELECT criterion FROM task_acceptance_criteria WHERE task_id = t.id ORDER BY criterion_order, id)), ''),
     coalesce((SELECT group_concat(coalesce(sg.text, sg.summary, sg.reason, sg.question, sg.what, sg."on", ''), char(10)) FROM task_signals sg WHERE sg.task_id = t.id), '')
   FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`;
-const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id', titleOf: 'SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?' };
+const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id', titleOf: 'SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?',
+  titlesOf: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
+};
 
 /** The hits' rows, by the JSON array of ids @ids. */
 const TITLE_HEADS = `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline FROM runtime_tasks t ${DETAIL_JOINS} WHERE t.id IN (SELECT value FROM json_each(@ids))`;
@@ -35,7 +37,7 @@ export function normalizedSearch(db: Db) {
       return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
     },
     prepareSearch: () => syncSearchIndex(db, SOURCE),
-    titleMatches: (fts: string, limit: number): TitleMatch[] => titleMatches(db, SOURCE, TITLE_HEADS, fts, limit),
-    sameTitle: (key: string, limit: number): TitleMatch[] => sameTitle(db, SOURCE, TITLE_HEADS, key, limit),
+    titleLookup: (): TitleLookup => titleLookup(db, SOURCE),
+    titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };
 }

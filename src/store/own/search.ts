@@ -22,6 +22,8 @@ export interface SearchSource {
   titles: string;
   /** The title of one task (id bound), as `title`. */
   titleOf: string;
+  /** SELECT id, title of the tasks whose ids are in the JSON array @ids. */
+  titlesOf: string;
 }
 
 const INSERT_SQL = 'INSERT INTO ralph_mcp_search (rowid, title, description, hints, acceptance, comments)';
@@ -214,45 +216,79 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
 export const TITLE_MATCH_BUDGET_MS = 20;
 
 /**
- * Tasks whose title matches `fts` (an FTS5 query of quoted words, searched in the title column only),
- * newest first, at most `limit`: the candidates a create compares its title with. Cheap at any size:
- * FTS5 walks the doclists newest first and stops at the limit, and a clock check per row stops it
- * (with no candidates) past TITLE_MATCH_BUDGET_MS.
+ * Tasks changed since the index last caught up that a create still compares one by one: past this
+ * many it catches up first. A create does not index its own task (the change queue does, batched),
+ * so the FTS5 index grows by one segment per batch of creates rather than one per create: a third of
+ * the pages a create wrote, and fewer segments for every later query to merge.
  */
-export function titleMatches(db: Db, src: SearchSource, headsSql: string, fts: string, limit: number): TitleMatch[] {
-  syncSearchIndex(db, src);
-  const budget = budgetCondition(db, 'rowid');
-  deadline = performance.now() + TITLE_MATCH_BUDGET_MS;
-  let ids: number[];
-  try {
-    ids = db
-      .all<{ id: number }>(
-        `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
-        { m: `{title} : (${fts})`, limit },
-      )
-      .map((r) => r.id);
-    checkClock();
-  } catch (err) {
-    if (err instanceof SearchBudgetExceeded) return [];
-    throw err;
-  } finally {
-    deadline = Infinity;
-  }
-  return headsInOrder(db, headsSql, ids);
+export const PENDING_TITLES_MAX = 32;
+
+/** A task's title as exact and near duplicates compare it (titleKey). */
+export interface TitleKey {
+  id: number;
+  key: string;
 }
 
 /**
- * Tasks whose title is `key` as titleKey gives it (an exact duplicate, case and spacing aside), newest
- * first, at most `limit`: one index lookup.
+ * What a create compares its title with, read once per create. Tasks in the change queue are compared
+ * by their current titles (read here); the index and the title keys answer for every other task.
  */
-export function sameTitle(db: Db, src: SearchSource, headsSql: string, key: string, limit: number): TitleMatch[] {
-  syncSearchIndex(db, src);
-  const ids = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit).map((r) => r.id);
-  return headsInOrder(db, headsSql, ids);
+export interface TitleLookup {
+  /** Tasks titled exactly `key`, newest first, at most `limit`. */
+  same(key: string, limit: number): number[];
+  /**
+   * The candidates for near duplicates: the newest `limit` indexed tasks whose title matches `fts`
+   * (an FTS5 query of quoted words, title column only; none past TITLE_MATCH_BUDGET_MS), and every
+   * queued task. Each with its title key, for the caller to compare.
+   */
+  near(fts: string, limit: number): TitleKey[];
+}
+
+export function titleLookup(db: Db, src: SearchSource): TitleLookup {
+  ensureSearchIndex(db, src.generation, rebuilds(db, src));
+  let queued = db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty LIMIT CAST(? AS INTEGER)', PENDING_TITLES_MAX + 1).map((r) => r.task_id);
+  if (queued.length > PENDING_TITLES_MAX) {
+    syncSearchIndex(db, src);
+    queued = [];
+  }
+  const stale = new Set(queued);
+  const pending: TitleKey[] =
+    queued.length === 0 ? [] : db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) }).map((r) => ({ id: r.id, key: titleKey(r.title ?? '') }));
+  const byId = (a: { id: number }, b: { id: number }) => b.id - a.id;
+  return {
+    same(key, limit) {
+      const indexed = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit + stale.size);
+      const all = [...pending.filter((p) => p.key === key), ...indexed.filter((r) => !stale.has(r.id))];
+      return all.sort(byId).slice(0, limit).map((r) => r.id);
+    },
+    near(fts, limit) {
+      const budget = budgetCondition(db, 'rowid');
+      deadline = performance.now() + TITLE_MATCH_BUDGET_MS;
+      let ids: number[];
+      try {
+        ids = db
+          .all<{ id: number }>(
+            `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
+            { m: `{title} : (${fts})`, limit: limit + stale.size },
+          )
+          .map((r) => r.id)
+          .filter((id) => !stale.has(id))
+          .slice(0, limit);
+        checkClock();
+      } catch (err) {
+        if (!(err instanceof SearchBudgetExceeded)) throw err;
+        ids = [];
+      } finally {
+        deadline = Infinity;
+      }
+      const keys = ids.length === 0 ? [] : db.all<TitleKey>('SELECT task_id AS id, key FROM ralph_mcp_title_keys WHERE task_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids));
+      return [...pending, ...keys];
+    },
+  };
 }
 
 /** The rows of `ids` (headsSql over the JSON array @ids), in the order of `ids`; ids no task has are left out. */
-function headsInOrder(db: Db, headsSql: string, ids: number[]): TitleMatch[] {
+export function headsInOrder(db: Db, headsSql: string, ids: readonly number[]): TitleMatch[] {
   if (ids.length === 0) return [];
   const heads = new Map(db.all<TitleMatch>(headsSql, { ids: JSON.stringify(ids) }).map((r) => [r.id, r]));
   return ids.flatMap((id) => heads.get(id) ?? []);
