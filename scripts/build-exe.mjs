@@ -76,7 +76,10 @@ chmodSync(out, 0o755);
 // about the copied binary rather than the injection (kept out; anything else is shown).
 const postject = join(dirname(createRequire(import.meta.url).resolve('postject/package.json')), 'dist', 'cli.js');
 const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL], { encoding: 'utf8' });
-const shown = `${injected.stdout}${injected.stderr}`.replace(/\x1b\[[0-9;]*m/g, '').split('\n').filter((l) => l.trim() !== '' && !/^warning: Can't find string offset for section name/.test(l));
+const shown = `${injected.stdout}${injected.stderr}`
+  .replace(/\x1b\[[0-9;]*m/g, '')
+  .split('\n')
+  .filter((l) => l.trim() !== '' && !/^warning: Can't find string offset for section name/.test(l));
 if (injected.status !== 0) throw new Error(`postject failed:\n${shown.join('\n')}`);
 for (const l of shown) if (!/^(Start injection|Injection done|💉)/u.test(l)) process.stderr.write(`${l}\n`);
 rmSync(work, { recursive: true, force: true });

@@ -20,7 +20,10 @@ const result = await build({
 {
   const bytes = readFileSync(payload);
   const at = bytes.findIndex((b) => b > 0x7f);
-  if (at !== -1) throw new Error(`dist/ralph-mcp.cjs is not ASCII at byte ${at} (${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 40).toString('utf8'))}): write the character as an escape in the source; the launcher reads the bundle as ASCII`);
+  if (at !== -1)
+    throw new Error(
+      `dist/ralph-mcp.cjs is not ASCII at byte ${at} (${JSON.stringify(bytes.subarray(Math.max(0, at - 40), at + 40).toString('utf8'))}): write the character as an escape in the source; the launcher reads the bundle as ASCII`,
+    );
 }
 // The command users run: a few lines that load the payload through the code cache.
 await build({

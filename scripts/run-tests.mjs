@@ -17,7 +17,25 @@ const repo = new URL('..', import.meta.url).pathname;
  * startup refusals, scope, resources, both schema generations and Ralph's fixtures, HTTP, faults, leases.
  * (In-process files test the storage driver of the runner itself, which is Node.)
  */
-const CORE_E2E = ['smoke', 'golden', 'startup', 'cli', 'refusal', 'wire', 'resources', 'hidden', 'fixtures', 'headFixtures', 'scope.test', 'security.scope', 'generations', 'http.test', 'faults', 'robustness', 'leases'];
+const CORE_E2E = [
+  'smoke',
+  'golden',
+  'startup',
+  'cli',
+  'refusal',
+  'wire',
+  'resources',
+  'hidden',
+  'fixtures',
+  'headFixtures',
+  'scope.test',
+  'security.scope',
+  'generations',
+  'http.test',
+  'faults',
+  'robustness',
+  'leases',
+];
 
 const all = readdirSync(root, { recursive: true })
   .map(String)
@@ -44,7 +62,16 @@ if (only.length > 0) {
   process.exit(pass('selected', matching(only), process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') ? 0 : 1);
 }
 
-const results = [['node', pass('every file', all.map((f) => join(root, f)), 'node')]];
+const results = [
+  [
+    'node',
+    pass(
+      'every file',
+      all.map((f) => join(root, f)),
+      'node',
+    ),
+  ],
+];
 const bun = process.env.BUN ?? join(repo, 'node_modules', '.bin', 'bun');
 if (existsSync(bun)) results.push(['bun', pass('core end-to-end', matching(CORE_E2E), 'bun')]);
 else results.push(['bun', failOrSkip(`Bun not found at ${bun} (npm ci installs it; BUN names another)`)]);

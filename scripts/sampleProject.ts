@@ -29,17 +29,13 @@ function createLegacySample(dir: string, title: string): Project {
   const db = new Database(project.dbPath);
   db.pragma('foreign_keys = ON');
   const insert = db.transaction(() => {
-    const discipline = db.prepare(
-      'INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    );
+    const discipline = db.prepare('INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
     discipline.run('frontend', 'Frontend', 'FRNT', 'Code', '#068d87', 'You build the React UI.', '["react","typescript"]', '- Components in src/ui/');
     discipline.run('backend', 'Backend', 'BACK', 'Server', '#ea7805', 'You own the API and the database.', '["node","sqlite"]', '- Handlers stay thin');
     discipline.run('quality', 'Quality', 'QUAL', 'FlaskConical', '#7a10ff', 'You write tests.', '["vitest"]', null);
     discipline.run('documentation', 'Documentation', 'DOCS', 'BookOpen', '#3b82f6', 'You write the docs.', '[]', null);
 
-    const feature = db.prepare(
-      'INSERT INTO features (name, display_name, acronym, description, created, context_files, learnings) VALUES (?, ?, ?, ?, ?, ?, ?)',
-    );
+    const feature = db.prepare('INSERT INTO features (name, display_name, acronym, description, created, context_files, learnings) VALUES (?, ?, ?, ?, ?, ?, ?)');
     feature.run(
       'recipes',
       'Recipe CRUD',
@@ -59,13 +55,93 @@ function createLegacySample(dir: string, title: string): Project {
       `INSERT INTO tasks (id, feature, discipline, title, description, status, priority, tags, depends_on, blocked_by, created, completed,
          acceptance_criteria, context_files, hints, provenance) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '2026-01-02', ?, ?, ?, ?, ?)`,
     );
-    task.run(1, 'recipes', 'backend', 'Recipe table and migrations', 'SQLite table for recipes with ingredients as JSON', 'done', 'high', '["db"]', '[]', null, '2026-01-04', '["Migration runs on an empty database"]', '["src/db/schema.sql"]', null, 'human');
-    task.run(2, 'recipes', 'backend', 'Recipe REST endpoints', 'GET/POST/PUT/DELETE /api/recipes', 'done', 'high', '["api"]', '[1]', null, '2026-01-05', '["All four verbs covered by tests"]', '["src/api/recipes.ts"]', 'Reuse the validation helper', 'agent');
-    task.run(3, 'recipes', 'frontend', 'Recipe editor form', 'Form to create and edit a recipe with a dynamic ingredient list', 'in_progress', 'medium', '["ui","forms"]', '[2]', null, null, '["Ingredients can be added and removed","Shows server validation errors"]', '["src/ui/RecipeForm.tsx"]', 'Follow the pattern in src/ui/LoginForm.tsx', 'agent');
+    task.run(
+      1,
+      'recipes',
+      'backend',
+      'Recipe table and migrations',
+      'SQLite table for recipes with ingredients as JSON',
+      'done',
+      'high',
+      '["db"]',
+      '[]',
+      null,
+      '2026-01-04',
+      '["Migration runs on an empty database"]',
+      '["src/db/schema.sql"]',
+      null,
+      'human',
+    );
+    task.run(
+      2,
+      'recipes',
+      'backend',
+      'Recipe REST endpoints',
+      'GET/POST/PUT/DELETE /api/recipes',
+      'done',
+      'high',
+      '["api"]',
+      '[1]',
+      null,
+      '2026-01-05',
+      '["All four verbs covered by tests"]',
+      '["src/api/recipes.ts"]',
+      'Reuse the validation helper',
+      'agent',
+    );
+    task.run(
+      3,
+      'recipes',
+      'frontend',
+      'Recipe editor form',
+      'Form to create and edit a recipe with a dynamic ingredient list',
+      'in_progress',
+      'medium',
+      '["ui","forms"]',
+      '[2]',
+      null,
+      null,
+      '["Ingredients can be added and removed","Shows server validation errors"]',
+      '["src/ui/RecipeForm.tsx"]',
+      'Follow the pattern in src/ui/LoginForm.tsx',
+      'agent',
+    );
     task.run(4, 'recipes', 'quality', 'Editor end-to-end tests', 'Playwright tests for the recipe editor', 'pending', 'medium', '["testing"]', '[3]', null, null, '[]', '[]', null, 'agent');
-    task.run(5, 'search', 'backend', 'FTS index over recipes', 'SQLite FTS5 table kept in sync by triggers', 'pending', 'critical', '["db","search"]', '[]', null, null, '["Search for a word in a title finds the recipe"]', '[]', null, 'agent');
+    task.run(
+      5,
+      'search',
+      'backend',
+      'FTS index over recipes',
+      'SQLite FTS5 table kept in sync by triggers',
+      'pending',
+      'critical',
+      '["db","search"]',
+      '[]',
+      null,
+      null,
+      '["Search for a word in a title finds the recipe"]',
+      '[]',
+      null,
+      'agent',
+    );
     task.run(6, 'search', 'frontend', 'Search box with suggestions', 'Typeahead search in the header', 'draft', 'low', '["ui"]', '[]', null, null, '[]', '[]', null, 'agent');
-    task.run(7, 'auth', 'backend', 'Email sign-in links', 'Send a one-time sign-in link by email', 'blocked', 'high', '["auth"]', '[3]', 'Waiting for the SMTP credentials', null, '[]', '[]', null, 'human');
+    task.run(
+      7,
+      'auth',
+      'backend',
+      'Email sign-in links',
+      'Send a one-time sign-in link by email',
+      'blocked',
+      'high',
+      '["auth"]',
+      '[3]',
+      'Waiting for the SMTP credentials',
+      null,
+      '[]',
+      '[]',
+      null,
+      'human',
+    );
     task.run(8, 'auth', 'documentation', 'Document the sign-in flow', 'User-facing docs for signing in', 'skipped', 'low', '["docs"]', '[]', null, null, '[]', '[]', null, 'agent');
 
     const comment = db.prepare('INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)');

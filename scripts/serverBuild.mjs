@@ -10,8 +10,7 @@
  */
 function startupTrim() {
   const stubs = {
-    ajvProvider:
-      "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
+    ajvProvider: "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
   };
   return {
     name: 'startup-trim',
@@ -21,7 +20,9 @@ function startupTrim() {
       );
       b.onLoad({ filter: /^ajv-provider$/, namespace: 'stub' }, () => ({ contents: stubs.ajvProvider, loader: 'js' }));
       b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
-        /\/zod\/v4\/(classic|core)\//.test(args.importer) ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace('en.js', 'index.en-only.js'), namespace: 'zod-locales' } : undefined,
+        /\/zod\/v4\/(classic|core)\//.test(args.importer)
+          ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace('en.js', 'index.en-only.js'), namespace: 'zod-locales' }
+          : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
         contents: `export { default as en } from ${JSON.stringify(args.path.replace('index.en-only.js', 'en.js'))};`,

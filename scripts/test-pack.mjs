@@ -13,13 +13,39 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
-const YAP_TOOLS = ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'];
+const YAP_TOOLS = [
+  'list_tasks',
+  'get_task',
+  'create_task',
+  'update_task',
+  'list_features',
+  'list_disciplines',
+  'set_task_status',
+  'get_project_info',
+  'search_tasks',
+  'add_dependency',
+  'remove_dependency',
+];
 // The package: the bundle, its launcher, the docs and every file of schema/ (read from the checkout, so
 // that a new schema file needs no edit here), nothing else.
-const EXPECTED_FILES = ['LICENSE', 'README.md', 'dist/ralph-mcp.cjs', 'dist/ralph-mcp.cjs.map', 'dist/ralph-mcp.js', 'package.json', ...readdirSync(join(REPO, 'schema')).map((f) => `schema/${f}`)].sort();
+const EXPECTED_FILES = [
+  'LICENSE',
+  'README.md',
+  'dist/ralph-mcp.cjs',
+  'dist/ralph-mcp.cjs.map',
+  'dist/ralph-mcp.js',
+  'package.json',
+  ...readdirSync(join(REPO, 'schema')).map((f) => `schema/${f}`),
+].sort();
 
 const step = (name) => process.stderr.write(`test:pack: ${name}\n`);
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } });
+const run = (cmd, args, cwd) =>
+  execFileSync(cmd, args, {
+    cwd,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' },
+  });
 
 const work = mkdtempSync(join(tmpdir(), 'ralph-mcp-pack-'));
 try {

@@ -9,7 +9,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
  * Writes are synchronous so the last lines before an exit are not lost.
  */
 export function createLogger(level: LogLevel = 'info', file?: string): Logger {
-  let dest;
+  let dest: ReturnType<typeof pino.destination>;
   try {
     dest = file ? pino.destination({ dest: file, mkdir: true, sync: true, append: true }) : pino.destination({ fd: 2, sync: true });
   } catch (err) {

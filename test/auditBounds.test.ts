@@ -20,7 +20,15 @@ test('unknown tool names and arguments of 1 MB are audited capped; the database 
   await warm.call('no_such_tool', {});
   warm.child.kill('SIGTERM');
   await warm.exited;
-  const size = () => statSync(p.dbPath).size + (() => { try { return statSync(`${p.dbPath}-wal`).size; } catch { return 0; } })();
+  const size = () =>
+    statSync(p.dbPath).size +
+    (() => {
+      try {
+        return statSync(`${p.dbPath}-wal`).size;
+      } catch {
+        return 0;
+      }
+    })();
   const before = size();
   const s = await startRaw(['--project', p.root, '--recipe', 'yap']);
   for (let i = 0; i < 5; i++) {

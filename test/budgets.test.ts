@@ -46,18 +46,18 @@ const sessions: [string, string[]][] = [
 ];
 
 for (const generation of GENERATIONS)
-for (const [label, flags] of sessions) {
-  test(`model-visible tools/list within budget: ${flags.join(' ') || 'full suite'} [${generation}]`, async () => {
-    const s = await startSession(projects[generation], flags);
-    try {
-      const { tools } = await s.client.listTools();
-      const bytes = visibleBytes(tools);
-      const budget = BUDGETS[label]!;
-      assert.ok(bytes <= budget, `${label}: ${bytes} bytes > budget ${budget}; shorten descriptions, or raise the budget deliberately`);
-      if (label === 'full-suite') assert.ok(bytes / tools.length <= PER_TOOL, `${(bytes / tools.length).toFixed(1)} bytes per tool > ${PER_TOOL}`);
-      if (label.startsWith('task_execution')) assert.ok(bytes <= TASK_EXECUTION_MAX, `task_execution ${bytes} > ${TASK_EXECUTION_MAX}`);
-    } finally {
-      await s.close();
-    }
-  });
-}
+  for (const [label, flags] of sessions) {
+    test(`model-visible tools/list within budget: ${flags.join(' ') || 'full suite'} [${generation}]`, async () => {
+      const s = await startSession(projects[generation], flags);
+      try {
+        const { tools } = await s.client.listTools();
+        const bytes = visibleBytes(tools);
+        const budget = BUDGETS[label]!;
+        assert.ok(bytes <= budget, `${label}: ${bytes} bytes > budget ${budget}; shorten descriptions, or raise the budget deliberately`);
+        if (label === 'full-suite') assert.ok(bytes / tools.length <= PER_TOOL, `${(bytes / tools.length).toFixed(1)} bytes per tool > ${PER_TOOL}`);
+        if (label.startsWith('task_execution')) assert.ok(bytes <= TASK_EXECUTION_MAX, `task_execution ${bytes} > ${TASK_EXECUTION_MAX}`);
+      } finally {
+        await s.close();
+      }
+    });
+  }

@@ -18,7 +18,10 @@ function runTestFile(file: string, env: NodeJS.ProcessEnv) {
 }
 
 const snapshots = () => {
-  const files = readdirSync(GOLDEN_DIR, { recursive: true }).map(String).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(GOLDEN_DIR, { recursive: true })
+    .map(String)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   return files.map((f) => [f, readFileSync(join(GOLDEN_DIR, f), 'utf8')]);
 };
 

@@ -104,17 +104,21 @@ describe('config: the client configuration that launches the session', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.stdout, '');
     assert.deepEqual(Object.keys(json(readFileSync(out, 'utf8')).mcpServers), ['ralph']);
-    assert.deepEqual(
-      readdirSync(dir),
-      ['mcp.json'],
-    );
+    assert.deepEqual(readdirSync(dir), ['mcp.json']);
   });
 
   for (const [label, servers, pattern] of [
     ['a discipline server named ralph', [{ name: 'ralph', command: 'x' }], /is named "ralph", which is reserved/],
     ['a server without a command', [{ name: 'a' }], /\[0\] has no "command"/],
     ['args that are not strings', [{ name: 'a', command: 'x', args: [1] }], /has "args" that is not a list of strings/],
-    ['a repeated name', [{ name: 'a', command: 'x' }, { name: 'a', command: 'y' }], /\[1\] repeats the name "a"/],
+    [
+      'a repeated name',
+      [
+        { name: 'a', command: 'x' },
+        { name: 'a', command: 'y' },
+      ],
+      /\[1\] repeats the name "a"/,
+    ],
     ['not an array', { name: 'a' }, /is not a JSON array/],
   ] as const) {
     test(`refused: ${label}`, () => {

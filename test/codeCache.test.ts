@@ -12,7 +12,9 @@ import { CLI } from './helpers/env.js';
  * by the next start, ignored when stale, foreign or unsafe, never needed for the server to work.
  */
 const dirs: string[] = [];
-after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+after(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 const scratch = () => {
   const d = mkdtempSync(join(tmpdir(), 'ralph-cc-'));
   dirs.push(d);

@@ -64,13 +64,16 @@ test('the tags mirror follows plain-SQL writes (strings only, duplicates once) a
     assert.ok(before.includes(7), 'a plain-SQL tag is found');
     // As Ralph (or a person) writes: a repeated tag, a number, not an array at all.
     exec(p, `UPDATE tasks SET tags = '["ui","ui",7]' WHERE id = 6; UPDATE tasks SET tags = 'garbage' WHERE id = 7`);
-    assert.deepEqual(await tagged(a, 'ui'), [...new Set([...before.filter((id: number) => id !== 7), 6])].sort((x: number, y: number) => x - y));
+    assert.deepEqual(
+      await tagged(a, 'ui'),
+      [...new Set([...before.filter((id: number) => id !== 7), 6])].sort((x: number, y: number) => x - y),
+    );
     assert.deepEqual(await tagged(a, '7'), [], 'a number in the list is not a tag');
     assert.deepEqual(query(p, "SELECT count(*) AS n FROM ralph_mcp_task_tags WHERE task_id = 6 AND tag = 'ui'"), [{ n: 1 }]);
   } finally {
     await a.close();
   }
-  exec(p, "DROP TRIGGER ralph_mcp_tags_au; UPDATE tasks SET tags = '[\"late\"]' WHERE id = 2");
+  exec(p, 'DROP TRIGGER ralph_mcp_tags_au; UPDATE tasks SET tags = \'["late"]\' WHERE id = 2');
   const b = await startSession(p, ['--recipe', 'yap']);
   try {
     assert.deepEqual(await tagged(b, 'late'), [2]);

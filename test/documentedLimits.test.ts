@@ -72,15 +72,11 @@ test('every limit in the code is the one the README documents', () => {
   assert.deepEqual(wrong, []);
 });
 
-test('the table above is the README\'s: each number and field appears in its Limits section', () => {
+test("the table above is the README's: each number and field appears in its Limits section", () => {
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Limits'), readme.indexOf('\n## ', readme.indexOf('### Limits')));
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && /\d/.test(l));
-  const named = (field: string, n: number) =>
-    rows.some((r) => r.includes(`\`${leaf(field)}\``) && (r.includes(n.toLocaleString('en-US')) || r.includes(`${n}`)));
-  const missing = [
-    ...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)),
-    ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n)),
-  ].map(([f, n]) => `${f} (${n})`);
+  const named = (field: string, n: number) => rows.some((r) => r.includes(`\`${leaf(field)}\``) && (r.includes(n.toLocaleString('en-US')) || r.includes(`${n}`)));
+  const missing = [...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)), ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n))].map(([f, n]) => `${f} (${n})`);
   assert.deepEqual(missing, [], 'documented in the test, not in the README');
 });

@@ -9,6 +9,14 @@ import { inWords } from '../src/cli/launch.js';
 import { CLI } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 
+/** Makes `paths` read-only by mode (directories `dirMode`, files `fileMode`); returns what undoes it. */
+function chmodAll(paths: readonly string[], dirMode: number, fileMode: number, dirBack: number, fileBack: number): () => void {
+  for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirMode : fileMode);
+  return () => {
+    for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirBack : fileBack);
+  };
+}
+
 /** Wrong paths, permissions and read-only files, in words a person acts on, on every command. */
 const file = join(mkdtempSync(join(tmpdir(), 'ralph-words-')), 'not-a-folder');
 writeFileSync(file, 'x');
@@ -29,8 +37,14 @@ test('--project naming a file: serve, doctor and init say so (exit 2, one line, 
 test('inWords: permissions, read-only file systems and read-only databases', () => {
   const fsErr = (code: string, syscall: string, path: string) => Object.assign(new Error(`${code}: x`), { code, syscall, path });
   assert.equal(inWords(fsErr('EACCES', 'mkdir', '/project/.ralph')), 'cannot create /project/.ralph: permission denied (EACCES); run as a user who may write there, or choose another --project');
-  assert.equal(inWords(fsErr('EROFS', 'open', '/ro/.ralph/progress.txt')), 'cannot open /ro/.ralph/progress.txt: the file system is read-only (EROFS); run as a user who may write there, or choose another --project');
-  assert.match(inWords(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }))!, /^cannot write the database: it is read-only for this user or on this file system \(SQLITE_READONLY\)/);
+  assert.equal(
+    inWords(fsErr('EROFS', 'open', '/ro/.ralph/progress.txt')),
+    'cannot open /ro/.ralph/progress.txt: the file system is read-only (EROFS); run as a user who may write there, or choose another --project',
+  );
+  assert.match(
+    inWords(Object.assign(new Error('attempt to write a readonly database'), { code: 'SQLITE_READONLY' }))!,
+    /^cannot write the database: it is read-only for this user or on this file system \(SQLITE_READONLY\)/,
+  );
   assert.equal(inWords(new Error('plain')), undefined);
   assert.equal(inWords(Object.assign(new Error('x'), { code: 'EWHATEVER', path: '/p' })), undefined);
 });
@@ -42,10 +56,7 @@ test('inWords: permissions, read-only file systems and read-only databases', () 
  */
 function makeReadOnly(paths: string[]): { how: string; undo: () => void } | string {
   const attr = spawnSync('chattr', ['+i', ...paths], { encoding: 'utf8' });
-  const undo =
-    attr.status === 0
-      ? () => void spawnSync('chattr', ['-i', ...paths])
-      : (paths.forEach((f) => chmodSync(f, statSync(f).isDirectory() ? 0o555 : 0o444)), () => paths.forEach((f) => chmodSync(f, statSync(f).isDirectory() ? 0o755 : 0o644)));
+  const undo = attr.status === 0 ? () => void spawnSync('chattr', ['-i', ...paths]) : chmodAll(paths, 0o555, 0o444, 0o755, 0o644);
   try {
     const db = new Database(paths[0]!);
     try {
@@ -108,7 +119,10 @@ test('a database whose folder this user cannot write either: doctor says why it 
     const doctor = run(['doctor', '--project', project.root]);
     assert.equal(doctor.status, 1, doctor.stderr);
     assert.equal(doctor.stderr, '');
-    assert.match(doctorLine(doctor.stdout, 'database'), /^✗ database +cannot be opened \(.*\): SQLite needs ralph\.db-shm beside a database in WAL mode and cannot create it, because this user cannot write .*\. Make the folder writable/);
+    assert.match(
+      doctorLine(doctor.stdout, 'database'),
+      /^✗ database +cannot be opened \(.*\): SQLite needs ralph\.db-shm beside a database in WAL mode and cannot create it, because this user cannot write .*\. Make the folder writable/,
+    );
     assert.match(doctorLine(doctor.stdout, 'schema'), /^– schema +not checked/);
   } finally {
     ro.undo();

@@ -51,7 +51,10 @@ describe('the single executable', { skip }, () => {
         const created = await client.callTool({ name: 'create_task', arguments: { feature: 'search', discipline: 'backend', title: 'Typo-tolerant search' } });
         assert.ok(!created.isError, JSON.stringify(created.structuredContent));
         const id = (created.structuredContent as { task: { id: number } }).task.id;
-        const stored = generation === 'legacy' ? row(project, 'SELECT title FROM tasks WHERE id = ?', id) : row(project, 'SELECT d.title FROM runtime_tasks r JOIN task_details d ON d.id = r.details_id WHERE r.id = ?', id);
+        const stored =
+          generation === 'legacy'
+            ? row(project, 'SELECT title FROM tasks WHERE id = ?', id)
+            : row(project, 'SELECT d.title FROM runtime_tasks r JOIN task_details d ON d.id = r.details_id WHERE r.id = ?', id);
         assert.equal(stored?.title, 'Typo-tolerant search');
       } finally {
         await client.close();

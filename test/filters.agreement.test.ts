@@ -102,19 +102,13 @@ function bruteForce(rows: Row[], q: Record<string, any>): number[] {
       (q.filter_tag === undefined || r.tags.includes(q.filter_tag)) &&
       (q.ready === undefined || ready(r) === q.ready) &&
       (q.held_by === undefined || (q.held_by === 'any' ? r.holder != null : q.held_by === 'none' ? r.holder == null : r.holder === q.held_by)) &&
-      (since === undefined ||
-        (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/.test(changed(r))
-          ? changed(r).slice(0, 19).replace('T', ' ') >= since.time
-          : day(r) !== '' && day(r) >= since.day)),
+      (since === undefined || (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/.test(changed(r)) ? changed(r).slice(0, 19).replace('T', ' ') >= since.time : day(r) !== '' && day(r) >= since.day)),
   );
   const rank = (r: Row) => RANK[r.priority ?? ''] ?? 4;
   const sort = q.sort ?? 'id';
-  out.sort((a, b) =>
-    sort === 'priority' ? rank(a) - rank(b) || a.id - b.id : sort === 'updated' ? (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : a.id - b.id) : a.id - b.id,
-  );
+  out.sort((a, b) => (sort === 'priority' ? rank(a) - rank(b) || a.id - b.id : sort === 'updated' ? (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : a.id - b.id) : a.id - b.id));
   return out.map((r) => r.id);
 }
-
 
 function randomQuery(r: () => number, rows: Row[]): Record<string, any> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
@@ -238,7 +232,15 @@ for (const generation of GENERATIONS) {
     });
 
     test('each filter alone, and the ready queue in claim order', () => {
-      for (const q of [{ ready: true, sort: 'priority' }, { ready: false }, { held_by: 'w1' }, { held_by: 'none', sort: 'priority' }, { sort: 'updated' }, { updated_since: '2026-02-14T12:00:00Z' }, { filter_status: [...STATUSES] }]) {
+      for (const q of [
+        { ready: true, sort: 'priority' },
+        { ready: false },
+        { held_by: 'w1' },
+        { held_by: 'none', sort: 'priority' },
+        { sort: 'updated' },
+        { updated_since: '2026-02-14T12:00:00Z' },
+        { filter_status: [...STATUSES] },
+      ]) {
         const want = bruteForce(rows, q);
         assert.ok(want.length > 0, JSON.stringify(q));
         assert.deepEqual(listAll(s, q, 500).ids, want, JSON.stringify(q));

@@ -29,7 +29,11 @@ const CASES: Case[] = [
   {
     tool: 'list_tasks',
     ok: { filter_status: 'pending', limit: 100 },
-    check: (r, p) => assert.deepEqual(r.tasks.map((t: Row) => t.id), query<Row>(p, "SELECT id FROM tasks WHERE status = 'pending' ORDER BY id").map((x) => x.id)),
+    check: (r, p) =>
+      assert.deepEqual(
+        r.tasks.map((t: Row) => t.id),
+        query<Row>(p, "SELECT id FROM tasks WHERE status = 'pending' ORDER BY id").map((x) => x.id),
+      ),
     err: { filter_feature: 'no-such-feature' },
     code: 'not_found',
   },
@@ -37,7 +41,10 @@ const CASES: Case[] = [
     tool: 'get_task',
     ok: { id: 12 },
     check: (r, p) => {
-      assert.deepEqual(r.dependencies.map((d: Row) => d.id), [9, 8]);
+      assert.deepEqual(
+        r.dependencies.map((d: Row) => d.id),
+        [9, 8],
+      );
       assert.equal(r.comments.length, one(p, 'SELECT count(*) AS n FROM task_comments WHERE task_id = 12').n);
     },
     err: { id: 999 },
@@ -126,7 +133,11 @@ const CASES: Case[] = [
   {
     tool: 'list_features',
     ok: {},
-    check: (r, p) => assert.deepEqual(r.features.map((f: Row) => f.name), query<Row>(p, 'SELECT name FROM features ORDER BY name').map((x) => x.name)),
+    check: (r, p) =>
+      assert.deepEqual(
+        r.features.map((f: Row) => f.name),
+        query<Row>(p, 'SELECT name FROM features ORDER BY name').map((x) => x.name),
+      ),
     err: { verbose: true },
     code: 'invalid_argument',
   },
@@ -202,7 +213,13 @@ const CASES: Case[] = [
   {
     tool: 'create_discipline',
     ok: { name: 'mobile', display_name: 'Mobile', icon: 'Smartphone', color: '#123456', skills: ['react-native'] },
-    check: (_r, p) => assert.deepEqual(one(p, "SELECT icon, color, skills, mcp_servers FROM disciplines WHERE name = 'mobile'"), { icon: 'Smartphone', color: '#123456', skills: '["react-native"]', mcp_servers: '[]' }),
+    check: (_r, p) =>
+      assert.deepEqual(one(p, "SELECT icon, color, skills, mcp_servers FROM disciplines WHERE name = 'mobile'"), {
+        icon: 'Smartphone',
+        color: '#123456',
+        skills: '["react-native"]',
+        mcp_servers: '[]',
+      }),
     err: { name: 'frontend', display_name: 'Frontend 2', icon: 'Code', color: '#000000' },
     code: 'conflict',
   },
@@ -267,7 +284,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe('every tool on a copy of Ralph\'s 04-desktop-dev.db', { skip: FIXTURE_SKIP }, () => {
+describe("every tool on a copy of Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () => {
   let p: Project;
   let s: Session;
   before(async () => {

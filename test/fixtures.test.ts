@@ -81,8 +81,8 @@ for (const file of FIXTURES) {
   });
 }
 
-describe('fixture 04-desktop-dev: writes keep Ralph\'s shape', { skip: FIXTURE_SKIP }, () => {
-  test('a write session adds rows but never alters Ralph\'s tables', async () => {
+describe("fixture 04-desktop-dev: writes keep Ralph's shape", { skip: FIXTURE_SKIP }, () => {
+  test("a write session adds rows but never alters Ralph's tables", async () => {
     const project = fixtureProject('04-desktop-dev.db');
     const schema = () => query(project, "SELECT type, name, sql FROM sqlite_master WHERE substr(name, 1, 10) <> 'ralph_mcp_' AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' ORDER BY name");
     const before = schema();

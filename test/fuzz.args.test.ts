@@ -166,10 +166,7 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
         at = row.max;
         under = row.min! - 1;
       }
-      for (const [value, label, limit] of [
-        [over, 'over', row.max],
-        ...(under === undefined ? [] : [[under, 'under', row.min!]]),
-      ] as [unknown, string, number][]) {
+      for (const [value, label, limit] of [[over, 'over', row.max], ...(under === undefined ? [] : [[under, 'under', row.min!]])] as [unknown, string, number][]) {
         const { r } = await probe(value, label);
         const err = (r.structuredContent as any)?.error;
         const where = `${row.tool}.${row.field} ${label} the limit (${limitText(row)})`;

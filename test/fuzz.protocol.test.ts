@@ -10,8 +10,7 @@ import { ALL_TOOLS, RECIPE_TOOLS } from './helpers/spec.js';
  * `npm run stress` (scripts/stress/fuzz.ts holds the generators and the checks).
  */
 
-const report = (r: ProtocolReport) =>
-  `${r.hostileLines} hostile lines, ${r.wellFormed} well-formed requests, ${r.idless} id-less error answers, ${r.seconds.toFixed(1)} s`;
+const report = (r: ProtocolReport) => `${r.hostileLines} hostile lines, ${r.wellFormed} well-formed requests, ${r.idless} id-less error answers, ${r.seconds.toFixed(1)} s`;
 
 function assertClean(r: ProtocolReport): void {
   assert.deepEqual(r.junk, [], 'nothing but JSON-RPC on stdout');

@@ -31,7 +31,9 @@ function rebuild(p: Project, table: string, change: (ddl: string) => string): vo
   const changed = change(ddl);
   assert.notEqual(changed, ddl, 'the DDL was changed');
   // Ralph's own indexes go with the old table; made again after the rename, as a migration would.
-  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'").all(table) as { sql: string }[]).map((r) => r.sql);
+  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'").all(table) as { sql: string }[]).map(
+    (r) => r.sql,
+  );
   db.transaction(() => {
     db.exec(changed.replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`));
     db.exec(`INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`);
@@ -55,7 +57,7 @@ function refusedAtStart(p: Project, pattern: RegExp): void {
 }
 
 describe('which generation a database is', () => {
-  test('a mix of both generations is refused, naming the one it resembles and the other\'s tables', () => {
+  test("a mix of both generations is refused, naming the one it resembles and the other's tables", () => {
     const p = sampleProject('normalized');
     alter(p, 'CREATE TABLE features (name TEXT PRIMARY KEY)');
     refusedAtStart(p, /is not a Ralph database \(it also holds tables of the other generation: features\); it resembles Ralph's normalized schema/);
@@ -113,7 +115,10 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
       try {
         again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
         assert.deepEqual(again.ok('get_project_progress', {}).by_feature, before.by_feature);
-        assert.deepEqual(again.ok('search_tasks', { query: 'typeahead' }).results.map((h: any) => h.id), [6]);
+        assert.deepEqual(
+          again.ok('search_tasks', { query: 'typeahead' }).results.map((h: any) => h.id),
+          [6],
+        );
       } finally {
         again.close();
       }
@@ -175,7 +180,7 @@ describe('launch commands on the normalized schema', () => {
     assert.equal(plan.project.schema, 'normalized');
     assert.ok(plan.disabled_tools.includes('create_task'));
     // A malformed value there fails closed, naming where it lives.
-    alter(p, "UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = '{\"additional_disabled\": [\"no_such_tool\"]}'");
+    alter(p, 'UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = \'{"additional_disabled": ["no_such_tool"]}\'');
     const bad = runCli(['--project', p.root, '--recipe', 'yap', '--discipline', 'backend']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" names unknown tool\(s\): no_such_tool/);

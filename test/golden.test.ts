@@ -19,34 +19,34 @@ const project = sampleProject();
 const sizes: string[] = [];
 
 for (const generation of GENERATIONS)
-for (const recipe of [...RECIPES, null]) {
-  const label = recipe ?? 'full-suite';
-  const dir = generation === 'legacy' ? GOLDEN_DIR : join(GOLDEN_DIR, generation);
-  const onProject = generation === 'legacy' ? project : sampleProject(generation);
-  test(`golden tools/list: ${label} [${generation}]`, async () => {
-    const s = await startSession(onProject, recipe ? recipeFlags(recipe) : []);
-    try {
-      const { tools } = await s.client.listTools();
-      const names = tools.map((t) => t.name);
-      assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
-      const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-      sizes.push(
-        `${`${label} [${generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
-      );
-      const file = join(dir, `${label}.tools.json`);
-      const actual = `${JSON.stringify(tools, null, 2)}\n`;
-      if (UPDATE) {
-        mkdirSync(dir, { recursive: true });
-        writeFileSync(file, actual);
-        return;
+  for (const recipe of [...RECIPES, null]) {
+    const label = recipe ?? 'full-suite';
+    const dir = generation === 'legacy' ? GOLDEN_DIR : join(GOLDEN_DIR, generation);
+    const onProject = generation === 'legacy' ? project : sampleProject(generation);
+    test(`golden tools/list: ${label} [${generation}]`, async () => {
+      const s = await startSession(onProject, recipe ? recipeFlags(recipe) : []);
+      try {
+        const { tools } = await s.client.listTools();
+        const names = tools.map((t) => t.name);
+        assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
+        const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+        sizes.push(
+          `${`${label} [${generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
+        );
+        const file = join(dir, `${label}.tools.json`);
+        const actual = `${JSON.stringify(tools, null, 2)}\n`;
+        if (UPDATE) {
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(file, actual);
+          return;
+        }
+        assert.ok(existsSync(file), `missing snapshot ${file}: run npm run test:update-golden`);
+        assert.equal(actual, readFileSync(file, 'utf8'), `tools/list for ${label} changed: review, then npm run test:update-golden`);
+      } finally {
+        await s.close();
       }
-      assert.ok(existsSync(file), `missing snapshot ${file}: run npm run test:update-golden`);
-      assert.equal(actual, readFileSync(file, 'utf8'), `tools/list for ${label} changed: review, then npm run test:update-golden`);
-    } finally {
-      await s.close();
-    }
-  });
-}
+    });
+  }
 
 // Growth stays visible: every run prints each recipe's tool count and tools/list size.
 after(() => {

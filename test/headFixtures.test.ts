@@ -72,7 +72,26 @@ const assertUpdatedToday = (v: unknown, what: string) => assertToday(typeof v ==
 function sameTask(p: Project, task: AnyRow): void {
   const r = ralphTask(p.dbPath, task.id);
   assert.ok(r, `Ralph finds task ${task.id}`);
-  for (const k of ['id', 'title', 'description', 'status', 'priority', 'feature', 'discipline', 'tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts', 'hints', 'estimated_turns', 'provenance', 'pseudocode', 'enriched_at', 'completed'] as const) {
+  for (const k of [
+    'id',
+    'title',
+    'description',
+    'status',
+    'priority',
+    'feature',
+    'discipline',
+    'tags',
+    'depends_on',
+    'acceptance_criteria',
+    'context_files',
+    'output_artifacts',
+    'hints',
+    'estimated_turns',
+    'provenance',
+    'pseudocode',
+    'enriched_at',
+    'completed',
+  ] as const) {
     assert.deepEqual(task[k], r[k], `task ${task.id}: ${k} as the tool says it vs as Ralph reads it`);
   }
 }
@@ -88,7 +107,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         assert.match(r.stdout, /all checks passed/);
         assert.match(r.stdout, /^✓ schema\s+normalized schema/m, 'the schema line names the generation');
         const lines = r.stdout.split('\n');
-        assert.deepEqual(lines.filter((l) => l.startsWith('✗') || l.startsWith('–')), [], 'no failed and no skipped check');
+        assert.deepEqual(
+          lines.filter((l) => l.startsWith('✗') || l.startsWith('–')),
+          [],
+          'no failed and no skipped check',
+        );
       });
     }
   });
@@ -122,7 +145,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(all.next_cursor, null);
       const t12 = all.tasks.find((x: AnyRow) => x.id === 12);
       const pick = (x: AnyRow) => ({ id: x.id, title: x.title, status: x.status, priority: x.priority, feature: x.feature, discipline: x.discipline, depends_on: x.depends_on });
-      assert.deepEqual(pick(t12), { id: 12, title: 'Nested collections', status: 'pending', priority: 'low', feature: 'collections', discipline: 'frontend', depends_on: ralphTask(p.dbPath, 12)!.depends_on });
+      assert.deepEqual(pick(t12), {
+        id: 12,
+        title: 'Nested collections',
+        status: 'pending',
+        priority: 'low',
+        feature: 'collections',
+        discipline: 'frontend',
+        depends_on: ralphTask(p.dbPath, 12)!.depends_on,
+      });
 
       const pending = s.ok('list_tasks', { filter_status: 'pending' });
       assert.deepEqual(ids(pending.tasks), col(p, "SELECT id FROM runtime_tasks WHERE status = 'pending' ORDER BY id"));
@@ -130,12 +161,18 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       const search = s.ok('list_tasks', { filter_feature: 'SEARCH' });
       assert.deepEqual(ids(search.tasks), [13, 14, 15]);
-      assert.ok(search.tasks.every((x: AnyRow) => x.feature === 'search'), 'names come back as stored');
+      assert.ok(
+        search.tasks.every((x: AnyRow) => x.feature === 'search'),
+        'names come back as stored',
+      );
 
       const frontend = s.ok('list_tasks', { filter_discipline: 'Frontend', filter_status: 'pending' });
       assert.deepEqual(
         ids(frontend.tasks),
-        col(p, "SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN disciplines di ON di.id = d.discipline_id WHERE di.name = 'frontend' AND t.status = 'pending' ORDER BY t.id"),
+        col(
+          p,
+          "SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN disciplines di ON di.id = d.discipline_id WHERE di.name = 'frontend' AND t.status = 'pending' ORDER BY t.id",
+        ),
       );
       assert.equal(frontend.total, frontend.tasks.length);
 
@@ -171,7 +208,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Every signal of the task is a comment, oldest first, whatever its verb.
       const signals = ralphComments(p.dbPath, 21);
       assert.equal(signals.length, 15);
-      assert.deepEqual(ids(r.comments), signals.map((c) => c.id));
+      assert.deepEqual(
+        ids(r.comments),
+        signals.map((c) => c.id),
+      );
       for (const [i, c] of r.comments.entries()) {
         const sig = signals[i]!;
         assert.equal(c.task_id, 21);
@@ -231,10 +271,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n), detailsBefore + 1, 'one new details row');
       const td = row(p, 'SELECT * FROM task_details WHERE id = ?', rt.details_id)!;
       assert.equal(row(p, 'SELECT count(*) AS n FROM runtime_tasks WHERE details_id = ?', rt.details_id)!.n, 1, 'its own details row');
-      assert.deepEqual(
-        [td.discipline_id, td.title, td.description, td.priority, td.hints, td.estimated_turns],
-        [disciplineId(p, 'backend'), args.title, args.description, 'high', args.hints, 4],
-      );
+      assert.deepEqual([td.discipline_id, td.title, td.description, td.priority, td.hints, td.estimated_turns], [disciplineId(p, 'backend'), args.title, args.description, 'high', args.hints, 4]);
       assertToday(td.created, 'task_details.created');
       assert.deepEqual(col(p, 'SELECT tag FROM task_tags WHERE task_id = 22 ORDER BY id'), args.tags);
       assert.deepEqual(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 22 ORDER BY id'), [13, 3]);
@@ -385,7 +422,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         assert.equal(hit.feature, t2.feature);
       }
       const scores = r.results.map((h: AnyRow) => h.score);
-      assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'best match first');
+      assert.deepEqual(
+        scores,
+        [...scores].sort((a, b) => b - a),
+        'best match first',
+      );
       const filtered = s.ok('search_tasks', { query: 'bookmark', feature: 'IMPORT-EXPORT' });
       assert.ok(filtered.results.length > 0);
       assert.ok(filtered.results.every((h: AnyRow) => h.feature === 'import-export'));
@@ -448,14 +489,12 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(sig.kind, 'upstream_task');
       assert.match(sig.on, /2/);
       assert.equal(sig.detail, 'The modal design is not approved');
-      for (const k of ['text', 'summary', 'remaining', 'reason', 'question', 'what', 'severity', 'category', 'scope', 'why', 'rationale']) assert.equal(sig[k], null, `${k} is NULL on a blocked signal`);
+      for (const k of ['text', 'summary', 'remaining', 'reason', 'question', 'what', 'severity', 'category', 'scope', 'why', 'rationale'])
+        assert.equal(sig[k], null, `${k} is NULL on a blocked signal`);
       assertRecentTimestamp(sig.created, 'signal created');
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-blocker'")!;
       assert.ok(session, 'the session row exists');
-      assert.deepEqual(
-        [session.session_number, session.kind, session.started_by, session.task_id, session.status],
-        [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished'],
-      );
+      assert.deepEqual([session.session_number, session.kind, session.started_by, session.task_id, session.status], [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished']);
       assertRecentTimestamp(session.started, 'session started');
       assert.equal(session.ended, session.started);
       // The upstream task gets a comment (a learned signal) naming the blocked task.
@@ -469,7 +508,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Without an upstream task: kind external, the reason in `on`.
       const ts2 = also(t, p, { recipe: 'task_execution', task: '7', sessionId: 'head-test-blocker-2' });
       ts2.ok('report_blocker', { reason: 'Waiting for a security review' });
-      assert.deepEqual(row(p, "SELECT verb, kind, \"on\", detail FROM task_signals WHERE task_id = 7 AND session_id = 'head-test-blocker-2'"), {
+      assert.deepEqual(row(p, 'SELECT verb, kind, "on", detail FROM task_signals WHERE task_id = 7 AND session_id = \'head-test-blocker-2\''), {
         verb: 'blocked',
         kind: 'external',
         on: 'Waiting for a security review',
@@ -484,7 +523,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       ts21.ok('report_blocker', { reason: 'Waiting for the signal reference review' });
       assert.deepEqual(row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'"), ralphSession);
       assert.equal(row(p, 'SELECT count(*) AS n FROM agent_sessions')!.n, sessionCount);
-      assert.equal(row(p, "SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1")!.session_id, 'sess-21-ref');
+      assert.equal(row(p, 'SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1')!.session_id, 'sess-21-ref');
 
       const ts3 = also(t, p, { recipe: 'task_execution', task: '6' });
       refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 6 }, 'invalid_argument');
@@ -571,10 +610,13 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t);
       const r = s.ok('get_dependency_details', { id: 4 });
       assert.equal(r.task_id, 4);
-      assert.deepEqual(r.dependencies.map((d: AnyRow) => [d.id, d.depth, d.status]), [
-        [3, 1, 'done'],
-        [2, 2, 'done'],
-      ]);
+      assert.deepEqual(
+        r.dependencies.map((d: AnyRow) => [d.id, d.depth, d.status]),
+        [
+          [3, 1, 'done'],
+          [2, 2, 'done'],
+        ],
+      );
       assert.deepEqual(ids(r.dependencies[0].comments), col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id'));
       assert.deepEqual([r.missing, r.truncated], [[], false]);
       const shallow = s.ok('get_dependency_details', { id: 4, depth: 1 });
@@ -592,7 +634,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const pulled = runtimeOf(p, 1)!;
       assert.equal(pulled.template_id, 1);
       const templateDetails = row(p, 'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 1')!;
-      assert.equal(pulled.details_id, templateDetails.id, 'the fixture: the task shares its template\'s details row');
+      assert.equal(pulled.details_id, templateDetails.id, "the fixture: the task shares its template's details row");
       const templates = rows(p, 'SELECT * FROM task_templates ORDER BY id');
       const others = [2, 3, 4].map((id) => ralphTask(p.dbPath, id));
 
@@ -610,12 +652,28 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const own = row(p, 'SELECT * FROM task_details WHERE id = ?', now.details_id)!;
       assert.deepEqual(
         [own.title, own.priority, own.discipline_id, own.description, own.hints, own.estimated_turns, own.pseudocode, own.agent, own.model, own.effort, own.thinking],
-        ['Regression sweep (this sprint)', 'critical', templateDetails.discipline_id, templateDetails.description, templateDetails.hints, templateDetails.estimated_turns, templateDetails.pseudocode, templateDetails.agent, templateDetails.model, templateDetails.effort, templateDetails.thinking],
+        [
+          'Regression sweep (this sprint)',
+          'critical',
+          templateDetails.discipline_id,
+          templateDetails.description,
+          templateDetails.hints,
+          templateDetails.estimated_turns,
+          templateDetails.pseudocode,
+          templateDetails.agent,
+          templateDetails.model,
+          templateDetails.effort,
+          templateDetails.thinking,
+        ],
         'the copy keeps every other field of the template',
       );
       const seen = ralphTask(p.dbPath, 1)!;
       assert.deepEqual([seen.title, seen.priority, seen.template_id, seen.tags], ['Regression sweep (this sprint)', 'critical', 1, ['sprint']]);
-      assert.deepEqual([2, 3, 4].map((id) => ralphTask(p.dbPath, id)), others, 'other tasks unchanged');
+      assert.deepEqual(
+        [2, 3, 4].map((id) => ralphTask(p.dbPath, id)),
+        others,
+        'other tasks unchanged',
+      );
 
       // A second update changes the task's own row, not another copy.
       const detailsCount = Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n);
@@ -731,7 +789,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     test('list_features and get_feature (names case-insensitive)', (t) => {
       const { p, s } = open(t);
       assert.deepEqual(
-        s.ok('list_features', {}).features.map((f: AnyRow) => f.name).sort(),
+        s
+          .ok('list_features', {})
+          .features.map((f: AnyRow) => f.name)
+          .sort(),
         col(p, 'SELECT name FROM subsystems').map(String).sort(),
       );
       const { feature } = s.ok('get_feature', { name: 'BOOKMARK-CRUD' });
@@ -740,7 +801,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       for (const k of ['display_name', 'acronym', 'description', 'architecture', 'boundaries', 'knowledge_paths', 'context_files', 'dependencies'] as const) {
         assert.deepEqual(feature[k], ralph[k], k);
       }
-      assert.deepEqual(feature.learnings.map((l: AnyRow) => l.text), ralph.learnings.map((l) => l.text));
+      assert.deepEqual(
+        feature.learnings.map((l: AnyRow) => l.text),
+        ralph.learnings.map((l) => l.text),
+      );
       const err = refused(s, p, 'get_feature', { name: 'sharing' }, 'not_found');
       assert.match(err.message, /sharing/);
       assert.match(err.message, /bookmark-crud/);
@@ -807,7 +871,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual([l.subsystem_id, l.body, l.reason, l.agent_task_id], [subsystemId(p, 'search'), text, 'stale results otherwise', 13]);
       assertRecentTimestamp(l.created, 'subsystem_comments.created');
       assert.equal(row(p, 'SELECT hit_count FROM ralph_mcp_learning_meta WHERE comment_id = ?', l.id)!.hit_count, 1);
-      assert.deepEqual(ralphFeature(p.dbPath, 'search')!.learnings.map((x) => x.body), [text]);
+      assert.deepEqual(
+        ralphFeature(p.dbPath, 'search')!.learnings.map((x) => x.body),
+        [text],
+      );
 
       const dup = s.ok('append_feature_learning', { feature_name: 'search', text: 'The search index must be rebuilt after bulk imports of bookmarks' });
       assert.equal(dup.outcome, 'duplicate');
@@ -818,7 +885,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id"), otherComments, "Ralph's other subsystem comments are untouched");
 
       const learnings = s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
-      assert.deepEqual(learnings.learnings.map((x: AnyRow) => [x.text, x.hit_count]), [[text, 2]]);
+      assert.deepEqual(
+        learnings.learnings.map((x: AnyRow) => [x.text, x.hit_count]),
+        [[text, 2]],
+      );
       assert.deepEqual(s.ok('get_feature_learnings', { feature_name: 'collections' }).learnings, []);
       refused(s, p, 'get_feature_learnings', { feature_name: 'nope' }, 'not_found');
 
@@ -849,7 +919,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     test('list/get/create/update/delete_discipline', (t) => {
       const { p, s } = open(t);
       assert.deepEqual(
-        s.ok('list_disciplines', {}).disciplines.map((d: AnyRow) => d.name).sort(),
+        s
+          .ok('list_disciplines', {})
+          .disciplines.map((d: AnyRow) => d.name)
+          .sort(),
         col(p, 'SELECT name FROM disciplines').map(String).sort(),
       );
       const { discipline } = s.ok('get_discipline', { name: 'FRONTEND' });
@@ -858,7 +931,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       for (const k of ['display_name', 'acronym', 'icon', 'color', 'system_prompt', 'conventions', 'skills'] as const) assert.deepEqual(discipline[k], ralph[k], k);
       assert.match(refused(s, p, 'get_discipline', { name: 'wizardry' }, 'not_found').message, /frontend/);
 
-      const created = s.ok('create_discipline', { name: 'devops', display_name: 'DevOps', icon: 'Server', color: '#123456', skills: ['docker', 'terraform'], system_prompt: 'You ship it.', conventions: 'IaC only' }).discipline;
+      const created = s.ok('create_discipline', {
+        name: 'devops',
+        display_name: 'DevOps',
+        icon: 'Server',
+        color: '#123456',
+        skills: ['docker', 'terraform'],
+        system_prompt: 'You ship it.',
+        conventions: 'IaC only',
+      }).discipline;
       assert.match(created.acronym, /^[A-Z0-9]{4}$/);
       const d = row(p, "SELECT * FROM disciplines WHERE name = 'devops'")!;
       assert.deepEqual([d.display_name, d.icon, d.color, d.system_prompt, d.conventions], ['DevOps', 'Server', '#123456', 'You ship it.', 'IaC only']);
@@ -964,7 +1045,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const sig = row(p, 'SELECT * FROM ralph_mcp_signals WHERE id = ?', r.signal_id)!;
       assert.ok(sig, 'the abort is recorded');
       assert.deepEqual([sig.session_id, sig.task_id, sig.reason], ['head-test-abort', 4, 'rate limited by the provider']);
-      assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals')!.n, signalsBefore + 1, 'exactly one signal of Ralph\'s');
+      assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals')!.n, signalsBefore + 1, "exactly one signal of Ralph's");
       const stuck = row(p, "SELECT * FROM task_signals WHERE session_id = 'head-test-abort'")!;
       assert.deepEqual([stuck.task_id, stuck.verb, stuck.reason, stuck.summary, stuck.text], [4, 'stuck', 'rate limited by the provider', null, null]);
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-abort'")!;

@@ -138,7 +138,10 @@ describe('HTTP sessions are bounded', () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     try {
       const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => post(server.port, server.token, { jsonrpc: '2.0', id: i, method: 'tools/list' }, {}, agent)));
-      assert.ok(answers.every((a) => a.status === 400), 'all refused');
+      assert.ok(
+        answers.every((a) => a.status === 400),
+        'all refused',
+      );
       assert.match(answers[0]!.body, /no Mcp-Session-Id: a new MCP session starts with a POST initialize request/);
       const big = await post(server.port, server.token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2 * 1024 * 1024) } });
       assert.equal(big.status, 413);

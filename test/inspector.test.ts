@@ -45,7 +45,10 @@ async function rpcError(target: string[], method: string[]): Promise<string> {
 const listTools = (target: string[], viaBin = false) => ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
 const callTool = (target: string[], tool: string, args: Record<string, string> = {}) =>
   ok<{ isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }>(target, [
-    '--method', 'tools/call', '--tool-name', tool,
+    '--method',
+    'tools/call',
+    '--tool-name',
+    tool,
     ...(Object.keys(args).length ? ['--tool-arg', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
   ]);
 const readResource = async (target: string[], uri: string) => {
@@ -56,7 +59,10 @@ const readResource = async (target: string[], uri: string) => {
 };
 const getPrompt = (target: string[], name: string, args: Record<string, string> = {}) =>
   ok<{ description?: string; messages: { role: string; content: { type: string; text: string } }[] }>(target, [
-    '--method', 'prompts/get', '--prompt-name', name,
+    '--method',
+    'prompts/get',
+    '--prompt-name',
+    name,
     ...(Object.keys(args).length ? ['--prompt-args', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
   ]);
 
@@ -188,7 +194,10 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     assert.match(brief, /"title": "Recipe REST endpoints"/, 'its dependency');
     assert.match(brief, /- add_task_comment: /, 'a reporting tool this session has');
 
-    const listed = text(recipe).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2).split(':')[0]);
+    const listed = text(recipe)
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2).split(':')[0]);
     assert.deepEqual(listed, inSpecOrder(RECIPE_TOOLS.yap!));
   });
 });
@@ -248,7 +257,10 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
     assert.equal(t.task.id, 5);
     assert.equal(t.task.title, row.title);
     assert.equal(t.task.status, row.status);
-    assert.deepEqual(t.comments.map((c: any) => c.body), comments(p, 5).map((c) => c.body));
+    assert.deepEqual(
+      t.comments.map((c: any) => c.body),
+      comments(p, 5).map((c) => c.body),
+    );
 
     const b = text(brief);
     assert.match(b, /^Brief for task #7\./);

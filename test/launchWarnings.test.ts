@@ -18,7 +18,10 @@ const planWarnings = (args: string[]): string[] => {
 
 test('task_execution without --task: its task changes would be refused; the warning names --task and worker', () => {
   const w = planWarnings(['--recipe', 'task_execution']);
-  assert.ok(w.some((x) => /^recipe task_execution works on its own task and none was given: .*pass --task N, or use --recipe worker/.test(x)), JSON.stringify(w));
+  assert.ok(
+    w.some((x) => /^recipe task_execution works on its own task and none was given: .*pass --task N, or use --recipe worker/.test(x)),
+    JSON.stringify(w),
+  );
   assert.deepEqual(planWarnings(['--recipe', 'task_execution', '--task', '3']), []);
   assert.deepEqual(planWarnings(['--recipe', 'worker']), [], 'a worker claims its tasks');
   const served = cli(['--recipe', 'task_execution']);
@@ -27,7 +30,10 @@ test('task_execution without --task: its task changes would be refused; the warn
 
 test('a task given to braindump or ramble is warned about; to a task recipe it is not', () => {
   for (const recipe of ['braindump', 'ramble']) {
-    assert.ok(planWarnings(['--recipe', recipe, '--task', '3']).some((x) => x.startsWith(`--task 3 given to recipe ${recipe}, which works across tasks`)), recipe);
+    assert.ok(
+      planWarnings(['--recipe', recipe, '--task', '3']).some((x) => x.startsWith(`--task 3 given to recipe ${recipe}, which works across tasks`)),
+      recipe,
+    );
     assert.deepEqual(planWarnings(['--recipe', recipe]), []);
   }
   assert.deepEqual(planWarnings(['--recipe', 'opus_review', '--task', '3']), []);

@@ -23,7 +23,7 @@ for (const generation of GENERATIONS) {
     const launches: Record<string, string>[] = [{}, ...RECIPE_NAMES.map((r) => ({ recipe: r }))];
     for (const flags of launches) {
       for (const extra of [{}, { task: '3' }]) {
-        let session;
+        let session: ReturnType<typeof openSession>;
         try {
           session = openSession({ project: project.root, ...flags, ...(flags.recipe && recipeFlags(flags.recipe).includes('--discipline') ? { discipline: 'backend' } : {}), ...extra });
         } catch {

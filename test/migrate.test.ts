@@ -69,7 +69,11 @@ function atRest(p: Project): void {
   const db = new Database(p.dbPath);
   db.prepare('SELECT count(*) FROM sqlite_master').get(); // a connection that reads nothing never opens the WAL
   db.close();
-  assert.deepEqual(readdirSync(dirname(p.dbPath)).filter((f) => f.startsWith('ralph.db-')), [], 'no -wal/-shm at rest');
+  assert.deepEqual(
+    readdirSync(dirname(p.dbPath)).filter((f) => f.startsWith('ralph.db-')),
+    [],
+    'no -wal/-shm at rest',
+  );
 }
 
 /** Runs migrate and expects a refusal that changed nothing: exit 2, nothing on stdout, stderr naming the problem. */
@@ -98,7 +102,10 @@ function assertServedNormalized(p: Project): void {
   assert.equal(d.status, 0, d.stdout + d.stderr);
   assert.match(d.stdout, /all checks passed/);
   assert.match(d.stdout, /^✓ schema\s+normalized schema/m);
-  assert.deepEqual(d.stdout.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–')), []);
+  assert.deepEqual(
+    d.stdout.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–')),
+    [],
+  );
 }
 
 describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { skip: FIXTURE_SKIP }, () => {
@@ -139,7 +146,11 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
     assert.ok(before.tasks === 20 && before.comments > 0 && before.dependencies > 0 && before.criteria > 0 && before.tags > 0);
     assert.deepEqual(after, { ...before, comments: before.comments + legacyBlocked.length });
     for (const b of legacyBlocked) {
-      assert.deepEqual(rows(p, "SELECT \"on\", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked'", b.id), [{ on: b.blocked_by, kind: 'external', detail: null }], `task ${b.id}'s blocked_by`);
+      assert.deepEqual(
+        rows(p, 'SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = \'blocked\'', b.id),
+        [{ on: b.blocked_by, kind: 'external', detail: null }],
+        `task ${b.id}'s blocked_by`,
+      );
     }
 
     // Every task, comment, feature and discipline reads back as Ralph reads it on each side.
@@ -165,7 +176,11 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
       const { status, learnings: lb, ...b } = ralphFeature(p.dbPath, name)!;
       assert.deepEqual(b, a, `feature ${name}`);
       assert.equal(status, 'active');
-      assert.deepEqual(lb.map((l) => l.text), la.map((l) => l.text), `learnings of ${name}`);
+      assert.deepEqual(
+        lb.map((l) => l.text),
+        la.map((l) => l.text),
+        `learnings of ${name}`,
+      );
     }
     const disciplineNames = readAll<{ name: string }>(legacy, 'SELECT name FROM disciplines ORDER BY name').map((x) => x.name);
     for (const name of disciplineNames) {
@@ -217,7 +232,10 @@ describe('migrate: the sample project', () => {
     assert.equal(r.status, 0, r.stdout + r.stderr);
     const backup = backupOf(p);
     assert.equal(sha256(backup), preHash);
-    assert.deepEqual(readdirSync(dirname(p.dbPath)).filter((f) => f.endsWith('-wal') || f.endsWith('-shm')), []);
+    assert.deepEqual(
+      readdirSync(dirname(p.dbPath)).filter((f) => f.endsWith('-wal') || f.endsWith('-shm')),
+      [],
+    );
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
     // Task 7 had a blocked_by: one more signal.
     assert.deepEqual(counts(p.dbPath), { ...before, comments: before.comments + 1 });
@@ -225,17 +243,31 @@ describe('migrate: the sample project', () => {
     const normalized = openInProc(p);
     try {
       assert.equal(normalized.store.generation, 'normalized');
-      assert.deepEqual(featureNames.map((name) => normalized.ok('get_feature', { name })), featuresBefore, 'every feature, with its learnings, as before');
-      assert.deepEqual(featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name })), learningsBefore);
+      assert.deepEqual(
+        featureNames.map((name) => normalized.ok('get_feature', { name })),
+        featuresBefore,
+        'every feature, with its learnings, as before',
+      );
+      assert.deepEqual(
+        featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name })),
+        learningsBefore,
+      );
       for (const [i, id] of taskIds.entries()) {
         const now = normalized.ok('get_task', { id });
         // `template` (where a task was pulled from) exists on the normalized generation only.
         const { template, ...task } = now.task;
         assert.equal(template, null);
         assert.deepEqual(task, tasksBefore[i].task, `task ${id}`);
-        assert.deepEqual(now.comments.slice(0, tasksBefore[i].comments.length).map(({ id: _id, ...c }: Record<string, unknown>) => c), tasksBefore[i].comments.map(({ id: _id, ...c }: Record<string, unknown>) => c), `comments of task ${id}`);
+        assert.deepEqual(
+          now.comments.slice(0, tasksBefore[i].comments.length).map(({ id: _id, ...c }: Record<string, unknown>) => c),
+          tasksBefore[i].comments.map(({ id: _id, ...c }: Record<string, unknown>) => c),
+          `comments of task ${id}`,
+        );
       }
-      assert.deepEqual(normalized.ok('list_disciplines', {}).disciplines.map((d: { name: string }) => normalized.ok('get_discipline', { name: d.name })), disciplinesBefore);
+      assert.deepEqual(
+        normalized.ok('list_disciplines', {}).disciplines.map((d: { name: string }) => normalized.ok('get_discipline', { name: d.name })),
+        disciplinesBefore,
+      );
     } finally {
       normalized.close();
     }
@@ -275,23 +307,29 @@ describe('migrate: the sample project', () => {
     const r = runCli(['migrate', '--project', p.root]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
-    assert.deepEqual(
-      rows(p, "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id"),
-      [
-        { verb: 'ask', question: 'Metric or imperial?', options: 'metric\nimperial', blocking: 1, answer: 'metric', summary: null, what: null, severity: null, category: null },
-        { verb: 'done', question: null, options: null, blocking: null, answer: null, summary: 'Form shipped', what: null, severity: null, category: null },
-        { verb: 'flag', question: null, options: null, blocking: null, answer: null, summary: null, what: 'Slow save', severity: 'warning', category: 'performance' },
-      ],
-    );
-    assert.deepEqual(rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"), [{ kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' }]);
+    assert.deepEqual(rows(p, "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id"), [
+      { verb: 'ask', question: 'Metric or imperial?', options: 'metric\nimperial', blocking: 1, answer: 'metric', summary: null, what: null, severity: null, category: null },
+      { verb: 'done', question: null, options: null, blocking: null, answer: null, summary: 'Form shipped', what: null, severity: null, category: null },
+      { verb: 'flag', question: null, options: null, blocking: null, answer: null, summary: null, what: 'Slow save', severity: 'warning', category: 'performance' },
+    ]);
+    assert.deepEqual(rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"), [
+      { kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' },
+    ]);
     // No signal became a plain learned comment as well.
     assert.equal(row(p, "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')")!.n, 0);
     const after = openInProc(p);
     try {
       const comments = after.ok('get_task', { id: 3 }).comments.map(({ id: _id, ...c }: Record<string, unknown>) => c);
       const shown = commentsBefore.filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save');
-      assert.deepEqual(comments.slice(0, shown.length + 1).filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'), shown, 'the comments read the same');
-      assert.deepEqual(after.ok('get_answers', { task_id: 3 }).questions.map((q: Record<string, unknown>) => [q.question, q.answer]), [['Metric or imperial?', 'metric']]);
+      assert.deepEqual(
+        comments.slice(0, shown.length + 1).filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'),
+        shown,
+        'the comments read the same',
+      );
+      assert.deepEqual(
+        after.ok('get_answers', { task_id: 3 }).questions.map((q: Record<string, unknown>) => [q.question, q.answer]),
+        [['Metric or imperial?', 'metric']],
+      );
     } finally {
       after.close();
     }
@@ -326,9 +364,21 @@ describe('migrate refuses what has no home in the normalized schema, and changes
     ['a done task without completed', 'UPDATE tasks SET completed = NULL WHERE id = 1', /task 1 is done but has no completed date/],
     ['depends_on naming a missing task', "UPDATE tasks SET depends_on = '[3, 99]' WHERE id = 4", /task 4 depends on task 99, which does not exist/],
     ['a task JSON column that is not an array', 'UPDATE tasks SET tags = \'{"ui": true}\' WHERE id = 3', /tasks\.tags of task 3 is not a JSON array/],
-    ['a feature JSON column that is not an array', 'UPDATE features SET context_files = \'"src/api/recipes.ts"\' WHERE name = \'recipes\'', /features\.context_files of feature "recipes" is not a JSON array/],
-    ['a learning that is a number', 'UPDATE features SET learnings = \'["fine", 42]\' WHERE name = \'search\'', /features\.learnings of feature "search"\[1\] is neither a string nor an object with a text/],
-    ['a learning object without text', 'UPDATE features SET learnings = \'[{"note": "no text"}]\' WHERE name = \'auth\'', /features\.learnings of feature "auth"\[0\] is neither a string nor an object with a text/],
+    [
+      'a feature JSON column that is not an array',
+      "UPDATE features SET context_files = '\"src/api/recipes.ts\"' WHERE name = 'recipes'",
+      /features\.context_files of feature "recipes" is not a JSON array/,
+    ],
+    [
+      'a learning that is a number',
+      "UPDATE features SET learnings = '[\"fine\", 42]' WHERE name = 'search'",
+      /features\.learnings of feature "search"\[1\] is neither a string nor an object with a text/,
+    ],
+    [
+      'a learning object without text',
+      'UPDATE features SET learnings = \'[{"note": "no text"}]\' WHERE name = \'auth\'',
+      /features\.learnings of feature "auth"\[0\] is neither a string nor an object with a text/,
+    ],
     [
       'two features whose names differ only in case',
       "INSERT INTO features (name, display_name, acronym) VALUES ('Search', 'Search (old)', 'SRC2')",

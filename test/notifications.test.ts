@@ -124,14 +124,21 @@ for (const generation of ['legacy', 'normalized'] as const) {
         plainSql(p, TASK_STATUS[generation], 'blocked', 4);
         latencies.push(await s.updated('ralph://tasks/4', since));
         await sleep(600); // a few more checks: still one notification, none for task 5
-        assert.deepEqual(s.updates.map((u) => u.uri), ['ralph://tasks/4']);
+        assert.deepEqual(
+          s.updates.map((u) => u.uri),
+          ['ralph://tasks/4'],
+        );
 
         // A write to an unsubscribed task, and one that changes nothing: no notification.
         plainSql(p, TASK_TITLE[generation], 'Someone else renamed it', 6);
         // task 5 is already pending (on the normalized schema Ralph's trigger stamps `updated` on any UPDATE, so that is a change there)
         if (generation === 'legacy') plainSql(p, TASK_STATUS[generation], 'pending', 5);
         await sleep(700);
-        assert.deepEqual(s.updates.map((u) => u.uri), ['ralph://tasks/4'], 'no notification for an unsubscribed or unchanged resource');
+        assert.deepEqual(
+          s.updates.map((u) => u.uri),
+          ['ralph://tasks/4'],
+          'no notification for an unsubscribed or unchanged resource',
+        );
 
         // A title change (task_details on the normalized schema) notifies too.
         since = performance.now();
@@ -211,7 +218,10 @@ describe('subscriptions on a shared socket server', () => {
       assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
       latencies.push(await a.updated('ralph://tasks/5', since));
       await sleep(400);
-      assert.deepEqual(a.updates.map((u) => u.uri), ['ralph://tasks/5']);
+      assert.deepEqual(
+        a.updates.map((u) => u.uri),
+        ['ralph://tasks/5'],
+      );
       assert.deepEqual(b.updates, [], 'B subscribed to nothing');
       await Promise.all([a.close(), b.close()]);
     } finally {
@@ -241,7 +251,10 @@ describe('over Streamable HTTP: the conformance scenarios, done with the SDK cli
       const r = await client.callTool({ name: 'get_task', arguments: { id: 999 } });
       assert.equal(r.isError, true);
       await sleep(100);
-      assert.ok(s.logs.some((l) => l.level === 'notice' && (l.data as { tool?: string }).tool === 'get_task'), JSON.stringify(s.logs));
+      assert.ok(
+        s.logs.some((l) => l.level === 'notice' && (l.data as { tool?: string }).tool === 'get_task'),
+        JSON.stringify(s.logs),
+      );
       assert.deepEqual(await client.unsubscribeResource({ uri: 'ralph://tasks/5' }), {});
       const n = s.updates.length;
       plainSql(p, TASK_STATUS.legacy, 'pending', 5);

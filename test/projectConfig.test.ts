@@ -64,7 +64,7 @@ describe('--context FILE (SPEC-070 context.json)', () => {
     ['an unknown field', { recipe: 'yap', disabled: [] }, /unknown field\(s\) "disabled"; allowed: session_id, recipe/],
     ['a wrong type', { recipe: 'yap', task_id: '3' }, /field "task_id" must be a positive integer or null/],
     ['an unknown recipe', { recipe: 'yapp' }, /unknown recipe "yapp"/],
-    ['a feature that is not the task\'s', { recipe: 'task_execution', task_id: 3, feature: 'auth' }, /field "feature" is "auth" but task 3 belongs to feature recipes/],
+    ["a feature that is not the task's", { recipe: 'task_execution', task_id: 3, feature: 'auth' }, /field "feature" is "auth" but task 3 belongs to feature recipes/],
   ] as const) {
     test(`refused: ${label}`, () => refused(p, ['--context', writeJson(join(tempDir(), 'context.json'), content)], pattern));
   }
@@ -87,7 +87,10 @@ describe('.ralph/mcp/recipes.json', () => {
       },
     });
     assert.deepEqual(planTools(p, ['--recipe', 'triage']), ['list_tasks', 'get_task', 'update_task', 'search_tasks']);
-    assert.deepEqual(planTools(p, ['--recipe', 'yap']), inSpecOrder(RECIPE_TOOLS.yap!).filter((t) => t !== 'set_task_status'));
+    assert.deepEqual(
+      planTools(p, ['--recipe', 'yap']),
+      inSpecOrder(RECIPE_TOOLS.yap!).filter((t) => t !== 'set_task_status'),
+    );
     const s = await startSession(p, ['--recipe', 'task_execution']);
     try {
       assert.deepEqual(await s.toolNames(), ['get_task', 'set_task_status', 'add_task_comment']);

@@ -46,7 +46,8 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
  * legacy generation tasks and task_comments, on the normalized one runtime_tasks, task_details,
  * task_signals and the list tables (aliased t, d, sg, …).
  */
-const FULL_READ = /^SCAN (tasks|task_comments|runtime_tasks|task_details|task_signals|task_dependencies|task_tags|task_acceptance_criteria|task_context_files|task_output_artifacts|t|c|d|sg|dd)\b(?!.*(COVERING INDEX|VIRTUAL TABLE))/;
+const FULL_READ =
+  /^SCAN (tasks|task_comments|runtime_tasks|task_details|task_signals|task_dependencies|task_tags|task_acceptance_criteria|task_context_files|task_output_artifacts|t|c|d|sg|dd)\b(?!.*(COVERING INDEX|VIRTUAL TABLE))/;
 /** Full reads accepted on purpose: add one only with the reason it cannot use an index. */
 const ALLOWED: { tool: string; sql: RegExp; why: string }[] = [
   {
@@ -57,56 +58,70 @@ const ALLOWED: { tool: string; sql: RegExp; why: string }[] = [
 ];
 
 for (const generation of GENERATIONS)
-test(`hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run [${generation}]`, () => {
-  const project = sampleProject(generation);
-  const { store } = openStore(project.dbPath);
-  const db = store.db;
-  try {
-    store.ensureOwnTables();
-    const seen: { tool: string; sql: string; params: unknown[] }[] = [];
-    let current = '';
-    for (const m of ['get', 'all', 'run'] as const) {
-      const orig = db[m].bind(db) as (sql: string, ...p: unknown[]) => unknown;
-      (db as unknown as Record<string, unknown>)[m] = (sql: string, ...params: unknown[]) => {
-        seen.push({ tool: current, sql, params });
-        return orig(sql, ...params);
-      };
-    }
-    const session: SessionScope = { sessionId: 'plans', recipe: 'worker', discipline: null, taskId: null, claimed: false, disciplineScoped: false, ownTaskOnly: false, feature: null, launch: { feature: null, discipline: null }, removed: new Set(), leaseMs: 900_000 };
-    const ctx: ToolContext = { store, project, session, log: createLogger('silent'), onCommit: applyNow(session), disciplineOverrides: () => [] };
-    for (const [name, args] of HOT_CALLS) {
-      const def = REGISTRY.find((t) => t.name === name)!;
-      current = name;
-      try {
-        const parsed = def.input.parse(args) as never;
-        db.write(() => def.handler(parsed, ctx));
-      } catch (err) {
-        throw new Error(`${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`);
+  test(`hot queries use indexes: EXPLAIN QUERY PLAN of what the handlers run [${generation}]`, () => {
+    const project = sampleProject(generation);
+    const { store } = openStore(project.dbPath);
+    const db = store.db;
+    try {
+      store.ensureOwnTables();
+      const seen: { tool: string; sql: string; params: unknown[] }[] = [];
+      let current = '';
+      for (const m of ['get', 'all', 'run'] as const) {
+        const orig = db[m].bind(db) as (sql: string, ...p: unknown[]) => unknown;
+        (db as unknown as Record<string, unknown>)[m] = (sql: string, ...params: unknown[]) => {
+          seen.push({ tool: current, sql, params });
+          return orig(sql, ...params);
+        };
       }
+      const session: SessionScope = {
+        sessionId: 'plans',
+        recipe: 'worker',
+        discipline: null,
+        taskId: null,
+        claimed: false,
+        disciplineScoped: false,
+        ownTaskOnly: false,
+        feature: null,
+        launch: { feature: null, discipline: null },
+        removed: new Set(),
+        leaseMs: 900_000,
+      };
+      const ctx: ToolContext = { store, project, session, log: createLogger('silent'), onCommit: applyNow(session), disciplineOverrides: () => [] };
+      for (const [name, args] of HOT_CALLS) {
+        const def = REGISTRY.find((t) => t.name === name)!;
+        current = name;
+        try {
+          const parsed = def.input.parse(args) as never;
+          db.write(() => def.handler(parsed, ctx));
+        } catch (err) {
+          throw new Error(`${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`);
+        }
+      }
+      const report: string[] = [];
+      const offenders: string[] = [];
+      for (const { tool, sql, params } of seen) {
+        if (!/^\s*(SELECT|UPDATE|DELETE|WITH)/i.test(sql)) continue;
+        const plan = (db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail);
+        const oneLine = sql.replace(/\s+/g, ' ').trim();
+        report.push(`${tool}: ${oneLine.slice(0, 110)}\n    ${plan.join('\n    ')}`);
+        const full = plan.filter((d) => FULL_READ.test(d));
+        if (full.length > 0 && !ALLOWED.some((a) => a.tool === tool && a.sql.test(oneLine))) offenders.push(`${tool}: ${oneLine}\n  ${full.join('; ')}`);
+      }
+      process.stderr.write(`\nEXPLAIN QUERY PLAN, hot queries (${generation}):\n${report.join('\n')}\n`);
+      assert.ok(seen.length > 10, 'the handlers ran their queries');
+      assert.deepEqual(offenders, [], 'queries that read every task/comment although an index could avoid it');
+    } finally {
+      db.close();
     }
-    const report: string[] = [];
-    const offenders: string[] = [];
-    for (const { tool, sql, params } of seen) {
-      if (!/^\s*(SELECT|UPDATE|DELETE|WITH)/i.test(sql)) continue;
-      const plan = (db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail);
-      const oneLine = sql.replace(/\s+/g, ' ').trim();
-      report.push(`${tool}: ${oneLine.slice(0, 110)}\n    ${plan.join('\n    ')}`);
-      const full = plan.filter((d) => FULL_READ.test(d));
-      if (full.length > 0 && !ALLOWED.some((a) => a.tool === tool && a.sql.test(oneLine))) offenders.push(`${tool}: ${oneLine}\n  ${full.join('; ')}`);
-    }
-    process.stderr.write(`\nEXPLAIN QUERY PLAN, hot queries (${generation}):\n${report.join('\n')}\n`);
-    assert.ok(seen.length > 10, 'the handlers ran their queries');
-    assert.deepEqual(offenders, [], 'queries that read every task/comment although an index could avoid it');
-  } finally {
-    db.close();
-  }
-});
+  });
 
 test('LIMIT and OFFSET take CAST(? AS INTEGER), never a bare bound value (which SQLite re-prepares at every run)', () => {
   // SQL keywords in capitals, as our SQL is written; `${...}` splices a constant, not a bound value.
   const bare = /\b(LIMIT|OFFSET)\s+(\?|[@:]\w|\$(?!\{))/;
   const offenders: string[] = [];
-  for (const f of readdirSync(join(REPO, 'src'), { recursive: true }).map(String).filter((x) => x.endsWith('.ts'))) {
+  for (const f of readdirSync(join(REPO, 'src'), { recursive: true })
+    .map(String)
+    .filter((x) => x.endsWith('.ts'))) {
     readFileSync(join(REPO, 'src', f), 'utf8')
       .split('\n')
       .forEach((line, i) => {

@@ -10,7 +10,7 @@ import { ALL_TOOLS, RECIPES, namesTool, recipeFlags } from './helpers/spec.js';
 
 const text = (r: { contents: object[] }) => String((r.contents[0] as { text?: unknown }).text);
 
-describe('resources on Ralph\'s 04-desktop-dev.db', { skip: FIXTURE_SKIP }, () => {
+describe("resources on Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () => {
   let p: Project;
   let s: Session;
   before(async () => {
@@ -50,7 +50,10 @@ describe('resources on Ralph\'s 04-desktop-dev.db', { skip: FIXTURE_SKIP }, () =
     assert.equal(text(await s.client.readResource({ uri: 'ralph://learnings' })), '');
     const task = JSON.parse(text(await s.client.readResource({ uri: 'ralph://tasks/12' })));
     assert.equal(task.task.title, query<{ title: string }>(p, 'SELECT title FROM tasks WHERE id = 12')[0]!.title);
-    assert.deepEqual(task.dependencies.map((d: { id: number }) => d.id), [9, 8]);
+    assert.deepEqual(
+      task.dependencies.map((d: { id: number }) => d.id),
+      [9, 8],
+    );
     const feature = JSON.parse(text(await s.client.readResource({ uri: 'ralph://features/search' })));
     assert.equal(feature.feature.acronym, 'SRCH');
     const discipline = JSON.parse(text(await s.client.readResource({ uri: 'ralph://disciplines/frontend' })));
@@ -81,7 +84,10 @@ describe('prompts', () => {
     const s = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
     try {
       const { prompts } = await s.client.listPrompts();
-      assert.deepEqual(prompts.map((x) => x.name), ['task_brief', 'task_execution']);
+      assert.deepEqual(
+        prompts.map((x) => x.name),
+        ['task_brief', 'task_execution'],
+      );
       const brief = await s.client.getPrompt({ name: 'task_brief', arguments: {} });
       const t = String((brief.messages[0]!.content as { text: string }).text);
       assert.match(t, /^Brief for task #3\./);

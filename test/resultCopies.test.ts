@@ -30,7 +30,12 @@ test('resultCopiesFor: by client name and version, and by mode', () => {
 
 async function callAs(clientName: string, version: string, env: Record<string, string> = {}) {
   const p = sampleProject();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--project', p.root, '--recipe', 'yap'], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--project', p.root, '--recipe', 'yap'],
+    env: { ...(process.env as Record<string, string>), ...env },
+    stderr: 'pipe',
+  });
   const client = new Client({ name: clientName, version });
   await client.connect(transport);
   try {

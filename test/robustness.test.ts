@@ -5,7 +5,7 @@ import { dump, query, sampleProject, sql } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
 
 /** Rows that Ralph, a person or an older tool wrote in unexpected shapes: read them, never lose them. */
-describe('odd rows in Ralph\'s database', () => {
+describe("odd rows in Ralph's database", () => {
   let p: Project;
   let s: Session;
   const exec = (text: string, ...params: unknown[]) => {
@@ -59,7 +59,7 @@ describe('odd rows in Ralph\'s database', () => {
   });
 
   test('a dependency id stored as a string still protects the task from deletion', async () => {
-    exec("UPDATE tasks SET depends_on = '[\"8\"]' WHERE id = 5");
+    exec('UPDATE tasks SET depends_on = \'["8"]\' WHERE id = 5');
     exec("UPDATE tasks SET depends_on = 'garbage' WHERE id = 6");
     const err = await s.fail('delete_task', { id: 8 });
     assert.equal(err.code, 'conflict');

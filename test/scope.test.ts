@@ -62,10 +62,7 @@ describe('task scope (--task N)', () => {
       assert.equal(dump(project), before);
       const r = await s.ok('add_feature_context_file', { file_path: 'src/ui/RecipeForm.tsx' });
       assert.equal(r.feature_name, 'recipes');
-      assert.deepEqual(JSON.parse(query<{ c: string }>(project, "SELECT context_files AS c FROM features WHERE name = 'recipes'")[0]!.c), [
-        'src/api/recipes.ts',
-        'src/ui/RecipeForm.tsx',
-      ]);
+      assert.deepEqual(JSON.parse(query<{ c: string }>(project, "SELECT context_files AS c FROM features WHERE name = 'recipes'")[0]!.c), ['src/api/recipes.ts', 'src/ui/RecipeForm.tsx']);
     } finally {
       await s.close();
     }

@@ -67,7 +67,7 @@ describe('report_blocker and spawn_subtasks on edge rows', () => {
     }
   });
 
-  test('spawn_subtasks never closes a cycle through the parent\'s dependents, and keeps odd stored items', async () => {
+  test("spawn_subtasks never closes a cycle through the parent's dependents, and keeps odd stored items", async () => {
     const p = sampleProject();
     const s = await startSession(p, ['--recipe', 'enrichment']);
     try {
@@ -95,7 +95,10 @@ describe('search after Ralph rebuilt its tables', () => {
     exec(p, "DROP TRIGGER ralph_mcp_tasks_ai_v2; INSERT INTO tasks (id, feature, discipline, title) VALUES (51, 'search', 'backend', 'Quokka importer')");
     const b = await startSession(p, ['--recipe', 'yap']);
     try {
-      assert.deepEqual((await b.ok('search_tasks', { query: 'quokka' })).results.map((r: { id: number }) => r.id), [51]);
+      assert.deepEqual(
+        (await b.ok('search_tasks', { query: 'quokka' })).results.map((r: { id: number }) => r.id),
+        [51],
+      );
       assert.equal((await b.ok('search_tasks', { query: 'हिन्दी' })).matched, 'none');
     } finally {
       await b.close();

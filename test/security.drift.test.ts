@@ -59,7 +59,12 @@ const DRIFTS: [string, string, RegExp, ('wal' | 'delete')?][] = [
   ['a renamed table', 'ALTER TABLE task_comments RENAME TO comments', /is not a Ralph database \(missing tables: task_comments\)/],
   // A rollback-journal database: opening it for writing would switch it to WAL and rewrite its header.
   ['a newer user_version, journal_mode DELETE', 'PRAGMA user_version = 3', /has schema version 3/, 'delete'],
-  ['a renamed column, journal_mode DELETE', 'ALTER TABLE disciplines RENAME COLUMN conventions TO rules', /table disciplines lacks column conventions \(it has unknown column rules: renamed\?\)/, 'delete'],
+  [
+    'a renamed column, journal_mode DELETE',
+    'ALTER TABLE disciplines RENAME COLUMN conventions TO rules',
+    /table disciplines lacks column conventions \(it has unknown column rules: renamed\?\)/,
+    'delete',
+  ],
 ];
 
 describe('a database from another Ralph is refused at startup and left untouched', () => {
@@ -106,14 +111,14 @@ describe('drift ralph-mcp copes with', () => {
     }
   });
 
-  test("a NOT NULL column without a default in a table ralph-mcp never inserts into (recipe_configs) is fine", () => {
+  test('a NOT NULL column without a default in a table ralph-mcp never inserts into (recipe_configs) is fine', () => {
     const p = sampleProject();
     addRequiredColumn(p, 'recipe_configs', 'owner');
     const r = runCli(['plan', '--project', p.root, '--recipe', 'yap']);
     assert.equal(r.status, 0, r.stderr);
   });
 
-  test('a database without SPEC-070\'s mcp_tool_overrides column is served', () => {
+  test("a database without SPEC-070's mcp_tool_overrides column is served", () => {
     const p = sampleProject();
     alter(p, 'ALTER TABLE disciplines DROP COLUMN mcp_tool_overrides');
     const r = runCli(['plan', '--project', p.root, '--recipe', 'yap']);

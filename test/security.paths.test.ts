@@ -138,7 +138,10 @@ describe('every path argument × every trick is refused and writes nothing', () 
   test('the refusal names the field and says why', async () => {
     const err = await s.fail('add_feature_context_file', { feature_name: 'search', file_path: '．．／x' });
     assert.match(err.message, /^file_path "．．／x" is not allowed: it uses Unicode look-alike characters that normalise to "\.\.\/x" \(it contains '\.\.'\)/);
-    assert.match((await s.fail('create_feature', { name: 'p2', display_name: 'P', knowledge_paths: ['link-out/a'] })).message, /^knowledge_paths "link-out\/a" resolves outside the project through a symbolic link/);
+    assert.match(
+      (await s.fail('create_feature', { name: 'p2', display_name: 'P', knowledge_paths: ['link-out/a'] })).message,
+      /^knowledge_paths "link-out\/a" resolves outside the project through a symbolic link/,
+    );
     assert.match((await s.fail('update_task', { id: 5, context_files: ['file:///etc/passwd'] })).message, /starts like a URL/);
   });
 });
@@ -158,9 +161,15 @@ describe('plain names inside the project are accepted and stored in canonical fo
       assert.equal(r.file_path, stored, given);
     }
     const files = JSON.parse(query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c);
-    assert.deepEqual(files, PLAIN.map(([, stored]) => stored));
+    assert.deepEqual(
+      files,
+      PLAIN.map(([, stored]) => stored),
+    );
     const t = await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Plain names', context_files: PLAIN.map(([given]) => given) });
-    assert.deepEqual(t.task.context_files, PLAIN.map(([, stored]) => stored));
+    assert.deepEqual(
+      t.task.context_files,
+      PLAIN.map(([, stored]) => stored),
+    );
   });
 
   test('a project reached through a symlinked --project is checked against its real location', async () => {

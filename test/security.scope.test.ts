@@ -99,7 +99,20 @@ const TARGETS: Record<string, Target> = {
 };
 
 /** The tools that change a task (README: refused outside the session's own task). */
-const TASK_WRITES = ['enrich_task', 'update_task', 'set_task_status', 'update_task_context', 'add_dependency', 'remove_dependency', 'update_task_comment', 'delete_task_comment', 'spawn_subtasks', 'skip_task', 'move_task_to_feature', 'delete_task'];
+const TASK_WRITES = [
+  'enrich_task',
+  'update_task',
+  'set_task_status',
+  'update_task_context',
+  'add_dependency',
+  'remove_dependency',
+  'update_task_comment',
+  'delete_task_comment',
+  'spawn_subtasks',
+  'skip_task',
+  'move_task_to_feature',
+  'delete_task',
+];
 
 const stateFiles = (p: Project) => readFileSync(p.learningsFile, 'utf8') + readFileSync(p.progressFile, 'utf8');
 const snapshot = (p: Project) => `${dump(p)}\n${stateFiles(p)}`;
@@ -111,16 +124,13 @@ async function expectOutcome(s: Session, p: Project, label: string, name: string
   let got: string;
   if (r instanceof McpError) got = r.code === -32602 && /Unknown tool/.test(r.message) ? 'unknown_tool' : `mcp ${r.code}`;
   else if (r instanceof Error) throw r;
-  else got = (r as { isError?: boolean }).isError ? ((r as { structuredContent: { error: { code: string } } }).structuredContent.error.code) : 'ok';
+  else got = (r as { isError?: boolean }).isError ? (r as { structuredContent: { error: { code: string } } }).structuredContent.error.code : 'ok';
   assert.equal(got, expected, `${label}: ${name} ${JSON.stringify(args)} → ${got}, expected ${expected}`);
   if (got !== 'ok') assert.equal(snapshot(p), before, `${label}: refused ${name} ${JSON.stringify(args)} changed something`);
   return (r as { structuredContent?: unknown }).structuredContent;
 }
 
-const ROWS: [string, string[], readonly string[]][] = [
-  ...RECIPES.map((r): [string, string[], readonly string[]] => [r, ['--recipe', r], RECIPE_TOOLS[r]!]),
-  ['full suite', [], ALL_TOOLS],
-];
+const ROWS: [string, string[], readonly string[]][] = [...RECIPES.map((r): [string, string[], readonly string[]] => [r, ['--recipe', r], RECIPE_TOOLS[r]!]), ['full suite', [], ALL_TOOLS]];
 
 describe('every recipe × every tool, in a --task session', () => {
   for (const [label, flags, allowed] of ROWS) {
@@ -224,21 +234,18 @@ describe('own-task-only recipes without a task, and a worker after its claim', (
 });
 
 describe('feature scope once the own task is gone', () => {
-  test(
-    'after deleting its own task, a session still changes no other feature (scope fails closed)',
-    async () => {
-      const p = sampleProject();
-      const s = await startSession(p, ['--task', String(OWN)]); // the full suite: delete_task is visible
-      try {
-        await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
-        await expectOutcome(s, p, 'deleted', 'delete_task', { id: OWN }, 'ok');
-        await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
-        await expectOutcome(s, p, 'deleted', 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/hijack.ts' }, 'out_of_scope');
-      } finally {
-        await s.close();
-      }
-    },
-  );
+  test('after deleting its own task, a session still changes no other feature (scope fails closed)', async () => {
+    const p = sampleProject();
+    const s = await startSession(p, ['--task', String(OWN)]); // the full suite: delete_task is visible
+    try {
+      await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
+      await expectOutcome(s, p, 'deleted', 'delete_task', { id: OWN }, 'ok');
+      await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
+      await expectOutcome(s, p, 'deleted', 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/hijack.ts' }, 'out_of_scope');
+    } finally {
+      await s.close();
+    }
+  });
 });
 
 describe('argument tricks, as raw JSON-RPC (a yap session with --task 6)', () => {
@@ -287,11 +294,29 @@ describe('argument tricks, as raw JSON-RPC (a yap session with --task 6)', () =>
 
 test('every tool of the registry is covered by the table or needs no target', () => {
   // next_tasks reads only, and previews claims, which a --task session cannot make.
-  const untargeted = ['list_tasks', 'next_tasks', 'create_task', 'search_tasks', 'list_features', 'get_feature', 'create_feature', 'list_disciplines', 'get_discipline', 'create_discipline', 'get_project_info', 'get_project_progress', 'append_learning', 'read_learnings', 'append_progress', 'read_progress', 'signal_abort',
+  const untargeted = [
+    'list_tasks',
+    'next_tasks',
+    'create_task',
+    'search_tasks',
+    'list_features',
+    'get_feature',
+    'create_feature',
+    'list_disciplines',
+    'get_discipline',
+    'create_discipline',
+    'get_project_info',
+    'get_project_progress',
+    'append_learning',
+    'read_learnings',
+    'append_progress',
+    'read_progress',
+    'signal_abort',
     // release_task, like the verbs, acts on the session's own task only.
     'release_task',
     // The verbs take no task: they act on the session's own task only.
-    ...SIGNAL_VERBS];
+    ...SIGNAL_VERBS,
+  ];
   assert.deepEqual(inSpecOrder([...Object.keys(TARGETS), ...untargeted]), [...ALL_TOOLS]);
 });
 

@@ -128,7 +128,10 @@ describe('hostile values are stored and read back verbatim', () => {
     }
     const id = (await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zebracorn NEAR OR AND importer' })).task.id;
     const hits = await s.ok('search_tasks', { query: 'zebracorn NEAR(' });
-    assert.deepEqual(hits.results.map((h: { id: number }) => h.id), [id]);
+    assert.deepEqual(
+      hits.results.map((h: { id: number }) => h.id),
+      [id],
+    );
     assert.equal((await s.ok('search_tasks', { query: '"zebracorn" OR *' })).results[0].id, id);
     // A bare '%' or '_' matches nothing rather than everything.
     assert.equal((await s.call('search_tasks', { query: '%' })).isError, true);
@@ -183,7 +186,7 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     spots: 1,
     why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names",
   },
-  'src/packageInfo.ts EMBEDDED': { spots: 2, why: "the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none" },
+  'src/packageInfo.ts EMBEDDED': { spots: 2, why: 'the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none' },
   'src/db/sqlite.ts openBun': { spots: 1, why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated' },
   'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
   'src/store/own/ddl.ts searchDdl': { spots: 1, why: "schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files" },
@@ -200,7 +203,10 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
   'src/store/taskList.ts countSql': { spots: 2, why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter" },
   'src/store/normalized/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
   'src/store/normalized/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
-  'src/store/normalized/signals.ts insertSql': { spots: 1, why: 'looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb\'s VERB_COLUMNS, quoted); values bound' },
+  'src/store/normalized/signals.ts insertSql': {
+    spots: 1,
+    why: "looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb's VERB_COLUMNS, quoted); values bound",
+  },
   'src/store/legacy/signals.ts legacySignals': { spots: 1, why: 'looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound' },
   'src/store/migrate/plan.ts unknownColumnsWithData': {
     spots: 1,
@@ -412,7 +418,11 @@ describe('no SQL is built from input (static check over src/**/*.ts)', () => {
       else if (allowed.spots !== list.length) problems.push(`${key}: ${list.length} spot(s), the allow-list says ${allowed.spots}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`);
     }
     for (const key of Object.keys(ALLOWED)) if (!counts.has(key)) problems.push(`stale allow-list entry (no longer found): ${key}`);
-    assert.deepEqual(problems, [], `SQL built from non-constant parts. Bind values as parameters (?, @name); if an identifier really must be spliced in, take it from a constant list and add the spot to ALLOWED with the reason:\n${problems.join('\n')}`);
+    assert.deepEqual(
+      problems,
+      [],
+      `SQL built from non-constant parts. Bind values as parameters (?, @name); if an identifier really must be spliced in, take it from a constant list and add the spot to ALLOWED with the reason:\n${problems.join('\n')}`,
+    );
   });
 
   test('the check itself catches concatenation, interpolation and untraceable SQL (and passes constants)', () => {
@@ -449,7 +459,13 @@ export function bad(db: Db, title: string, sqlText: string, input: { sql: string
       assert.equal(sinks, 9, 'Map#get is not an SQL call');
       assert.deepEqual(
         spots.map((s) => s.text),
-        ["`SELECT * FROM tasks WHERE title = '${title}'`", "'DELETE FROM tasks WHERE title = ' + title", 'sqlText', 'input'],
+        [
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the source text the check must flag
+          "`SELECT * FROM tasks WHERE title = '${title}'`",
+          "'DELETE FROM tasks WHERE title = ' + title",
+          'sqlText',
+          'input',
+        ],
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -15,14 +15,38 @@ import { SIGNAL_VERBS } from './helpers/spec.js';
  */
 
 type Row = Record<string, unknown>;
-const PAYLOAD_COLUMNS = ['text', 'summary', 'remaining', 'reason', 'question', 'what', 'on', 'blocking', 'severity', 'category', 'kind', 'scope', 'preferred', 'options', 'rationale', 'why', 'detail', 'answer'];
+const PAYLOAD_COLUMNS = [
+  'text',
+  'summary',
+  'remaining',
+  'reason',
+  'question',
+  'what',
+  'on',
+  'blocking',
+  'severity',
+  'category',
+  'kind',
+  'scope',
+  'preferred',
+  'options',
+  'rationale',
+  'why',
+  'detail',
+  'answer',
+];
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const TASK = 9; // collections, frontend, in_progress on both generations
 
 /** Each verb: the call, and exactly the columns its row must hold (every other payload column NULL). */
 const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
   { verb: 'done', args: { summary: '  Collections CRUD shipped with tests  ' }, row: { summary: 'Collections CRUD shipped with tests' }, body: 'Collections CRUD shipped with tests' },
-  { verb: 'partial', args: { summary: 'List view done', remaining: 'Drag and drop ordering' }, row: { summary: 'List view done', remaining: 'Drag and drop ordering' }, body: 'List view done\nRemaining: Drag and drop ordering' },
+  {
+    verb: 'partial',
+    args: { summary: 'List view done', remaining: 'Drag and drop ordering' },
+    row: { summary: 'List view done', remaining: 'Drag and drop ordering' },
+    body: 'List view done\nRemaining: Drag and drop ordering',
+  },
   { verb: 'stuck', args: { reason: 'The dev server does not start' }, row: { reason: 'The dev server does not start' }, body: 'The dev server does not start' },
   {
     verb: 'ask',
@@ -31,7 +55,12 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
     body: 'Nested collections?',
   },
   { verb: 'ask', args: { question: 'Icon set?', blocking: false }, row: { question: 'Icon set?', blocking: 0 }, body: 'Icon set?' },
-  { verb: 'flag', args: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' }, row: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' }, body: '[warning, bug] Flaky e2e test' },
+  {
+    verb: 'flag',
+    args: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' },
+    row: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' },
+    body: '[warning, bug] Flaky e2e test',
+  },
   {
     verb: 'learned',
     args: { text: 'Collections load lazily', kind: 'decision', rationale: 'Big libraries', scope: 'feature' },
@@ -39,14 +68,24 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
     body: 'Collections load lazily',
   },
   { verb: 'learned', args: { text: 'Use the shared modal', kind: 'convention' }, row: { text: 'Use the shared modal', kind: 'convention', scope: 'subsystem' }, body: 'Use the shared modal' },
-  { verb: 'learned', args: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' }, row: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' }, body: 'Tests run with vitest' },
+  {
+    verb: 'learned',
+    args: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' },
+    row: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' },
+    body: 'Tests run with vitest',
+  },
   {
     verb: 'suggest',
     args: { what: 'Split the sidebar', kind: 'new_task', why: 'It grew too big', feature: 'collections' },
     row: { what: 'Split the sidebar', kind: 'new_task', why: 'It grew too big' },
     body: '[new_task] Split the sidebar (why: It grew too big)',
   },
-  { verb: 'blocked', args: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' }, row: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' }, body: 'Blocked: Waiting on ops (blocked on API keys)' },
+  {
+    verb: 'blocked',
+    args: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' },
+    row: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' },
+    body: 'Blocked: Waiting on ops (blocked on API keys)',
+  },
   { verb: 'blocked', args: { on: 'task #8', kind: 'upstream_task' }, row: { on: 'task #8', kind: 'upstream_task' }, body: 'Blocked: task #8' },
 ];
 
@@ -76,7 +115,9 @@ const GENERATIONS = [
 for (const gen of GENERATIONS) {
   describe(`signal verbs on 04-desktop-dev [${gen.name}]`, { skip: gen.skip }, () => {
     const sessions: InProcSession[] = [];
-    after(() => sessions.forEach((s) => s.close()));
+    after(() => {
+      for (const s of sessions) s.close();
+    });
     const open = (p: Project, sessionId: string, task = TASK) => {
       const s = openInProc(p, { recipe: 'signals', task: String(task), sessionId });
       sessions.push(s);
@@ -126,7 +167,7 @@ for (const gen of GENERATIONS) {
       }
     });
 
-    test('a session Ralph already made is used as it is', { skip: gen.name === 'legacy' && 'agent_sessions is the normalized generation\'s' }, () => {
+    test('a session Ralph already made is used as it is', { skip: gen.name === 'legacy' && "agent_sessions is the normalized generation's" }, () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const existing = one(p, 'SELECT id, session_number FROM agent_sessions ORDER BY session_number LIMIT 1')!;
       const s = open(p, String(existing.id));
@@ -138,7 +179,10 @@ for (const gen of GENERATIONS) {
     test('refused calls name the field and what is allowed, and change nothing', () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const s = open(p, 'sig-refused');
-      const ours = () => (gen.name === 'legacy' ? query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_task_signals'")[0]!.n && query(p, 'SELECT count(*) AS n FROM ralph_mcp_task_signals')[0]!.n : 0);
+      const ours = () =>
+        gen.name === 'legacy'
+          ? query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_task_signals'")[0]!.n && query(p, 'SELECT count(*) AS n FROM ralph_mcp_task_signals')[0]!.n
+          : 0;
       const before = dump(p);
       const oursBefore = ours();
       for (const r of REFUSED) {
@@ -162,7 +206,7 @@ for (const gen of GENERATIONS) {
       assert.equal(dump(p), before);
     });
 
-    test('questions: get_answers and get_task show them; a person\'s answer is read back', () => {
+    test("questions: get_answers and get_task show them; a person's answer is read back", () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const s = open(p, 'sig-ask');
       const asked = s.ok('ask', { question: 'Which sort order?', options: ['name', 'date'], preferred: 'date', blocking: true });
@@ -171,15 +215,31 @@ for (const gen of GENERATIONS) {
       const pending = reader.ok('get_answers', { unanswered_only: true }).questions;
       assert.deepEqual(
         pending.filter((q: Row) => q.id === asked.signal_id),
-        [{ id: asked.signal_id, question: 'Which sort order?', options: ['name', 'date'], preferred: 'date', blocking: true, answer: null, created: pending.find((q: Row) => q.id === asked.signal_id)!.created }],
+        [
+          {
+            id: asked.signal_id,
+            question: 'Which sort order?',
+            options: ['name', 'date'],
+            preferred: 'date',
+            blocking: true,
+            answer: null,
+            created: pending.find((q: Row) => q.id === asked.signal_id)!.created,
+          },
+        ],
       );
-      assert.ok(reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id), 'get_task shows the pending question');
+      assert.ok(
+        reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id),
+        'get_task shows the pending question',
+      );
       // A person answers (Ralph's UI sets task_signals.answer on the normalized generation); here through the store.
       reader.store.write(() => reader.store.answerQuestion(asked.signal_id, 'By date, newest first'));
       const answered = reader.ok('get_answers', {}).questions.find((q: Row) => q.id === asked.signal_id);
       assert.equal(answered.answer, 'By date, newest first');
       assert.ok(!reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id), 'answered: no longer open');
-      assert.equal(reader.ok('get_answers', { unanswered_only: true }).questions.some((q: Row) => q.id === asked.signal_id), false);
+      assert.equal(
+        reader.ok('get_answers', { unanswered_only: true }).questions.some((q: Row) => q.id === asked.signal_id),
+        false,
+      );
     });
   });
 }

@@ -58,7 +58,10 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
   test('SDK client, direct mode: exactly the eight verbs; a verb writes its row', async () => {
     const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
     const s = await launch(ralphEnv(p));
-    assert.deepEqual((await s.client.listTools()).tools.map((t) => t.name), [...SIGNAL_VERBS]);
+    assert.deepEqual(
+      (await s.client.listTools()).tools.map((t) => t.name),
+      [...SIGNAL_VERBS],
+    );
     const r = await s.call('done', { summary: 'shipped' });
     assert.equal(r.isError, undefined);
     const row = query<Record<string, unknown>>(p, "SELECT task_id, session_id, verb, summary FROM task_signals WHERE session_id = ? AND verb = 'done'", SESSION);
@@ -70,7 +73,10 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
     const listed = await inspect([process.execPath, CLI], ['--method', 'tools/list'], false, ralphEnv(p));
     assert.equal(listed.code, 0, listed.stderr);
-    assert.deepEqual((JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name), [...SIGNAL_VERBS]);
+    assert.deepEqual(
+      (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name),
+      [...SIGNAL_VERBS],
+    );
     const called = await inspect([process.execPath, CLI], ['--method', 'tools/call', '--tool-name', 'stuck', '--tool-arg', 'reason=no network'], false, ralphEnv(p));
     assert.equal(called.code, 0, called.stderr);
     assert.equal(JSON.parse(called.stdout).structuredContent.verb, 'stuck');
@@ -175,7 +181,10 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.deepEqual(entry.env, { RALPH_TASK_ID: String(TASK), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: p.dbPath, RALPH_API_PORT: '4321' }, 'one session id for both entries');
     const { RALPH_API_PORT: _port, ...direct } = entry.env!;
     const s = await launch(direct);
-    assert.deepEqual((await s.client.listTools()).tools.map((t) => t.name), [...SIGNAL_VERBS]);
+    assert.deepEqual(
+      (await s.client.listTools()).tools.map((t) => t.name),
+      [...SIGNAL_VERBS],
+    );
     // Not for a legacy project (Ralph's head never opens one), nor for a session without a task.
     const legacy = runCli(['config', '--project', fixtureProject('04-desktop-dev.db').root, '--recipe', 'task_execution', '--task', '9']);
     assert.equal(JSON.parse(legacy.stdout).mcpServers['ralph-signals'], undefined);
@@ -183,7 +192,7 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.equal(JSON.parse(noTask.stdout).mcpServers['ralph-signals'], undefined);
   });
 
-  test('a replay in direct mode and through Ralph\'s app leaves the same rows (ids, times and session numbers aside)', async () => {
+  test("a replay in direct mode and through Ralph's app leaves the same rows (ids, times and session numbers aside)", async () => {
     const direct = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
     const forwarded = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
     const api = await startRalphApi({ dbPath: forwarded.dbPath });
@@ -196,8 +205,7 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
       assert.equal(ra.isError, undefined, `${verb} direct: ${JSON.stringify(ra.structuredContent)}`);
       assert.equal(rb.isError, undefined, `${verb} forwarded: ${JSON.stringify(rb.structuredContent)}`);
     }
-    const signals = (p: Project) =>
-      query<Record<string, unknown>>(p, 'SELECT * FROM task_signals WHERE session_id = ? ORDER BY id', SESSION).map(({ id: _id, created: _c, ...rest }) => rest);
+    const signals = (p: Project) => query<Record<string, unknown>>(p, 'SELECT * FROM task_signals WHERE session_id = ? ORDER BY id', SESSION).map(({ id: _id, created: _c, ...rest }) => rest);
     const session = (p: Project) => query<Record<string, unknown>>(p, 'SELECT * FROM agent_sessions WHERE id = ?', SESSION).map(({ session_number: _n, started: _s, ended: _e, ...rest }) => rest);
     assert.equal(signals(direct).length, CALLS.length);
     assert.deepEqual(signals(direct), signals(forwarded));
@@ -216,12 +224,15 @@ describe('questions: a person answers with `ralph-mcp answer`; task_brief shows 
       const reader = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
       try {
         const brief = async () => String(((await reader.client.getPrompt({ name: 'task_brief', arguments: {} })).messages[0]!.content as { text: string }).text);
-        assert.match(await brief(), /still wait for an answer from a person:\n```json\n\[\n  \{\n    "question": "Grams or ounces\?"/);
+        assert.match(await brief(), /still wait for an answer from a person:\n```json\n\[\n {2}\{\n {4}"question": "Grams or ounces\?"/);
         assert.equal(runCli(['answer', '--project', p.root, '--question', '999999', '--text', 'x']).status, 2);
         const r = runCli(['answer', '--project', p.root, '--question', String(asked.signal_id), '--text', ' grams ']);
         assert.equal(r.status, 0, r.stderr);
         assert.match(r.stdout, /answered question \d+ on task 3: "Grams or ounces\?"/);
-        assert.deepEqual((await reader.ok('get_answers', {})).questions.map((q: { question: string; answer: string | null }) => [q.question, q.answer]), [['Grams or ounces?', 'grams']]);
+        assert.deepEqual(
+          (await reader.ok('get_answers', {})).questions.map((q: { question: string; answer: string | null }) => [q.question, q.answer]),
+          [['Grams or ounces?', 'grams']],
+        );
         assert.doesNotMatch(await brief(), /still wait for an answer/);
         assert.deepEqual((await reader.ok('get_task', { id: 3 })).open_questions, []);
       } finally {

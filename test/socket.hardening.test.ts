@@ -16,7 +16,10 @@ const serveArgs = (root: string, socket: string) => ['--project', root, '--recip
 function refused(r: { status: number | null; stdout: string; stderr: string }, path: string, what: RegExp): void {
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stdout, '');
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('ralph-mcp: error:'));
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('ralph-mcp: error:'));
   assert.equal(lines.length, 1, r.stderr);
   assert.ok(lines[0]!.includes(path), lines[0]);
   assert.match(lines[0]!, what);
@@ -47,7 +50,7 @@ describe('--socket removes only a socket proven stale', () => {
     assert.equal(readFileSync(file, 'utf8'), 'keep me\n');
   });
 
-  test("a live socket that is not ours is refused, not removed", async () => {
+  test('a live socket that is not ours is refused, not removed', async () => {
     const p = sampleProject();
     const path = join(tempDir(), 'other.sock');
     const other = createServer((c) => c.end());

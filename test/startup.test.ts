@@ -21,7 +21,7 @@ describe('startup fails closed', () => {
   test('unknown recipe: lists the valid ones', () =>
     assertRefused(['--project', p.root, '--recipe', 'yapp'], /unknown recipe "yapp"; valid recipes: braindump, yap, ramble, discuss, task_execution, opus_review, enrichment/));
 
-  test('unknown discipline: lists the project\'s', () =>
+  test("unknown discipline: lists the project's", () =>
     assertRefused(['--project', p.root, '--recipe', 'yap', '--discipline', 'fronted'], /unknown discipline "fronted"; disciplines in this project: backend, documentation, frontend, quality/));
 
   test('unknown task id', () => assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', '999'], /unknown task id 999/));
@@ -29,7 +29,7 @@ describe('startup fails closed', () => {
   test('task id that is not a number: the typo is echoed', () =>
     assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'], /--task must be a positive integer task id, got "seven"/));
 
-  test("a task whose discipline row is missing: says so, and how to proceed", async () => {
+  test('a task whose discipline row is missing: says so, and how to proceed', async () => {
     const q = sampleProject();
     const { sql } = await import('./helpers/project.js');
     const db = sql(q);
@@ -65,7 +65,7 @@ describe('startup fails closed', () => {
     assertRefused(['--project', dir, '--recipe', 'yap'], /cannot (open|read) database .*not a database/);
   });
 
-  test('a SQLite file without Ralph\'s tables', async () => {
+  test("a SQLite file without Ralph's tables", async () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.ralph', 'db'), { recursive: true });
     const { default: Database } = await import('better-sqlite3');
@@ -84,8 +84,7 @@ describe('startup fails closed', () => {
     assertRefused(['--project', q.root, '--recipe', 'yap'], /has schema version 2; this ralph-mcp understands version 1/);
   });
 
-  test('unknown flag (a typo must not silently widen or change the session)', () =>
-    assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
+  test('unknown flag (a typo must not silently widen or change the session)', () => assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
 });
 
 describe('startup succeeds', () => {

@@ -14,7 +14,8 @@ import { REPO } from './helpers/env.js';
  */
 
 /** SQL as our code writes it: keywords in capitals (prose like "select the feature from the list" is not SQL). */
-const SQL = /\b(?:SELECT\s[\s\S]*\bFROM\b|INSERT\s+(?:OR\s+\w+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(?:TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\b|DROP\s+(?:TABLE|INDEX)\b|PRAGMA\s+\w+)/;
+const SQL =
+  /\b(?:SELECT\s[\s\S]*\bFROM\b|INSERT\s+(?:OR\s+\w+\s+)?INTO\b|UPDATE\s+\w+\s+SET\b|DELETE\s+FROM\b|CREATE\s+(?:TABLE|INDEX|TRIGGER|VIEW)\b|ALTER\s+TABLE\b|DROP\s+(?:TABLE|INDEX)\b|PRAGMA\s+\w+)/;
 const BOUNDARY = ['src/store/', 'src/db/'];
 
 /** "file:line: text" for every literal holding SQL in this source text. */
@@ -35,7 +36,11 @@ test('no SQL outside src/store/ and src/db/', () => {
   const files = readdirSync(join(REPO, 'src'), { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.ts'))
-    .map((f) => relative(REPO, join(REPO, 'src', f)).split('\\').join('/'));
+    .map((f) =>
+      relative(REPO, join(REPO, 'src', f))
+        .split('\\')
+        .join('/'),
+    );
   const outside = files.filter((f) => !BOUNDARY.some((b) => f.startsWith(b)));
   assert.ok(outside.length > 30, `only ${outside.length} files outside the store: the file walk is broken`);
   assert.ok(files.some((f) => f.startsWith('src/store/legacy/')) && files.some((f) => f.startsWith('src/store/normalized/')), 'both generations live in src/store/');
@@ -46,9 +51,10 @@ test('no SQL outside src/store/ and src/db/', () => {
 test('the check finds SQL in strings and templates, and passes plain text', () => {
   const probe = [
     "const a = 'SELECT id FROM tasks WHERE id = ?';",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: source text for the scanner, not a template
     'const b = `UPDATE runtime_tasks SET status = ${s} WHERE id = ?`;',
     'db.run("INSERT OR IGNORE INTO ralph_mcp_meta (key) VALUES (1)");',
-    "const c = `DELETE FROM task_comments WHERE task_id = ?`;",
+    'const c = `DELETE FROM task_comments WHERE task_id = ?`;',
     "raw.pragma('PRAGMA foreign_keys = ON');",
     "const d = 'select the feature from the list';",
     "const e = 'Update the task, then set its status';",

@@ -47,21 +47,210 @@ export const DISCIPLINES = [
   ['documentation', 'Documentation', 'DOCS', 'BookOpen', '#3b82f6', 'You write user and developer documentation.', '["markdown"]'],
 ] as const;
 
-const VERBS = ['Add', 'Implement', 'Refactor', 'Fix', 'Document', 'Test', 'Migrate', 'Optimise', 'Validate', 'Cache', 'Expose', 'Remove', 'Wire up', 'Harden', 'Instrument', 'Split', 'Rename', 'Paginate', 'Debounce', 'Localise'];
-const ADJ = ['stale', 'nested', 'optional', 'encrypted', 'paginated', 'cached', 'signed', 'retryable', 'concurrent', 'partial', 'expired', 'default', 'legacy', 'async', 'batched', 'scheduled', 'archived', 'shared', 'private', 'public'];
-const NOUNS = [
-  'session', 'token', 'invoice', 'webhook', 'subscription', 'migration', 'index', 'query', 'endpoint', 'handler', 'component', 'form', 'modal', 'table',
-  'export', 'report', 'dashboard', 'filter', 'cursor', 'queue', 'worker', 'job', 'schedule', 'template', 'preference', 'notification', 'email', 'banner',
-  'wizard', 'tour', 'snapshot', 'conflict', 'replica', 'cache', 'flag', 'role', 'permission', 'audit', 'log', 'metric', 'trace', 'alert', 'config',
-  'schema', 'column', 'constraint', 'trigger', 'payload', 'response', 'request', 'retry', 'timeout', 'upload', 'attachment', 'avatar', 'locale', 'currency',
+const VERBS = [
+  'Add',
+  'Implement',
+  'Refactor',
+  'Fix',
+  'Document',
+  'Test',
+  'Migrate',
+  'Optimise',
+  'Validate',
+  'Cache',
+  'Expose',
+  'Remove',
+  'Wire up',
+  'Harden',
+  'Instrument',
+  'Split',
+  'Rename',
+  'Paginate',
+  'Debounce',
+  'Localise',
 ];
-const FUNCTION_WORDS = ['the', 'a', 'and', 'to', 'of', 'in', 'it', 'when', 'with', 'for', 'on', 'that', 'we', 'so', 'should', 'from', 'before', 'after', 'must', 'only', 'each', 'every', 'no', 'still', 'already', 'once', 'again', 'never', 'always', 'first', 'last'];
+const ADJ = [
+  'stale',
+  'nested',
+  'optional',
+  'encrypted',
+  'paginated',
+  'cached',
+  'signed',
+  'retryable',
+  'concurrent',
+  'partial',
+  'expired',
+  'default',
+  'legacy',
+  'async',
+  'batched',
+  'scheduled',
+  'archived',
+  'shared',
+  'private',
+  'public',
+];
+const NOUNS = [
+  'session',
+  'token',
+  'invoice',
+  'webhook',
+  'subscription',
+  'migration',
+  'index',
+  'query',
+  'endpoint',
+  'handler',
+  'component',
+  'form',
+  'modal',
+  'table',
+  'export',
+  'report',
+  'dashboard',
+  'filter',
+  'cursor',
+  'queue',
+  'worker',
+  'job',
+  'schedule',
+  'template',
+  'preference',
+  'notification',
+  'email',
+  'banner',
+  'wizard',
+  'tour',
+  'snapshot',
+  'conflict',
+  'replica',
+  'cache',
+  'flag',
+  'role',
+  'permission',
+  'audit',
+  'log',
+  'metric',
+  'trace',
+  'alert',
+  'config',
+  'schema',
+  'column',
+  'constraint',
+  'trigger',
+  'payload',
+  'response',
+  'request',
+  'retry',
+  'timeout',
+  'upload',
+  'attachment',
+  'avatar',
+  'locale',
+  'currency',
+];
+const FUNCTION_WORDS = [
+  'the',
+  'a',
+  'and',
+  'to',
+  'of',
+  'in',
+  'it',
+  'when',
+  'with',
+  'for',
+  'on',
+  'that',
+  'we',
+  'so',
+  'should',
+  'from',
+  'before',
+  'after',
+  'must',
+  'only',
+  'each',
+  'every',
+  'no',
+  'still',
+  'already',
+  'once',
+  'again',
+  'never',
+  'always',
+  'first',
+  'last',
+];
 const CONTENT_WORDS = [
-  ...NOUNS, ...ADJ,
-  'user', 'server', 'client', 'database', 'page', 'list', 'field', 'value', 'error', 'message', 'state', 'store', 'route', 'hook', 'test', 'build', 'release',
-  'returns', 'stores', 'renders', 'validates', 'retries', 'logs', 'updates', 'deletes', 'creates', 'reads', 'writes', 'sends', 'checks', 'handles', 'keeps',
-  'quickly', 'safely', 'correctly', 'empty', 'large', 'small', 'slow', 'broken', 'missing', 'duplicate', 'flaky', 'mobile', 'desktop', 'tablet', 'offline',
-  'api', 'ui', 'sql', 'json', 'csv', 'http', 'oauth', 'stripe', 'postgres', 'sqlite', 'redis', 'react', 'node', 'docker', 'ci', 'utc', 'timezone', 'graphql',
+  ...NOUNS,
+  ...ADJ,
+  'user',
+  'server',
+  'client',
+  'database',
+  'page',
+  'list',
+  'field',
+  'value',
+  'error',
+  'message',
+  'state',
+  'store',
+  'route',
+  'hook',
+  'test',
+  'build',
+  'release',
+  'returns',
+  'stores',
+  'renders',
+  'validates',
+  'retries',
+  'logs',
+  'updates',
+  'deletes',
+  'creates',
+  'reads',
+  'writes',
+  'sends',
+  'checks',
+  'handles',
+  'keeps',
+  'quickly',
+  'safely',
+  'correctly',
+  'empty',
+  'large',
+  'small',
+  'slow',
+  'broken',
+  'missing',
+  'duplicate',
+  'flaky',
+  'mobile',
+  'desktop',
+  'tablet',
+  'offline',
+  'api',
+  'ui',
+  'sql',
+  'json',
+  'csv',
+  'http',
+  'oauth',
+  'stripe',
+  'postgres',
+  'sqlite',
+  'redis',
+  'react',
+  'node',
+  'docker',
+  'ci',
+  'utc',
+  'timezone',
+  'graphql',
 ];
 const SUFFIXES = ['Service', 'Store', 'Handler', 'Controller', 'Repository', 'Client', 'Schema', 'View', 'Hook', 'Queue', 'Worker', 'Config'];
 /** Code identifiers (invoiceService, tokenStore, …): most of a real project's distinct words. */
@@ -121,7 +310,8 @@ const PRIORITY_POOL = ['low', 'medium', 'medium', 'high', 'high', 'critical', nu
 function weighted(r: Rand): string {
   let x = r();
   for (const [s, w] of STATUS_WEIGHTS) {
-    if ((x -= w) < 0) return s;
+    x -= w;
+    if (x < 0) return s;
   }
   return 'pending';
 }
@@ -214,17 +404,30 @@ function planProject(tasks: number, seed: number, sink: Sink): void {
     sink.discipline({ name, display_name: display, acronym: acr, icon, color, system_prompt: prompt, skills: JSON.parse(skills) as string[], conventions, description: sentence(r) });
   }
   for (const [name, display, acr, desc] of FEATURES) {
-    const learnings = Array.from({ length: 3 + int(r, 4) }, (_, i): LearningRec => ({
-      text: sentence(r, 8, 20),
-      source: pick(r, ['auto', 'agent', 'human', 'opus_reviewed'] as const),
-      task_id: 1 + int(r, tasks),
-      created: `2026-01-${String(10 + i).padStart(2, '0')}T10:00:00Z`,
-      hit_count: 1 + int(r, 4),
-      reviewed: r() < 0.5,
-      review_count: int(r, 3),
-    }));
+    const learnings = Array.from(
+      { length: 3 + int(r, 4) },
+      (_, i): LearningRec => ({
+        text: sentence(r, 8, 20),
+        source: pick(r, ['auto', 'agent', 'human', 'opus_reviewed'] as const),
+        task_id: 1 + int(r, tasks),
+        created: `2026-01-${String(10 + i).padStart(2, '0')}T10:00:00Z`,
+        hit_count: 1 + int(r, 4),
+        reviewed: r() < 0.5,
+        review_count: int(r, 3),
+      }),
+    );
     const architecture = paragraph(r, 1, 2);
-    sink.feature({ name, display_name: display, acronym: acr, description: desc, created: '2026-01-02', context_files: [`src/${name}/index.ts`, `docs/${name}.md`], architecture, boundaries: sentence(r), learnings });
+    sink.feature({
+      name,
+      display_name: display,
+      acronym: acr,
+      description: desc,
+      created: '2026-01-02',
+      context_files: [`src/${name}/index.ts`, `docs/${name}.md`],
+      architecture,
+      boundaries: sentence(r),
+      learnings,
+    });
   }
   for (let id = 1; id <= tasks; id++) {
     const feature = FEATURES[int(r, FEATURES.length)]![0];
@@ -265,7 +468,14 @@ function planProject(tasks: number, seed: number, sink: Sink): void {
       for (let k = 0; k < n; k++) {
         const by = DISCIPLINES[int(r, DISCIPLINES.length)]![0];
         const priority = r() < 0.1 ? 'high' : null;
-        t.comments.push({ author: by, discipline: by, agent_task_id: id, priority, body: `${status === 'done' && k === n - 1 ? 'Done: ' : ''}${paragraph(r, 1, 2)}`, created: `2026-02-${day}T09:${String(10 + k).padStart(2, '0')}:00Z` });
+        t.comments.push({
+          author: by,
+          discipline: by,
+          agent_task_id: id,
+          priority,
+          body: `${status === 'done' && k === n - 1 ? 'Done: ' : ''}${paragraph(r, 1, 2)}`,
+          created: `2026-02-${day}T09:${String(10 + k).padStart(2, '0')}:00Z`,
+        });
       }
     }
     sink.task(t);
@@ -276,9 +486,7 @@ function planProject(tasks: number, seed: number, sink: Sink): void {
 
 /** Legacy (Ralph 936f316): one row per task, lists as JSON in TEXT columns, comments in task_comments. */
 function legacySink(db: Database.Database): Sink {
-  const disc = db.prepare(
-    'INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  );
+  const disc = db.prepare('INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
   const feat = db.prepare(
     'INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -294,8 +502,25 @@ function legacySink(db: Database.Database): Sink {
     feature: (f) => feat.run(f.name, f.display_name, f.acronym, f.description, f.created, '[]', j(f.context_files), f.architecture, f.boundaries, j(f.learnings), '[]'),
     task(t) {
       task.run(
-        t.id, t.feature, t.discipline, t.title, t.description, t.status, t.priority, j(t.tags), j(t.depends_on), t.blocked_by, t.created, t.updated, t.completed,
-        j(t.acceptance_criteria), j(t.context_files), j(t.output_artifacts), t.hints, t.estimated_turns, t.provenance,
+        t.id,
+        t.feature,
+        t.discipline,
+        t.title,
+        t.description,
+        t.status,
+        t.priority,
+        j(t.tags),
+        j(t.depends_on),
+        t.blocked_by,
+        t.created,
+        t.updated,
+        t.completed,
+        j(t.acceptance_criteria),
+        j(t.context_files),
+        j(t.output_artifacts),
+        t.hints,
+        t.estimated_turns,
+        t.provenance,
       );
       for (const c of t.comments) comment.run(t.id, c.author, c.discipline, c.agent_task_id, c.priority, c.body, c.created);
     },
@@ -332,11 +557,9 @@ function normalizedSink(db: Database.Database): Sink {
   const criterion = db.prepare('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)');
   const file = db.prepare('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)');
   const artifact = db.prepare('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)');
-  const session = db.prepare(
-    "INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status) VALUES (?, ?, 'manual', 'human', ?, ?, ?, 'finished')",
-  );
+  const session = db.prepare("INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status) VALUES (?, ?, 'manual', 'human', ?, ?, ?, 'finished')");
   const learned = db.prepare("INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, created) VALUES (?, ?, 'learned', ?, 'discovery', 'task', ?)");
-  const blocked = db.prepare('INSERT INTO task_signals (task_id, session_id, verb, "on", kind, created) VALUES (?, ?, \'blocked\', ?, \'external\', ?)');
+  const blocked = db.prepare("INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)");
   const disciplineIds = new Map<string, number>();
   const subsystemIds = new Map<string, number>();
   let sessionNumber = (db.prepare('SELECT coalesce(max(session_number), 0) AS n FROM agent_sessions').get() as { n: number }).n;
@@ -357,7 +580,7 @@ function normalizedSink(db: Database.Database): Sink {
       runtime.run(t.id, subsystemIds.get(t.feature)!, t.id, t.status, t.provenance, t.created, t.updated, t.completed);
       for (const x of t.tags) tag.run(t.id, x);
       for (const d of t.depends_on) dep.run(t.id, d);
-      t.acceptance_criteria.forEach((c, i) => criterion.run(t.id, c, i));
+      for (const [i, c] of t.acceptance_criteria.entries()) criterion.run(t.id, c, i);
       for (const p of t.context_files) file.run(t.id, p);
       for (const p of t.output_artifacts) artifact.run(t.id, p);
       const sid = `legacy-task-${t.id}`;
@@ -402,11 +625,11 @@ export interface GenStats {
  */
 export function generateProject(cli: string, dir: string, tasks: number, seed = 42, env: NodeJS.ProcessEnv = process.env, generation: Generation = 'legacy'): GenStats {
   const t0 = performance.now();
-  const init = spawnSync(
-    process.execPath,
-    [cli, 'init', '--project', dir, '--schema', generation, '--no-disciplines', '--title', `Bench ${tasks}`, '--description', 'Generated by npm run bench'],
-    { encoding: 'utf8', timeout: 30_000, env },
-  );
+  const init = spawnSync(process.execPath, [cli, 'init', '--project', dir, '--schema', generation, '--no-disciplines', '--title', `Bench ${tasks}`, '--description', 'Generated by npm run bench'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+    env,
+  });
   if (init.status !== 0) throw new Error(`ralph-mcp init --schema ${generation} failed (${init.status}): ${init.stderr}`);
   const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'));
   db.pragma('journal_mode = WAL');

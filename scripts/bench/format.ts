@@ -12,7 +12,11 @@ export function summarize(samples: readonly number[]): { n: number; p50: number;
   return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean, min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
 }
 
-export const median = (xs: readonly number[]) => percentile([...xs].sort((a, b) => a - b), 50);
+export const median = (xs: readonly number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 /** Rounds for JSON: 3 significant decimals for small numbers. */
 export const round = (x: number, digits = 3) => (Number.isFinite(x) ? Math.round(x * 10 ** digits) / 10 ** digits : x);

@@ -38,8 +38,22 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  DISCIPLINES, FEATURES, generateProject, int as randInt, paragraph, pendingTaskId, pick, readyCount, rng, rowCounts, searchQuery, sentence, taskStatuses, title,
-  type GenStats, type Generation,
+  DISCIPLINES,
+  FEATURES,
+  generateProject,
+  int as randInt,
+  paragraph,
+  pendingTaskId,
+  pick,
+  readyCount,
+  rng,
+  rowCounts,
+  searchQuery,
+  sentence,
+  taskStatuses,
+  title,
+  type GenStats,
+  type Generation,
 } from './datagen.js';
 import { int, mb, median, ms, round, summarize, table } from './format.js';
 import { recipeByName } from '../../src/registry/recipes.js';
@@ -77,12 +91,28 @@ interface Budget {
 }
 const CFG = QUICK
   ? {
-      sizes: [1000], coldSize: 1000, coldRuns: 8, rounds: 2, rssCalls: 2000, concSize: 1000, concWrites: 480, concProcs: 8, concRounds: 1,
+      sizes: [1000],
+      coldSize: 1000,
+      coldRuns: 8,
+      rounds: 2,
+      rssCalls: 2000,
+      concSize: 1000,
+      concWrites: 480,
+      concProcs: 8,
+      concRounds: 1,
       single: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 800, pipeGetTask: 3000, pipeMax: 2000, pipeMin: 10, pipeBudgetMs: 600 },
       compare: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 500, pipeGetTask: 2000, pipeMax: 1000, pipeMin: 10, pipeBudgetMs: 400 },
     }
   : {
-      sizes: [1000, 10_000, 100_000], coldSize: 10_000, coldRuns: 15, rounds: 3, rssCalls: 10_000, concSize: 10_000, concWrites: 2400, concProcs: 8, concRounds: 2,
+      sizes: [1000, 10_000, 100_000],
+      coldSize: 10_000,
+      coldRuns: 15,
+      rounds: 3,
+      rssCalls: 10_000,
+      concSize: 10_000,
+      concWrites: 2400,
+      concProcs: 8,
+      concRounds: 2,
       single: { seqWarm: 200, seqMax: 2000, seqMin: 10, seqBudgetMs: 2000, pipeGetTask: 20_000, pipeMax: 10_000, pipeMin: 10, pipeBudgetMs: 1500 },
       // Each round measures every configuration: shorter per run, the medians over the rounds steady it.
       compare: { seqWarm: 100, seqMax: 2000, seqMin: 10, seqBudgetMs: 1200, pipeGetTask: 12_000, pipeMax: 6000, pipeMin: 10, pipeBudgetMs: 1000 },
@@ -153,8 +183,7 @@ function loadNow(): Load {
   }
   return out;
 }
-const fmtLoad = (l: Load | undefined) =>
-  l ? `${l.load1} ${l.load5} ${l.load15}${l.cpu_pressure_avg60_pct !== undefined ? ` (cpu pressure ${l.cpu_pressure_avg60_pct}%)` : ''}` : '-';
+const fmtLoad = (l: Load | undefined) => (l ? `${l.load1} ${l.load5} ${l.load15}${l.cpu_pressure_avg60_pct !== undefined ? ` (cpu pressure ${l.cpu_pressure_avg60_pct}%)` : ''}` : '-');
 const fileMb = (p: string) => (existsSync(p) ? statSync(p).size / 1048576 : 0);
 
 function serverArgs(cli: string, dir: string, flags: readonly string[] = []): string[] {
@@ -263,7 +292,16 @@ async function coldStart(projects: Project[]) {
     .filter((k) => k.p)
     .map((k) => {
       const s = summarize(samples[k.key]!);
-      return { config: k.p!.config.name, generation: k.p!.config.generation, recipe: k.recipe!, median_ms: round(s.p50, 2), min_ms: round(s.min, 2), max_ms: round(s.max, 2), ratio: round(s.p50 / node, 2), vs_baseline: null as number | null };
+      return {
+        config: k.p!.config.name,
+        generation: k.p!.config.generation,
+        recipe: k.recipe!,
+        median_ms: round(s.p50, 2),
+        min_ms: round(s.min, 2),
+        max_ms: round(s.max, 2),
+        ratio: round(s.p50 / node, 2),
+        vs_baseline: null as number | null,
+      };
     });
   for (const r of rows) {
     const base = rows.find((b) => b.config === 'baseline-legacy' && b.recipe === r.recipe);
@@ -294,7 +332,10 @@ async function toolsList(p: Project) {
     const bytes = Buffer.byteLength(r.line);
     const visible = tools.map((t) => Buffer.byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })));
     const visibleTotal = visible.reduce((a, b) => a + b, 0);
-    const largest = tools.map((t, i) => ({ name: t.name, bytes: visible[i]! })).sort((a, b) => b.bytes - a.bytes).slice(0, 3);
+    const largest = tools
+      .map((t, i) => ({ name: t.name, bytes: visible[i]! }))
+      .sort((a, b) => b.bytes - a.bytes)
+      .slice(0, 3);
     out.push({
       config: p.config.name,
       generation: p.config.generation,
@@ -342,8 +383,16 @@ interface FamilyResult {
 
 /** One family's row, from its sequential samples' summary and its pipelined run. */
 function familyResult(a: {
-  family: string; p: Project; session: string; n: number; s: { p50: number; p99: number; mean: number };
-  pn: number; pms: number; errors: number; firstError?: string | undefined; replyBytes: number;
+  family: string;
+  p: Project;
+  session: string;
+  n: number;
+  s: { p50: number; p99: number; mean: number };
+  pn: number;
+  pms: number;
+  errors: number;
+  firstError?: string | undefined;
+  replyBytes: number;
 }): FamilyResult {
   const res: FamilyResult = {
     family: a.family,
@@ -452,11 +501,13 @@ async function measureClaims(p: Project, writeDir: string, b: Budget, sessionId:
   const calls: Call[] = [];
   for (let i = 0; i < pn; i++) calls.push(['claim_next_task', {}], ['set_task_status', { status: 'done' }]);
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 20 * pn * s.p50));
-  replies.forEach((r, i) => tally(r, i % 2 === 0));
+  for (const [i, r] of replies.entries()) tally(r, i % 2 === 0);
   await c.close();
   const res = familyResult({ family: 'claim_next_task', p, session: 'worker', n, s, pn, pms, errors, firstError, replyBytes: replyBytes / claims });
   res.note = `${int(ready)} ready at start; pipelined = claim+done pairs/s${unclaimed ? `; ${unclaimed} claims found nothing` : ''}`;
-  log(`  ${tag(p)} ${'claim_next_task'.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
+  log(
+    `  ${tag(p)} ${'claim_next_task'.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`,
+  );
   return res;
 }
 
@@ -465,7 +516,18 @@ function ftsMatches(dir: string, seed: number): number {
   const r = rng(seed);
   const db = sqlite(dir);
   const st = db.prepare('SELECT count(*) AS n FROM ralph_mcp_search WHERE ralph_mcp_search MATCH ?');
-  const counts = Array.from({ length: 21 }, () => (st.get(searchQuery(r).split(' ').map((w) => `"${w}"*`).join(' ')) as { n: number }).n);
+  const counts = Array.from(
+    { length: 21 },
+    () =>
+      (
+        st.get(
+          searchQuery(r)
+            .split(' ')
+            .map((w) => `"${w}"*`)
+            .join(' '),
+        ) as { n: number }
+      ).n,
+  );
   db.close();
   return median(counts);
 }
@@ -665,7 +727,9 @@ async function memory(p: Project) {
     wall_s: round(wall / 1000, 1),
     trend,
   };
-  log(`memory ${p.config.name}: init ${mb(res.rss_after_initialize_mb)} MB, @${int(CFG.rssCalls)} ${mb(res.rss_after_first_mb)} MB, @${int(total)} ${mb(res.rss_after_second_mb)} MB, peak ${mb(res.peak_rss_mb)} MB`);
+  log(
+    `memory ${p.config.name}: init ${mb(res.rss_after_initialize_mb)} MB, @${int(CFG.rssCalls)} ${mb(res.rss_after_first_mb)} MB, @${int(total)} ${mb(res.rss_after_second_mb)} MB, peak ${mb(res.peak_rss_mb)} MB`,
+  );
   return res;
 }
 
@@ -774,7 +838,9 @@ async function concurrency(tmp: string, p: Project) {
     rows_verified: verified,
     rows: { before, after },
   };
-  log(`  ${p.config.name}: single ${int(singleRate)} writes/s; ${CFG.concProcs} procs ${int(multiRate)} writes/s (${res.ratio}×), busy ${multi.busy}, other errors ${multi.otherErrors}, rows verified ${verified}`);
+  log(
+    `  ${p.config.name}: single ${int(singleRate)} writes/s; ${CFG.concProcs} procs ${int(multiRate)} writes/s (${res.ratio}×), busy ${multi.busy}, other errors ${multi.otherErrors}, rows verified ${verified}`,
+  );
   return res;
 }
 
@@ -900,13 +966,28 @@ async function main() {
     }
     for (const rcp of cold.recipes.filter((x) => x.vs_baseline != null)) {
       const base = cold.recipes.find((b) => b.config === 'baseline-legacy' && b.recipe === rcp.recipe)!;
-      add('1', `${rcp.config}: cold start ${rcp.recipe} ≤ ${TOLERANCE.toFixed(2)}× baseline`, `${ms(rcp.median_ms)} vs ${ms(base.median_ms)} ms = ${rcp.vs_baseline!.toFixed(2)}×`, rcp.vs_baseline! <= TOLERANCE);
+      add(
+        '1',
+        `${rcp.config}: cold start ${rcp.recipe} ≤ ${TOLERANCE.toFixed(2)}× baseline`,
+        `${ms(rcp.median_ms)} vs ${ms(base.median_ms)} ms = ${rcp.vs_baseline!.toFixed(2)}×`,
+        rcp.vs_baseline! <= TOLERANCE,
+      );
     }
     for (const g of OURS) {
       const full = lists.find((l) => l.config === g.name && l.recipe === 'full suite')!;
       const te = lists.find((l) => l.config === g.name && l.recipe.startsWith('task_execution'))!;
-      add('2', `${g.name}: full suite model-visible ≤ 400 B/tool`, `${full.model_visible_per_tool} B/tool (${full.tools} tools, ${int(full.model_visible_bytes)} B)`, full.model_visible_per_tool <= 400);
-      add('2', `${g.name}: task_execution model-visible ≤ 6 KB`, `${int(te.model_visible_bytes)} B (~${int(te.model_visible_tokens)} tokens; + ${int(te.instructions_bytes)} B instructions)`, te.model_visible_bytes <= 6144);
+      add(
+        '2',
+        `${g.name}: full suite model-visible ≤ 400 B/tool`,
+        `${full.model_visible_per_tool} B/tool (${full.tools} tools, ${int(full.model_visible_bytes)} B)`,
+        full.model_visible_per_tool <= 400,
+      );
+      add(
+        '2',
+        `${g.name}: task_execution model-visible ≤ 6 KB`,
+        `${int(te.model_visible_bytes)} B (~${int(te.model_visible_tokens)} tokens; + ${int(te.instructions_bytes)} B instructions)`,
+        te.model_visible_bytes <= 6144,
+      );
     }
     for (const g of OURS) {
       const gt = fam(g.name, 'get_task')!;
@@ -924,8 +1005,18 @@ async function main() {
       add('4', `${mem.config}: no RSS growth over a further ${int(CFG.rssCalls)} (≤ 5 MB)`, `${mem.growth_mb >= 0 ? '+' : ''}${mb(mem.growth_mb)} MB`, mem.growth_mb <= 5);
     }
     for (const conc of concs) {
-      add('5', `${conc.config}: ${CFG.concProcs} writers: 0 busy errors surfaced`, `${conc.concurrent.busy_errors} busy (${conc.concurrent.other_errors} other errors; rows verified: ${conc.rows_verified})`, conc.concurrent.busy_errors === 0 && conc.rows_verified);
-      add('5', `${conc.config}: ${CFG.concProcs} writers ≥ 70% of 1 writer's writes/s`, `${int(conc.concurrent.writes_per_s)} vs ${int(conc.single.writes_per_s)} writes/s = ${Math.round(conc.ratio * 100)}%`, conc.ratio >= 0.7);
+      add(
+        '5',
+        `${conc.config}: ${CFG.concProcs} writers: 0 busy errors surfaced`,
+        `${conc.concurrent.busy_errors} busy (${conc.concurrent.other_errors} other errors; rows verified: ${conc.rows_verified})`,
+        conc.concurrent.busy_errors === 0 && conc.rows_verified,
+      );
+      add(
+        '5',
+        `${conc.config}: ${CFG.concProcs} writers ≥ 70% of 1 writer's writes/s`,
+        `${int(conc.concurrent.writes_per_s)} vs ${int(conc.single.writes_per_s)} writes/s = ${Math.round(conc.ratio * 100)}%`,
+        conc.ratio >= 0.7,
+      );
     }
     add('6', 'bench runtime < 10 min (build not included)', `${runtime.toFixed(0)} s`, runtime < 600);
     // The comparison (only against a baseline: normalized vs legacy is shown, not judged).
@@ -948,13 +1039,30 @@ async function main() {
     lines.push(
       `load average (1/5/15 min): start ${fmtLoad(load.start)}; before cold start ${fmtLoad(load.before_cold_start)}; before comparison ${fmtLoad(load.before_comparison)}; end ${fmtLoad(load.end)}. The bench itself keeps 1–2 cores busy; more means other work shared the machine.`,
     );
-    lines.push(`machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gb} GB, node ${machine.node}, ${machine.platform}; artifact dist/ralph-mcp.js ${machine.artifact_kb} KB${ENV_NOTE ? `; ${ENV_NOTE}` : ''}`);
+    lines.push(
+      `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gb} GB, node ${machine.node}, ${machine.platform}; artifact dist/ralph-mcp.js ${machine.artifact_kb} KB${ENV_NOTE ? `; ${ENV_NOTE}` : ''}`,
+    );
     if (machine.baseline) lines.push(`baseline: ${machine.baseline.path} (${machine.baseline.artifact_kb} KB), on a copy of ours-legacy's database`);
     h('DATABASES  (same seed per size: the same project on either generation)');
     lines.push(
       table(
         ['<config', '<generation', 'tasks', 'comments', 'comment rows', 'with deps', 'ready', 'rows', '<source', 'ms', 'DB MB', 'DB+FTS MB', '1st initialize ms', 'warm-up: 1st search (FTS build) ms'],
-        projects.map((p) => [p.config.name, p.config.generation, int(p.size), int(p.gen.comments), int(p.gen.commentRows), int(p.gen.withDeps), int(p.gen.ready), int(p.gen.rows), p.source, ms(p.gen.ms), mb(p.dbMb), mb(p.dbMbIndexed), ms(p.firstInitMs), ms(p.indexBuildMs)]),
+        projects.map((p) => [
+          p.config.name,
+          p.config.generation,
+          int(p.size),
+          int(p.gen.comments),
+          int(p.gen.commentRows),
+          int(p.gen.withDeps),
+          int(p.gen.ready),
+          int(p.gen.rows),
+          p.source,
+          ms(p.gen.ms),
+          mb(p.dbMb),
+          mb(p.dbMbIndexed),
+          ms(p.firstInitMs),
+          ms(p.indexBuildMs),
+        ]),
       ),
     );
     lines.push('comment rows: the table the server reads comments from (normalized: task_signals, i.e. the comments as learned signals + a blocked signal per blocked task, its blocked_by).');
@@ -964,7 +1072,15 @@ async function main() {
         ['<config', '<session', 'median ms', 'min ms', 'max ms', '× node -e 0', ...(BASELINE ? ['× baseline'] : [])],
         [
           ['', 'node -e 0', ms(cold.node_e0_ms), '', '', '1.00', ...(BASELINE ? [''] : [])],
-          ...cold.recipes.map((x) => [x.config, x.recipe, ms(x.median_ms), ms(x.min_ms), ms(x.max_ms), x.ratio.toFixed(2), ...(BASELINE ? [x.vs_baseline != null ? x.vs_baseline.toFixed(2) : ''] : [])]),
+          ...cold.recipes.map((x) => [
+            x.config,
+            x.recipe,
+            ms(x.median_ms),
+            ms(x.min_ms),
+            ms(x.max_ms),
+            x.ratio.toFixed(2),
+            ...(BASELINE ? [x.vs_baseline != null ? x.vs_baseline.toFixed(2) : ''] : []),
+          ]),
         ],
       ),
     );
@@ -972,13 +1088,38 @@ async function main() {
     lines.push(
       table(
         ['<config', '<recipe', 'tools', 'total B', 'B/tool', 'visible B', 'visible B/tool', '~tokens', 'instructions B', 'RSS init MB', '<largest (visible B)'],
-        lists.map((x) => [x.config, x.recipe, x.tools, int(x.total_bytes), int(x.bytes_per_tool), int(x.model_visible_bytes), int(x.model_visible_per_tool), int(x.model_visible_tokens), int(x.instructions_bytes), mb(x.rss_after_initialize_mb), x.largest_tools.map((t) => `${t.name} ${t.bytes}`).join(', ')]),
+        lists.map((x) => [
+          x.config,
+          x.recipe,
+          x.tools,
+          int(x.total_bytes),
+          int(x.bytes_per_tool),
+          int(x.model_visible_bytes),
+          int(x.model_visible_per_tool),
+          int(x.model_visible_tokens),
+          int(x.instructions_bytes),
+          mb(x.rss_after_initialize_mb),
+          x.largest_tools.map((t) => `${t.name} ${t.bytes}`).join(', '),
+        ]),
       ),
     );
     const familyTable = (rows: FamilyResult[]) =>
       table(
         ['<family', '<config', '<session', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'pipelined n', 'calls/s', 'reply B', 'errors', '<note'],
-        rows.map((f) => [f.family, f.config, f.session, int(f.seq_n), ms(f.p50_ms), ms(f.p99_ms), ms(f.mean_ms), int(f.pipe_n), int(f.calls_per_s), int(f.reply_bytes), f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0, f.note ?? '']),
+        rows.map((f) => [
+          f.family,
+          f.config,
+          f.session,
+          int(f.seq_n),
+          ms(f.p50_ms),
+          ms(f.p99_ms),
+          ms(f.mean_ms),
+          int(f.pipe_n),
+          int(f.calls_per_s),
+          int(f.reply_bytes),
+          f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0,
+          f.note ?? '',
+        ]),
       );
     for (const size of CFG.sizes.filter((s) => s !== CMP_SIZE)) {
       h(`TOOL FAMILIES at ${int(size)} tasks, ours-legacy  (sequential over one connection; pipelined calls/s)`);
@@ -1006,12 +1147,21 @@ async function main() {
         }),
       ),
     );
-    lines.push(`round order: ${cmp.order.map((o, i) => `${i + 1}: ${o.map(short).join(' → ')}`).join('; ')}${BASELINE ? `; targets: ours p50 ≤ ${TOLERANCE.toFixed(2)}× baseline, calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}` : ''}`);
+    lines.push(
+      `round order: ${cmp.order.map((o, i) => `${i + 1}: ${o.map(short).join(' → ')}`).join('; ')}${BASELINE ? `; targets: ours p50 ≤ ${TOLERANCE.toFixed(2)}× baseline, calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}` : ''}`,
+    );
     lines.push('p50 per round (ms):');
     lines.push(
       table(
         ['<family', ...cfgNames.map(short)],
-        familyNames.map((f) => [f, ...cfgNames.map((n) => fam(n, f)!.p50_by_round!.map((x) => ms(x)).join(' / '))]),
+        familyNames.map((f) => [
+          f,
+          ...cfgNames.map((n) =>
+            fam(n, f)!
+              .p50_by_round!.map((x) => ms(x))
+              .join(' / '),
+          ),
+        ]),
       ),
     );
     for (const mem of mems) {
@@ -1019,10 +1169,26 @@ async function main() {
       lines.push(
         table(
           ['after initialize MB', `after ${int(CFG.rssCalls)} calls MB`, `after ${int(CFG.rssCalls * 2)} calls MB`, 'growth MB', 'median 1st/2nd half MB', 'peak (VmHWM) MB', 'errors', 'wall s'],
-          [[mb(mem.rss_after_initialize_mb), mb(mem.rss_after_first_mb), mb(mem.rss_after_second_mb), mb(mem.growth_mb), `${mb(mem.median_first_mb)} / ${mb(mem.median_second_mb)}`, mb(mem.peak_rss_mb), mem.errors, mem.wall_s]],
+          [
+            [
+              mb(mem.rss_after_initialize_mb),
+              mb(mem.rss_after_first_mb),
+              mb(mem.rss_after_second_mb),
+              mb(mem.growth_mb),
+              `${mb(mem.median_first_mb)} / ${mb(mem.median_second_mb)}`,
+              mb(mem.peak_rss_mb),
+              mem.errors,
+              mem.wall_s,
+            ],
+          ],
         ),
       );
-      lines.push(`RSS trend (calls: MB): ${mem.trend.filter((_, i) => i % 2 === 0).map((t) => `${t.calls / 1000}k ${mb(t.rss_mb)}`).join(' · ')}`);
+      lines.push(
+        `RSS trend (calls: MB): ${mem.trend
+          .filter((_, i) => i % 2 === 0)
+          .map((t) => `${t.calls / 1000}k ${mb(t.rss_mb)}`)
+          .join(' · ')}`,
+      );
     }
     for (const conc of concs) {
       h(`CONCURRENCY ${conc.config} (${int(conc.tasks)} tasks, ${conc.rounds} round(s) alternating 1 and ${conc.processes} processes; ${conc.mix})`);
@@ -1030,17 +1196,40 @@ async function main() {
         table(
           ['<writers', 'writes ok', 'wall ms', 'writes/s', 'busy errors', 'other errors', '<first error'],
           [
-            ['1 process', int(conc.single.writes_ok), int(conc.single.wall_ms), int(conc.single.writes_per_s), conc.single.busy_errors, conc.single.other_errors, conc.single.first_error?.slice(0, 80) ?? ''],
-            [`${conc.processes} processes`, int(conc.concurrent.writes_ok), int(conc.concurrent.wall_ms), int(conc.concurrent.writes_per_s), conc.concurrent.busy_errors, conc.concurrent.other_errors, conc.concurrent.first_error?.slice(0, 80) ?? ''],
+            [
+              '1 process',
+              int(conc.single.writes_ok),
+              int(conc.single.wall_ms),
+              int(conc.single.writes_per_s),
+              conc.single.busy_errors,
+              conc.single.other_errors,
+              conc.single.first_error?.slice(0, 80) ?? '',
+            ],
+            [
+              `${conc.processes} processes`,
+              int(conc.concurrent.writes_ok),
+              int(conc.concurrent.wall_ms),
+              int(conc.concurrent.writes_per_s),
+              conc.concurrent.busy_errors,
+              conc.concurrent.other_errors,
+              conc.concurrent.first_error?.slice(0, 80) ?? '',
+            ],
           ],
         ),
       );
-      lines.push(`per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comment rows, audit rows = ok replies): ${conc.rows_verified}`);
+      lines.push(
+        `per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comment rows, audit rows = ok replies): ${conc.rows_verified}`,
+      );
     }
     h(`BESIDE THE PEERS (legacy; cold start on ${int(CFG.coldSize)} tasks, calls on ${int(CMP_SIZE)})`);
     lines.push(...peersReport(peers, table));
     h('TARGETS');
-    lines.push(table(['#', '<target', '<measured', 'result'], targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL'])));
+    lines.push(
+      table(
+        ['#', '<target', '<measured', 'result'],
+        targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']),
+      ),
+    );
     lines.push('', `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`);
     process.stdout.write(`${lines.join('\n')}\n`);
 
@@ -1081,7 +1270,12 @@ async function main() {
         tolerance: BASELINE ? TOLERANCE : undefined,
         ratios: familyNames.map((f) => ({
           family: f,
-          ...Object.fromEntries(PAIRS.flatMap((x) => [[`p50 ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms), 3)], [`calls_per_s ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s), 3)]])),
+          ...Object.fromEntries(
+            PAIRS.flatMap((x) => [
+              [`p50 ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms), 3)],
+              [`calls_per_s ${x.a}/${x.b}`, round(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s), 3)],
+            ]),
+          ),
         })),
         runs: cmp.runs,
       },

@@ -49,7 +49,12 @@ export function sdkPeers(scratch: string): PeerServer[] {
     const memoryFile = join(scratch, 'memory.jsonl');
     writeFileSync(memoryFile, '');
     return [
-      { name: 'sdk one-tool example', kind: 'peer', args: [pkgFile('@modelcontextprotocol/sdk', 'dist/esm/examples/server/mcpServerOutputSchema.js')], call: ['get_weather', () => ({ city: 'Oslo', country: 'NO' })] },
+      {
+        name: 'sdk one-tool example',
+        kind: 'peer',
+        args: [pkgFile('@modelcontextprotocol/sdk', 'dist/esm/examples/server/mcpServerOutputSchema.js')],
+        call: ['get_weather', () => ({ city: 'Oslo', country: 'NO' })],
+      },
       { name: 'server-memory', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-memory', 'dist/index.js')], env: { MEMORY_FILE_PATH: memoryFile }, call: ['read_graph', () => ({})] },
       { name: 'server-filesystem', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-filesystem', 'dist/index.js'), scratch], call: ['list_allowed_directories', () => ({})] },
     ];
@@ -131,14 +136,23 @@ export async function coldStarts(servers: PeerServer[], runs: number, env: NodeJ
     node_e0_ms: round(node, 2),
     rows: servers.map((s) => {
       const m = median(samples.get(s.name)!);
-      return { name: s.name, kind: s.kind, median_ms: round(m, 2), ratio_node: round(m / node, 2), tools_list_bytes: last.get(s.name)!.bytes, rss_after_initialize_mb: round(last.get(s.name)!.rssMb, 1) };
+      return {
+        name: s.name,
+        kind: s.kind,
+        median_ms: round(m, 2),
+        ratio_node: round(m / node, 2),
+        tools_list_bytes: last.get(s.name)!.bytes,
+        rss_after_initialize_mb: round(last.get(s.name)!.rssMb, 1),
+      };
     }),
   };
 }
 
 /** utime + stime of a process, in ms (/proc/PID/stat; clock ticks are 10 ms on Linux). */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
@@ -183,7 +197,16 @@ export async function callRuns(servers: PeerServer[], calls: number, rounds: num
     .filter((s) => results.has(s.name))
     .map((s) => {
       const r = results.get(s.name)!;
-      return { name: s.name, kind: s.kind, tool: s.call![0], calls, calls_per_s: Math.round(median(r.cps)), cpu_us_per_call: round(median(r.cpu), 1), errors: r.errors, rss_after_calls_mb: round(r.rss, 1) };
+      return {
+        name: s.name,
+        kind: s.kind,
+        tool: s.call![0],
+        calls,
+        calls_per_s: Math.round(median(r.cps)),
+        cpu_us_per_call: round(median(r.cpu), 1),
+        errors: r.errors,
+        rss_after_calls_mb: round(r.rss, 1),
+      };
     });
 }
 
@@ -200,7 +223,13 @@ export interface PeersResult {
 }
 
 const RECIPE_FLAGS = (recipe: string, pendingTask: number): string[] =>
-  recipe === 'full suite' ? [] : recipe === 'task_execution' ? ['--recipe', recipe, '--task', String(pendingTask)] : recipe === 'discuss' ? ['--recipe', recipe, '--discipline', 'backend'] : ['--recipe', recipe];
+  recipe === 'full suite'
+    ? []
+    : recipe === 'task_execution'
+      ? ['--recipe', recipe, '--task', String(pendingTask)]
+      : recipe === 'discuss'
+        ? ['--recipe', recipe, '--discipline', 'backend']
+        : ['--recipe', recipe];
 
 /**
  * The whole side-by-side run: cold starts on `coldDb` (small), per-call and memory on `callDb` (100k),
@@ -247,10 +276,26 @@ export async function besidePeers(o: {
     // Ralph launches Claude Code: its sessions are the ones measured against the targets (the other row shows a client given both copies).
     const our = calls.find((c) => c.kind === 'ours');
     const other = calls.find((c) => c.kind === 'ours' && c !== our);
-    if (floor && other) add('P3b', 'get_task server CPU per call, client given both copies (no target; for reference)', `${other.cpu_us_per_call} µs = ${round(other.cpu_us_per_call / floor.cpu_us_per_call, 2)}× the floor`, true);
+    if (floor && other)
+      add(
+        'P3b',
+        'get_task server CPU per call, client given both copies (no target; for reference)',
+        `${other.cpu_us_per_call} µs = ${round(other.cpu_us_per_call / floor.cpu_us_per_call, 2)}× the floor`,
+        true,
+      );
     if (floor && our) {
-      add('P3', 'get_task server CPU per call ≤ 1.3× the floor (Claude Code client)', `${our.cpu_us_per_call} µs vs ${floor.cpu_us_per_call} µs = ${round(our.cpu_us_per_call / floor.cpu_us_per_call, 2)}×`, our.cpu_us_per_call <= 1.3 * floor.cpu_us_per_call);
-      add('P4', `get_task pipelined ≥ 20,000 calls/s at ${o.calls.tasks.toLocaleString('en-US')} tasks`, `${our.calls_per_s.toLocaleString('en-US')} calls/s (floor ${floor.calls_per_s.toLocaleString('en-US')})`, our.calls_per_s >= 20_000);
+      add(
+        'P3',
+        'get_task server CPU per call ≤ 1.3× the floor (Claude Code client)',
+        `${our.cpu_us_per_call} µs vs ${floor.cpu_us_per_call} µs = ${round(our.cpu_us_per_call / floor.cpu_us_per_call, 2)}×`,
+        our.cpu_us_per_call <= 1.3 * floor.cpu_us_per_call,
+      );
+      add(
+        'P4',
+        `get_task pipelined ≥ 20,000 calls/s at ${o.calls.tasks.toLocaleString('en-US')} tasks`,
+        `${our.calls_per_s.toLocaleString('en-US')} calls/s (floor ${floor.calls_per_s.toLocaleString('en-US')})`,
+        our.calls_per_s >= 20_000,
+      );
     }
     const ourInit = cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite');
     const maxInit = Math.max(...ourInit.map((r) => r.rss_after_initialize_mb));
@@ -276,8 +321,13 @@ export function peersReport(r: PeersResult, table: (h: string[], rows: (string |
       r.cold.rows.map((x) => [x.name, x.median_ms, `${x.ratio_node}×`, x.tools_list_bytes.toLocaleString('en-US'), x.rss_after_initialize_mb]),
     ),
   );
-  lines.push('', 'calls: each server\'s read tool, pipelined (batches of 256), after 500 warm-up calls; server CPU from /proc (10 ms ticks)');
-  lines.push(table(['<server', '<tool', 'calls', 'calls/s', 'CPU µs/call', 'errors', 'RSS after MB'], r.calls.map((x) => [x.name, x.tool, x.calls, x.calls_per_s.toLocaleString('en-US'), x.cpu_us_per_call, x.errors, x.rss_after_calls_mb])));
+  lines.push('', "calls: each server's read tool, pipelined (batches of 256), after 500 warm-up calls; server CPU from /proc (10 ms ticks)");
+  lines.push(
+    table(
+      ['<server', '<tool', 'calls', 'calls/s', 'CPU µs/call', 'errors', 'RSS after MB'],
+      r.calls.map((x) => [x.name, x.tool, x.calls, x.calls_per_s.toLocaleString('en-US'), x.cpu_us_per_call, x.errors, x.rss_after_calls_mb]),
+    ),
+  );
   return lines;
 }
 
@@ -318,7 +368,12 @@ async function main(): Promise<void> {
       callRounds: Number(process.env.PEERS_CALL_ROUNDS ?? 3),
       env,
     });
-    process.stdout.write(`${peersReport(r, table).join('\n')}\n\n${table(['#', '<target', '<measured', 'result'], r.targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']))}\n`);
+    process.stdout.write(
+      `${peersReport(r, table).join('\n')}\n\n${table(
+        ['#', '<target', '<measured', 'result'],
+        r.targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']),
+      )}\n`,
+    );
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

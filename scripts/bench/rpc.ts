@@ -66,8 +66,7 @@ export function installExitHooks(): void {
   }
 }
 
-const callMessage = (name: string, args: Record<string, unknown>): [string, unknown] =>
-  name.startsWith('rpc:') ? [name.slice(4), args] : ['tools/call', { name, arguments: args }];
+const callMessage = (name: string, args: Record<string, unknown>): [string, unknown] => (name.startsWith('rpc:') ? [name.slice(4), args] : ['tools/call', { name, arguments: args }]);
 
 const TAIL_ID = /"id":(\d+)\}$/;
 const IS_ERROR_TAIL = '"isError":true},"jsonrpc":"2.0","id":';

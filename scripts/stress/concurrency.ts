@@ -156,7 +156,9 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
     const db = new Database(project.dbPath);
     db.pragma('busy_timeout = 5000');
     const ins = db.prepare("INSERT INTO features (name, display_name, acronym, description, created) VALUES (?, ?, ?, 'stress', '2026-01-01')");
-    db.transaction(() => features.forEach((f, k) => ins.run(f, `Stress ${k}`, `S${k.toString(36).toUpperCase().padStart(3, '0')}`)))();
+    db.transaction(() => {
+      for (const [k, f] of features.entries()) ins.run(f, `Stress ${k}`, `S${k.toString(36).toUpperCase().padStart(3, '0')}`);
+    })();
     db.close();
   }
 
@@ -176,16 +178,14 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
 
   const env = { ...process.env, ...opts.env };
   const sessions = Array.from({ length: servers }, (_, p) => `stress-${runId}-p${p}`);
-  const children = sessions.map(
-    (sid) => new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', sid, '--log-level', 'warn'], { env, timeoutMs: 120_000 }),
-  );
+  const children = sessions.map((sid) => new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', sid, '--log-level', 'warn'], { env, timeoutMs: 120_000 }));
   const closing = new Set<RpcChild>();
   let serverCrashes = 0;
-  children.forEach((c) =>
+  for (const c of children) {
     c.proc.once('exit', () => {
       if (!closing.has(c)) serverCrashes++;
-    }),
-  );
+    });
+  }
   try {
     await Promise.all(children.map((c) => c.initialize()));
     log(`${servers} servers up on ${project.dbPath} (seed ${seed}); ${opts.opsPerProcess} writes each, up to ${opts.plainOps} plain-SQL writes`);
@@ -400,13 +400,7 @@ interface PlainResult {
  * Starts the plain-SQL writer; `ready` when it has its connection, `stop()` (its stdin closing) ends it
  * when the servers are done (after at least MIN_PLAIN_OPS writes).
  */
-function startPlainWriter(
-  dbPath: string,
-  progressFile: string,
-  ops: number,
-  runId: string,
-  seed: number,
-): { ready: Promise<void>; stop: () => void; done: Promise<PlainResult> } {
+function startPlainWriter(dbPath: string, progressFile: string, ops: number, runId: string, seed: number): { ready: Promise<void>; stop: () => void; done: Promise<PlainResult> } {
   const child = spawn(process.execPath, [HERE, 'plain-writer', dbPath, progressFile, String(ops), runId, String(seed)], { stdio: ['pipe', 'pipe', 'pipe'] });
   child.stdin.on('error', () => undefined);
   const ready = new Promise<void>((resolveReady, reject) => {
@@ -442,12 +436,13 @@ async function plainWriter(dbPath: string, progressFile: string, ops: number, ru
   const r = rng(seed ^ 0x5eed);
   const res = { committed: 0, tasks: [] as string[], comments: [] as string[], progress: [] as [string, string][], busy: 0, errors: [] as string[] };
   const nextId = db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks');
-  const insTask = db.prepare(
-    "INSERT INTO tasks (id, feature, discipline, title, status, created, provenance) VALUES (?, ?, ?, ?, 'pending', '2026-01-01', 'human')",
-  );
+  const insTask = db.prepare("INSERT INTO tasks (id, feature, discipline, title, status, created, provenance) VALUES (?, ?, ?, ?, 'pending', '2026-01-01', 'human')");
   const insComment = db.prepare("INSERT INTO task_comments (task_id, author, body, created) VALUES (?, 'human', ?, '2026-01-01T00:00:00Z')");
   let stop = false;
-  process.stdin.on('close', () => (stop = true)).on('end', () => (stop = true)).resume();
+  process.stdin
+    .on('close', () => (stop = true))
+    .on('end', () => (stop = true))
+    .resume();
   process.stdout.write('ready\n');
   for (let i = 0; i < ops && !(stop && i >= MIN_PLAIN_OPS); i++) {
     const m = `plain-${runId}-${i}`;

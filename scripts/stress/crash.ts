@@ -79,9 +79,7 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
       const db = new Database(project.dbPath);
       db.pragma('busy_timeout = 5000');
       let next = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks').get() as { id: number }).id;
-      const ins = db.prepare(
-        "INSERT INTO tasks (id, feature, discipline, title, status, depends_on, created, provenance) VALUES (?, 'recipes', 'backend', ?, 'pending', ?, '2026-01-01', 'human')",
-      );
+      const ins = db.prepare("INSERT INTO tasks (id, feature, discipline, title, status, depends_on, created, provenance) VALUES (?, 'recipes', 'backend', ?, 'pending', ?, '2026-01-01', 'human')");
       const issued: Issued[] = [];
       let ownTask = 0;
       let upstream = 0;
@@ -118,11 +116,9 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
       });
 
       const a = new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', `crash-${round}-a`, '--log-level', 'error'], { timeoutMs: 30_000 });
-      const b = new RpcChild(
-        process.execPath,
-        [CLI, '--project', project.root, '--recipe', 'task_execution', '--task', String(ownTask), '--session-id', `crash-${round}-b`, '--log-level', 'error'],
-        { timeoutMs: 30_000 },
-      );
+      const b = new RpcChild(process.execPath, [CLI, '--project', project.root, '--recipe', 'task_execution', '--task', String(ownTask), '--session-id', `crash-${round}-b`, '--log-level', 'error'], {
+        timeoutMs: 30_000,
+      });
       live.push(a, b);
       let killing = false;
       for (const c of [a, b]) c.proc.once('exit', () => !killing && res.serverCrashes++);
@@ -138,8 +134,16 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
         );
       const firstAnswer = new Promise<void>((resolveFirst) => {
         const pending = [
-          ...send(a, 'spawn_subtasks', issued.filter((w) => w.kind === 'spawn')),
-          ...send(a, 'skip_task', issued.filter((w) => w.kind === 'skip')),
+          ...send(
+            a,
+            'spawn_subtasks',
+            issued.filter((w) => w.kind === 'spawn'),
+          ),
+          ...send(
+            a,
+            'skip_task',
+            issued.filter((w) => w.kind === 'skip'),
+          ),
           ...send(b, 'report_blocker', blockers),
         ];
         for (const p of pending) void p.then(() => resolveFirst());
@@ -182,8 +186,7 @@ function check(dbPath: string, writes: Issued[], res: CrashResult): void {
     const fk = db.pragma('foreign_key_check') as unknown[];
     if (fk.length > 0) res.problems.push(`foreign_key_check: ${JSON.stringify(fk.slice(0, 3))}`);
     const n = (sql: string, ...v: unknown[]) => (db.prepare(sql).get(...v) as { n: number }).n;
-    const audited = (tool: string, tag: string) =>
-      n("SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = ? AND outcome = 'ok' AND instr(arguments, ?) > 0", tool, tag);
+    const audited = (tool: string, tag: string) => n("SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = ? AND outcome = 'ok' AND instr(arguments, ?) > 0", tool, tag);
     const hasAudit = (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ralph_mcp_audit'").get() as unknown) !== undefined;
     for (const w of writes) {
       // Each part of the write, true when present.

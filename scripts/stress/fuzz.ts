@@ -177,7 +177,9 @@ const NASTY = ['\0', '\x01', '\x07', '\b', '\t', '\n', '\r', '\x1b[31m', '\x7f',
 const ANY_CHAR = fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCodePoint(cp));
 
 const nastyString = (maxLength: number) =>
-  fc.array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: Math.max(1, Math.min(12, Math.floor(maxLength / 3))) }).map((parts) => parts.join('').slice(0, maxLength));
+  fc
+    .array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: Math.max(1, Math.min(12, Math.floor(maxLength / 3))) })
+    .map((parts) => parts.join('').slice(0, maxLength));
 
 /** Arbitraries are built once per field (building them is far slower than drawing from them). */
 function memo<T>(fn: (f: FieldSpec) => T): (f: FieldSpec) => T {
@@ -240,7 +242,7 @@ export function deepValue(depth: number): unknown {
 }
 
 /** The same nesting as JSON text, for depths no JSON.stringify could produce. */
-export const deepJson = (depth: number): string => '['.repeat(depth) + '0' + ']'.repeat(depth);
+export const deepJson = (depth: number): string => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 
 const otherThan = (kind: FieldKind) =>
   fc.oneof(
@@ -278,13 +280,22 @@ export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; 
       if (lo !== undefined) bad.push(f.minExclusive ? lo : lo - 1, lo - 1000, -1);
       if (f.max !== undefined) bad.push(f.max + 1, f.max * 1000 + 7);
       if (f.int) bad.push(1.5, 0.1 + (lo ?? 0) + 1, 7.000001);
-      options.push(fc.constantFrom(...bad.filter((n) => (lo === undefined || n < lo || (f.minExclusive && n === lo) || (f.max !== undefined && n > f.max) || (f.int && !Number.isSafeInteger(n))))).map((value) => ({ value, why: 'out of range' })));
+      options.push(
+        fc
+          .constantFrom(...bad.filter((n) => lo === undefined || n < lo || (f.minExclusive && n === lo) || (f.max !== undefined && n > f.max) || (f.int && !Number.isSafeInteger(n))))
+          .map((value) => ({ value, why: 'out of range' })),
+      );
       options.push(fc.constantFrom(NaN, Infinity, -Infinity).map((value) => ({ value, why: 'NaN/Infinity (null on the wire)' })));
       options.push(fc.constantFrom('1', '1e3', ' 2').map((value) => ({ value, why: 'number as a string' })));
       break;
     }
     case 'enum':
-      options.push(fc.string({ maxLength: 12 }).filter((s) => !f.values!.includes(s)).map((value) => ({ value, why: 'not one of the values' })));
+      options.push(
+        fc
+          .string({ maxLength: 12 })
+          .filter((s) => !f.values!.includes(s))
+          .map((value) => ({ value, why: 'not one of the values' })),
+      );
       break;
     case 'array': {
       const el = f.element!;
@@ -293,9 +304,7 @@ export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; 
         options.push(fc.array(validValue(el), { minLength: max + 1, maxLength: max + 3 }).map((value) => ({ value, why: `over the limit (${max} items)` })));
       }
       if ((f.min ?? 0) >= 1) options.push(fc.constant({ value: [], why: 'empty list' }));
-      options.push(
-        fc.tuple(fc.array(validValue(el), { maxLength: 2 }), invalidValue(el)).map(([ok, bad]) => ({ value: [...ok, bad.value], why: `an element: ${bad.why}` })),
-      );
+      options.push(fc.tuple(fc.array(validValue(el), { maxLength: 2 }), invalidValue(el)).map(([ok, bad]) => ({ value: [...ok, bad.value], why: `an element: ${bad.why}` })));
       break;
     }
     case 'object':
@@ -342,11 +351,17 @@ export const invalidObject = memo((f: FieldSpec): fc.Arbitrary<Mutated> => {
     const extraKey = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'ID', 'Id ', 'x'.repeat(5000), '\0'));
     const extraValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.integer({ min: 50, max: 500 }).map(deepValue));
     options.push(
-      fc.tuple(validObject(f), extraKey.filter((k) => !keys.has(k)), extraValue).map(([args, k, v]) => {
-        const copy: Record<string, unknown> = { ...args };
-        Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true }); // '__proto__' as a plain key
-        return { args: copy, why: `unknown field ${JSON.stringify(k.slice(0, 20))}`, field: k };
-      }),
+      fc
+        .tuple(
+          validObject(f),
+          extraKey.filter((k) => !keys.has(k)),
+          extraValue,
+        )
+        .map(([args, k, v]) => {
+          const copy: Record<string, unknown> = { ...args };
+          Object.defineProperty(copy, k, { value: v, enumerable: true, writable: true, configurable: true }); // '__proto__' as a plain key
+          return { args: copy, why: `unknown field ${JSON.stringify(k.slice(0, 20))}`, field: k };
+        }),
     );
   }
   return fc.oneof(...options);
@@ -431,7 +446,10 @@ export function integrityCheck(project: Project): string {
 }
 
 /** An SDK client session on the built server (for the stress run; the tests use test/helpers/server.ts). */
-export async function sdkSession(project: Project, flags: string[] = []): Promise<{ client: Client; call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>; pid: () => number | null; close: () => Promise<void> }> {
+export async function sdkSession(
+  project: Project,
+  flags: string[] = [],
+): Promise<{ client: Client; call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>; pid: () => number | null; close: () => Promise<void> }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--project', project.root, '--log-level', 'error', ...flags], stderr: 'ignore' });
   const client = new Client({ name: 'ralph-mcp-fuzz', version: '0' });
   await client.connect(transport);
@@ -535,8 +553,7 @@ export class LineServer {
       if ('error' in msg) {
         this.idless++;
         if (this.idlessErrors.length < 1000) this.idlessErrors.push(msg.error);
-      }
-      else this.junk.push(`a result without an id: ${text.slice(0, 300)}`);
+      } else this.junk.push(`a result without an id: ${text.slice(0, 300)}`);
       return;
     }
     const key = idKey(msg.id);
@@ -653,7 +670,14 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   add('JSON true', text('true\n'), 'none');
   add('empty array', text('[]\n'), 'none');
   add('empty object', text('{}\n'), 'none');
-  req('batch of requests', [{ jsonrpc: '2.0', id: hid(), method: 'ping' }, { jsonrpc: '2.0', id: hid(), method: 'tools/list' }] as unknown as Record<string, unknown>, 'none');
+  req(
+    'batch of requests',
+    [
+      { jsonrpc: '2.0', id: hid(), method: 'ping' },
+      { jsonrpc: '2.0', id: hid(), method: 'tools/list' },
+    ] as unknown as Record<string, unknown>,
+    'none',
+  );
   req('jsonrpc 1.0', { jsonrpc: '1.0', id: hid(), method: 'ping' }, 'rpc:-32600');
   req('jsonrpc missing', { id: hid(), method: 'ping' }, 'rpc:-32600');
   req('jsonrpc as a number', { jsonrpc: 2.0, id: hid(), method: 'ping' }, 'rpc:-32600');
@@ -688,7 +712,11 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   req('tools/call with array arguments', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_task', arguments: [1] } }, 'rpc:-32602');
   req('tools/call of an unknown tool', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'drop_database', arguments: {} } }, 'rpc:-32602');
   req('tools/call bad arguments', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: { id: 'one' } } }, 'tool:invalid_argument');
-  req('tools/call __proto__ argument', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: JSON.parse('{"__proto__":{"x":1}}') } }, 'tool:invalid_argument');
+  req(
+    'tools/call __proto__ argument',
+    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: JSON.parse('{"__proto__":{"x":1}}') } },
+    'tool:invalid_argument',
+  );
   // Tool calls go to get_project_info: every session has it (recipe runs too).
   req('tools/call NUL in an argument name', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: { 'a\0b': '\0' } } }, 'tool:invalid_argument');
   req('resources/read without a uri', { jsonrpc: '2.0', id: hid(), method: 'resources/read', params: {} }, 'rpc:-32602');
@@ -700,23 +728,45 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   add('NUL bytes', Buffer.from([0, 0, 0, 0x0a]), 'none');
   add('NUL inside JSON', text('{"jsonrpc":"2.0","id":"h-nul","method":"ping"}\0\n'), 'none', 'h-nul');
   add('invalid UTF-8', Buffer.concat([Buffer.from([0xff, 0xfe, 0xc0, 0xaf, 0xed, 0xa0, 0x80]), text('\n')]), 'none');
-  const badUtf8InString = Buffer.concat([text('{"jsonrpc":"2.0","id":"h-utf8","method":"tools/call","params":{"name":"get_project_info","arguments":{"a'), Buffer.from([0xff, 0xc3]), text('":1}}}\n')]);
+  const badUtf8InString = Buffer.concat([
+    text('{"jsonrpc":"2.0","id":"h-utf8","method":"tools/call","params":{"name":"get_project_info","arguments":{"a'),
+    Buffer.from([0xff, 0xc3]),
+    text('":1}}}\n'),
+  ]);
   add('invalid UTF-8 inside a string', badUtf8InString, 'tool:invalid_argument', 'h-utf8');
   add('UTF-8 BOM', text('\ufeff{"jsonrpc":"2.0","id":"h-bom","method":"ping"}\n'), 'none', 'h-bom');
   // (its newline is 0a 00: the extra newline keeps the stray 00 off the next line)
   add('UTF-16 text', Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"h-16","method":"ping"}\n', 'utf16le'), text('\n')]), 'none', 'h-16');
-  add('random binary', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256).filter((b) => b !== 0x0a).concat([0x0a])), 'none');
+  add(
+    'random binary',
+    Buffer.from(
+      Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)
+        .filter((b) => b !== 0x0a)
+        .concat([0x0a]),
+    ),
+    'none',
+  );
   add('control characters', text('\x1b[2J\x07\x08\x7f\n'), 'none');
   add('deeply nested array', text(`${deepJson(deepDepth)}\n`), 'none');
   add('deeply nested params', text(`{"jsonrpc":"2.0","id":"h-deep1","method":"ping","params":{"x":${deepJson(deepDepth)}}}\n`), 'result', 'h-deep1');
-  add('deeply nested arguments', text(`{"jsonrpc":"2.0","id":"h-deep2","method":"tools/call","params":{"name":"get_project_info","arguments":{"x":${deepJson(deepDepth)}}}}\n`), 'tool:invalid_argument', 'h-deep2');
+  add(
+    'deeply nested arguments',
+    text(`{"jsonrpc":"2.0","id":"h-deep2","method":"tools/call","params":{"name":"get_project_info","arguments":{"x":${deepJson(deepDepth)}}}}\n`),
+    'tool:invalid_argument',
+    'h-deep2',
+  );
   add('deeply nested id', text(`{"jsonrpc":"2.0","id":${deepJson(1000)},"method":"ping"}\n`), 'none');
   add('long method name', text(`{"jsonrpc":"2.0","id":"h-longm","method":"${'m'.repeat(100_000)}"}\n`), 'rpc:-32601', 'h-longm');
   add('many members', text(`{"jsonrpc":"2.0","id":"h-many","method":"ping","params":{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":${i}`).join(',')}}}\n`), 'result', 'h-many');
   add('duplicate members', text('{"jsonrpc":"2.0","id":"h-dup","method":"tools/list","method":"ping"}\n'), 'result', 'h-dup');
   if (hugeBytes > 0) {
     const pad = 'x'.repeat(hugeBytes);
-    add(`a ${(hugeBytes / 1048576).toFixed(1)} MB tool call`, text(`{"jsonrpc":"2.0","id":"h-huge","method":"tools/call","params":{"name":"get_project_info","arguments":{"text":"${pad}"}}}\n`), 'tool:invalid_argument', 'h-huge');
+    add(
+      `a ${(hugeBytes / 1048576).toFixed(1)} MB tool call`,
+      text(`{"jsonrpc":"2.0","id":"h-huge","method":"tools/call","params":{"name":"get_project_info","arguments":{"text":"${pad}"}}}\n`),
+      'tool:invalid_argument',
+      'h-huge',
+    );
     add(`a ${(hugeBytes / 1048576).toFixed(1)} MB ping`, text(`{"jsonrpc":"2.0","id":"h-huge2","method":"ping","params":{"_meta":{"pad":"${pad}"}}}\n`), 'result', 'h-huge2');
   }
   if (oversizeBytes > 0) {
@@ -725,7 +775,25 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   return lines;
 }
 
-const HOSTILE_METHODS = ['ping', 'tools/list', 'tools/call', 'resources/list', 'resources/read', 'resources/templates/list', 'prompts/list', 'prompts/get', 'completion/complete', 'logging/setLevel', 'resources/subscribe', 'sampling/createMessage', 'notifications/initialized', 'notifications/progress', 'initialize', 'nope', ''];
+const HOSTILE_METHODS = [
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'resources/templates/list',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+  'resources/subscribe',
+  'sampling/createMessage',
+  'notifications/initialized',
+  'notifications/progress',
+  'initialize',
+  'nope',
+  '',
+];
 
 /** Random hostile lines (fast-check, seeded): garbage bytes, random JSON, and requests with one or more parts wrong. */
 export function randomHostileLines(count: number, seed: number): FuzzLine[] {
@@ -736,14 +804,27 @@ export function randomHostileLines(count: number, seed: number): FuzzLine[] {
     { weight: 1, arbitrary: fc.constant('absent') },
   );
   const jsonrpcArb = fc.oneof({ weight: 5, arbitrary: fc.constant<unknown>('2.0') }, { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', '2', 2, null, 'absent') });
-  const methodArb = fc.oneof({ weight: 6, arbitrary: fc.constantFrom<unknown>(...HOSTILE_METHODS) }, { weight: 1, arbitrary: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant('absent')) });
-  const argsArb = fc.oneof(fc.jsonValue({ maxDepth: 3 }), fc.constantFrom(...TOOL_SPECS.filter((t) => t.readOnly)).chain(toolCase).map((c) => c.args));
+  const methodArb = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom<unknown>(...HOSTILE_METHODS) },
+    { weight: 1, arbitrary: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant('absent')) },
+  );
+  const argsArb = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    fc
+      .constantFrom(...TOOL_SPECS.filter((t) => t.readOnly))
+      .chain(toolCase)
+      .map((c) => c.args),
+  );
   const paramsFor = (method: unknown): fc.Arbitrary<unknown> => {
     if (method === 'tools/call') {
       return fc.record({ name: fc.oneof(fc.constantFrom(...READ_TOOLS), fc.string({ maxLength: 20 })), arguments: argsArb }, { requiredKeys: [] });
     }
     if (method === 'notifications/cancelled') return fc.constant({ requestId: 'nobody' });
-    return fc.oneof({ weight: 3, arbitrary: fc.constant('absent') }, { weight: 3, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) }, { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) });
+    return fc.oneof(
+      { weight: 3, arbitrary: fc.constant('absent') },
+      { weight: 3, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+    );
   };
   const requestish = fc
     .tuple(idArb, jsonrpcArb, methodArb, fc.boolean(), fc.constantFrom('\n', '\r\n', '\n\n'))
@@ -777,7 +858,11 @@ export function randomHostileLines(count: number, seed: number): FuzzLine[] {
 }
 
 /** The well-formed requests of a run: each with the answer it must get. `hidden` is a tool the session lacks (recipe runs). */
-export function wellFormed(s: LineServer, count: number, opts: { toolCount: number; hidden?: string }): { line: ReturnType<LineServer['line']>; expect: Expect; check?: (answer: any) => string | null }[] {
+export function wellFormed(
+  s: LineServer,
+  count: number,
+  opts: { toolCount: number; hidden?: string },
+): { line: ReturnType<LineServer['line']>; expect: Expect; check?: (answer: any) => string | null }[] {
   const out: ReturnType<typeof wellFormed> = [];
   for (let i = 0; i < count; i++) {
     // tools/list answers are large (every schema): one in 64, not one in 8
@@ -1115,7 +1200,9 @@ export async function run(): Promise<StressFigures> {
         fuzzCases += rep.cases;
         if (rep.crashed) crashes++;
         failures.push(...rep.failures.map((f) => `args seed ${seed}: ${f}`));
-        log(`args seed ${seed}: ${rep.cases} cases (${rep.byExpect.invalid} malformed), outcomes ${JSON.stringify(rep.codes)}, integrity ${rep.integrity}, ${rep.failures.length} failure(s), ${rep.seconds.toFixed(1)} s`);
+        log(
+          `args seed ${seed}: ${rep.cases} cases (${rep.byExpect.invalid} malformed), outcomes ${JSON.stringify(rep.codes)}, integrity ${rep.integrity}, ${rep.failures.length} failure(s), ${rep.seconds.toFixed(1)} s`,
+        );
       } finally {
         remove();
       }
@@ -1124,7 +1211,12 @@ export async function run(): Promise<StressFigures> {
   );
 
   if (failures.length > 0) {
-    process.stderr.write(`fuzz: ${failures.length} check failure(s):\n${failures.slice(0, 40).map((f) => `  - ${f.slice(0, 600)}`).join('\n')}\n`);
+    process.stderr.write(
+      `fuzz: ${failures.length} check failure(s):\n${failures
+        .slice(0, 40)
+        .map((f) => `  - ${f.slice(0, 600)}`)
+        .join('\n')}\n`,
+    );
     process.exitCode = 1;
   }
   return {

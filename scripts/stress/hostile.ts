@@ -218,7 +218,18 @@ export async function run(): Promise<StressFigures> {
     bad += slow.length + (maxPing > MAX_PING_MS ? 1 : 0);
   }
   // A request over its bound stalls every session: counted as a busy error (must be zero).
-  return { name: 'hostile (100k tasks)', processes: 2, operations, lostWrites: 0, busyErrors: bad, crashesSurvived: 0, fuzzCases: 0, serverCrashes: 0, seconds: (performance.now() - t0) / 1000, notes: notes.join('\n') };
+  return {
+    name: 'hostile (100k tasks)',
+    processes: 2,
+    operations,
+    lostWrites: 0,
+    busyErrors: bad,
+    crashesSurvived: 0,
+    fuzzCases: 0,
+    serverCrashes: 0,
+    seconds: (performance.now() - t0) / 1000,
+    notes: notes.join('\n'),
+  };
 }
 
 /** The ping thread: pings every 5 ms until told to stop, then sends back the latencies. */

@@ -126,7 +126,11 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
   const flags = ['--project', project.root, '--recipe', 'worker', '--lease-seconds', String(LEASE_SECONDS), '--log-level', 'error'];
   const children = Array.from({ length: WORKERS }, (_, i) => new RpcChild(process.execPath, [CLI, ...flags, '--session-id', `lease-w${i}`], { timeoutMs: 60_000 }));
   const killed = new Set<RpcChild>();
-  children.forEach((c) => c.proc.once('exit', () => void (killed.has(c) || stopping ? undefined : res.serverCrashes++)));
+  for (const c of children) {
+    c.proc.once('exit', () => {
+      if (!killed.has(c) && !stopping) res.serverCrashes++;
+    });
+  }
   let stopping = false;
   const socketPath = join(dir, 'mcp.sock');
   const socketServer = spawn(process.execPath, [CLI, ...flags, '--transport', 'socket', '--socket', socketPath, '--session-id', 'lease-sock'], { stdio: 'ignore' });
@@ -209,13 +213,17 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
       const w = await socketWorker(socketPath);
       let closed = false;
       let done = 0;
-      await loop(w, () => !closed, () => {
-        if (done++ >= 1 + Math.floor(r() * 2)) {
-          closed = true;
-          res.closedHolding++;
-          w.sock.destroy();
-        }
-      });
+      await loop(
+        w,
+        () => !closed,
+        () => {
+          if (done++ >= 1 + Math.floor(r() * 2)) {
+            closed = true;
+            res.closedHolding++;
+            w.sock.destroy();
+          }
+        },
+      );
     })().catch((err: Error) => problems.push(`socket worker: ${err.message}`));
 
     // A monitor: no in_progress task of ours past its lease (plus slack), none without a claim.
@@ -223,9 +231,10 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
     const monitor = (async () => {
       while (monitoring) {
         const now = Date.now();
-        const rows = db
-          .prepare("SELECT t.id, c.lease_until FROM tasks t LEFT JOIN ralph_mcp_claims c ON c.task_id = t.id WHERE t.status = 'in_progress' AND t.id >= ?")
-          .all(ids[0]) as { id: number; lease_until: string | null }[];
+        const rows = db.prepare("SELECT t.id, c.lease_until FROM tasks t LEFT JOIN ralph_mcp_claims c ON c.task_id = t.id WHERE t.status = 'in_progress' AND t.id >= ?").all(ids[0]) as {
+          id: number;
+          lease_until: string | null;
+        }[];
         for (const row of rows) {
           if (row.lease_until === null) continue; // not ours to take over (none here: every task was claimed)
           const stale = now - Date.parse(row.lease_until);
@@ -253,9 +262,7 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
     const statusRows = db.prepare('SELECT id, status FROM tasks WHERE id >= ?').all(ids[0]) as { id: number; status: string }[];
     for (const row of statusRows) if (idSet.has(row.id) && row.status !== 'done') problems.push(`task ${row.id} ends ${row.status}`);
     const doneCounts = db
-      .prepare(
-        "SELECT task_id, count(*) AS n FROM ralph_mcp_audit WHERE tool = 'set_task_status' AND outcome = 'ok' AND json_extract(arguments, '$.status') = 'done' GROUP BY task_id",
-      )
+      .prepare("SELECT task_id, count(*) AS n FROM ralph_mcp_audit WHERE tool = 'set_task_status' AND outcome = 'ok' AND json_extract(arguments, '$.status') = 'done' GROUP BY task_id")
       .all() as { task_id: number; n: number }[];
     const doneOf = new Map(doneCounts.map((d) => [d.task_id, d.n]));
     for (const id of ids) if (doneOf.get(id) !== 1) problems.push(`task ${id} set done ${doneOf.get(id) ?? 0} times`);

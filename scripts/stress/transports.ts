@@ -159,7 +159,14 @@ async function socketFlood(dir: string): Promise<StressFigures> {
 function post(port: number, token: string, body: unknown, agent: Agent, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter?: string; sid?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', agent, headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}`, ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        agent,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}`, ...headers },
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, sid: res.headers['mcp-session-id'] as string | undefined }));
@@ -174,7 +181,9 @@ async function httpSessions(dir: string): Promise<StressFigures> {
   const started = Date.now();
   const project = createSampleProject(join(dir, 'http-project'));
   const token = 'stress-token-0123456789abcdef0123';
-  const child: ChildProcess = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap', '--transport', 'http', '--port', '0', '--auth-token', token], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap', '--transport', 'http', '--port', '0', '--auth-token', token], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   // A crash is an exit before we ask for one (it exits 0 on our SIGTERM).
   let stopping = false;
   let crashed = false;

@@ -22,11 +22,17 @@ const sessionFlags = <T>(y: Argv<T>) =>
     .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
     .option('task', { type: 'string', describe: 'Scope the session to this task id' })
     .option('session-id', { type: 'string', describe: "Id recorded with this session's writes and signals (default: generated)" })
-    .option('context', { type: 'string', describe: "SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove" })
+    .option('context', { type: 'string', describe: 'SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove' })
     .option('db', DB);
 
 const list = (v: unknown): string[] | undefined =>
-  v === undefined ? undefined : ([] as unknown[]).concat(v).flatMap((x) => String(x).split(',')).map((s) => s.trim()).filter(Boolean);
+  v === undefined
+    ? undefined
+    : ([] as unknown[])
+        .concat(v)
+        .flatMap((x) => String(x).split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
 
 /** Set once the launch was refused: nothing is served after that. */
 let refused = false;
@@ -52,12 +58,19 @@ export async function runCommandLine(): Promise<void> {
         sessionFlags(y)
           .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
           .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
-          .option('transport', { choices: ['stdio', 'socket', 'http'] as const, default: 'stdio' as const, describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp' })
+          .option('transport', {
+            choices: ['stdio', 'socket', 'http'] as const,
+            default: 'stdio' as const,
+            describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp',
+          })
           .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' })
           .option('host', { type: 'string', default: '127.0.0.1', describe: 'HTTP bind address (non-loopback requires a token)' })
           .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
           .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' })
-          .option('lease-seconds', { type: 'number', describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)" }),
+          .option('lease-seconds', {
+            type: 'number',
+            describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)",
+          }),
       // yargs may still run the handler after its fail callback: a refused launch serves nothing.
       (argv) => (refused ? undefined : serveCommand(argv)),
     )
@@ -69,7 +82,11 @@ export async function runCommandLine(): Promise<void> {
           .option('project', PROJECT)
           .option('title', { type: 'string', describe: 'Project title (default: the directory name)' })
           .option('description', { type: 'string', describe: 'Project description' })
-          .option('schema', { choices: ['normalized', 'legacy'] as const, default: 'normalized' as const, describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against" })
+          .option('schema', {
+            choices: ['normalized', 'legacy'] as const,
+            default: 'normalized' as const,
+            describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against",
+          })
           .option('disciplines', { type: 'boolean', default: true, describe: "Seed Ralph's default disciplines (--no-disciplines: none)" }),
       (argv) =>
         run(async () => {
@@ -93,7 +110,7 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'answer',
-      "Answer a question an agent asked (the ask signal); agents read it with get_answers",
+      'Answer a question an agent asked (the ask signal); agents read it with get_answers',
       (y) =>
         y
           .option('project', PROJECT)
@@ -138,7 +155,8 @@ export async function runCommandLine(): Promise<void> {
           const { store, plan } = openSession(await sessionOptions(argv));
           // The entry serves what this plan serves: what a person should know before using it, on stderr.
           for (const w of plan.warnings) {
-            const text = plan.recipe === null && w.startsWith('no --recipe given') ? 'no --recipe given: this entry serves the full tool suite, meant for debugging; pass --recipe R for an agent session' : w;
+            const text =
+              plan.recipe === null && w.startsWith('no --recipe given') ? 'no --recipe given: this entry serves the full tool suite, meant for debugging; pass --recipe R for an agent session' : w;
             process.stderr.write(`ralph-mcp: warning: ${text}\n`);
           }
           try {

@@ -153,7 +153,7 @@ function databaseChecks(
     return `${generationLabel(s.generation)}; user_version ${s.userVersion}, all ${tables.length} of its tables (${tables.slice(0, 6).join(', ')}${tables.length > 6 ? ', …' : ''})`;
   });
   if (!schema) {
-    for (const label of ['ralph-mcp tables', 'overrides', 'recipes']) skip(label, "the schema is not one ralph-mcp can serve");
+    for (const label of ['ralph-mcp tables', 'overrides', 'recipes']) skip(label, 'the schema is not one ralph-mcp can serve');
     return;
   }
   const store = storeFor(db, schema);

@@ -45,14 +45,23 @@ export function inWords(err: unknown): string | undefined {
   }
   const words = FS_ERRORS[e.code];
   if (!words || typeof e.path !== 'string') return undefined;
-  const verb = typeof e.syscall === 'string' ? ({ mkdir: 'create', open: 'open', rename: 'move', lstat: 'read', stat: 'read', unlink: 'remove' } as Record<string, string>)[e.syscall] ?? e.syscall : 'use';
+  const verb =
+    typeof e.syscall === 'string' ? (({ mkdir: 'create', open: 'open', rename: 'move', lstat: 'read', stat: 'read', unlink: 'remove' } as Record<string, string>)[e.syscall] ?? e.syscall) : 'use';
   const fix = e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' ? '; run as a user who may write there, or choose another --project' : '';
   return `cannot ${verb} ${e.path}: ${words} (${e.code})${fix}`;
 }
 
 export const defaultProject = (): string => process.env.RALPH_PROJECT || process.cwd();
 
-export type SessionArgv = { project?: string | undefined; recipe?: string | undefined; discipline?: string | undefined; task?: string | undefined; 'session-id'?: string | undefined; context?: string | undefined; db?: string | undefined };
+export type SessionArgv = {
+  project?: string | undefined;
+  recipe?: string | undefined;
+  discipline?: string | undefined;
+  task?: string | undefined;
+  'session-id'?: string | undefined;
+  context?: string | undefined;
+  db?: string | undefined;
+};
 
 /**
  * The session the flags describe, or, when Ralph's task-session environment is set (RALPH_TASK_ID,
@@ -81,7 +90,17 @@ export async function refuseServing(message: string, exitCode = 2): Promise<neve
 export async function serveCommand(argv: ServeArgv): Promise<void> {
   try {
     const { serve } = await import('./serve.js');
-    await serve({ ...(await sessionOptions(argv)), logLevel: argv['log-level'], logFile: argv['log-file'], transport: argv.transport, socket: argv.socket, host: argv.host, port: argv.port, authToken: argv['auth-token'], leaseSeconds: argv['lease-seconds'] });
+    await serve({
+      ...(await sessionOptions(argv)),
+      logLevel: argv['log-level'],
+      logFile: argv['log-file'],
+      transport: argv.transport,
+      socket: argv.socket,
+      host: argv.host,
+      port: argv.port,
+      authToken: argv['auth-token'],
+      leaseSeconds: argv['lease-seconds'],
+    });
   } catch (err) {
     if (err instanceof StartupError && argv.transport === 'stdio') await refuseServing(err.message, err.exitCode);
     await run(() => {

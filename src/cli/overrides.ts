@@ -48,7 +48,9 @@ export function overrides(opts: OverridesOptions): string {
         const stored = parseJsonObject(row?.raw) ?? {};
         const others = Object.keys(stored).filter((k) => k !== 'additional_disabled');
         if (others.length > 0 && !opts.clear) {
-          throw new StartupError(`the overrides of discipline ${JSON.stringify(row!.name)} have key(s) ${others.map((k) => JSON.stringify(k)).join(', ')} besides "additional_disabled"; run --clear first, then --disable the tools again`);
+          throw new StartupError(
+            `the overrides of discipline ${JSON.stringify(row!.name)} have key(s) ${others.map((k) => JSON.stringify(k)).join(', ')} besides "additional_disabled"; run --clear first, then --disable the tools again`,
+          );
         }
         const before = Array.isArray(stored.additional_disabled) ? stored.additional_disabled.filter((t): t is string => typeof t === 'string') : [];
         let list = opts.clear ? [] : before;

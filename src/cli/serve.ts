@@ -32,7 +32,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (opts.apiPort) {
     if (opts.transport && opts.transport !== 'stdio') {
       store.close();
-      throw new StartupError('signals forwarded to Ralph\'s app (RALPH_API_PORT) are served over stdio only, as Ralph launches them');
+      throw new StartupError("signals forwarded to Ralph's app (RALPH_API_PORT) are served over stdio only, as Ralph launches them");
     }
     const { RalphApi } = await import('../server/ralphApi.js');
     forward = new RalphApi(opts.apiPort, project.dbPath, plan.scope.sessionId);

@@ -21,7 +21,7 @@ export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUI
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   const out = [line(header), ...rows.map(line)];
   if (recipes.some((r) => r.narrow && Object.keys(r.narrow).some((n) => tools.some((t) => t.name === n)))) {
-    out.push('', '* narrowed in that recipe: ' + recipes.flatMap((r) => Object.entries(r.narrow ?? {}).map(([n, f]) => `${n} in ${r.name} accepts only ${f.join(', ')}`)).join('; '));
+    out.push('', `* narrowed in that recipe: ${recipes.flatMap((r) => Object.entries(r.narrow ?? {}).map(([n, f]) => `${n} in ${r.name} accepts only ${f.join(', ')}`)).join('; ')}`);
   }
   return out.join('\n');
 }

@@ -223,10 +223,7 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
   if (code === undefined) return undefined;
   const message = (err as Error).message;
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY_') || code.startsWith('SQLITE_LOCKED_')) {
-    return new ToolError(
-      'busy',
-      `the database stayed locked by another program for over ${busyTimeoutForMessages()} ms (${BUSY_TIMEOUT_ENV}); nothing was written; retry shortly`,
-    );
+    return new ToolError('busy', `the database stayed locked by another program for over ${busyTimeoutForMessages()} ms (${BUSY_TIMEOUT_ENV}); nothing was written; retry shortly`);
   }
   if (code.startsWith('SQLITE_CONSTRAINT')) {
     return new ToolError('conflict', `the database refused the write: ${message}`);

@@ -124,10 +124,10 @@ export const NEUTRALISED_OPEN = '[neutralised: ';
 const MARKER_RE = /\[neutralised: [^\]\n]*\]/g;
 
 /** Verbs and nouns of "ignore all previous instructions" and its variants. */
-const OVERRIDE_VERB = String.raw`(?:ignore|disregard|forget|override|overrule|discard)`;
-const OVERRIDE_NOUN = String.raw`(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|messages?|commands?|orders|constraints)`;
-const DETERMINER = String.raw`(?:all|any|every|the|your|my|these|those|of|everything)`;
-const EARLIER = String.raw`(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer|old)`;
+const OVERRIDE_VERB = '(?:ignore|disregard|forget|override|overrule|discard)';
+const OVERRIDE_NOUN = '(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|messages?|commands?|orders|constraints)';
+const DETERMINER = '(?:all|any|every|the|your|my|these|those|of|everything)';
+const EARLIER = '(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer|old)';
 
 /**
  * Instruction-like phrases (case-insensitive): Ralph's own list ("IGNORE ALL", "IGNORE PREVIOUS", "you
@@ -169,8 +169,7 @@ const MARKUP_RES: RegExp[] = [
 /** Ralph's urgency labels: kept, but no longer shouted. */
 const URGENCY_RE = /\b(?:IMPORTANT|CRITICAL|URGENT|MANDATORY)\s*:/gu;
 
-const defang = (s: string): string =>
-  s.replace(/<</g, '‹‹').replace(/>>/g, '››').replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧');
+const defang = (s: string): string => s.replace(/<</g, '‹‹').replace(/>>/g, '››').replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧');
 
 /**
  * Mostly upper case: more than half of the cased letters, once there are at least 12 of them. Words

@@ -81,7 +81,7 @@ function landsOutside(root: string, abs: string, hops = 0): boolean {
   if (hops > 40) return true; // a symlink loop
   let probe = abs;
   for (;;) {
-    let st;
+    let st: ReturnType<typeof lstatSync>;
     try {
       st = lstatSync(probe);
     } catch (err) {

@@ -39,13 +39,13 @@ export function deriveAcronym(displayName: string, taken: ReadonlySet<string>): 
   const push = (s: string) => {
     for (const ch of s) if (pool.length < 16) pool.push(ch);
   };
-  push(words.length > 1 ? words.map((w) => w[0]).join('') : first[0] ?? '');
+  push(words.length > 1 ? words.map((w) => w[0]).join('') : (first[0] ?? ''));
   push(first.slice(1).replace(/[AEIOU]/g, ''));
   push(first.slice(1));
   for (const w of words.slice(1)) push(w.slice(1));
   let base = '';
   for (const ch of pool) if (base.length < 4) base += ch;
-  base = (base + 'XXXX').slice(0, 4);
+  base = `${base}XXXX`.slice(0, 4);
   if (!taken.has(base)) return base;
   const suffixes = '23456789ABCDEFGHIJKLMNOPQRSTUVWXYZ';
   for (const s of suffixes) {

@@ -74,7 +74,7 @@ function checkOpened(root: string, file: string, fd: number): number {
   } catch {
     opened = undefined;
   }
-  if (opened !== undefined && opened.startsWith('/') && !opened.endsWith(' (deleted)')) {
+  if (opened?.startsWith('/') && !opened.endsWith(' (deleted)')) {
     const realRoot = realpathSync(root);
     if (!inside(realRoot, opened)) throw new UnsafeFileError(file, 'outside_project', `opened as ${opened}, outside the project ${realRoot}`);
   }
@@ -102,8 +102,7 @@ export type OpenMode = 'read' | 'append';
  */
 export function openInProject(root: string, file: string, mode: OpenMode): { fd: number; size: number } | undefined {
   checkFolder(root, file);
-  const flags =
-    (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const flags = (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
   let fd: number;
   try {
     fd = openSync(file, flags, 0o644);

@@ -81,9 +81,7 @@ export function appendEntry(root: string, file: string, entry: string): number {
       // The disk filled up mid-entry (a short write carries no errno): take our bytes back off the end,
       // unless another process has appended after them, so that the file never keeps half an entry.
       const removed = written === 0 || takeBack(fd, out.subarray(0, written));
-      throw new Error(
-        `the disk is probably full: only ${written} of ${out.length} bytes fit; ${removed ? 'nothing was written' : 'part of the entry may remain at the end of the file'}`,
-      );
+      throw new Error(`the disk is probably full: only ${written} of ${out.length} bytes fit; ${removed ? 'nothing was written' : 'part of the entry may remain at the end of the file'}`);
     }
     return out.length;
   } catch (err) {
@@ -119,7 +117,7 @@ export interface ReadResult {
 }
 
 export function readEntries(root: string, file: string, last?: number, maxBytes = MAX_READ_BYTES): ReadResult {
-  let tail;
+  let tail: ReturnType<typeof readTailInProject>;
   try {
     tail = readTailInProject(root, file, maxBytes);
   } catch (err) {

@@ -71,7 +71,9 @@ export function loadRecipes(project: Project): readonly Recipe[] {
 function validateShape(file: string, doc: unknown): void {
   // Loaded only when a project has a recipes.json. In the bundle, esbuild resolves this literal
   // require() to its bundled copy of ajv; tsc's ESM output (the unit tests) has no global require.
-  const Ajv2020 = (typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')) as { default: new (o: object) => { compile: (s: object) => ValidateFn } };
+  const Ajv2020 = (typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')) as {
+    default: new (o: object) => { compile: (s: object) => ValidateFn };
+  };
   const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(schemaText('recipes.schema.json')));
   if (!validate(doc)) {
     const e = validate.errors![0]!;

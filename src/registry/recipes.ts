@@ -85,7 +85,7 @@ export const RECIPES: readonly Recipe[] = [
   },
   {
     name: 'opus_review',
-    purpose: "Review completed work on a feature: adjust priorities, spawn follow-up tasks, record learnings.",
+    purpose: 'Review completed work on a feature: adjust priorities, spawn follow-up tasks, record learnings.',
     allow: [
       'list_tasks',
       'get_task',
@@ -122,7 +122,22 @@ export const RECIPES: readonly Recipe[] = [
     purpose: 'Promote draft tasks: add pseudocode and acceptance criteria, split drafts that are too big.',
     // + scenario 4: a draft too big to do is split, and the original skipped rather than deleted.
     // + add/remove_dependency: enrichment is where a draft's prerequisites are worked out.
-    allow: ['list_tasks', 'get_task', 'enrich_task', 'update_task', 'create_task', 'list_features', 'get_feature', 'list_disciplines', 'get_project_info', 'spawn_subtasks', 'skip_task', 'search_tasks', 'add_dependency', 'remove_dependency'],
+    allow: [
+      'list_tasks',
+      'get_task',
+      'enrich_task',
+      'update_task',
+      'create_task',
+      'list_features',
+      'get_feature',
+      'list_disciplines',
+      'get_project_info',
+      'spawn_subtasks',
+      'skip_task',
+      'search_tasks',
+      'add_dependency',
+      'remove_dependency',
+    ],
   },
   {
     name: 'worker',

@@ -90,7 +90,10 @@ export function patchedSession(session: SessionScope, patches: readonly SessionP
 }
 
 /** The base context's onCommit: outside callTool's transaction there is nothing to wait for. */
-export const applyNow = (session: SessionScope) => (patch: SessionPatch): void => applySessionPatch(session, patch);
+export const applyNow =
+  (session: SessionScope) =>
+  (patch: SessionPatch): void =>
+    applySessionPatch(session, patch);
 
 /** Where a forwarding session sends its signals (server/ralphApi.ts). */
 export interface SignalForwarder {
@@ -153,7 +156,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   signal?: { verb: Verb; payload: (args: z.infer<I>) => SignalPayload };
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// A tool of any input and output shape, as the registry holds them side by side.
+// biome-ignore lint/suspicious/noExplicitAny: each tool's own types are checked where it is defined
 export type AnyTool = ToolDef<any, any>;
 
 export const defineTool = <I extends z.ZodObject, O extends z.ZodObject>(def: ToolDef<I, O>): ToolDef<I, O> => def;

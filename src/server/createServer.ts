@@ -267,27 +267,30 @@ class RalphServer extends Server {
   }
 
   // Runs from Server's own constructor too (initialize, ping): it must not read instance fields.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  // biome-ignore lint/suspicious/noExplicitAny: overrides the SDK's generic signature, whose types it cannot name
   override setRequestHandler(schema: any, handler: any): void {
     const method: unknown = schema?.shape?.method?.value;
-    if (typeof method !== 'string' || typeof schema.safeParse !== 'function') return super.setRequestHandler(schema, handler);
+    if (typeof method !== 'string' || typeof schema.safeParse !== 'function') {
+      super.setRequestHandler(schema, handler);
+      return;
+    }
     // The SDK parses with the schema it is given before calling the handler, and turns a failure into
     // -32603; give it a schema that only checks the method, and check the params here.
     const checked = (request: unknown, extra: unknown) => {
       if (method === 'tools/call' && isPlainToolCall(request)) return handler(request, extra);
-      const parsed = schema.safeParse(request) as { success: boolean; data?: any; error?: z.ZodError };
+      const parsed = schema.safeParse(request) as { success: boolean; data?: { params?: object }; error?: z.ZodError };
       if (!parsed.success) throw invalidParams(method, parsed.error!);
       // zod's record() rebuilds tools/call arguments key by key and loses a "__proto__" key on the
       // way: hand the tool its arguments exactly as sent, so its strict schema refuses that key too.
       const sent = method === 'tools/call' ? (request as { params?: { arguments?: unknown } }).params?.arguments : undefined;
-      return handler(sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data.params, arguments: sent } }, extra);
+      return handler(sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data?.params, arguments: sent } }, extra);
     };
     const methodOnly = z.looseObject({ method: z.literal(method) });
     // Server wraps a tools/call handler to parse the request a second time and to re-validate every
     // result against CallToolResultSchema (a deep copy per call). Ours are checked above, and our
     // results come only from okResult/errorResult, so register with Protocol's plain version.
-    if (method === 'tools/call') return PROTOCOL_SET_REQUEST_HANDLER.call(this, methodOnly, checked);
-    super.setRequestHandler(methodOnly, checked);
+    if (method === 'tools/call') PROTOCOL_SET_REQUEST_HANDLER.call(this, methodOnly, checked);
+    else super.setRequestHandler(methodOnly, checked);
   }
 
   override async connect(transport: Transport): Promise<void> {

@@ -82,7 +82,7 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
   const id = rawId === undefined || rawId === '' ? plan.scope.taskId : /^\d{1,15}$/.test(rawId) ? Number(rawId) : NaN;
   if (id === null) throw invalid('task_brief needs task_id: this session has no task');
   if (Number.isNaN(id)) throw invalid(`task_id must be a task id (a positive integer), got ${JSON.stringify(rawId)}`);
-  let got;
+  let got: ReturnType<typeof getTask.handler>;
   try {
     got = getTask.handler({ id, comment_limit: 100 }, ctx);
   } catch (err) {
@@ -116,16 +116,18 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     'The task:',
     data(got.task),
     '',
-    leftOut > 0
-      ? `Comments on it (the ${own.length} most recent of ${got.comment_count}; ${leftOut} older left out, get_task pages them):`
-      : 'Comments on it:',
+    leftOut > 0 ? `Comments on it (the ${own.length} most recent of ${got.comment_count}; ${leftOut} older left out, get_task pages them):` : 'Comments on it:',
     data(own),
     '',
     'What its dependencies produced:',
     data(deps),
     '',
     ...(got.open_questions.length > 0
-      ? ['Questions asked on it that still wait for an answer from a person:', data(got.open_questions.map((q) => ({ question: q.question, options: q.options, preferred: q.preferred, blocking: q.blocking }))), '']
+      ? [
+          'Questions asked on it that still wait for an answer from a person:',
+          data(got.open_questions.map((q) => ({ question: q.question, options: q.options, preferred: q.preferred, blocking: q.blocking }))),
+          '',
+        ]
       : []),
     `Learnings of feature ${JSON.stringify(got.task.feature)} (most trusted first):`,
     data(learnings),
@@ -166,8 +168,7 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
     const prefix = argument.value ?? '';
     let values: string[] = [];
     const isTaskArg =
-      (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') ||
-      (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
+      (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') || (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
     if (isTaskArg) {
       values = ctx.store.completeTaskIds(prefix, 101).map(String);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://features/{name}' && argument.name === 'name') {

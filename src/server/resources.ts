@@ -38,8 +38,7 @@ export const TEMPLATES = [
   { uriTemplate: 'ralph://disciplines/{name}', name: 'discipline', title: 'A discipline: persona, skills, conventions', mimeType: JSON_TYPE },
 ];
 
-const notFound = (uri: string, why: string) =>
-  Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
+const notFound = (uri: string, why: string) => Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
 
 /** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
 function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
@@ -48,9 +47,7 @@ function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Re
   const rows = ctx.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
-  const page = rows.slice(0, room).map(
-    (r): Resource => ({ uri: `ralph://${r.kind}/${encodeURIComponent(r.key)}`, name: `${r.kind.slice(0, -1)} ${r.key}`, title: r.title, mimeType: JSON_TYPE }),
-  );
+  const page = rows.slice(0, room).map((r): Resource => ({ uri: `ralph://${r.kind}/${encodeURIComponent(r.key)}`, name: `${r.kind.slice(0, -1)} ${r.key}`, title: r.title, mimeType: JSON_TYPE }));
   const resources = [...fixed, ...page];
   return rows.length > room ? { resources, nextCursor: String(offset + resources.length) } : { resources };
 }
@@ -92,10 +89,13 @@ type Watchable = { kind: 'project' } | { kind: 'tasks'; id: number } | { kind: '
 function watchable(uri: string): Watchable {
   if (uri === 'ralph://project') return { kind: 'project' };
   if (uri === 'ralph://progress' || uri === 'ralph://learnings') {
-    throw Object.assign(new Error(`${uri} is a state file and cannot be subscribed to (only ralph://project, ralph://tasks/{id}, ralph://features/{name} and ralph://disciplines/{name} can); read it again instead`), {
-      code: ErrorCode.InvalidParams,
-      data: { uri },
-    });
+    throw Object.assign(
+      new Error(`${uri} is a state file and cannot be subscribed to (only ralph://project, ralph://tasks/{id}, ralph://features/{name} and ralph://disciplines/{name} can); read it again instead`),
+      {
+        code: ErrorCode.InvalidParams,
+        data: { uri },
+      },
+    );
   }
   return rowResource(uri);
 }

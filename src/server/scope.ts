@@ -53,10 +53,7 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     }
   }
   if (disciplineTarget && s.disciplineScoped && args[disciplineTarget.arg] !== s.discipline) {
-    throw new ToolError(
-      'out_of_scope',
-      `this session is scoped to discipline ${String(s.discipline)}; ${name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`,
-    );
+    throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(s.discipline)}; ${name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`);
   }
   return args;
 }

@@ -226,7 +226,13 @@ function requestProblems(obj: Record<string, unknown>): string[] {
   if (typeof obj.method !== 'string') out.push('method must be a string');
   if ('params' in obj && (obj.params === null || typeof obj.params !== 'object' || Array.isArray(obj.params))) out.push('params must be an object');
   const extra = Object.keys(obj).filter((k) => !REQUEST_MEMBERS.includes(k));
-  if (extra.length > 0) out.push(`unknown member(s) ${extra.slice(0, 5).map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}; allowed: ${REQUEST_MEMBERS.join(', ')}`);
+  if (extra.length > 0)
+    out.push(
+      `unknown member(s) ${extra
+        .slice(0, 5)
+        .map((k) => JSON.stringify(k.slice(0, 64)))
+        .join(', ')}; allowed: ${REQUEST_MEMBERS.join(', ')}`,
+    );
   if (out.length === 0) out.push('not a valid JSON-RPC 2.0 request');
   return out;
 }

@@ -108,7 +108,10 @@ export class ChangeWatcher {
 
   private check(): void {
     if (!this.timer) return;
-    if (!this.store.db.open) return this.stop(); // shutting down
+    if (!this.store.db.open) {
+      this.stop(); // shutting down
+      return;
+    }
     try {
       const version = this.store.dataVersion();
       if (version === this.version && this.commits === this.seenCommits) return;
@@ -139,4 +142,3 @@ export function watcherFor(store: RalphStore, fingerprint: Fingerprint, log: Log
   }
   return w;
 }
-

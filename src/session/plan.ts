@@ -93,10 +93,14 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   // then the launch says so where a person looks, and every call that needs the task is refused.
   if (recipe?.needsTask && !task) warnings.push(`recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`);
   else if (recipe?.ownTaskOnly && !recipe.claimsTasks && !task) {
-    warnings.push(`recipe ${recipe.name} works on its own task and none was given: its changes to a task (status, blockers, context) will be refused; pass --task N, or use --recipe worker, whose sessions claim tasks`);
+    warnings.push(
+      `recipe ${recipe.name} works on its own task and none was given: its changes to a task (status, blockers, context) will be refused; pass --task N, or use --recipe worker, whose sessions claim tasks`,
+    );
   }
   if (recipe?.acrossTasks && task) {
-    warnings.push(`--task ${task.id} given to recipe ${recipe.name}, which works across tasks: it only makes task arguments default to task ${task.id} and refuses changes to other tasks; leave --task out unless that is meant`);
+    warnings.push(
+      `--task ${task.id} given to recipe ${recipe.name}, which works across tasks: it only makes task arguments default to task ${task.id} and refuses changes to other tasks; leave --task out unless that is meant`,
+    );
   }
 
   // The discipline decides the overrides. Without --discipline, a task session uses its task's
@@ -217,8 +221,6 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
  * (every word here is paid for on every turn).
  */
 export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
-
-
 
 /** A claim's lease: --lease-seconds, else RALPH_MCP_LEASE_SECONDS, else 15 minutes. */
 export const LEASE_SECONDS_DEFAULT = 900;

@@ -29,7 +29,9 @@ export function readRalphEnv(env: NodeJS.ProcessEnv): RalphEnvLaunch | null {
   if (given.length === 0) return null;
   const missing = REQUIRED.filter((k) => env[k] === undefined || env[k] === '');
   if (missing.length > 0) {
-    throw new StartupError(`${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set, but ${given.join(', ')} ${given.length > 1 ? 'are' : 'is'}: Ralph's task-session environment needs all of ${REQUIRED.join(', ')}`);
+    throw new StartupError(
+      `${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not set, but ${given.join(', ')} ${given.length > 1 ? 'are' : 'is'}: Ralph's task-session environment needs all of ${REQUIRED.join(', ')}`,
+    );
   }
   const task = env.RALPH_TASK_ID!;
   if (!/^[1-9]\d{0,14}$/.test(task)) throw new StartupError(`RALPH_TASK_ID must be a positive integer task id, got ${JSON.stringify(task)}`);
@@ -68,7 +70,8 @@ export function ralphEnvSession(launch: RalphEnvLaunch, flags: LaunchFlags): Ses
   if (flags.task !== undefined && flags.task !== String(launch.taskId)) throw disagree('task', flags.task, String(launch.taskId), 'RALPH_TASK_ID');
   if (flags.sessionId !== undefined && flags.sessionId !== launch.sessionId) throw disagree('session-id', flags.sessionId, launch.sessionId, 'RALPH_SESSION_ID');
   if (flags.db !== undefined && resolve(flags.db) !== launch.dbPath) throw disagree('db', flags.db, launch.dbPath, 'RALPH_DB_PATH');
-  if (flags.context !== undefined) throw new StartupError("--context cannot be combined with Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH), which already describes the session");
+  if (flags.context !== undefined)
+    throw new StartupError("--context cannot be combined with Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH), which already describes the session");
   const dbDir = dirname(launch.dbPath);
   const fromDb = basename(dbDir) === 'db' && basename(dirname(dbDir)) === '.ralph' ? dirname(dirname(dbDir)) : undefined;
   if (flags.project !== undefined && fromDb !== undefined && resolve(flags.project) !== fromDb) throw disagree('project', flags.project, fromDb, 'RALPH_DB_PATH');

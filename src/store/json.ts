@@ -91,4 +91,7 @@ export const numbersOf = (items: unknown[]): number[] =>
   items.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x)).filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
 
 /** Whether a stored dependency item names task `id`, read as numbersOf reads it. */
-export const namesTask = (id: number) => (item: unknown): boolean => numbersOf([item])[0] === id;
+export const namesTask =
+  (id: number) =>
+  (item: unknown): boolean =>
+    numbersOf([item])[0] === id;

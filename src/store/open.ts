@@ -37,9 +37,7 @@ function checkSchema(dbPath: string, db: Db): SchemaInfo {
   const info = inspectSchema(db);
   if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
   if (info.userVersion !== RALPH_USER_VERSION) {
-    throw new StartupError(
-      `${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`,
-    );
+    throw new StartupError(`${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`);
   }
   if (info.drift.length > 0) {
     throw new StartupError(

@@ -18,7 +18,7 @@ export const ralphDdl = (generation: Generation): string => schemaText(`ralph-${
 /** What each generation tolerates and what ralph-mcp writes there. */
 const SPEC: Record<Generation, { label: string; optionalColumns: Record<string, readonly string[]>; inserted: ReadonlySet<string>; checked: readonly (readonly [string, string])[] }> = {
   legacy: {
-    label: "legacy schema (Ralph 936f316: features, tasks with JSON lists)",
+    label: 'legacy schema (Ralph 936f316: features, tasks with JSON lists)',
     // SPEC-070's override column, absent from databases before it.
     optionalColumns: { disciplines: ['mcp_tool_overrides'] },
     inserted: new Set(['features', 'disciplines', 'tasks', 'task_comments']),
@@ -28,9 +28,22 @@ const SPEC: Record<Generation, { label: string; optionalColumns: Record<string, 
     label: "normalized schema (Ralph's head: subsystems, task_details + runtime_tasks, task_signals)",
     optionalColumns: {},
     inserted: new Set([
-      'subsystems', 'subsystem_knowledge_paths', 'subsystem_context_files', 'subsystem_dependencies', 'subsystem_comments',
-      'disciplines', 'discipline_skills', 'task_details', 'runtime_tasks', 'task_tags', 'task_dependencies',
-      'task_acceptance_criteria', 'task_context_files', 'task_output_artifacts', 'task_signals', 'agent_sessions',
+      'subsystems',
+      'subsystem_knowledge_paths',
+      'subsystem_context_files',
+      'subsystem_dependencies',
+      'subsystem_comments',
+      'disciplines',
+      'discipline_skills',
+      'task_details',
+      'runtime_tasks',
+      'task_tags',
+      'task_dependencies',
+      'task_acceptance_criteria',
+      'task_context_files',
+      'task_output_artifacts',
+      'task_signals',
+      'agent_sessions',
     ]),
     // The CHECK value lists ralph-mcp writes by (status, priority, the signal columns): a change there
     // means values we would write are refused, or values we cannot interpret are allowed.

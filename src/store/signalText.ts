@@ -31,7 +31,6 @@ export function signalBody(r: Row): string {
   }
 }
 
-
 /** The columns questionFromRow reads. */
 export const QUESTION_COLUMNS = 'id, task_id, question, options, preferred, blocking, answer, session_id, created';
 
@@ -49,4 +48,3 @@ export function questionFromRow(r: Row): Question {
     created: str(r.created),
   };
 }
-

@@ -30,8 +30,7 @@ const DAY_GLOB = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'";
  * When a task last changed, as the day get_task shows: `updated`, or `created` for a task never updated
  * (Ralph writes 'YYYY-MM-DD', its triggers 'YYYY-MM-DD HH:MM:SS'); '' when neither reads as a date.
  */
-export const changedDay = (c: ListColumns): string =>
-  `(CASE WHEN coalesce(${c.updated}, ${c.created}) GLOB ${DAY_GLOB} THEN substr(coalesce(${c.updated}, ${c.created}), 1, 10) ELSE '' END)`;
+export const changedDay = (c: ListColumns): string => `(CASE WHEN coalesce(${c.updated}, ${c.created}) GLOB ${DAY_GLOB} THEN substr(coalesce(${c.updated}, ${c.created}), 1, 10) ELSE '' END)`;
 
 /**
  * Changed at or after @since_time ('YYYY-MM-DD HH:MM:SS', UTC): a stored time compares to the second;

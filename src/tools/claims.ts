@@ -23,8 +23,7 @@ import { CommentOut, TaskOut } from './shapes.js';
 export const HolderOut = z.object({ session_id: z.string(), since: z.string(), lease_until: z.string() });
 export type Holder = z.infer<typeof HolderOut>;
 
-export const holder = (c: Claim | undefined, status: string): Holder | null =>
-  c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null;
+export const holder = (c: Claim | undefined, status: string): Holder | null => (c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null);
 
 export const holderOf = (store: RalphStore, id: number, status: string): Holder | null => (status === 'in_progress' ? holder(store.claimOf(id), status) : null);
 
@@ -33,13 +32,7 @@ export const holderOf = (store: RalphStore, id: number, status: string): Holder 
  * first: what claims take over, in the order they take them. `finished` sees each stale row of a task
  * that is no longer in_progress (a claim, inside its write, drops those; the next_tasks preview reads only).
  */
-export function staleClaims(
-  store: RalphStore,
-  now: string,
-  q: { discipline?: string | undefined; feature?: string | undefined },
-  limit: number,
-  finished?: (c: Claim) => void,
-): Claim[] {
+export function staleClaims(store: RalphStore, now: string, q: { discipline?: string | undefined; feature?: string | undefined }, limit: number, finished?: (c: Claim) => void): Claim[] {
   const out: Claim[] = [];
   for (const c of store.expiredClaims(now, 50)) {
     const head = store.taskHead(c.task_id);
@@ -165,7 +158,16 @@ export const taskHistory = defineTool({
     task_id: z.number().int(),
     held_by: HolderOut.nullable(),
     entries: z.array(
-      z.object({ id: z.number().int(), created: z.string(), session_id: z.string(), recipe: z.string().nullable(), discipline: z.string().nullable(), tool: z.string(), arguments: z.unknown(), outcome: z.string() }),
+      z.object({
+        id: z.number().int(),
+        created: z.string(),
+        session_id: z.string(),
+        recipe: z.string().nullable(),
+        discipline: z.string().nullable(),
+        tool: z.string(),
+        arguments: z.unknown(),
+        outcome: z.string(),
+      }),
     ),
     next_after: z.number().int().nullable(),
   }),

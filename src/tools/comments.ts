@@ -76,7 +76,7 @@ export const updateTaskComment = defineTool({
   name: 'update_task_comment',
   title: 'Edit comment',
   category: 'comments',
-  description: "Replace the body of an existing comment on a task.",
+  description: 'Replace the body of an existing comment on a task.',
   input: z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive(), body: text(MAX_BODY) }),
   output: z.object({ comment: CommentOut }),
   annotations: REPLACE,

@@ -43,7 +43,9 @@ function nearQuery(title: string): string | undefined {
   const words = [...wordSet(title)].sort((a, b) => b.length - a.length).slice(0, QUERY_WORDS);
   if (words.length === 0) return undefined;
   const k = Math.min(Math.ceil(wordSet(title).size / 2), 2, words.length);
-  return choose(words, k).map((set) => `(${set.map(quote).join(' ')})`).join(' OR ');
+  return choose(words, k)
+    .map((set) => `(${set.map(quote).join(' ')})`)
+    .join(' OR ');
 }
 
 export interface TitleCheck {

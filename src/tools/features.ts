@@ -149,8 +149,7 @@ export const appendFeatureLearning = defineTool({
   name: 'append_feature_learning',
   title: 'Add feature learning',
   category: 'features',
-  description:
-    'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
+  description: 'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
   input: z.strictObject({
     feature_name: featureName,
     text: text(2000).describe('One lesson; cut to 500 chars'),
@@ -255,13 +254,4 @@ export const getFeatureLearnings = defineTool({
   },
 });
 
-export const FEATURE_TOOLS = [
-  listFeatures,
-  getFeature,
-  createFeature,
-  updateFeature,
-  deleteFeature,
-  appendFeatureLearning,
-  addFeatureContextFile,
-  getFeatureLearnings,
-];
+export const FEATURE_TOOLS = [listFeatures, getFeature, createFeature, updateFeature, deleteFeature, appendFeatureLearning, addFeatureContextFile, getFeatureLearnings];

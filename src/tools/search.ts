@@ -62,8 +62,7 @@ export const searchTasks = defineTool({
   name: 'search_tasks',
   title: 'Search tasks',
   category: 'tasks',
-  description:
-    'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
+  description: 'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
   input: z.strictObject({
     query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
     status: status.optional(),

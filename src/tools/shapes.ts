@@ -87,7 +87,6 @@ export const FeatureOut = z.object({
 
 export const FeatureRowOut = z.object({ name: str, display_name: str, acronym: str, description: nstr });
 
-
 export const DisciplineOut = z.object({
   name: str,
   display_name: str,

@@ -1,16 +1,5 @@
 import { z } from 'zod';
-import {
-  AFTER,
-  BLOCKED_KINDS,
-  FLAG_CATEGORIES,
-  FLAG_SEVERITIES,
-  LEARNED_KINDS,
-  LEARNED_SCOPE_INPUTS,
-  SUGGEST_KINDS,
-  signalRow,
-  type SignalPayload,
-  type Verb,
-} from '../domain/signals.js';
+import { AFTER, BLOCKED_KINDS, FLAG_CATEGORIES, FLAG_SEVERITIES, LEARNED_KINDS, LEARNED_SCOPE_INPUTS, SUGGEST_KINDS, signalRow, type SignalPayload, type Verb } from '../domain/signals.js';
 import { CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../registry/types.js';
 import { LIMITS, taskId, text } from './fields.js';
 import { requireTaskExists, sessionTask } from './lookups.js';

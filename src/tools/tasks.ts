@@ -39,7 +39,7 @@ const PAGE_MAX = 500;
  * listing shows only the list: a union would list every value twice (every session pays those bytes).
  */
 const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
-const asList = <T,>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v]);
+const asList = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v]);
 
 /**
  * updated_since: a date (YYYY-MM-DD) or an RFC 3339 time, as the day and UTC second it starts at
@@ -64,7 +64,17 @@ export function sinceOf(v: string): { day: string; time: string } {
  */
 const CURSOR = /^([ipu])([0-9a-z]{6})\.(?:(\d)\.|(\d{8}|0)\.)?(\d{1,15})$/;
 function queryHash(q: TaskListQuery): string {
-  const canon = JSON.stringify([q.sort ?? 'id', q.statuses && [...q.statuses].sort(), q.priorities && [...q.priorities].sort(), q.feature, q.discipline, q.tag, q.ready, q.holder, q.updatedSince?.time]);
+  const canon = JSON.stringify([
+    q.sort ?? 'id',
+    q.statuses && [...q.statuses].sort(),
+    q.priorities && [...q.priorities].sort(),
+    q.feature,
+    q.discipline,
+    q.tag,
+    q.ready,
+    q.holder,
+    q.updatedSince?.time,
+  ]);
   let h = 0x811c9dc5; // FNV-1a
   for (let i = 0; i < canon.length; i++) h = Math.imul(h ^ canon.charCodeAt(i), 0x01000193);
   return ((h >>> 0) % 36 ** 6).toString(36).padStart(6, '0');
@@ -141,9 +151,7 @@ export const listTasks = defineTool({
     // "Not held" is nearly every task: counted as all minus the held (two index counts, not a claim
     // probe per task). Held tasks are a subset of the same filters, so the difference is exact.
     const total =
-      query.holder === 'none' && max === undefined
-        ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' })
-        : ctx.store.countTasks(query, max);
+      query.holder === 'none' && max === undefined ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' }) : ctx.store.countTasks(query, max);
     return {
       tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
       total: max !== undefined ? Math.min(total, max) : total,
@@ -224,8 +232,7 @@ export const getTask = defineTool({
   name: 'get_task',
   title: 'Get task',
   category: 'tasks',
-  description:
-    'One task in full: fields, recent comments (oldest first), dependencies, dependents, open questions',
+  description: 'One task in full: fields, recent comments (oldest first), dependencies, dependents, open questions',
   input: z.strictObject({
     id: taskId(),
     comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
@@ -452,18 +459,14 @@ export const setTaskStatus = defineTool({
     const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
     const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
     if (unfinished.length > 0 && !force) {
-      throw conflict(
-        `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
-        { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN) },
-      );
+      throw conflict(`task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`, {
+        unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
+      });
     }
     const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
     store.setTaskStatus(id, next);
     if (next !== 'in_progress') store.dropClaim(id);
-    const note =
-      unfinished.length > 0
-        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
-        : undefined;
+    const note = unfinished.length > 0 ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high') : undefined;
     return {
       task: loadTask(ctx, id),
       previous_status: before.status,

@@ -23,15 +23,13 @@ import { recordClaim, staleClaims, takenOverFrom } from './claims.js';
 
 const reason = text(2000);
 
-
 // ---- report_blocker ------------------------------------------------------------------------
 
 export const reportBlocker = defineTool({
   name: 'report_blocker',
   title: 'Report blocker',
   category: 'tasks',
-  description:
-    "Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).",
+  description: 'Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).',
   input: z.strictObject({
     reason: reason.describe('What blocks you, concretely'),
     on_task_id: taskId('The task whose flaw blocks you').optional(),
@@ -75,8 +73,7 @@ export const signalAbort = defineTool({
   name: 'signal_abort',
   title: 'Ask Ralph to end this session',
   category: 'session',
-  description:
-    'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
+  description: 'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
   input: z.strictObject({ reason }),
   output: z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
   annotations: CREATE,
@@ -261,7 +258,17 @@ const Subtask = z.strictObject({
   // A split names what each part is; tags, artifacts and turn estimates come later (update_task).
   ...z.object(taskFields).omit({ tags: true, output_artifacts: true, estimated_turns: true }).partial().shape,
   status: z.enum(['draft', 'pending']).optional(),
-  after: z.array(z.number().int().min(0).max(MAX_SUBTASKS - 1)).max(MAX_SUBTASKS).optional().describe('Indexes of earlier tasks in this list it depends on'),
+  after: z
+    .array(
+      z
+        .number()
+        .int()
+        .min(0)
+        .max(MAX_SUBTASKS - 1),
+    )
+    .max(MAX_SUBTASKS)
+    .optional()
+    .describe('Indexes of earlier tasks in this list it depends on'),
 });
 
 export const spawnSubtasks = defineTool({
@@ -362,8 +369,7 @@ export const claimNextTask = defineTool({
   name: 'claim_next_task',
   title: 'Claim next ready task',
   category: 'tasks',
-  description:
-    'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
+  description: 'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
   input: z.strictObject({
     discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
     feature: z.string().max(LIMITS.name).optional(),
@@ -438,13 +444,5 @@ export const claimNextTask = defineTool({
 const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) =>
   staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.dropClaim(c.task_id))[0];
 
-export const WORKFLOW_TOOLS = [
-  claimNextTask,
-  reportBlocker,
-  skipTask,
-  spawnSubtasks,
-  moveTaskToFeature,
-  updateTaskContext,
-  getDependencyDetails,
-];
+export const WORKFLOW_TOOLS = [claimNextTask, reportBlocker, skipTask, spawnSubtasks, moveTaskToFeature, updateTaskContext, getDependencyDetails];
 export const SESSION_TOOLS = [signalAbort];

@@ -87,9 +87,11 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     // parsed) exactly while a request of it waits.
     const socket = req.socket;
     if (socket.destroyed) return; // dropped below: the rest of its last chunk is still being parsed
-    let q = queues.get(socket);
-    if (!q) queues.set(socket, (q = { busy: false, waiting: [] }));
-    const queue = q;
+    let queue = queues.get(socket);
+    if (!queue) {
+      queue = { busy: false, waiting: [] };
+      queues.set(socket, queue);
+    }
     const run = () => {
       queue.busy = true;
       res.once('close', () => {

@@ -12,8 +12,7 @@ import { StartupError } from '../errors.js';
 /** How long a probe connect to an existing socket may take before the path is called busy, not stale. */
 export const SOCKET_PROBE_TIMEOUT_MS = 2000;
 
-const what = (st: Stats): string =>
-  st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? 'a regular file' : st.isSocket() ? 'a socket' : 'a special file';
+const what = (st: Stats): string => (st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? 'a regular file' : st.isSocket() ? 'a socket' : 'a special file');
 
 const lstatOrNull = (path: string): Stats | null => {
   try {

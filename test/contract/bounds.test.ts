@@ -54,11 +54,18 @@ contract('bounds', (env) => {
     const s = env.open();
     const plural = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }).task.id;
     const whole = [0, 1].map((i) => s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` }).task.id);
-    const ids = (args: Record<string, unknown>) => s.ok('search_tasks', args).results.map((h: any) => h.id).sort((a: number, b: number) => a - b);
+    const ids = (args: Record<string, unknown>) =>
+      s
+        .ok('search_tasks', args)
+        .results.map((h: any) => h.id)
+        .sort((a: number, b: number) => a - b);
     // Two whole-word hits fill a page of 2: the prefix-only "zebras" is not searched.
     assert.deepEqual(ids({ query: 'zebra', limit: 2 }), whole);
     // A page of 3 is not filled by them: prefixes too.
-    assert.deepEqual(ids({ query: 'zebra', limit: 3 }), [plural, ...whole].sort((a, b) => a - b));
+    assert.deepEqual(
+      ids({ query: 'zebra', limit: 3 }),
+      [plural, ...whole].sort((a, b) => a - b),
+    );
     // No whole-word match at all: the prefix finds it.
     assert.deepEqual(ids({ query: 'pagin' }), [plural]);
   });
@@ -114,13 +121,23 @@ contract('bounds', (env) => {
     const s = env.open();
     const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Chatty' }).task.id;
     s.store.write(() => {
-      for (let i = 0; i < 45; i++) s.store.addComment({ task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `note ${i}` }, { sessionId: 'b', recipe: null, discipline: null, taskId: null });
+      for (let i = 0; i < 45; i++)
+        s.store.addComment(
+          { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `note ${i}` },
+          { sessionId: 'b', recipe: null, discipline: null, taskId: null },
+        );
     });
     const first = s.ok('get_task', { id });
     assert.equal(first.comment_count, 45);
-    assert.deepEqual(first.comments.map((c: any) => c.body), Array.from({ length: 20 }, (_, i) => `note ${25 + i}`));
+    assert.deepEqual(
+      first.comments.map((c: any) => c.body),
+      Array.from({ length: 20 }, (_, i) => `note ${25 + i}`),
+    );
     const second = s.ok('get_task', { id, comments_before: first.older_comments_before, comment_limit: 100 });
-    assert.deepEqual(second.comments.map((c: any) => c.body), Array.from({ length: 25 }, (_, i) => `note ${i}`));
+    assert.deepEqual(
+      second.comments.map((c: any) => c.body),
+      Array.from({ length: 25 }, (_, i) => `note ${i}`),
+    );
     assert.equal(second.older_comments_before, null);
     assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
   });
@@ -129,7 +146,11 @@ contract('bounds', (env) => {
     const s = env.open();
     const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' }).task.id;
     s.store.write(() => {
-      for (let i = 0; i < 300; i++) s.store.addComment({ task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `${i} ${'x'.repeat(9990)}` }, { sessionId: 'b', recipe: null, discipline: null, taskId: null });
+      for (let i = 0; i < 300; i++)
+        s.store.addComment(
+          { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `${i} ${'x'.repeat(9990)}` },
+          { sessionId: 'b', recipe: null, discipline: null, taskId: null },
+        );
     });
     const text = brief(s, id);
     assert.ok(text.length < 60_000, `brief is ${text.length} characters`);

@@ -33,7 +33,10 @@ contract('claims with leases', (env) => {
     const list = y.ok('list_tasks', { filter_status: 'in_progress' });
     assert.deepEqual(
       list.tasks.map((t: any) => [t.id, t.held_by?.session_id ?? null]),
-      [[3, null], [5, 'lease-a']],
+      [
+        [3, null],
+        [5, 'lease-a'],
+      ],
     );
     assert.ok(y.ok('list_tasks').tasks.every((t: any) => 'held_by' in t));
   });
@@ -84,7 +87,14 @@ contract('claims with leases', (env) => {
     assert.deepEqual(r.took_over, { session_id: 'lease-old', claimed_at: held.claimed_at, lease_until: held.lease_until });
     assert.equal(claimRow(p, 5)!.session_id, 'lease-new');
     const audit = rows(p, "SELECT * FROM ralph_mcp_audit WHERE tool = 'claim_next_task' AND session_id = 'lease-new' ORDER BY id");
-    assert.deepEqual(audit.map((x) => [x.outcome, x.task_id]), [['ok', null], ['took_over', 5], ['ok', 5]]);
+    assert.deepEqual(
+      audit.map((x) => [x.outcome, x.task_id]),
+      [
+        ['ok', null],
+        ['took_over', 5],
+        ['ok', 5],
+      ],
+    );
     assert.deepEqual(JSON.parse(String(audit[1]!.arguments)), { took_over: r.took_over });
     assert.match(bodies(b.ok('get_task', { id: 5 })).at(-1)!, /^Taken over from session lease-old \(claimed .*, lease ran out .*\)$/);
     // The old holder's writes to it are refused now; it may claim again.
@@ -104,16 +114,22 @@ contract('claims with leases', (env) => {
     const p = env.sample();
     const a = env.open({ recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: 0.2 }, p);
     const b = env.open({ recipe: 'worker', sessionId: 'lease-next' }, p);
-    assert.deepEqual(b.ok('next_tasks').tasks.map((t: any) => [t.id, t.takes_over]), [[5, undefined]]);
+    assert.deepEqual(
+      b.ok('next_tasks').tasks.map((t: any) => [t.id, t.takes_over]),
+      [[5, undefined]],
+    );
     a.ok('claim_next_task');
     const held = claimRow(p, 5)!;
-    assert.deepEqual(b.ok('next_tasks').tasks, [], 'a live lease is nobody else\'s next task');
+    assert.deepEqual(b.ok('next_tasks').tasks, [], "a live lease is nobody else's next task");
     await sleep(300);
     let preview: any[] = [];
     unchanged(b, () => {
       preview = b.ok('next_tasks').tasks;
     });
-    assert.deepEqual(preview.map((t: any) => [t.id, t.status, t.takes_over]), [[5, 'in_progress', { session_id: 'lease-gone', since: held.claimed_at, lease_until: held.lease_until }]]);
+    assert.deepEqual(
+      preview.map((t: any) => [t.id, t.status, t.takes_over]),
+      [[5, 'in_progress', { session_id: 'lease-gone', since: held.claimed_at, lease_until: held.lease_until }]],
+    );
     assert.equal(b.ok('claim_next_task').took_over.session_id, 'lease-gone', 'the claim takes what the preview showed');
   });
 
@@ -131,7 +147,11 @@ contract('claims with leases', (env) => {
     assert.deepEqual(ids(y, 'any'), [5]);
     assert.deepEqual(ids(y, 'someone-else'), []);
     const all = y.ok('list_tasks', { limit: 500 }).tasks.map((t: any) => t.id);
-    assert.deepEqual(ids(y, 'none'), all.filter((id: number) => id !== 5), 'task 3 is in_progress without a claim: not held');
+    assert.deepEqual(
+      ids(y, 'none'),
+      all.filter((id: number) => id !== 5),
+      'task 3 is in_progress without a claim: not held',
+    );
     assert.equal(y.ok('list_tasks', { held_by: 'any' }).tasks[0].held_by.session_id, 'hold-a');
     a.ok('set_task_status', { id: 5, status: 'done' });
     assert.deepEqual(ids(y, 'hold-a'), []);
@@ -177,16 +197,26 @@ contract('claims with leases', (env) => {
       ],
     );
     assert.deepEqual(h.entries[3].arguments, { id: 5, priority: 'high' });
-    assert.ok(h.entries.every((e: any, i: number) => i === 0 || e.id > h.entries[i - 1].id), 'oldest first');
+    assert.ok(
+      h.entries.every((e: any, i: number) => i === 0 || e.id > h.entries[i - 1].id),
+      'oldest first',
+    );
     assert.equal(h.held_by, null);
     assert.equal(h.next_after, null);
     const four = w.ok('task_history', { task_id: 4 });
-    assert.deepEqual(four.entries.map((e: any) => [e.tool, e.outcome]), [['update_task_context', 'out_of_scope']], 'a refusal naming task 4 is in its history');
+    assert.deepEqual(
+      four.entries.map((e: any) => [e.tool, e.outcome]),
+      [['update_task_context', 'out_of_scope']],
+      'a refusal naming task 4 is in its history',
+    );
     const p1 = w.ok('task_history', { task_id: 5, limit: 3 });
     assert.equal(p1.entries.length, 3);
     const p2 = w.ok('task_history', { task_id: 5, limit: 3, after: p1.next_after });
     assert.equal(p2.entries.length, 2);
-    assert.deepEqual([...p1.entries, ...p2.entries].map((e: any) => e.id), h.entries.map((e: any) => e.id));
+    assert.deepEqual(
+      [...p1.entries, ...p2.entries].map((e: any) => e.id),
+      h.entries.map((e: any) => e.id),
+    );
     assert.equal(p2.next_after, null);
   });
 });

@@ -11,13 +11,10 @@ import { unchanged } from './support.js';
  * row; who signed it, as which discipline and how urgent lives in our ralph_mcp_comment_meta.
  */
 contract('comments', (env) => {
-  test('add_task_comment: stored, read back by Ralph, signed by the server as the session\'s discipline', () => {
+  test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", () => {
     const s = env.open({ sessionId: 'review-42', discipline: 'backend' });
     const r = s.ok('add_task_comment', { task_id: 5, discipline: 'backend', priority: 'high', body: 'Use a trigger per table' });
-    assert.deepEqual(
-      [r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body],
-      [5, 'backend', 'backend', 'high', 'Use a trigger per table'],
-    );
+    assert.deepEqual([r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body], [5, 'backend', 'backend', 'high', 'Use a trigger per table']);
     assert.match(r.comment.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const ralph = ralphComments(s.project.dbPath, 5);
     assert.equal(ralph.length, 1);
@@ -25,7 +22,10 @@ contract('comments', (env) => {
       assert.deepEqual([ralph[0]!.author, ralph[0]!.body], ['backend', 'Use a trigger per table']);
     } else {
       const sig = ralph[0]! as Extract<(typeof ralph)[number], { generation: 'normalized' }>;
-      assert.deepEqual([sig.verb, sig.kind, sig.scope, sig.text, sig.body, sig.session_id, sig.author], ['learned', 'discovery', 'task', 'Use a trigger per table', 'Use a trigger per table', 'review-42', 'agent']);
+      assert.deepEqual(
+        [sig.verb, sig.kind, sig.scope, sig.text, sig.body, sig.session_id, sig.author],
+        ['learned', 'discovery', 'task', 'Use a trigger per table', 'Use a trigger per table', 'review-42', 'agent'],
+      );
       const session = query(s.project, 'SELECT * FROM agent_sessions WHERE id = ?', 'review-42')[0]!;
       assert.deepEqual([session.kind, session.started_by, session.status, session.task_id], ['manual', 'agent', 'finished', 5]);
       assert.equal(session.started, session.ended);
@@ -38,7 +38,7 @@ contract('comments', (env) => {
     );
   });
 
-  test('who wrote it is the server\'s to say: no author argument, no other discipline, never human', () => {
+  test("who wrote it is the server's to say: no author argument, no other discipline, never human", () => {
     const s = env.open({ recipe: 'opus_review', discipline: 'backend' });
     unchanged(s, () => {
       assert.equal(s.fail('add_task_comment', { task_id: 5, body: 'x', author: 'human' }).code, 'invalid_argument');
@@ -53,7 +53,7 @@ contract('comments', (env) => {
     assert.equal(learned.learning.source, 'agent');
   });
 
-  test('update and delete a comment; unknown ones are not_found with the task\'s comment ids', () => {
+  test("update and delete a comment; unknown ones are not_found with the task's comment ids", () => {
     const s = env.open();
     const id = s.ok('add_task_comment', { task_id: 2, body: 'flaky on CI' }).comment.id;
     const edited = s.ok('update_task_comment', { task_id: 2, comment_id: id, body: 'flaky on CI: fixed' });

@@ -28,7 +28,7 @@ contract('disciplines', (env) => {
     assert.equal(ralphDiscipline(s.project.dbPath, 'design'), undefined);
   });
 
-  test('overrides set with the CLI command path remove tools from the discipline\'s sessions', async () => {
+  test("overrides set with the CLI command path remove tools from the discipline's sessions", async () => {
     const p = env.sample();
     const { overrides } = await import('../../src/cli/overrides.js');
     const report = overrides({ project: p.root, discipline: 'quality', disable: ['create_task'] });

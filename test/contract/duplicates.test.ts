@@ -13,8 +13,7 @@ import { unchanged } from './support.js';
  * Sample titles: 'Recipe REST endpoints' (#2, recipes), 'Search box with suggestions' (#6, search), …
  */
 contract('duplicate hints', (env) => {
-  const taskCount = (s: { project: any }) =>
-    query<{ n: number }>(s.project, env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks')[0]!.n;
+  const taskCount = (s: { project: any }) => query<{ n: number }>(s.project, env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks')[0]!.n;
 
   test('create_task: near-duplicate titles come back as hints, most similar first, at most 5', () => {
     const s = env.open({ recipe: 'braindump' });
@@ -25,7 +24,10 @@ contract('duplicate hints', (env) => {
     assert.deepEqual(s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }).possible_duplicates, []);
     // In another feature: still a hint (it says where), never a refusal.
     const other = s.ok('create_task', { feature: 'recipes', discipline: 'frontend', title: 'Search box with suggestions' });
-    assert.deepEqual(other.possible_duplicates.map((h: any) => [h.id, h.feature, h.similarity]), [[6, 'search', 1]]);
+    assert.deepEqual(
+      other.possible_duplicates.map((h: any) => [h.id, h.feature, h.similarity]),
+      [[6, 'search', 1]],
+    );
     for (let i = 0; i < 7; i++) s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset email flow ${i}`, duplicate_ok: true });
     const many = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset email flow' });
     assert.equal(many.possible_duplicates.length, 5);
@@ -45,7 +47,10 @@ contract('duplicate hints', (env) => {
     });
     // The same title in another feature is only a hint.
     const elsewhere = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Recipe REST endpoints' });
-    assert.deepEqual(elsewhere.possible_duplicates.map((h: any) => [h.id, h.similarity]), [[2, 1]]);
+    assert.deepEqual(
+      elsewhere.possible_duplicates.map((h: any) => [h.id, h.similarity]),
+      [[2, 1]],
+    );
     const meant = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints', duplicate_ok: true });
     assert.equal(meant.task.title, 'Recipe REST endpoints');
     assert.deepEqual(
@@ -88,7 +93,10 @@ contract('duplicate hints', (env) => {
     assert.deepEqual(queued(), []);
     s.ok('update_task', { id: 5, description: 'Tags come with autocomplete' });
     assert.deepEqual(queued(), [5]);
-    assert.deepEqual(s.ok('search_tasks', { query: 'autocomplete' }).results.map((h: any) => h.id), [5]);
+    assert.deepEqual(
+      s.ok('search_tasks', { query: 'autocomplete' }).results.map((h: any) => h.id),
+      [5],
+    );
     assert.deepEqual(queued(), []);
   });
 
@@ -100,7 +108,10 @@ contract('duplicate hints', (env) => {
     // Queued tasks count as exact and as near duplicates.
     assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }).details.duplicates, [first]);
     const near = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys weekly' });
-    assert.deepEqual(near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]), [[first, 'Rotate signing keys nightly', 0.6]]);
+    assert.deepEqual(
+      near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]),
+      [[first, 'Rotate signing keys nightly', 0.6]],
+    );
     // Another program retitles one queued task and deletes the other: neither old title is reported.
     const db = new Database(s.project.dbPath);
     if (env.generation === 'legacy') {
@@ -124,7 +135,10 @@ contract('duplicate hints', (env) => {
     const last = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'After the batch' }).task.id;
     assert.deepEqual(queued(), [last]);
     // The batch is searchable, and so is what is still queued (a search catches up first).
-    assert.deepEqual(s.ok('search_tasks', { query: '"Queued title number 3"' }).results.map((h: any) => h.title), ['Queued title number 3']);
+    assert.deepEqual(
+      s.ok('search_tasks', { query: '"Queued title number 3"' }).results.map((h: any) => h.title),
+      ['Queued title number 3'],
+    );
     assert.equal(s.ok('search_tasks', { query: 'batch' }).results[0].id, last);
   });
 

@@ -29,9 +29,12 @@ contract('features', (env) => {
       dependencies: ['recipes', 'auth'],
       architecture: 'signed URLs',
     }).feature;
-    assert.equal(created.acronym, 'SL' + created.acronym.slice(2));
+    assert.equal(created.acronym, `SL${created.acronym.slice(2)}`);
     const ralph = ralphFeature(s.project.dbPath, 'sharing')!;
-    assert.deepEqual([ralph.display_name, ralph.architecture, ralph.knowledge_paths, ralph.context_files, ralph.dependencies], ['Sharing links', 'signed URLs', ['docs/sharing.md'], ['src/share.ts'], ['recipes', 'auth']]);
+    assert.deepEqual(
+      [ralph.display_name, ralph.architecture, ralph.knowledge_paths, ralph.context_files, ralph.dependencies],
+      ['Sharing links', 'signed URLs', ['docs/sharing.md'], ['src/share.ts'], ['recipes', 'auth']],
+    );
     s.ok('update_feature', { name: 'sharing', description: 'Share a recipe by link', dependencies: ['recipes'] });
     assert.deepEqual(ralphFeature(s.project.dbPath, 'sharing')!.dependencies, ['recipes']);
     unchanged(s, () => {

@@ -9,7 +9,7 @@ import { contract } from './harness.js';
  * whatever conflict clause a trigger it fires says, so a trigger that relied on OR IGNORE failed Ralph's
  * delete of a task with two comments (or signals). Written here as Ralph writes: plain SQL, foreign keys on.
  */
-contract('Ralph\'s own writes through our triggers', (env) => {
+contract("Ralph's own writes through our triggers", (env) => {
   function ralph(dbPath: string, sql: string, ...params: unknown[]): void {
     const db = new Database(dbPath);
     try {

@@ -25,7 +25,19 @@ contract('scope', (env) => {
 
   test('hidden tools are unknown; a recipe sees exactly its list', () => {
     const s = env.open({ recipe: 'yap' });
-    assert.deepEqual(s.toolNames(), ['list_tasks', 'get_task', 'create_task', 'update_task', 'set_task_status', 'search_tasks', 'add_dependency', 'remove_dependency', 'list_features', 'list_disciplines', 'get_project_info']);
+    assert.deepEqual(s.toolNames(), [
+      'list_tasks',
+      'get_task',
+      'create_task',
+      'update_task',
+      'set_task_status',
+      'search_tasks',
+      'add_dependency',
+      'remove_dependency',
+      'list_features',
+      'list_disciplines',
+      'get_project_info',
+    ]);
     assert.throws(() => s.call('delete_task', { id: 8 }), /Unknown tool: delete_task/);
   });
 });

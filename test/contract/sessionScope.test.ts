@@ -100,7 +100,7 @@ contract('session scope cannot drift', (env) => {
     assert.equal(query<{ n: number }>(p, "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'")[0]!.n, before);
   });
 
-  test('--discipline on a task of another discipline keeps what the task\'s discipline removes', () => {
+  test("--discipline on a task of another discipline keeps what the task's discipline removes", () => {
     const p = env.sample();
     setOverrides(p, 'frontend', JSON.stringify({ additional_disabled: ['append_learning'] }));
     const own = env.open({ recipe: 'task_execution', task: '3' }, p);
@@ -110,7 +110,7 @@ contract('session scope cannot drift', (env) => {
     assert.throws(() => flagged.call('append_learning', { text: 'x' }), /Unknown tool: append_learning/);
   });
 
-  test('a claim narrows a worker to what the claimed task\'s discipline allows, and never widens it again', () => {
+  test("a claim narrows a worker to what the claimed task's discipline allows, and never widens it again", () => {
     const p = env.sample();
     setOverrides(p, 'backend', JSON.stringify({ additional_disabled: ['append_learning'] }));
     const s = env.open({ recipe: 'worker' }, p);
@@ -119,7 +119,7 @@ contract('session scope cannot drift', (env) => {
     assert.equal(claimed.task.discipline, 'backend');
     assert.ok(!s.toolNames().includes('append_learning'));
     assert.throws(() => s.call('append_learning', { text: 'x' }), /Unknown tool: append_learning/);
-    assert.equal(s.plan.scope.discipline, 'backend', 'comments are signed as the claimed task\'s discipline');
+    assert.equal(s.plan.scope.discipline, 'backend', "comments are signed as the claimed task's discipline");
     s.ok('set_task_status', { status: 'done' });
     s.ok('claim_next_task', {}); // whatever comes next (or nothing): the removal stays
     assert.ok(!s.toolNames().includes('append_learning'));

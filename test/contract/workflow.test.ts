@@ -28,7 +28,13 @@ contract('workflow tools', (env) => {
     const s = env.open({ recipe: 'enrichment' });
     const split = s.ok('spawn_subtasks', { parent_id: 3, tasks: [{ title: 'Form layout' }, { title: 'Validation messages' }], chain: true, skip_parent: true });
     const [a, b] = split.created.map((t: any) => t.id);
-    assert.deepEqual(split.created.map((t: any) => [t.feature, t.discipline, t.depends_on]), [['recipes', 'frontend', [2]], ['recipes', 'frontend', [a]]]);
+    assert.deepEqual(
+      split.created.map((t: any) => [t.feature, t.discipline, t.depends_on]),
+      [
+        ['recipes', 'frontend', [2]],
+        ['recipes', 'frontend', [a]],
+      ],
+    );
     assert.deepEqual(split.rewired, [4, 7]);
     assert.deepEqual(ralphTask(s.project.dbPath, 4)!.depends_on, [b]);
     assert.equal(ralphTask(s.project.dbPath, 3)!.status, 'skipped');
@@ -61,7 +67,10 @@ contract('workflow tools', (env) => {
         [1, 3, 'done'],
       ],
     );
-    assert.deepEqual(r.dependencies[1].comments.map((c: any) => c.body), ['Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.']);
+    assert.deepEqual(
+      r.dependencies[1].comments.map((c: any) => c.body),
+      ['Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.'],
+    );
   });
 
   test('claim_next_task: the highest priority ready task, then the next', () => {
@@ -79,11 +88,20 @@ contract('workflow tools', (env) => {
     const r = s.ok('search_tasks', { query: 'recipe editor' });
     assert.equal(r.matched, 'all');
     assert.deepEqual(r.results.map((h: any) => h.id).sort(), [3, 4]);
-    assert.deepEqual(s.ok('search_tasks', { query: 'typeahead', feature: 'search' }).results.map((h: any) => h.id), [6]);
+    assert.deepEqual(
+      s.ok('search_tasks', { query: 'typeahead', feature: 'search' }).results.map((h: any) => h.id),
+      [6],
+    );
     s.ok('add_task_comment', { task_id: 8, body: 'Mention the zebra fallback' });
-    assert.deepEqual(s.ok('search_tasks', { query: 'zebra' }).results.map((h: any) => h.id), [8]);
+    assert.deepEqual(
+      s.ok('search_tasks', { query: 'zebra' }).results.map((h: any) => h.id),
+      [8],
+    );
     s.ok('update_task', { id: 1, title: 'Recipe table with quokka migrations' });
-    assert.deepEqual(s.ok('search_tasks', { query: 'quokka' }).results.map((h: any) => h.id), [1]);
+    assert.deepEqual(
+      s.ok('search_tasks', { query: 'quokka' }).results.map((h: any) => h.id),
+      [1],
+    );
     assert.equal(s.ok('search_tasks', { query: 'nothingmatchesthis' }).matched, 'none');
   });
 

@@ -112,7 +112,7 @@ function sessionHooks(makeProject: () => Project, flagLists: string[][]) {
     await Promise.all(sessions.map((x) => x.close()));
   });
   const started = <T>(value: T | undefined): T => {
-    if (value === undefined) throw new Error('the suite\'s session has not started (read ctx.p / ctx.s inside a test)');
+    if (value === undefined) throw new Error("the suite's session has not started (read ctx.p / ctx.s inside a test)");
     return value;
   };
   return { project: () => started(p), session: (i: number) => started(sessions[i]) };

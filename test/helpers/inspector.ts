@@ -36,4 +36,3 @@ export function inspect(target: string[], method: string[], viaBin = false, env:
     });
   });
 }
-

@@ -205,9 +205,7 @@ function taskListNormalized(db: Db): RalphTaskListItem[] {
   const tasks = all(db, TASK_LIST_SQL).map(listItemOf);
   // Ralph reads the four side tables whole, keyed by task id (same ORDER BYs).
   const tags = groupBy(all(db, 'SELECT task_id, tag FROM task_tags ORDER BY task_id, id'), (r) => r.tag as string);
-  const deps = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies ORDER BY task_id, id'), (r) =>
-    num(r.depends_on_task_id),
-  );
+  const deps = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies ORDER BY task_id, id'), (r) => num(r.depends_on_task_id));
   const criteria = countBy(db, 'SELECT task_id, COUNT(*) AS n FROM task_acceptance_criteria GROUP BY task_id');
   const signals = countBy(db, 'SELECT task_id, COUNT(*) AS n FROM task_signals GROUP BY task_id');
   for (const t of tasks) {
@@ -440,11 +438,7 @@ function rustLines(s: string): string[] {
 
 function commentsLegacy(db: Db, taskId: number): LegacyComment[] {
   // 936f316 get_comments_for_task, already oldest first.
-  return all(
-    db,
-    'SELECT id, author, discipline, agent_task_id, priority, body, created FROM task_comments WHERE task_id = ? ORDER BY id',
-    taskId,
-  ).map((r) => ({
+  return all(db, 'SELECT id, author, discipline, agent_task_id, priority, body, created FROM task_comments WHERE task_id = ? ORDER BY id', taskId).map((r) => ({
     generation: 'legacy',
     id: num(r.id),
     author: r.author as string,
@@ -503,9 +497,7 @@ function commentsNormalized(db: Db, taskId: number): SignalComment[] {
 
 /** Oldest first (ascending id) in both generations. */
 export function ralphComments(dbPath: string, taskId: number): RalphComment[] {
-  return withDb(dbPath, (db) =>
-    generationOfDb(db) === 'normalized' ? commentsNormalized(db, taskId) : commentsLegacy(db, taskId),
-  );
+  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? commentsNormalized(db, taskId) : commentsLegacy(db, taskId)));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -754,9 +746,7 @@ function disciplineNormalized(db: Db, name: string): RalphDiscipline | undefined
 
 /** Case-insensitive on normalized databases (NOCASE column), exact on legacy ones. */
 export function ralphDiscipline(dbPath: string, name: string): RalphDiscipline | undefined {
-  return withDb(dbPath, (db) =>
-    generationOfDb(db) === 'normalized' ? disciplineNormalized(db, name) : disciplineLegacy(db, name),
-  );
+  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? disciplineNormalized(db, name) : disciplineLegacy(db, name)));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -814,15 +804,7 @@ const CLOCK = /([01]\d|2[0-3]):[0-5]\d:[0-5]\d/.source;
 const DATE_TIME_SPACE = new RegExp(`^${DATE.source.slice(1, -1)} ${CLOCK}$`);
 const RFC3339_UTC = new RegExp(`^${DATE.source.slice(1, -1)}T${CLOCK}(\\.\\d+)?Z$`);
 
-function formatViolations(
-  db: Db,
-  table: string,
-  col: string,
-  ok: (v: string) => boolean,
-  nullable: boolean,
-  expected: string,
-  key = 'id',
-): string[] {
+function formatViolations(db: Db, table: string, col: string, ok: (v: string) => boolean, nullable: boolean, expected: string, key = 'id'): string[] {
   const out: string[] = [];
   for (const r of all(db, `SELECT ${key} AS k, "${col}" AS v FROM ${table}`)) {
     if (r.v === null && nullable) continue;
@@ -882,15 +864,22 @@ const NORMALIZED: Invariant[] = [
   {
     name: 'done_has_completed',
     rule: "status 'done' implies completed is set",
-    check: (db) =>
-      rowsAsViolations(db, "SELECT id FROM runtime_tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
+    check: (db) => rowsAsViolations(db, "SELECT id FROM runtime_tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
   },
   {
     name: 'task_joins_resolve',
-    rule: 'every runtime task joins its task_details, subsystem and the details\' discipline (else Ralph hides it)',
+    rule: "every runtime task joins its task_details, subsystem and the details' discipline (else Ralph hides it)",
     check: (db) => [
-      ...rowsAsViolations(db, 'SELECT t.id, t.details_id AS x FROM runtime_tasks t LEFT JOIN task_details td ON td.id = t.details_id WHERE td.id IS NULL', (r) => `task ${String(r.id)}: task_details ${String(r.x)} missing`),
-      ...rowsAsViolations(db, 'SELECT t.id, t.subsystem_id AS x FROM runtime_tasks t LEFT JOIN subsystems f ON f.id = t.subsystem_id WHERE f.id IS NULL', (r) => `task ${String(r.id)}: subsystem ${String(r.x)} missing`),
+      ...rowsAsViolations(
+        db,
+        'SELECT t.id, t.details_id AS x FROM runtime_tasks t LEFT JOIN task_details td ON td.id = t.details_id WHERE td.id IS NULL',
+        (r) => `task ${String(r.id)}: task_details ${String(r.x)} missing`,
+      ),
+      ...rowsAsViolations(
+        db,
+        'SELECT t.id, t.subsystem_id AS x FROM runtime_tasks t LEFT JOIN subsystems f ON f.id = t.subsystem_id WHERE f.id IS NULL',
+        (r) => `task ${String(r.id)}: subsystem ${String(r.x)} missing`,
+      ),
       ...rowsAsViolations(
         db,
         `SELECT t.id, td.discipline_id AS x FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id
@@ -1091,8 +1080,7 @@ const LEGACY: Invariant[] = [
   {
     name: 'done_has_completed',
     rule: "status 'done' implies completed is set (no CHECK in the legacy schema)",
-    check: (db) =>
-      rowsAsViolations(db, "SELECT id FROM tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
+    check: (db) => rowsAsViolations(db, "SELECT id FROM tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
   },
   { name: 'priority_known', rule: 'tasks.priority is low/medium/high/critical or NULL', check: (db) => valuesOutside(db, 'tasks', 'priority', RALPH_PRIORITIES) },
   { name: 'provenance_known', rule: 'tasks.provenance is agent/human/system or NULL', check: (db) => valuesOutside(db, 'tasks', 'provenance', RALPH_PROVENANCES) },

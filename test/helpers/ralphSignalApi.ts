@@ -127,7 +127,13 @@ function insertSignal(path: string, req: { task_id: number; session_id: string; 
         break;
       }
       case 'flag':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, severity, category, created) VALUES (?, ?, 'flag', ?, ?, ?, ?)").run(...base, nonEmpty('what'), str('severity'), str('category'), t);
+        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, severity, category, created) VALUES (?, ?, 'flag', ?, ?, ?, ?)").run(
+          ...base,
+          nonEmpty('what'),
+          str('severity'),
+          str('category'),
+          t,
+        );
         break;
       case 'learned':
         db.prepare("INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, rationale, created) VALUES (?, ?, 'learned', ?, ?, ?, ?, ?)").run(
@@ -140,10 +146,22 @@ function insertSignal(path: string, req: { task_id: number; session_id: string; 
         );
         break;
       case 'suggest':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, kind, why, created) VALUES (?, ?, 'suggest', ?, ?, ?, ?)").run(...base, nonEmpty('what'), str('kind'), nonEmpty('why'), t);
+        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, kind, why, created) VALUES (?, ?, 'suggest', ?, ?, ?, ?)").run(
+          ...base,
+          nonEmpty('what'),
+          str('kind'),
+          nonEmpty('why'),
+          t,
+        );
         break;
       case 'blocked':
-        db.prepare('INSERT INTO task_signals (task_id, session_id, verb, "on", kind, detail, created) VALUES (?, ?, \'blocked\', ?, ?, ?, ?)').run(...base, nonEmpty('on'), str('kind'), opt('detail'), t);
+        db.prepare('INSERT INTO task_signals (task_id, session_id, verb, "on", kind, detail, created) VALUES (?, ?, \'blocked\', ?, ?, ?, ?)').run(
+          ...base,
+          nonEmpty('on'),
+          str('kind'),
+          opt('detail'),
+          t,
+        );
         break;
       default:
         throw new Error(`Unknown verb: ${req.verb}`);

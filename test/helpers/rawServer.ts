@@ -29,8 +29,7 @@ export async function startRaw(args: string[]): Promise<RawServer> {
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   child.stdout!.on('data', (b: Buffer) => {
     buf += b.toString();
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       let msg: any;

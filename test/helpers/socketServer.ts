@@ -7,7 +7,12 @@ import { CLI } from './env.js';
  * Starts the built server with `--transport socket` and resolves once its pid file names it (it is
  * written after listen). `prefix` runs before node (e.g. a umask under /bin/sh).
  */
-export async function startSocketServer(root: string, socket: string, flags: string[] = [], opts: { shell?: string; nodeArgs?: string[] } = {}): Promise<{ child: ChildProcess; stderr: () => string; stdout: () => string }> {
+export async function startSocketServer(
+  root: string,
+  socket: string,
+  flags: string[] = [],
+  opts: { shell?: string; nodeArgs?: string[] } = {},
+): Promise<{ child: ChildProcess; stderr: () => string; stdout: () => string }> {
   const args = [...(opts.nodeArgs ?? []), CLI, '--project', root, '--transport', 'socket', '--socket', socket, ...flags];
   const child = opts.shell
     ? spawn('/bin/sh', ['-c', `${opts.shell}; exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })

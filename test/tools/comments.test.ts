@@ -29,7 +29,10 @@ describe('add_task_comment', () => {
     assert.deepEqual(r.comment, c);
     // It shows up on the task, oldest first.
     const t = await ctx.s.ok('get_task', { id: 5 });
-    assert.deepEqual(t.comments.map((x: AnyRow) => x.id), [c.id]);
+    assert.deepEqual(
+      t.comments.map((x: AnyRow) => x.id),
+      [c.id],
+    );
   });
 
   test('discipline and priority are optional; comments on any status of task are fine', async () => {

@@ -123,8 +123,7 @@ describe('create_discipline', () => {
   });
 
   test('bad names and missing or unknown fields are invalid_argument', async () => {
-    for (const name of ['Ops', 'dev ops', 'ops!', '_ops', ''])
-      await refused(ctx.s, ctx.p, 'create_discipline', { name, display_name: 'Ops', icon: 'Cloud', color: '#111111' }, 'invalid_argument');
+    for (const name of ['Ops', 'dev ops', 'ops!', '_ops', '']) await refused(ctx.s, ctx.p, 'create_discipline', { name, display_name: 'Ops', icon: 'Cloud', color: '#111111' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', color: '#111111' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: '  ', color: '#111111' }, 'invalid_argument');

@@ -131,8 +131,7 @@ describe('create_feature', () => {
   });
 
   test('bad names, paths, dependencies and fields are invalid_argument', async () => {
-    for (const name of ['Meal Plans', 'meal plans', 'MEAL', '-x', 'x-', 'a/b', ''])
-      await refused(ctx.s, ctx.p, 'create_feature', { name, display_name: 'X' }, 'invalid_argument');
+    for (const name of ['Meal Plans', 'meal plans', 'MEAL', '-x', 'x-', 'a/b', '']) await refused(ctx.s, ctx.p, 'create_feature', { name, display_name: 'X' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: '' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', context_files: ['../x'] }, 'invalid_argument');
@@ -314,7 +313,7 @@ describe('append_feature_learning', () => {
     assert.equal(r.matched, 'Always store quantities in grams, convert only for display');
     const ls = learnings(ctx.p, 'recipes');
     assert.equal(ls.length, before.length, 'replaced in place, not appended');
-    assert.equal(ls[1].text, 'Never store quantities in grams, convert only for display', 'the new text is in the old one\'s place');
+    assert.equal(ls[1].text, 'Never store quantities in grams, convert only for display', "the new text is in the old one's place");
     assert.ok(!ls.some((l) => learningText(l) === 'Always store quantities in grams, convert only for display'), 'the old text is gone');
     assert.equal(ls[1].hit_count, 1);
     assert.equal(ls[1].source, 'agent');

@@ -32,10 +32,24 @@ function assertProgressMatches(r: AnyRow, p: Project): void {
   assert.deepEqual(r.by_discipline, e.by_discipline, 'by_discipline');
   const sumStatus = Object.values(r.by_status as Record<string, number>).reduce((a, b) => a + b, 0);
   assert.equal(sumStatus, r.total, 'by_status adds up to total');
-  assert.equal(r.by_feature.reduce((a: number, g: AnyRow) => a + g.total, 0), r.total, 'by_feature adds up to total');
-  assert.equal(r.by_discipline.reduce((a: number, g: AnyRow) => a + g.total, 0), r.total, 'by_discipline adds up to total');
-  assert.equal(r.by_feature.reduce((a: number, g: AnyRow) => a + g.done, 0), r.done);
-  assert.equal(r.by_discipline.reduce((a: number, g: AnyRow) => a + g.done, 0), r.done);
+  assert.equal(
+    r.by_feature.reduce((a: number, g: AnyRow) => a + g.total, 0),
+    r.total,
+    'by_feature adds up to total',
+  );
+  assert.equal(
+    r.by_discipline.reduce((a: number, g: AnyRow) => a + g.total, 0),
+    r.total,
+    'by_discipline adds up to total',
+  );
+  assert.equal(
+    r.by_feature.reduce((a: number, g: AnyRow) => a + g.done, 0),
+    r.done,
+  );
+  assert.equal(
+    r.by_discipline.reduce((a: number, g: AnyRow) => a + g.done, 0),
+    r.done,
+  );
   const pct = e.total === 0 ? 0 : (100 * e.done) / e.total;
   assert.ok(Math.abs(r.percent_done - pct) <= 0.05, `percent_done ${r.percent_done} vs ${pct}`);
 }

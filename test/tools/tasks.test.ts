@@ -78,7 +78,12 @@ describe('list_tasks', () => {
         pages++;
         assert.ok(pages < 20, 'pagination does not terminate');
       } while (cursor !== null);
-      const where = Object.keys(filter).length === 0 ? '1' : Object.keys(filter).map((k) => `${k.replace('filter_', '')} = ?`).join(' AND ');
+      const where =
+        Object.keys(filter).length === 0
+          ? '1'
+          : Object.keys(filter)
+              .map((k) => `${k.replace('filter_', '')} = ?`)
+              .join(' AND ');
       const expected = rows(ctx.p, `SELECT id FROM tasks WHERE ${where} ORDER BY id`, ...Object.values(filter)).map((x) => x.id as number);
       assert.deepEqual(seen, expected, `limit ${limit} ${JSON.stringify(filter)}`);
       assert.equal(new Set(seen).size, seen.length, 'a row was returned twice');
@@ -539,7 +544,11 @@ describe('create_task from two sessions at once', () => {
     }
     const results = await Promise.all(calls);
     const got = results.map((r) => r.task.id as number).sort((x, y) => x - y);
-    assert.deepEqual(got, Array.from({ length: 30 }, (_, i) => 9 + i), 'ids 9..38, each once');
+    assert.deepEqual(
+      got,
+      Array.from({ length: 30 }, (_, i) => 9 + i),
+      'ids 9..38, each once',
+    );
     const db = rows(ctx.p, 'SELECT id, title FROM tasks WHERE id > 8 ORDER BY id');
     assert.equal(db.length, 30);
     for (const r of results) assert.equal(db.find((x) => x.id === r.task.id)?.title, r.task.title, `row ${r.task.id} holds what its caller wrote`);

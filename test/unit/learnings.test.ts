@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import {
-  isNegated,
-  jaccard,
-  MAX_LEARNINGS,
-  mergeLearning,
-  normalizeLearning,
-  truncateLearning,
-  wordSet,
-  type Learning,
-} from '../../src/domain/learnings.js';
+import { isNegated, jaccard, MAX_LEARNINGS, mergeLearning, normalizeLearning, truncateLearning, wordSet, type Learning } from '../../src/domain/learnings.js';
 
 const L = (text: string, extra: Partial<Learning> = {}): Learning => ({
   text,
@@ -32,8 +23,7 @@ describe('learnings dedup (Ralph rules)', () => {
   });
 
   test('negation detection', () => {
-    for (const t of ["Don't mock the database", 'Never use var', 'avoid global state', 'use X instead of Y', 'prefer A rather than B', 'do not retry', 'this is not safe'])
-      assert.ok(isNegated(t), t);
+    for (const t of ["Don't mock the database", 'Never use var', 'avoid global state', 'use X instead of Y', 'prefer A rather than B', 'do not retry', 'this is not safe']) assert.ok(isNegated(t), t);
     for (const t of ['Always use const', 'Store grams', 'Notes go in notebooks']) assert.ok(!isNegated(t), t);
   });
 

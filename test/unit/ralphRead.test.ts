@@ -129,20 +129,17 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
       discipline_color: '#9e7704',
     });
     assert.equal(list[20]?.signal_count, 15);
-    assert.equal(list.reduce((n, t) => n + t.signal_count, 0), 30);
+    assert.equal(
+      list.reduce((n, t) => n + t.signal_count, 0),
+      30,
+    );
   });
 
   test('ralphTaskList fails as a whole on a status, priority or provenance Ralph cannot parse', () => {
     assert.throws(() => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'failed' WHERE id = 6")), /Invalid task status: failed \(task 6\)/);
     assert.throws(() => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 9")), /needs_input \(task 9\)/);
-    assert.throws(
-      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`)),
-      /Invalid task priority: urgent \(task 1\)/,
-    );
-    assert.throws(
-      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`)),
-      /Invalid task provenance: Agent \(task 2\)/,
-    );
+    assert.throws(() => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`)), /Invalid task priority: urgent \(task 1\)/);
+    assert.throws(() => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`)), /Invalid task provenance: Agent \(task 2\)/);
   });
 
   test('ralphTask shows what get_task_by_id shows (an unknown status as pending)', () => {
@@ -320,14 +317,20 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
   test('a done task without completed is also an integrity_check failure (read-only connections skip CHECKs)', () => {
     const v = normalizedInvariants(mutate(head(), BREAKS.done_has_completed ?? ''));
     assertNamesRule(v, 'integrity_check');
-    assert.ok(v.some((m) => m.includes('CHECK constraint failed in runtime_tasks')), v.join('\n'));
+    assert.ok(
+      v.some((m) => m.includes('CHECK constraint failed in runtime_tasks')),
+      v.join('\n'),
+    );
   });
 
   test('needs_input / failed break the list and are flagged twice', () => {
     const v = normalizedInvariants(mutate(head(), "UPDATE runtime_tasks SET status = 'failed' WHERE id = 6"));
     assertNamesRule(v, 'task_status_known');
     assertNamesRule(v, 'task_list_loads');
-    assert.ok(v.some((m) => m.includes('failed') && m.includes('task 6')), v.join('\n'));
+    assert.ok(
+      v.some((m) => m.includes('failed') && m.includes('task 6')),
+      v.join('\n'),
+    );
   });
 });
 
@@ -359,10 +362,7 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
     const p = legacy();
     const list = ralphTaskList(p);
     assert.equal(list.length, 20);
-    assert.deepEqual(
-      [list[3]?.tags, list[3]?.depends_on, list[3]?.acceptance_criteria_count, list[3]?.signal_count, list[3]?.discipline_acronym],
-      [['testing'], [3], 2, 2, 'QLTY'],
-    );
+    assert.deepEqual([list[3]?.tags, list[3]?.depends_on, list[3]?.acceptance_criteria_count, list[3]?.signal_count, list[3]?.discipline_acronym], [['testing'], [3], 2, 2, 'QLTY']);
     const broken = mutate(legacy(), "UPDATE tasks SET status = 'failed' WHERE id = 6");
     assert.equal(ralphTaskList(broken)[5]?.status, 'pending');
   });
@@ -423,7 +423,10 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
     const d = ralphDiscipline(p, 'frontend');
     assert.deepEqual(d?.skills, ['react-19', 'typescript', 'tailwind-v4', 'zustand', 'tanstack-query', 'tauri-ipc']);
     assert.deepEqual([d?.acronym, d?.icon, d?.color, d?.agent], ['FRNT', 'Code', '#068d87', null]);
-    const q = mutate(legacy(), `UPDATE disciplines SET mcp_servers = '[{"name": "fs", "command": "npx", "args": ["first", "second"], "env": {"ROOT": "/x"}}, {"name": "bare", "command": "x"}]' WHERE name = 'frontend'`);
+    const q = mutate(
+      legacy(),
+      `UPDATE disciplines SET mcp_servers = '[{"name": "fs", "command": "npx", "args": ["first", "second"], "env": {"ROOT": "/x"}}, {"name": "bare", "command": "x"}]' WHERE name = 'frontend'`,
+    );
     assert.deepEqual(ralphDiscipline(q, 'frontend')?.mcp_servers, [
       { name: 'fs', command: 'npx', args: ['first', 'second'], env: { ROOT: '/x' } },
       { name: 'bare', command: 'x', args: [], env: {} },
@@ -459,7 +462,7 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
 });
 
 describe('both generations of 04-desktop-dev agree', { skip: HEAD_SKIP || FIXTURE_SKIP }, () => {
-  test('tasks 1..20 read the same (apart from updated, which head\'s triggers stamped)', () => {
+  test("tasks 1..20 read the same (apart from updated, which head's triggers stamped)", () => {
     const h = head();
     const l = legacy();
     for (let id = 1; id <= 20; id++) {

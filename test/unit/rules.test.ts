@@ -38,7 +38,7 @@ describe('dates', () => {
 
 describe('state file entries', () => {
   test('entries split on headers; text before the first header is its own entry', () => {
-    const text = 'hand-written note\n\n' + formatEntry('one', '2026-01-01T00:00:00Z', 'yap') + formatEntry('two\nlines', '2026-01-02T00:00:00Z', 'yap');
+    const text = `hand-written note\n\n${formatEntry('one', '2026-01-01T00:00:00Z', 'yap')}${formatEntry('two\nlines', '2026-01-02T00:00:00Z', 'yap')}`;
     const entries = splitEntries(text);
     assert.equal(entries.length, 3);
     assert.equal(entries[2], '## 2026-01-02T00:00:00Z · yap\ntwo\nlines\n\n');

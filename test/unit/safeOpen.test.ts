@@ -133,7 +133,7 @@ describe('openInProject', () => {
 describe('bounded reads', () => {
   test('readTailInProject reads at most maxBytes: the end of the file, and says how much it left out', () => {
     const { root, file } = layout();
-    const big = 'a'.repeat(3_000_000) + 'THE END\n';
+    const big = `${'a'.repeat(3_000_000)}THE END\n`;
     writeFileSync(file, big);
     const r = readTailInProject(root, file, 1000)!;
     assert.equal(r.text.length, 1000);

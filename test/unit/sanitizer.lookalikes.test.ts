@@ -46,7 +46,10 @@ describe('sanitiser look-alike corpus', () => {
   for (const input of HOSTILE) {
     test(`caught: ${JSON.stringify(input)}`, () => {
       // The corpus must be hostile as the reader sees it, or this test proves nothing.
-      assert.ok(foldedViews(input).some((v) => DANGER.some((re) => re.test(v))), 'the corpus entry reads as an attack');
+      assert.ok(
+        foldedViews(input).some((v) => DANGER.some((re) => re.test(v))),
+        'the corpus entry reads as an attack',
+      );
       const r = sanitizeAgentText(input);
       assert.notEqual(r.text, input);
       assert.ok(r.changes.includes('instructions') || r.changes.includes('markup'), JSON.stringify(r));
@@ -81,7 +84,13 @@ describe('foldForMatching', () => {
     const input = 'Ａ\u0301ѕ'; // fullwidth A + combining acute, Cyrillic ѕ
     const v = foldForMatching(input);
     assert.equal(v.text, 'as');
-    assert.deepEqual([v.from, v.to], [[0, 2], [2, 3]]);
+    assert.deepEqual(
+      [v.from, v.to],
+      [
+        [0, 2],
+        [2, 3],
+      ],
+    );
   });
 
   test('as-capital reads small Greek letters as their capitals look', () => {

@@ -28,7 +28,7 @@ function describeSchema(path: string) {
   }
 }
 
-test('init creates the schema of Ralph\'s own databases', { skip: FIXTURE_SKIP }, () => {
+test("init creates the schema of Ralph's own databases", { skip: FIXTURE_SKIP }, () => {
   const ours = describeSchema(emptyProject().dbPath);
   // A copy: opening the fixture where it lies would leave -wal/-shm files in the shared folder.
   const ralphs = describeSchema(fixtureProject('04-desktop-dev.db').dbPath);
@@ -46,7 +46,7 @@ test("init's default (normalized) schema is Ralph's head schema, object for obje
     assert.deepEqual(ours.objects, ralphs.objects, f);
   }
   assert.equal(ours.userVersion, 1);
-  assert.equal(ours.overrides, null, 'no column of ours in Ralph\'s tables');
+  assert.equal(ours.overrides, null, "no column of ours in Ralph's tables");
 });
 
 test("init seeds Ralph's eight default disciplines on either schema, or none", () => {

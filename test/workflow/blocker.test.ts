@@ -81,7 +81,10 @@ describe('report_blocker without on_task_id, and on an in_progress upstream (tas
     assert.equal(t.blocked_by, 'FTS5 is not compiled into this SQLite build');
     assert.equal(maxCommentId(p), lastComment + 1, 'one comment');
     assert.equal(commentsOf(p, 5).at(-1)!.task_id, 5);
-    assert.deepEqual([1, 2, 3, 4, 6, 7, 8].map((id) => taskRow(p, id)), others);
+    assert.deepEqual(
+      [1, 2, 3, 4, 6, 7, 8].map((id) => taskRow(p, id)),
+      others,
+    );
   });
 
   test('an in_progress upstream task gets a high-priority comment and stays in_progress', async () => {
@@ -114,7 +117,7 @@ describe('report_blocker in a session without a task', () => {
 describe('signal_abort (task_execution --task 4 --session-id abort-sess-7)', () => {
   const ctx = useSession(['--recipe', 'task_execution', '--task', '4', '--session-id', 'abort-sess-7']);
 
-  test('records the signal for Ralph, logs it at warn, tells the agent to stop, leaves Ralph\'s data alone', async () => {
+  test("records the signal for Ralph, logs it at warn, tells the agent to stop, leaves Ralph's data alone", async () => {
     const { s, p } = ctx;
     const before = dump(p);
     const reason = 'Rate limited (HTTP 429) for the next 10 minutes';
@@ -225,7 +228,7 @@ describe('move_task_to_feature (opus_review)', () => {
     assert.equal(r.task.feature, 'auth');
   });
 
-  test('the same feature again: changed:false and Ralph\'s data untouched', async () => {
+  test("the same feature again: changed:false and Ralph's data untouched", async () => {
     const { s, p } = ctx;
     const before = dump(p);
     const r = await s.ok('move_task_to_feature', { id: 5, feature: 'auth' });

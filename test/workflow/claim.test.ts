@@ -117,13 +117,25 @@ describe('claim_next_task: priority order, then nothing left', () => {
       order.push(r.task.id);
       await s.ok('set_task_status', { status: 'done' });
     }
-    assert.deepEqual([...order].sort((a, b) => a - b), [5, 20, 21, 22, 23, 27, 28], `claimed ${order.join(', ')}`);
-    assert.deepEqual(order.slice(0, 2).sort((a, b) => a - b), [5, 28], 'the two Ready critical tasks first');
+    assert.deepEqual(
+      [...order].sort((a, b) => a - b),
+      [5, 20, 21, 22, 23, 27, 28],
+      `claimed ${order.join(', ')}`,
+    );
+    assert.deepEqual(
+      order.slice(0, 2).sort((a, b) => a - b),
+      [5, 28],
+      'the two Ready critical tasks first',
+    );
     assert.ok(order.indexOf(27) > order.indexOf(21), '27 only after 21 is done');
     // Among the tasks Ready at the start, priority never goes up.
     const atStart = order.filter((id) => id !== 27);
     const ranks = atStart.map((id) => rank[String(taskRow(p, id)!.priority)]!);
-    assert.deepEqual(ranks, [...ranks].sort((a, b) => a - b), `priorities in order: ${atStart.join(', ')}`);
+    assert.deepEqual(
+      ranks,
+      [...ranks].sort((a, b) => a - b),
+      `priorities in order: ${atStart.join(', ')}`,
+    );
     assert.equal(order.at(-1), 20, 'low last');
     for (const id of [24, 25, 26, 4]) assert.notEqual(taskRow(p, id)!.status, 'done', `task ${id} was not Ready`);
   });
@@ -210,7 +222,11 @@ describe(`claim_next_task: ${WORKERS} worker processes drain ${READY}+ Ready tas
     const all = results.flat();
     const dupes = all.filter((id, i) => all.indexOf(id) !== i);
     assert.deepEqual(dupes, [], `tasks claimed twice: ${dupes.join(', ')}`);
-    assert.deepEqual([...all].sort((a, b) => a - b), expected, 'every Ready task was claimed');
+    assert.deepEqual(
+      [...all].sort((a, b) => a - b),
+      expected,
+      'every Ready task was claimed',
+    );
     assert.ok(results.filter((r) => r.length > 0).length >= 2, `the work was shared: ${results.map((r) => r.length).join(', ')}`);
 
     for (const id of expected) assert.equal(taskRow(p, id)!.status, 'done', `task ${id} is done`);
@@ -231,6 +247,10 @@ describe(`claim_next_task: ${WORKERS} worker processes drain ${READY}+ Ready tas
       const mine = claims.filter((c) => c.session_id === `pool-${i}`).map((c) => c.task_id as number);
       assert.deepEqual(mine.slice(0, got.length), got, `pool-${i}'s claims in ralph_mcp_audit match what it was given`);
     });
-    assert.deepEqual(auditRows(p, "outcome <> 'ok'").map((x: AnyRow) => `${x.tool}:${x.outcome}`), [], 'no refused call');
+    assert.deepEqual(
+      auditRows(p, "outcome <> 'ok'").map((x: AnyRow) => `${x.tool}:${x.outcome}`),
+      [],
+      'no refused call',
+    );
   });
 });

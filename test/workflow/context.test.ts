@@ -107,7 +107,7 @@ describe('get_dependency_details (task_execution --task 4)', () => {
 
   test('transitive dependencies of the own task (default id), with comments and output artifacts, as stored', async () => {
     const { s, p } = ctx;
-    ralphWrites(p, (run) => run("UPDATE tasks SET output_artifacts = '[\"src/api/recipes.ts\",\"src/api/validate.ts\"]' WHERE id = 2"));
+    ralphWrites(p, (run) => run('UPDATE tasks SET output_artifacts = \'["src/api/recipes.ts","src/api/validate.ts"]\' WHERE id = 2'));
     insertComment(p, 2, 'Review note: validation errors are 422 with a field map.');
     const r = await s.ok('get_dependency_details', {});
     assert.equal(r.task_id, 4);
@@ -123,10 +123,19 @@ describe('get_dependency_details (task_execution --task 4)', () => {
   test('the depth limit cuts the walk and says so', async () => {
     const { s, p } = ctx;
     const two = await s.ok('get_dependency_details', { depth: 2 });
-    assert.deepEqual(two.dependencies.map((d: AnyRow) => [d.id, d.depth]), [[3, 1], [2, 2]]);
+    assert.deepEqual(
+      two.dependencies.map((d: AnyRow) => [d.id, d.depth]),
+      [
+        [3, 1],
+        [2, 2],
+      ],
+    );
     assert.equal(two.truncated, true);
     const one = await s.ok('get_dependency_details', { id: 4, depth: 1 });
-    assert.deepEqual(one.dependencies.map((d: AnyRow) => d.id), [3]);
+    assert.deepEqual(
+      one.dependencies.map((d: AnyRow) => d.id),
+      [3],
+    );
     assert.equal(one.truncated, true);
     const three = await s.ok('get_dependency_details', { depth: 3 });
     assert.equal(three.truncated, false, 'depth 3 reaches task 1, which has no dependencies');
@@ -137,7 +146,10 @@ describe('get_dependency_details (task_execution --task 4)', () => {
     const { s } = ctx;
     const seven = await s.ok('get_dependency_details', { id: 7 });
     assert.equal(seven.task_id, 7);
-    assert.deepEqual(seven.dependencies.map((d: AnyRow) => d.id), [3, 2, 1]);
+    assert.deepEqual(
+      seven.dependencies.map((d: AnyRow) => d.id),
+      [3, 2, 1],
+    );
     const one = await s.ok('get_dependency_details', { id: 1 });
     assert.deepEqual(one.dependencies, []);
     assert.equal(one.truncated, false);
@@ -148,7 +160,12 @@ describe('get_dependency_details (task_execution --task 4)', () => {
     insertTasks(p, [{ id: 40, title: 'Release checklist', feature: 'recipes', depends_on: [4, 999, 2] }]);
     const r = await s.ok('get_dependency_details', { id: 40, depth: 10 });
     const seen = r.dependencies.map((d: AnyRow) => [d.id, d.depth]).sort((a: number[], b: number[]) => a[0]! - b[0]!);
-    assert.deepEqual(seen, [[1, 2], [2, 1], [3, 2], [4, 1]]);
+    assert.deepEqual(seen, [
+      [1, 2],
+      [2, 1],
+      [3, 2],
+      [4, 1],
+    ]);
     assert.deepEqual(r.missing, [999]);
     assert.equal(r.truncated, false);
   });

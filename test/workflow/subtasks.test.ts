@@ -39,14 +39,17 @@ describe('spawn_subtasks: inheritance, `after` indexes, dependents gain the last
     assert.equal(a.status, 'pending');
     assert.equal(a.description, 'Add/remove rows');
     assert.deepEqual(JSON.parse(String(a.acceptance_criteria)), ['Rows can be removed']);
-    assert.deepEqual(deps(p, 9), [2], "a subtask with no sibling dependency needs what the parent needed");
+    assert.deepEqual(deps(p, 9), [2], 'a subtask with no sibling dependency needs what the parent needed');
 
     const b = taskRow(p, 10)!;
     assert.equal(b.feature, 'recipes');
     assert.equal(b.discipline, 'frontend');
     assert.equal(b.priority, 'medium');
     assert.ok(deps(p, 10).includes(9), `task 10 depends on task 9 (after: [0]); got ${b.depends_on}`);
-    assert.ok(deps(p, 10).every((d) => d === 9 || d === 2), `task 10 needs only 9 (and maybe the parent's 2); got ${b.depends_on}`);
+    assert.ok(
+      deps(p, 10).every((d) => d === 9 || d === 2),
+      `task 10 needs only 9 (and maybe the parent's 2); got ${b.depends_on}`,
+    );
 
     const c = taskRow(p, 11)!;
     assert.equal(c.feature, 'search', 'a given feature wins');
@@ -83,7 +86,10 @@ describe('spawn_subtasks: inheritance, `after` indexes, dependents gain the last
 
   test('one audit row, outcome ok, per successful call', () => {
     const a = auditRows(ctx.p, "tool = 'spawn_subtasks'");
-    assert.deepEqual(a.map((x) => x.outcome), ['ok', 'ok']);
+    assert.deepEqual(
+      a.map((x) => x.outcome),
+      ['ok', 'ok'],
+    );
     assert.ok(a.every((x) => x.session_id === 'enrich-1' && x.recipe === 'enrichment'));
   });
 });

@@ -16,8 +16,7 @@ export const maxTaskId = (p: Project): number => Number(row(p, 'SELECT coalesce(
 export const maxCommentId = (p: Project): number => Number(row(p, 'SELECT coalesce(max(id), 0) AS m FROM task_comments')!.m);
 export const deps = (p: Project, id: number): number[] => JSON.parse(String(taskRow(p, id)!.depends_on)) as number[];
 
-export const hasTable = (p: Project, name: string): boolean =>
-  rows(p, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name).length > 0;
+export const hasTable = (p: Project, name: string): boolean => rows(p, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name).length > 0;
 
 /** ralph_mcp_audit rows (oldest first), optionally filtered; [] while the table does not exist yet. */
 export function auditRows(p: Project, where = '1', ...params: unknown[]): AnyRow[] {

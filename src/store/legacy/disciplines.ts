@@ -14,8 +14,7 @@ import { disciplineFromRow } from './rows.js';
 const UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;
 const UPDATE_SQL = Object.fromEntries(UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`])) as Record<(typeof UPDATABLE)[number], string>;
 
-const hasOverridesColumn = (db: Db): boolean =>
-  db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines').some((c) => c.name === 'mcp_tool_overrides');
+const hasOverridesColumn = (db: Db): boolean => db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines').some((c) => c.name === 'mcp_tool_overrides');
 
 export function legacyDisciplines(db: Db): DisciplineStore {
   return {

@@ -65,10 +65,7 @@ export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acr
     },
     featureDependents(name) {
       return db
-        .all<{ name: string }>(
-          "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
-          name,
-        )
+        .all<{ name: string }>("SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name", name)
         .map((r) => r.name);
     },
     featureDependencies(name) {

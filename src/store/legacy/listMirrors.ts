@@ -16,8 +16,7 @@ const MIRRORS = [
 ] as const;
 
 const triggersPresent = (db: Db, m: (typeof MIRRORS)[number]): boolean =>
-  db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'", m.prefix).filter((r) => m.triggers.includes(r.name)).length ===
-  m.triggers.length;
+  db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'", m.prefix).filter((r) => m.triggers.includes(r.name)).length === m.triggers.length;
 
 /** Before our DDL runs: whether both mirrors are whole (filled, and their triggers there all along). */
 export const listMirrorsIntact = (db: Db): boolean =>

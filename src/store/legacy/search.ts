@@ -10,7 +10,12 @@ const INDEX_ROWS = `
     coalesce((SELECT group_concat(value, char(10)) FROM json_each(CASE WHEN json_valid(t.acceptance_criteria) THEN t.acceptance_criteria ELSE '[]' END)), ''),
     coalesce((SELECT group_concat(body, char(10)) FROM task_comments c WHERE c.task_id = t.id), '')
   FROM tasks t`;
-const SOURCE: SearchSource = { generation: 'legacy', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT id, title FROM tasks', titleOf: 'SELECT title FROM tasks WHERE id = ?',
+const SOURCE: SearchSource = {
+  generation: 'legacy',
+  indexRows: INDEX_ROWS,
+  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  titles: 'SELECT id, title FROM tasks',
+  titleOf: 'SELECT title FROM tasks WHERE id = ?',
   titlesOf: 'SELECT id, title FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
 };
 

@@ -11,8 +11,7 @@ import { insertComment } from './comments.js';
  * stuck or blocked, is a high-priority comment, so it stands out where a person reads comments.
  */
 
-const URGENT = (verb: string, c: Record<string, unknown>) =>
-  verb === 'stuck' || verb === 'blocked' || (verb === 'ask' && c.blocking === 1) || (verb === 'flag' && c.severity === 'blocking');
+const URGENT = (verb: string, c: Record<string, unknown>) => verb === 'stuck' || verb === 'blocked' || (verb === 'ask' && c.blocking === 1) || (verb === 'flag' && c.severity === 'blocking');
 
 /** One fixed INSERT per verb (domain/signals.ts): column names from that constant list only. */
 const INSERT_SIGNAL = new Map(

@@ -87,9 +87,7 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
 const JSON_COLUMNS = new Set<string>(['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts']);
 /** One fixed UPDATE per column: column names never come from input. */
-const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(
-  UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
-) as Record<(typeof UPDATABLE)[number], string>;
+const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`])) as Record<(typeof UPDATABLE)[number], string>;
 
 /**
  * A task `t` is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
@@ -292,9 +290,7 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
     },
     progressGroups() {
       // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp-legacy.sql) it reads only that index.
-      return db.all<{ status: string; feature: string; discipline: string; n: number }>(
-        'SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline',
-      );
+      return db.all<{ status: string; feature: string; discipline: string; n: number }>('SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline');
     },
     completeTaskIds(prefix, limit) {
       return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)", likePrefix(prefix), limit).map((r) => r.id);

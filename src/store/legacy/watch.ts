@@ -12,7 +12,9 @@ export function legacyWatch(db: Db): Pick<WatchStore, 'taskFingerprint'> {
       const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
       if (!row) return null;
       const comments = db.get('SELECT count(*) AS n, max(id) AS last, total(length(body)) AS len FROM task_comments WHERE task_id = ?', id);
-      const answers = ownSignals(db) ? db.get('SELECT count(*) AS n, max(id) AS last, count(answer) AS answered, total(length(answer)) AS len FROM ralph_mcp_task_signals WHERE task_id = ?', id) : null;
+      const answers = ownSignals(db)
+        ? db.get('SELECT count(*) AS n, max(id) AS last, count(answer) AS answered, total(length(answer)) AS len FROM ralph_mcp_task_signals WHERE task_id = ?', id)
+        : null;
       return JSON.stringify([row, comments, answers]);
     },
   };

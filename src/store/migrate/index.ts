@@ -38,7 +38,10 @@ export function migrateDatabase(dbPath: string, stamp = new Date().toISOString()
   if ('current' in original) return { migrated: false, reason: original.current };
   const { plan, hash } = original;
   if (plan.problems.length > 0) {
-    const shown = plan.problems.slice(0, 20).map((p) => `  - ${p}`).join('\n');
+    const shown = plan.problems
+      .slice(0, 20)
+      .map((p) => `  - ${p}`)
+      .join('\n');
     throw new StartupError(
       `nothing was changed: ${plan.problems.length} value(s) have no home in Ralph's normalized schema${plan.problems.length > 20 ? ' (first 20)' : ''}:\n${shown}\nFix them in Ralph (or with SQL) and run migrate again`,
     );
@@ -82,7 +85,7 @@ function openOriginal(dbPath: string): { db: Connection; readonly: boolean } {
  */
 function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>; hash: string } | { current: string } {
   const { db: src, readonly } = openOriginal(dbPath);
-  let plan;
+  let plan: ReturnType<typeof planMigration>;
   try {
     const info = inspectSchema(new Db(src));
     if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));

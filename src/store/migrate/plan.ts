@@ -87,7 +87,9 @@ export function planMigration(src: Connection): MigrationPlan {
       const argsOk = s.args === undefined || (Array.isArray(s.args) && s.args.every(isString));
       const envOk = s.env === undefined || (s.env !== null && typeof s.env === 'object' && !Array.isArray(s.env) && Object.values(s.env).every(isString));
       if (typeof s.name !== 'string' || typeof s.command !== 'string' || !argsOk || !envOk || extra.length > 0) {
-        problems.push(`${where}[${i}] has no home in discipline_mcp_servers (needs name and command strings, args a list of strings, env an object of strings${extra.length ? `; unknown keys ${extra.join(', ')}` : ''})`);
+        problems.push(
+          `${where}[${i}] has no home in discipline_mcp_servers (needs name and command strings, args a list of strings, env an object of strings${extra.length ? `; unknown keys ${extra.join(', ')}` : ''})`,
+        );
         return [];
       }
       return [{ name: s.name, command: s.command, args: (s.args as string[] | undefined) ?? [], env: Object.entries((s.env as Record<string, string> | undefined) ?? {}) }];
@@ -99,7 +101,11 @@ export function planMigration(src: Connection): MigrationPlan {
       overrides: typeof row.mcp_tool_overrides === 'string' && row.mcp_tool_overrides.trim() !== '' ? row.mcp_tool_overrides : null,
     };
   });
-  duplicatesIgnoringCase(disciplines.map((d) => String(d.row.name)), 'disciplines', problems);
+  duplicatesIgnoringCase(
+    disciplines.map((d) => String(d.row.name)),
+    'disciplines',
+    problems,
+  );
 
   const featureNames = new Set(all('SELECT name FROM features').map((r) => String(r.name)));
   const features = all('SELECT * FROM features ORDER BY rowid').map((row) => {
@@ -117,7 +123,11 @@ export function planMigration(src: Connection): MigrationPlan {
       learnings: learnings(row, problems),
     };
   });
-  duplicatesIgnoringCase(features.map((f) => String(f.row.name)), 'features', problems);
+  duplicatesIgnoringCase(
+    features.map((f) => String(f.row.name)),
+    'features',
+    problems,
+  );
 
   const taskIds = new Set(all('SELECT id FROM tasks').map((r) => Number(r.id)));
   const tasks = all('SELECT * FROM tasks ORDER BY id').map((row) => {
@@ -125,8 +135,10 @@ export function planMigration(src: Connection): MigrationPlan {
     const at = (col: string) => `tasks.${col} of task ${id}`;
     if (!STATUSES.includes(String(row.status))) problems.push(`task ${id} has status ${JSON.stringify(row.status)}; Ralph's head reads only ${STATUSES.join(', ')}`);
     if (row.priority !== null && !PRIORITY_SET.includes(String(row.priority))) problems.push(`task ${id} has priority ${JSON.stringify(row.priority)}; allowed: ${PRIORITIES.join(', ')} or none`);
-    if (row.provenance !== null && !PROVENANCES.includes(String(row.provenance))) problems.push(`task ${id} has provenance ${JSON.stringify(row.provenance)}; allowed: ${PROVENANCES.join(', ')} or none`);
-    if (row.status === 'done' && (row.completed === null || row.completed === '')) problems.push(`task ${id} is done but has no completed date, which Ralph's head requires; set one and migrate again`);
+    if (row.provenance !== null && !PROVENANCES.includes(String(row.provenance)))
+      problems.push(`task ${id} has provenance ${JSON.stringify(row.provenance)}; allowed: ${PROVENANCES.join(', ')} or none`);
+    if (row.status === 'done' && (row.completed === null || row.completed === ''))
+      problems.push(`task ${id} is done but has no completed date, which Ralph's head requires; set one and migrate again`);
     if (!featureNames.has(String(row.feature))) problems.push(`task ${id} belongs to feature ${JSON.stringify(row.feature)}, which does not exist`);
     const deps = list(row.depends_on, at('depends_on'), isId, 'task ids').map(Number);
     for (const d of deps) {
@@ -221,7 +233,9 @@ function duplicatesIgnoringCase(names: string[], what: string, problems: string[
 function unknownColumnsWithData(src: Connection, problems: string[]): void {
   for (const table of ralphTables('legacy')) {
     // Every column of schema/ralph-legacy.sql has a home; only the others need looking at.
-    const known = expectedColumns('legacy').get(table)!.map((c) => c.name);
+    const known = expectedColumns('legacy')
+      .get(table)!
+      .map((c) => c.name);
     const cols = (src.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
     for (const c of cols.filter((x) => !known.includes(x))) {
       // The column name comes from the database's own schema, quoted as an identifier.

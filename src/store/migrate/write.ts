@@ -36,7 +36,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     for (const skill of d.skills) db.run('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)', id, skill);
     for (const s of d.servers) {
       const server = Number(db.run('INSERT INTO discipline_mcp_servers (discipline_id, name, command) VALUES (?, ?, ?)', id, s.name, s.command).lastInsertRowid);
-      s.args.forEach((arg, i) => db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i));
+      for (const [i, arg] of s.args.entries()) db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i);
       for (const [key, value] of s.env) db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
     }
     if (d.overrides !== null) db.run('INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)', r.name, d.overrides);
@@ -98,7 +98,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
       { ...pick(r, ['id', 'status', 'provenance', 'enriched_at', 'created', 'updated', 'completed']), subsystem_id: featureIds.get(String(r.feature)) },
     );
     for (const tag of t.tags) db.run('INSERT INTO task_tags (task_id, tag) VALUES (?, ?)', id, tag);
-    t.criteria.forEach((c, i) => db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i));
+    for (const [i, c] of t.criteria.entries()) db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i);
     for (const p of t.context_files) db.run('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)', id, p);
     for (const p of t.output_artifacts) db.run('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)', id, p);
   }
@@ -136,9 +136,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     const verb = verbOf.get(Number(c.id));
     if (verb) {
       agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
-      const signal = Number(
-        insertVerbSignal(verb),
-      );
+      const signal = Number(insertVerbSignal(verb));
       db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
       continue;
     }
@@ -195,7 +193,30 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
 
 /** The named fields of a row, as bound parameters (missing ones as NULL). */
 /** A ralph_mcp_task_signals row's columns that task_signals has, by the same names. */
-const SIGNAL_ROW = ['task_id', 'session_id', 'verb', 'text', 'summary', 'remaining', 'reason', 'question', 'what', 'on', 'blocking', 'severity', 'category', 'kind', 'scope', 'preferred', 'options', 'rationale', 'why', 'detail', 'answer', 'created'] as const;
+const SIGNAL_ROW = [
+  'task_id',
+  'session_id',
+  'verb',
+  'text',
+  'summary',
+  'remaining',
+  'reason',
+  'question',
+  'what',
+  'on',
+  'blocking',
+  'severity',
+  'category',
+  'kind',
+  'scope',
+  'preferred',
+  'options',
+  'rationale',
+  'why',
+  'detail',
+  'answer',
+  'created',
+] as const;
 
 function pick(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, row[k] ?? null]));

@@ -27,7 +27,8 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
       args: db.all<{ arg: string }>('SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id', s.id).map((a) => a.arg),
       env: Object.fromEntries(db.all<{ key: string; value: string }>('SELECT key, value FROM discipline_mcp_server_env WHERE server_id = ? ORDER BY id', s.id).map((e) => [e.key, e.value])),
     }));
-  const overridesRaw = (name: string): unknown => (hasOwnTables(db) ? (db.get<{ o: unknown }>('SELECT mcp_tool_overrides AS o FROM ralph_mcp_discipline_overrides WHERE discipline = ?', name)?.o ?? null) : null);
+  const overridesRaw = (name: string): unknown =>
+    hasOwnTables(db) ? (db.get<{ o: unknown }>('SELECT mcp_tool_overrides AS o FROM ralph_mcp_discipline_overrides WHERE discipline = ?', name)?.o ?? null) : null;
 
   return {
     listDisciplines() {
@@ -99,7 +100,12 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
     },
     writeToolOverrides(name, json) {
       if (json === null) db.run('DELETE FROM ralph_mcp_discipline_overrides WHERE discipline = ?', name);
-      else db.run('INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?) ON CONFLICT (discipline) DO UPDATE SET mcp_tool_overrides = excluded.mcp_tool_overrides', name, json);
+      else
+        db.run(
+          'INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?) ON CONFLICT (discipline) DO UPDATE SET mcp_tool_overrides = excluded.mcp_tool_overrides',
+          name,
+          json,
+        );
     },
     mcpServerItems(name) {
       return servers(disciplineId(db, name));

@@ -18,8 +18,16 @@ const COLUMNS = ['display_name', 'description', 'acronym', 'architecture', 'boun
 const UPDATE_SQL = Object.fromEntries(COLUMNS.map((c) => [c, `UPDATE subsystems SET ${c} = ? WHERE id = ?`])) as Record<(typeof COLUMNS)[number], string>;
 
 const LISTS = {
-  knowledge_paths: { read: 'SELECT path AS v FROM subsystem_knowledge_paths WHERE subsystem_id = ? ORDER BY id', clear: 'DELETE FROM subsystem_knowledge_paths WHERE subsystem_id = ?', add: 'INSERT INTO subsystem_knowledge_paths (subsystem_id, path) VALUES (?, ?)' },
-  context_files: { read: 'SELECT file_path AS v FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id', clear: 'DELETE FROM subsystem_context_files WHERE subsystem_id = ?', add: 'INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)' },
+  knowledge_paths: {
+    read: 'SELECT path AS v FROM subsystem_knowledge_paths WHERE subsystem_id = ? ORDER BY id',
+    clear: 'DELETE FROM subsystem_knowledge_paths WHERE subsystem_id = ?',
+    add: 'INSERT INTO subsystem_knowledge_paths (subsystem_id, path) VALUES (?, ?)',
+  },
+  context_files: {
+    read: 'SELECT file_path AS v FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id',
+    clear: 'DELETE FROM subsystem_context_files WHERE subsystem_id = ?',
+    add: 'INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)',
+  },
 } as const;
 
 const LEARNINGS = {
@@ -96,7 +104,9 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
         architecture: typeof r.architecture === 'string' ? r.architecture : null,
         boundaries: typeof r.boundaries === 'string' ? r.boundaries : null,
         learnings: learningRows(id).map((l) => publicLearning(normalizeLearning(l)!)),
-        dependencies: db.all<{ name: string }>('SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = ? ORDER BY d.id', id).map((x) => x.name),
+        dependencies: db
+          .all<{ name: string }>('SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = ? ORDER BY d.id', id)
+          .map((x) => x.name),
       };
       return feature;
     },
@@ -144,7 +154,10 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
     },
     featureDependencies(name) {
       return db
-        .all<{ name: string }>('SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = (SELECT id FROM subsystems WHERE name = ?) ORDER BY d.id', name)
+        .all<{ name: string }>(
+          'SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = (SELECT id FROM subsystems WHERE name = ?) ORDER BY d.id',
+          name,
+        )
         .map((r) => r.name);
     },
     featureContextFileItems: (name) => readList(subsystemId(db, name), 'context_files'),

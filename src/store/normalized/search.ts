@@ -14,7 +14,12 @@ const INDEX_ROWS = `
     coalesce((SELECT group_concat(criterion, char(10)) FROM (SELECT criterion FROM task_acceptance_criteria WHERE task_id = t.id ORDER BY criterion_order, id)), ''),
     coalesce((SELECT group_concat(coalesce(sg.text, sg.summary, sg.reason, sg.question, sg.what, sg."on", ''), char(10)) FROM task_signals sg WHERE sg.task_id = t.id), '')
   FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id`;
-const SOURCE: SearchSource = { generation: 'normalized', indexRows: INDEX_ROWS, indexRow: `${INDEX_ROWS} WHERE t.id = ?`, titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id', titleOf: 'SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?',
+const SOURCE: SearchSource = {
+  generation: 'normalized',
+  indexRows: INDEX_ROWS,
+  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id',
+  titleOf: 'SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?',
   titlesOf: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
 };
 

@@ -129,7 +129,6 @@ function insertSql(names: string[]): string {
   return sql;
 }
 
-
 export function normalizedSignals(db: Db): SignalStore {
   return {
     addSignal(taskId, row, by) {

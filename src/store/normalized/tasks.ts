@@ -149,8 +149,7 @@ const mirrorServes = (q: TaskListQuery, src: ListSources): boolean => src.facets
  * the page's rows are then read for those ids only. Otherwise both read the runtime and details rows.
  */
 /** Which rows a list statement reads: the count reads the mirror whenever no date is involved, the page as mirrorServes says. */
-const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets =>
-  mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED;
+const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets => (mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED);
 
 function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', capped = false): string {
   const c = listSource(q, src, what);
@@ -194,10 +193,10 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
    */
   const ownDetails = (taskId: number): number => {
     const detailsId = detailsIdOf(db, taskId);
-    const shared = db.get(
-      'SELECT 1 AS x WHERE EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) OR EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d AND id <> @t)',
-      { d: detailsId, t: taskId },
-    );
+    const shared = db.get('SELECT 1 AS x WHERE EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) OR EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d AND id <> @t)', {
+      d: detailsId,
+      t: taskId,
+    });
     if (!shared) return detailsId;
     const copy = Number(
       db.run(
@@ -210,7 +209,8 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     return copy;
   };
   const storedList = (taskId: number, field: 'context_files' | 'depends_on'): unknown[] => {
-    const sql = field === 'context_files' ? 'SELECT file_path AS v FROM task_context_files WHERE task_id = ? ORDER BY id' : 'SELECT depends_on_task_id AS v FROM task_dependencies WHERE task_id = ? ORDER BY id';
+    const sql =
+      field === 'context_files' ? 'SELECT file_path AS v FROM task_context_files WHERE task_id = ? ORDER BY id' : 'SELECT depends_on_task_id AS v FROM task_dependencies WHERE task_id = ? ORDER BY id';
     return db.all<{ v: unknown }>(sql, taskId).map((r) => r.v);
   };
 
@@ -256,7 +256,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
     },
     dependentsOf(id, limit = -1) {
-      return db.all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)', id, id, limit).map((r) => r.id);
+      return db
+        .all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)', id, id, limit)
+        .map((r) => r.id);
     },
     unfinishedDependencies(id, limit) {
       return db.all<{ id: number; status: string }>(
@@ -270,10 +272,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     blocker(id) {
       // Ralph's head has no blocked_by: the newest `blocked` signal says what blocks the task (report_blocker
       // writes one too, with "task #N" in `on` for an upstream task).
-      const b = db.get<{ on: string; kind: string | null; detail: string | null }>(
-        `SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`,
-        id,
-      );
+      const b = db.get<{ on: string; kind: string | null; detail: string | null }>(`SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`, id);
       if (!b) return { detail: null, upstream: null };
       return { detail: b.detail !== null && b.detail !== '' ? `${b.on}: ${b.detail}` : b.on, upstream: b.kind === 'upstream_task' ? upstreamTaskIn(b.on) : null };
     },
@@ -311,10 +310,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     },
     setTaskStatus(id, next) {
       // `completed` means "is done": stamped on done (Ralph's CHECK requires it), cleared when reopened.
-      db.run(
-        `UPDATE runtime_tasks SET status = @next, updated = @today, completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END WHERE id = @id`,
-        { id, next, today: today() },
-      );
+      db.run(`UPDATE runtime_tasks SET status = @next, updated = @today, completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END WHERE id = @id`, { id, next, today: today() });
     },
     enrichTask(id, pseudocode, acceptance, contextFiles) {
       const d = ownDetails(id);
@@ -331,10 +327,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       // Lists and signals go with the task (ON DELETE CASCADE); sessions keep their row, without the task.
       db.run('DELETE FROM runtime_tasks WHERE id = ?', id);
       // The details row goes too, unless a template or another task still uses it (Ralph leaves it).
-      db.run(
-        'DELETE FROM task_details WHERE id = @d AND NOT EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) AND NOT EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d)',
-        { d: detailsId },
-      );
+      db.run('DELETE FROM task_details WHERE id = @d AND NOT EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) AND NOT EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d)', {
+        d: detailsId,
+      });
       return signals;
     },
     moveTask(id, feature) {
@@ -342,7 +337,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     },
     taskContextFileItems: (id) => storedList(id, 'context_files'),
     writeTaskContextFiles(id, items) {
-      writeList(id, 'context_files', items.filter((x): x is string => typeof x === 'string'));
+      writeList(
+        id,
+        'context_files',
+        items.filter((x): x is string => typeof x === 'string'),
+      );
       touch(id);
     },
     dependencyItems: (id) => storedList(id, 'depends_on'),

@@ -44,10 +44,7 @@ export function claimsStore(db: Db) {
     /** The claims on these tasks (a list page), by task id. */
     claimsOf(taskIds: readonly number[]): Map<number, Claim> {
       if (taskIds.length === 0 || !claimTables(db)) return new Map();
-      const rows = db.all<Claim>(
-        'SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id IN (SELECT value FROM json_each(?))',
-        JSON.stringify(taskIds),
-      );
+      const rows = db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id IN (SELECT value FROM json_each(?))', JSON.stringify(taskIds));
       return new Map(rows.map((r) => [r.task_id, r]));
     },
     /** The session's claims (normally one). */

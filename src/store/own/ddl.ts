@@ -10,11 +10,9 @@ export const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sq
 /** The search index: what both generations keep (schema/ralph-mcp-search.sql), then the generation's own part. */
 export const searchDdl = (generation: Generation): string => `${sqlOf('ralph-mcp-search.sql')}\n${sqlOf(`ralph-mcp-search-${generation}.sql`)}`;
 /** The triggers a DDL text creates, by name. */
-export const triggerNames = (ddl: string, prefix = ''): string[] =>
-  [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));
+export const triggerNames = (ddl: string, prefix = ''): string[] => [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));
 /** Every object (table, index, trigger) a DDL text creates, by name. */
-export const objectNames = (ddl: string): string[] =>
-  [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
+export const objectNames = (ddl: string): string[] => [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
 
 /**
  * A per-connection check that, once true, stays true while the connection is open (a mirror of ours

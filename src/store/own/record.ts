@@ -22,23 +22,28 @@ export function capUtf8(text: string, max: number): string {
   const marker = `…(truncated, ${bytes} bytes)`;
   const room = Math.max(0, max - Buffer.byteLength(marker));
   // Decoding a cut buffer leaves U+FFFD for a split character: drop it.
-  const head = Buffer.from(text.slice(0, room)).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '');
+  const head = Buffer.from(text.slice(0, room))
+    .subarray(0, room)
+    .toString('utf8')
+    .replace(/\uFFFD$/, '');
   return head + marker;
 }
 
 export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outcome: string, about: number | null = null): void {
   const text = capUtf8(JSON.stringify(args ?? {}) ?? '{}', AUDIT_BOUNDS.argsBytes);
-  const auditId = Number(db.run(
-    'INSERT INTO ralph_mcp_audit (session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
-    by.sessionId,
-    by.recipe,
-    by.discipline,
-    by.taskId,
-    capUtf8(tool, AUDIT_BOUNDS.toolBytes),
-    text,
-    outcome,
-    timestamp(),
-  ).lastInsertRowid);
+  const auditId = Number(
+    db.run(
+      'INSERT INTO ralph_mcp_audit (session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      by.sessionId,
+      by.recipe,
+      by.discipline,
+      by.taskId,
+      capUtf8(tool, AUDIT_BOUNDS.toolBytes),
+      text,
+      outcome,
+      timestamp(),
+    ).lastInsertRowid,
+  );
   for (const taskId of tasksNamed(by.taskId, args, about)) db.run('INSERT OR IGNORE INTO ralph_mcp_audit_tasks (task_id, audit_id) VALUES (?, ?)', taskId, auditId);
 }
 

@@ -26,7 +26,10 @@ interface OwnState {
 const ready = new WeakMap<Db, OwnState>();
 const state = (db: Db) => {
   let s = ready.get(db);
-  if (!s) ready.set(db, (s = {}));
+  if (!s) {
+    s = {};
+    ready.set(db, s);
+  }
   return s;
 };
 
@@ -61,7 +64,10 @@ const expectedObjects = new Map<Generation, string[]>();
 /** Whether every object our DDL creates exists, at our version, with a whole mirror. */
 function ownObjectsCurrent(db: Db, generation: Generation): boolean {
   let names = expectedObjects.get(generation);
-  if (!names) expectedObjects.set(generation, (names = objectNames(ownDdl(generation))));
+  if (!names) {
+    names = objectNames(ownDdl(generation));
+    expectedObjects.set(generation, names);
+  }
   const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'").map((r) => r.name));
   if (!names.every((n) => present.has(n))) return false;
   if (db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !== String(OWN_SCHEMA_VERSION)) return false;

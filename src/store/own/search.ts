@@ -184,9 +184,21 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
     const all = windowOf(fts);
     // Fewer matches than the window: they are all here, title matches included. Otherwise older title
     // matches may lie outside it, so the title gets a window of its own (ranked by its own bm25).
-    const inTitle = all.length < SEARCH_BOUNDS.window ? best(all.filter((h) => h.t < 0), limit) : best(windowOf(`{title} : (${fts})`), limit);
+    const inTitle =
+      all.length < SEARCH_BOUNDS.window
+        ? best(
+            all.filter((h) => h.t < 0),
+            limit,
+          )
+        : best(windowOf(`{title} : (${fts})`), limit);
     const seen = new Set(inTitle.map((h) => h.id));
-    const ranked = [...inTitle, ...best(all.filter((h) => !seen.has(h.id) && h.t >= 0), limit)].slice(0, limit);
+    const ranked = [
+      ...inTitle,
+      ...best(
+        all.filter((h) => !seen.has(h.id) && h.t >= 0),
+        limit,
+      ),
+    ].slice(0, limit);
     if (ranked.length === 0) return [];
     const ids = JSON.stringify(ranked.map((h) => h.id));
     // Snippets are cut here from the indexed text, read by rowid (FTS5's snippet() would need the match
@@ -197,7 +209,20 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
     return ranked.flatMap((h) => {
       const head = heads.get(h.id);
       const text = texts.get(h.id);
-      return head ? [{ ...head, score: h.score, snippet: text ? snippet(COLUMNS.map((c) => text[c] ?? ''), terms) : '' }] : [];
+      return head
+        ? [
+            {
+              ...head,
+              score: h.score,
+              snippet: text
+                ? snippet(
+                    COLUMNS.map((c) => text[c] ?? ''),
+                    terms,
+                  )
+                : '',
+            },
+          ]
+        : [];
     });
   } catch (err) {
     if (err instanceof SearchBudgetExceeded) {
@@ -259,7 +284,10 @@ export function titleLookup(db: Db, src: SearchSource): TitleLookup {
     same(key, limit) {
       const indexed = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit + stale.size);
       const all = [...pending.filter((p) => p.key === key), ...indexed.filter((r) => !stale.has(r.id))];
-      return all.sort(byId).slice(0, limit).map((r) => r.id);
+      return all
+        .sort(byId)
+        .slice(0, limit)
+        .map((r) => r.id);
     },
     near(fts, limit) {
       const budget = budgetCondition(db, 'rowid');
@@ -267,10 +295,10 @@ export function titleLookup(db: Db, src: SearchSource): TitleLookup {
       let ids: number[];
       try {
         ids = db
-          .all<{ id: number }>(
-            `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
-            { m: `{title} : (${fts})`, limit: limit + stale.size },
-          )
+          .all<{ id: number }>(`SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`, {
+            m: `{title} : (${fts})`,
+            limit: limit + stale.size,
+          })
           .map((r) => r.id)
           .filter((id) => !stale.has(id))
           .slice(0, limit);
