@@ -74,6 +74,9 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_progress ON ralph_mcp_task_face
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_details ON ralph_mcp_task_facets(details_id);
 -- claim_next_task: pending tasks in claim order, the first ready one found without a sort (src/store/ready.ts).
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_ready ON ralph_mcp_task_facets(status, (CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), task_id);
+-- list_tasks with a feature in id order: walked by id within the feature, the status read from the index
+-- (sorting every match of a status and feature was 0.4 ms at 100,000 tasks; the page needs 50).
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_feature ON ralph_mcp_task_facets(subsystem_id, task_id, status);
 -- list_tasks sorted by priority (the claim's rank, then id): walked in order and stopped at a page.
 CREATE INDEX IF NOT EXISTS ralph_mcp_task_facets_rank ON ralph_mcp_task_facets((CASE priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END), task_id);
 -- list_tasks' filter_tag: Ralph indexes task_tags by task only; this finds a tag's tasks (30 ms -> <1 ms at 100,000).
@@ -82,13 +85,14 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_tags_tag ON task_tags(tag, task_id);
 -- No OR IGNORE / OR REPLACE in these triggers: when Ralph's own write fires them through a foreign-key
 -- action (a deleted discipline nulling its comments' column), SQLite applies that statement's conflict
 -- policy (abort) instead of the trigger's, and a duplicate id would fail Ralph's write. Each insert says
--- NOT EXISTS itself. The triggers were renamed (_v2) when they changed, so older copies are dropped here.
+-- NOT EXISTS itself. The triggers were renamed (_v2, _v3) when they changed, so older copies are dropped here.
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ai;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_au;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ad;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ai;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ad;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au_v2;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai_v2 AFTER INSERT ON task_details BEGIN
   DELETE FROM ralph_mcp_details_facets WHERE details_id = NEW.id;
   INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
@@ -106,7 +110,16 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ai_v2 AFTER INSERT ON runt
   INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v2 AFTER UPDATE OF status, subsystem_id, details_id ON runtime_tasks BEGIN
+-- A status change (most writes) updates the status alone: only the indexes holding it are rewritten.
+-- The row is made again if it is missing, as the full refresh below would.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_status_v3 AFTER UPDATE OF status ON runtime_tasks
+WHEN OLD.subsystem_id IS NEW.subsystem_id AND OLD.details_id IS NEW.details_id BEGIN
+  UPDATE ralph_mcp_task_facets SET status = NEW.status WHERE task_id = NEW.id;
+  INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
+  SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id
+  WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_facets WHERE task_id = NEW.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v3 AFTER UPDATE OF subsystem_id, details_id ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
   INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;

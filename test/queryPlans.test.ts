@@ -21,6 +21,7 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['list_tasks', {}],
   ['list_tasks', { cursor: '2', limit: 2 }],
   ['list_tasks', { filter_status: 'pending' }],
+  ['list_tasks', { filter_status: 'pending', filter_feature: 'recipes' }],
   // The sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone
   // reads the ranks (legacy: ralph_mcp_tasks_rank; normalized: counted over the facets); ready as a claim.
   ['list_tasks', { sort: 'updated' }],

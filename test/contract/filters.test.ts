@@ -115,6 +115,35 @@ contract('list_tasks filters and next_tasks', (env) => {
     assert.deepEqual(ids(s.ok('list_tasks', { cursor: '6' })), [7, 8]);
   });
 
+  test("a list total is remembered only while nothing changed: our writes, another program's, a write in progress", () => {
+    const s = env.open({ recipe: 'opus_review' });
+    const total = (args: Record<string, unknown> = {}) => s.ok('list_tasks', { limit: 1, ...args }).total;
+    assert.equal(total(), 8);
+    assert.equal(total({ filter_status: 'pending' }), 2);
+    assert.equal(total({ cursor: '3' }), 8, 'another page: the same total');
+    s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Count me in' });
+    assert.equal(total(), 9, 'after our own write');
+    const pending = total({ filter_status: 'pending' });
+    s.ok('set_task_status', { id: 6, status: 'pending' });
+    assert.equal(total({ filter_status: 'pending' }), pending + 1);
+    const db = sql(s.project);
+    try {
+      db.prepare(`DELETE FROM ${env.generation === 'normalized' ? 'runtime_tasks' : 'tasks'} WHERE id = 8`).run();
+    } finally {
+      db.close();
+    }
+    assert.equal(total(), 8, "after another program's write");
+    // Inside a write: what the open transaction changed counts, and nothing of it outlives a rollback.
+    assert.throws(() =>
+      s.store.write(() => {
+        s.store.db.run(env.generation === 'normalized' ? 'DELETE FROM runtime_tasks WHERE id = 7' : 'DELETE FROM tasks WHERE id = 7');
+        assert.equal(s.store.countTasks({}), 7);
+        throw new Error('roll back');
+      }),
+    );
+    assert.equal(total(), 8);
+  });
+
   test('bad values: invalid_argument naming what is allowed', () => {
     const s = env.open();
     const before = dump(s.project);

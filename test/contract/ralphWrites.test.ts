@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { query } from '../helpers/project.js';
 import { contract } from './harness.js';
 
 /**
@@ -35,5 +36,26 @@ contract("Ralph's own writes through our triggers", (env) => {
       ralph(s.project.dbPath, 'DELETE FROM runtime_tasks WHERE id = 6');
     }
     assert.equal(s.ok('search_tasks', { query: 'quokka' }).results.length, 0, 'the index followed the deletes');
+  });
+
+  test("the facets mirror follows every write to the columns it copies, ours and Ralph's", { skip: env.generation !== 'normalized' }, () => {
+    const s = env.open({ recipe: 'opus_review' });
+    s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
+    const mirror = () => query(s.project, 'SELECT task_id, status, subsystem_id, details_id, discipline_id, priority FROM ralph_mcp_task_facets ORDER BY task_id');
+    const truth = () =>
+      query(s.project, 'SELECT t.id AS task_id, t.status, t.subsystem_id, t.details_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id ORDER BY t.id');
+    assert.deepEqual(mirror(), truth());
+    s.ok('set_task_status', { id: 5, status: 'done' });
+    s.ok('move_task_to_feature', { id: 5, feature: 'search' });
+    s.ok('update_task', { id: 3, priority: 'critical' });
+    ralph(s.project.dbPath, "UPDATE runtime_tasks SET status = 'blocked' WHERE id = 3");
+    ralph(s.project.dbPath, "UPDATE runtime_tasks SET status = 'skipped', subsystem_id = (SELECT id FROM subsystems WHERE name = 'auth') WHERE id = 6");
+    ralph(s.project.dbPath, 'UPDATE runtime_tasks SET details_id = (SELECT details_id FROM runtime_tasks WHERE id = 2) WHERE id = 7');
+    ralph(s.project.dbPath, "UPDATE task_details SET priority = 'low' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)");
+    assert.deepEqual(mirror(), truth());
+    // A row missing from the mirror is made again by the task's next status change.
+    ralph(s.project.dbPath, 'DELETE FROM ralph_mcp_task_facets WHERE task_id = 4');
+    s.ok('set_task_status', { id: 4, status: 'pending' });
+    assert.deepEqual(mirror(), truth());
   });
 });

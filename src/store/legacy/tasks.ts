@@ -12,6 +12,7 @@ import { afterParams, afterSql, changedDay, changedSinceIndexed, countParams, co
 import { claimTables } from '../own/claims.js';
 import { insertComment } from './comments.js';
 import { listHead, taskFromRow } from '../taskRow.js';
+import { cachedCount } from '../countCache.js';
 
 /**
  * Tasks on the legacy generation: one `tasks` row each, lists as JSON arrays in TEXT columns, ids
@@ -153,7 +154,9 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
     },
     countTasks(q, max) {
       const src = sources();
-      return db.get<{ n: number }>(listSql(q, src, 'count', max !== undefined), { ...listWhere(q, src).params, ...countParams(max) })!.n;
+      const sql = listSql(q, src, 'count', max !== undefined);
+      const params = { ...listWhere(q, src).params, ...countParams(max) };
+      return cachedCount(db, sql, params, () => db.get<{ n: number }>(sql, params)!.n);
     },
     dependenciesOf(id) {
       return numberArray(db.get<{ d: string }>('SELECT depends_on AS d FROM tasks WHERE id = ?', id)?.d);

@@ -12,6 +12,7 @@ import { claimTables } from '../own/claims.js';
 import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
 import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwnTables, subsystemId } from './sql.js';
+import { cachedCount } from '../countCache.js';
 
 /**
  * Tasks on the normalized generation: a `task_details` row (what the task is) + a `runtime_tasks` row
@@ -114,7 +115,9 @@ function listWhere(q: TaskListQuery, c: Facets, src: ListSources, idOrder = fals
     Object.assign(params, p);
   };
   if (q.statuses !== undefined) {
-    const l = inList(c.status, 'st', q.statuses);
+    // A page of one feature in id order walks the feature's index by id (the unary plus keeps SQLite
+    // off the status index, which would sort every match first).
+    const l = inList(c === MIRROR && idOrder && q.feature !== undefined ? `+${c.status}` : c.status, 'st', q.statuses);
     add(l.clause, l.params);
   }
   if (q.priorities !== undefined) {
@@ -250,7 +253,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     },
     countTasks(q, max) {
       const src = sources();
-      return db.get<{ n: number }>(listSql(q, src, 'count', max !== undefined), { ...listWhere(q, listSource(q, src, 'count'), src).params, ...countParams(max) })!.n;
+      const sql = listSql(q, src, 'count', max !== undefined);
+      const params = { ...listWhere(q, listSource(q, src, 'count'), src).params, ...countParams(max) };
+      return cachedCount(db, sql, params, () => db.get<{ n: number }>(sql, params)!.n);
     },
     dependenciesOf(id) {
       return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
