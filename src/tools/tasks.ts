@@ -274,7 +274,8 @@ export const getTask = defineTool({
     return {
       task,
       comments,
-      comment_count: ctx.store.commentCount(id),
+      // The newest page, whole: it is every comment there is (no count needed).
+      comment_count: comments_before === undefined && page.length <= limit ? page.length : ctx.store.commentCount(id),
       older_comments_before: page.length > limit ? comments[0]!.id : null,
       dependencies,
       dependents: dependents.slice(0, LIST_READ_MAX),

@@ -139,6 +139,9 @@ contract('bounds', (env) => {
       Array.from({ length: 25 }, (_, i) => `note ${i}`),
     );
     assert.equal(second.older_comments_before, null);
+    // The count is every comment, whether the page holds them all, exactly all, or an older part.
+    assert.equal(second.comment_count, 45);
+    for (const comment_limit of [44, 45, 46, 100]) assert.equal(s.ok('get_task', { id, comment_limit }).comment_count, 45, `comment_limit ${comment_limit}`);
     assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
   });
 

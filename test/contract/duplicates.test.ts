@@ -34,6 +34,18 @@ contract('duplicate hints', (env) => {
     assert.ok(many.possible_duplicates.every((h: any) => h.similarity >= 0.5 && h.title.startsWith('Password reset email flow')));
   });
 
+  test('create_task: a similar older title is found past many newer ones that share only a common word and one more', () => {
+    const s = env.open({ recipe: 'yap' });
+    const old = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale widget' }).task.id;
+    const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26));
+    for (let i = 0; i < 200; i++) s.ok('create_task', { feature: 'search', discipline: 'backend', title: `Add nested gadget ${letters(i)}x` });
+    const r = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale hook' });
+    assert.deepEqual(
+      r.possible_duplicates.map((h: any) => [h.id, h.similarity]),
+      [[old, 0.6]],
+    );
+  });
+
   test('create_task: an exact duplicate title in the same feature is refused and changes nothing; duplicate_ok creates it', () => {
     const s = env.open({ recipe: 'yap' });
     const n = taskCount(s);
