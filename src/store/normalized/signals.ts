@@ -49,8 +49,9 @@ const VIEW = {
 const SQL = {
   all: { withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`, plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id` },
   recent: {
-    withMeta: `SELECT * FROM (${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id`,
-    plain: `SELECT * FROM (${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id`,
+    // Newest first (recentComments turns them): an outer ORDER BY costs SQLite a co-routine and a sorter.
+    withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)`,
+    plain: `${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)`,
   },
   one: { withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`, plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?` },
 };
@@ -151,7 +152,7 @@ export function normalizedComments(db: Db): CommentStore {
       return db.all(SQL.all[variant(db)], taskId).map(commentFromSignal);
     },
     recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
-      return db.all(SQL.recent[variant(db)], taskId, before, n).map(commentFromSignal);
+      return db.all(SQL.recent[variant(db)], taskId, before, n).map(commentFromSignal).reverse();
     },
     commentCount(taskId) {
       return db.get<{ n: number }>('SELECT count(*) AS n FROM task_signals WHERE task_id = ?', taskId)!.n;
