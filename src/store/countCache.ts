@@ -15,17 +15,18 @@ interface Counts {
   values: Map<string, number>;
 }
 
-const caches = new WeakMap<Db, Counts>();
+// Per connection, not per Db: a reopened connection starts its data_version and total_changes() afresh.
+const caches = new WeakMap<object, Counts>();
 const STATE_SQL = 'SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v';
 
 export function cachedCount(db: Db, sql: string, params: Record<string, unknown>, count: () => number): number {
   if (db.raw.inTransaction) return count();
   const s = db.get<{ c: number; v: number }>(STATE_SQL)!;
   const state = `${s.v}:${s.c}`;
-  let cache = caches.get(db);
+  let cache = caches.get(db.raw);
   if (!cache || cache.state !== state) {
     cache = { state, values: new Map() };
-    caches.set(db, cache);
+    caches.set(db.raw, cache);
   }
   const key = `${sql}\n${JSON.stringify(params)}`;
   const hit = cache.values.get(key);

@@ -23,13 +23,15 @@ const CANDIDATES = 100;
 /** Tasks with exactly this title looked at for one in the same feature (a bound for a pathological plan). */
 const EXACT_CANDIDATES = 500;
 /**
- * Words of a title that make up the candidate query (each one more is more clauses). Three, not four:
- * pairs with a title's shortest, commonest word fill the candidate window with tasks that share little
- * else. Measured on the bench's 100,000 titles against every title compared: three words find 1,009 of
- * the 1,443 true best hints where four found 499, in 13% less time. A similar title shares most words,
- * hence two of any three (missed: a two-word title whose words are not among the three longest).
+ * Words of a title that make up the candidate query: pairs of its longest few. Three for a title of up
+ * to four words: pairs with its shortest, commonest word fill the candidate window with tasks that
+ * share little else. Measured on the bench's 100,000 four-word titles against every title compared:
+ * three words find 1,009 of the 1,443 true best hints where four found 499, in 13% less time; a
+ * similar four-word title shares three of its words, hence two of any three (missed: a two-word title
+ * whose words are not both among the three). A longer title keeps four: a similar one may share only
+ * one of its three longest words.
  */
-const QUERY_WORDS = 3;
+const queryWords = (words: number): number => (words <= 4 ? 3 : 4);
 
 const quote = (w: string) => `"${w.replace(/"/g, '')}"`;
 
@@ -42,13 +44,14 @@ function choose<T>(items: readonly T[], k: number): T[][] {
 /**
  * The FTS5 query for a title's near-duplicates. A title of n words is at least TITLE_HINT_THRESHOLD
  * (0.5) similar to another only if they share half its words, so the query asks for tasks sharing
- * that many of its longest (rarest, as a rule) QUERY_WORDS words, at most 2 at a time (more only
+ * that many of its longest (rarest, as a rule) words (queryWords), at most 2 at a time (more only
  * narrows what is compared, never widens it). Words as the learnings' similarity counts them.
  */
 function nearQuery(title: string): string | undefined {
-  const words = [...wordSet(title)].sort((a, b) => b.length - a.length).slice(0, QUERY_WORDS);
+  const all = wordSet(title);
+  const words = [...all].sort((a, b) => b.length - a.length).slice(0, queryWords(all.size));
   if (words.length === 0) return undefined;
-  const k = Math.min(Math.ceil(wordSet(title).size / 2), 2, words.length);
+  const k = Math.min(Math.ceil(all.size / 2), 2, words.length);
   return choose(words, k)
     .map((set) => `(${set.map(quote).join(' ')})`)
     .join(' OR ');

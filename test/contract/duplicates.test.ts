@@ -70,7 +70,7 @@ contract('duplicate hints', (env) => {
       [elsewhere.task.id, 2],
     );
     assert.equal(taskCount(s), n + 2);
-    // A task another program wrote a moment ago counts too (the index catches up before it is asked).
+    // A task another program wrote a moment ago counts too (queued, it is compared by its title).
     const title = 'Nightly backup of the recipe database';
     if (env.generation === 'legacy') {
       const db = new Database(s.project.dbPath);
@@ -124,7 +124,10 @@ contract('duplicate hints', (env) => {
       near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]),
       [[first, 'Rotate signing keys nightly', 0.6]],
     );
-    // Another program retitles one queued task and deletes the other: neither old title is reported.
+    // Both indexed now; then another program retitles one and deletes the other: the index still has
+    // their old titles, and neither is reported.
+    s.ok('search_tasks', { query: 'signing' });
+    assert.deepEqual(queued(), []);
     const db = new Database(s.project.dbPath);
     if (env.generation === 'legacy') {
       db.prepare("UPDATE tasks SET title = 'Audit log retention' WHERE id = ?").run(first);
@@ -137,7 +140,7 @@ contract('duplicate hints', (env) => {
     const again = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' });
     assert.deepEqual(again.possible_duplicates, []);
     assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' }).details.duplicates, [first]);
-    // The queue never grows past the bound: the create that finds it full indexes it whole first.
+    // A create that finds more than the bound queued indexes them all first.
     let longest = 0;
     for (let i = 0; longest <= PENDING_TITLES_MAX && i < 3 * PENDING_TITLES_MAX; i++) {
       s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Queued title number ${i}` });

@@ -57,5 +57,16 @@ contract("Ralph's own writes through our triggers", (env) => {
     ralph(s.project.dbPath, 'DELETE FROM ralph_mcp_task_facets WHERE task_id = 4');
     s.ok('set_task_status', { id: 4, status: 'pending' });
     assert.deepEqual(mirror(), truth());
+    // An older ralph-mcp beside us puts its trigger back: the next session takes it out again.
+    ralph(
+      s.project.dbPath,
+      `CREATE TRIGGER ralph_mcp_facets_runtime_au_v2 AFTER UPDATE OF status, subsystem_id, details_id ON runtime_tasks BEGIN
+         DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
+       END`,
+    );
+    const next = env.open({ recipe: 'opus_review' }, s.project);
+    next.ok('set_task_status', { id: 4, status: 'in_progress' });
+    assert.deepEqual(query(s.project, "SELECT name FROM sqlite_master WHERE name = 'ralph_mcp_facets_runtime_au_v2'"), []);
+    assert.deepEqual(mirror(), truth());
   });
 });

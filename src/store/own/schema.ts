@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { ToolError } from '../../errors.js';
-import { objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
+import { droppedTriggerNames, objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
 import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
 import { listMirrorsIntact, rebuildListMirrors } from '../legacy/listMirrors.js';
@@ -59,17 +59,20 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
   s.tables = true;
 }
 
-const expectedObjects = new Map<Generation, string[]>();
+const expectedObjects = new Map<Generation, { made: string[]; dropped: string[] }>();
 
-/** Whether every object our DDL creates exists, at our version, with a whole mirror. */
+/**
+ * Whether every object our DDL creates exists and none it drops does (an older ralph-mcp still running
+ * beside us puts its own triggers back), at our version, with a whole mirror.
+ */
 function ownObjectsCurrent(db: Db, generation: Generation): boolean {
   let names = expectedObjects.get(generation);
   if (!names) {
-    names = objectNames(ownDdl(generation));
+    names = { made: objectNames(ownDdl(generation)), dropped: droppedTriggerNames(ownDdl(generation)) };
     expectedObjects.set(generation, names);
   }
   const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'").map((r) => r.name));
-  if (!names.every((n) => present.has(n))) return false;
+  if (!names.made.every((n) => present.has(n)) || names.dropped.some((n) => present.has(n))) return false;
   if (db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !== String(OWN_SCHEMA_VERSION)) return false;
   return mirrorIntact(db, generation);
 }
