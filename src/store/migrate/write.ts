@@ -1,4 +1,5 @@
 import type { Db } from '../../db/database.js';
+import { SIGNAL_COLUMNS } from '../../domain/signals.js';
 import { timestamp } from '../../domain/rules.js';
 import type { MigrationPlan } from './plan.js';
 
@@ -191,33 +192,10 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
   }
 }
 
-/** The named fields of a row, as bound parameters (missing ones as NULL). */
 /** A ralph_mcp_task_signals row's columns that task_signals has, by the same names. */
-const SIGNAL_ROW = [
-  'task_id',
-  'session_id',
-  'verb',
-  'text',
-  'summary',
-  'remaining',
-  'reason',
-  'question',
-  'what',
-  'on',
-  'blocking',
-  'severity',
-  'category',
-  'kind',
-  'scope',
-  'preferred',
-  'options',
-  'rationale',
-  'why',
-  'detail',
-  'answer',
-  'created',
-] as const;
+const SIGNAL_ROW = ['task_id', 'session_id', 'verb', ...SIGNAL_COLUMNS, 'created'] as const;
 
+/** The named fields of a row, as bound parameters (missing ones as NULL). */
 function pick(row: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(keys.map((k) => [k, row[k] ?? null]));
 }
