@@ -15,7 +15,6 @@ const SOURCE: SearchSource = {
   indexRows: INDEX_ROWS,
   indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
   titles: 'SELECT id, title FROM tasks',
-  titleOf: 'SELECT title FROM tasks WHERE id = ?',
   titlesOf: 'SELECT id, title FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
 };
 

@@ -19,7 +19,6 @@ const SOURCE: SearchSource = {
   indexRows: INDEX_ROWS,
   indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
   titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id',
-  titleOf: 'SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?',
   titlesOf: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
 };
 

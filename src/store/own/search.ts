@@ -20,8 +20,6 @@ export interface SearchSource {
   indexRow: string;
   /** SELECT id, title of every task. */
   titles: string;
-  /** The title of one task (id bound), as `title`. */
-  titleOf: string;
   /** SELECT id, title of the tasks whose ids are in the JSON array @ids. */
   titlesOf: string;
 }
@@ -49,13 +47,14 @@ export function syncSearchIndex(db: Db, src: SearchSource): void {
   ensureSearchIndex(db, src.generation, rebuilds(db, src));
   if (!db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1')) return;
   db.write(() => {
-    for (const { task_id } of db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty')) {
-      db.run('DELETE FROM ralph_mcp_search WHERE rowid = ?', task_id);
-      db.run(`${INSERT_SQL} ${src.indexRow}`, task_id);
-      db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id = ?', task_id);
-      const row = db.get<{ title: string | null }>(src.titleOf, task_id);
-      if (row) db.run(INSERT_KEY, task_id, titleKey(row.title ?? ''));
+    const queued = db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty').map((r) => r.task_id);
+    for (const id of queued) {
+      db.run('DELETE FROM ralph_mcp_search WHERE rowid = ?', id);
+      db.run(`${INSERT_SQL} ${src.indexRow}`, id);
     }
+    // The queued tasks' title keys, their titles read in one statement (a deleted task has none).
+    db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id IN (SELECT task_id FROM ralph_mcp_search_dirty)');
+    for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) })) db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
     db.run('DELETE FROM ralph_mcp_search_dirty');
   });
 }
