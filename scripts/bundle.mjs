@@ -10,12 +10,17 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 const payload = new URL('../dist/ralph-mcp.cjs', import.meta.url).pathname;
 const launcher = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
 // The server: CommonJS, so that the launcher can compile it with V8's code cache (src/launcher.ts).
-// import.meta.url (the package root is found from it) is the payload's own file URL.
+// import.meta.url (the package root is found from it) is the payload's own file URL. The file is one
+// function expression, the module wrapper Node would add written in already: the launcher compiles the
+// string it read, with no wrapped copy of the whole bundle to keep in memory beside it.
+const options = await serverBuildOptions();
 const result = await build({
-  ...(await serverBuildOptions()),
+  ...options,
   entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
   outfile: payload,
   external: ['better-sqlite3'],
+  banner: { js: `(function (exports, require, module, __filename, __dirname) {${options.banner.js}` },
+  footer: { js: '})' },
 });
 {
   const bytes = readFileSync(payload);

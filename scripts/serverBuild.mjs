@@ -56,10 +56,12 @@ export async function serverBuildOptions(define = {}) {
     define: { 'import.meta.url': '__ralph_import_meta_url', __RALPH_LISTINGS__: JSON.stringify(await prebuiltListings()), ...define },
     banner: { js: "var __ralph_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
     legalComments: 'eof',
-    // Comments and indentation out (the source map keeps the lines): a smaller file to read at each
-    // start, and one that is ASCII only (esbuild escapes strings; comments are the rest), which the
-    // launcher reads as such, without decoding UTF-8 (scripts/bundle.mjs checks).
-    minifyWhitespace: true,
+    // Minified (the source map keeps the names and lines): 0.9 MB instead of 1.35 to read at each
+    // start, and to keep in memory while the server runs (V8 holds a script's source for as long as its
+    // code lives: about 2 MB less RSS a session). ASCII only (esbuild escapes strings; comments are the
+    // rest), which the launcher reads as such, without decoding UTF-8 (scripts/bundle.mjs checks).
+    // Nothing here reads a function's or class's name at run time (an error's name is set explicitly).
+    minify: true,
     logLevel: 'warning',
     metafile: true,
     plugins: [startupTrim()],

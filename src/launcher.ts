@@ -15,11 +15,12 @@
  * it holds what startup and the first requests compiled.
  */
 import { closeSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import Module, { createRequire } from 'node:module';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { cacheDir, openOwnFile } from './cacheDir.js';
+import { leanStartup, underStartupFlags } from './v8Startup.js';
 
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -54,7 +55,8 @@ function readCache(file: string): Buffer | undefined {
 function writeCache(dir: string, file: string, script: vm.Script): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, script.createCachedData(), { flag: 'wx', mode: 0o600 });
+    const data = underStartupFlags(() => script.createCachedData());
+    writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     renameSync(tmp, file);
     for (const name of readdirSync(dir)) if (name.startsWith('bundle-') && name.endsWith('.v8cache') && join(dir, name) !== file) unlinkSync(join(dir, name));
   } catch {
@@ -66,14 +68,24 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
   }
 }
 
+/** The bundle's entry: the file is one function expression, a CommonJS module's wrapper and body (scripts/bundle.mjs). */
+type BundleMain = (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+
+function runBundle(main: BundleMain): void {
+  const mod = { exports: {} };
+  main.call(mod.exports, mod.exports, createRequire(payload), mod, payload, here);
+}
+
 /** Compiles and runs the bundle through the code cache (Node). */
 function runWithCodeCache(): void {
-  // ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~7 ms for 2 MB).
-  const source = readFileSync(payload, 'latin1').replace(/^#!.*/, '');
+  // ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~7 ms for 2 MB). The
+  // string is compiled as read, not wrapped or trimmed first: V8 keeps the source of what it compiles
+  // for as long as the code lives, and a changed string would be a second copy of the bundle.
+  const source = readFileSync(payload, 'latin1');
   const dir = cacheDir();
   const file = dir && cacheFile(dir);
   const cached = file ? readCache(file) : undefined;
-  const script = new vm.Script(Module.wrap(source), { filename: payload, cachedData: cached });
+  const script = new vm.Script(source, { filename: payload, cachedData: cached });
   /** How this start compiled the server (logged with "session started"). */
   (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !file ? 'off' : !cached ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
   if (dir && file && (!cached || script.cachedDataRejected)) {
@@ -91,14 +103,14 @@ function runWithCodeCache(): void {
       if (process.uptime() >= 1) write();
     });
   }
-  const mod = { exports: {} };
-  (script.runInThisContext() as (...a: unknown[]) => void).call(mod.exports, mod.exports, createRequire(payload), mod, payload, here);
+  runBundle(script.runInThisContext() as BundleMain);
 }
 
-// Bun compiles with JavaScriptCore, not V8: no V8 code cache to keep; it loads the bundle itself.
+leanStartup();
+// Bun compiles with JavaScriptCore, not V8: no V8 code cache to keep.
 if (typeof (process.versions as Record<string, string | undefined>).bun === 'string') {
   (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = 'off';
-  createRequire(payload)(payload);
+  runBundle(vm.runInThisContext(readFileSync(payload, 'utf8').replace(/^#!.*/, ''), { filename: payload }) as BundleMain);
 } else {
   runWithCodeCache();
 }

@@ -22,6 +22,7 @@ import { cacheDir, openOwnFile } from './cacheDir.js';
 import './cli/serve.js';
 import { main } from './cli/main.js';
 import { useNativeBinding } from './db/sqlite.js';
+import { leanStartup } from './v8Startup.js';
 
 const ADDON_ASSET = 'better_sqlite3.node';
 /** The addon's SHA-256 and size, written in by scripts/build-exe.mjs. */
@@ -88,6 +89,7 @@ function loadAddon(): object {
 }
 
 function start(how: string): void {
+  leanStartup();
   useNativeBinding(loadAddon());
   // How this start got its compiled code and its addon (logged with "session started").
   (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = `${how}, addon ${addonSource}`;

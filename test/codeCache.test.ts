@@ -22,14 +22,20 @@ const scratch = () => {
 };
 const project = sampleProject();
 
-/** A stdio session that lives `ms`, then ends (stdin closed); its code_cache log field and exit code. */
-function session(env: Record<string, string>, ms: number): Promise<{ cache: string | undefined; code: number | null; stderr: string }> {
+/**
+ * A stdio session that lives `ms`, then ends (stdin closed); its code_cache log field and exit code.
+ * `input`: lines written at once (requests the session answers while it runs).
+ */
+function session(env: Record<string, string>, ms: number, input = ''): Promise<{ cache: string | undefined; code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.write(input);
+    let stdout = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     setTimeout(() => child.stdin.end(), ms);
-    child.on('close', (code) => resolve({ cache: /"code_cache":"(\w+)"/.exec(stderr)?.[1], code, stderr }));
+    child.on('close', (code) => resolve({ cache: /"code_cache":"(\w+)"/.exec(stderr)?.[1], code, stderr, stdout }));
   });
 }
 const files = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cache'));
@@ -47,6 +53,22 @@ test('a session that runs a second writes the cache; the next start uses it; a s
   assert.match(file!, new RegExp(`^bundle-${process.version}-${process.arch}-\\d+-\\d+\\.v8cache$`));
   const second = await session({ RALPH_MCP_CACHE_DIR: dir }, 200);
   assert.equal(second.cache, 'used');
+});
+
+test('a cache written after the session served tool calls is used by the next start', async () => {
+  // The first call turns V8's optimising compiler back on (src/v8Startup.ts); V8 keys its cache by
+  // its flags, so a cache made under the changed flags would be rejected at every start.
+  const dir = join(scratch(), 'cache');
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } },
+  ];
+  const first = await session({ RALPH_MCP_CACHE_DIR: dir }, 1500, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+  assert.equal(first.cache, 'none');
+  assert.match(first.stdout, /"id":2,"result"|"result":\{[^\n]*"id":2/, 'the call was answered before the cache was written');
+  assert.equal(files(dir).length, 1);
+  assert.equal((await session({ RALPH_MCP_CACHE_DIR: dir }, 200)).cache, 'used');
 });
 
 test('a corrupt cache is rejected, the session works, and the cache is rewritten', async () => {

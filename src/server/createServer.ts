@@ -22,6 +22,7 @@ import { z } from 'zod';
 import { withClientSink } from '../log.js';
 import { ClientLog } from './clientLog.js';
 import { resultCopiesFor, resultTextMode, type ResultCopies } from './resultCopies.js';
+import { optimiseFromNowOn } from '../v8Startup.js';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -100,6 +101,7 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
   }
 
   const handleCall = ({ name, arguments: rawArgs }: { name: string; arguments?: Record<string, unknown> | undefined }) => {
+    optimiseFromNowOn();
     const tool = visibleTool(tools, ctx.session, name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
