@@ -1,6 +1,6 @@
 /**
  * dist/ralph-mcp.js, the command users run: it loads the server (dist/ralph-mcp.cjs, the whole bundle)
- * through V8's code cache. Compiling the 2 MB bundle and the functions a session calls is a third of
+ * through V8's code cache. Compiling the bundle and the functions a session calls is a third of
  * a cold start; with the cache V8 deserialises the compiled code instead. Node 20 offers no cache for
  * ES modules (module.enableCompileCache is Node 22), so the bundle is CommonJS and compiled here with
  * vm.Script's cachedData, the mechanism Node's own compile cache and v8-compile-cache use.

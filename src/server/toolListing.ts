@@ -2,6 +2,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ERROR_CODES } from '../errors.js';
 import type { Narrowing, SessionTool } from '../session/plan.js';
+import { builtAhead, type PrebuiltListings } from './prebuiltListings.js';
 
 /**
  * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
@@ -56,14 +57,6 @@ const ERROR_RESULT_SCHEMA = {
 export function outputSchema(t: SessionTool): Tool['outputSchema'] {
   return { type: 'object', anyOf: [builtAhead(t.def.name)?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA] } as Tool['outputSchema'];
 }
-
-/** Every tool's own input and output JSON Schema (jsonSchema of its zod schemas), by name. */
-export type PrebuiltListings = Record<string, { input: Tool['inputSchema']; output: Tool['inputSchema'] }>;
-
-/** What the build computed (scripts/bundle.mjs defines it in the bundle); absent in tsc's output. */
-declare const __RALPH_LISTINGS__: PrebuiltListings | undefined;
-const PREBUILT: PrebuiltListings | undefined = typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined;
-const builtAhead = (name: string) => PREBUILT?.[name];
 
 /** The build's table: each tool's JSON Schemas, as the session's listing would compute them unnarrowed. */
 export function prebuildListings(tools: readonly { name: string; input: z.ZodType; output: z.ZodType }[]): PrebuiltListings {

@@ -7,7 +7,8 @@ import { StartupError } from '../errors.js';
 import type { Project } from '../project.js';
 import { RECIPES, type Recipe } from '../registry/recipes.js';
 import { TOOL_NAMES, toolByName } from '../registry/registry.js';
-import type { AnyTool, SessionScope } from '../registry/types.js';
+import { once, type AnyTool, type SessionScope } from '../registry/types.js';
+import { builtAhead } from '../server/prebuiltListings.js';
 import { buildInstructions } from './instructions.js';
 import { resolveTools } from './resolveTools.js';
 import { readOverrides } from './overrides.js';
@@ -189,19 +190,18 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
 
 /**
  * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
- * session has a task (--task) or will get one (a recipe that claims tasks).
+ * session has a task (--task) or will get one (a recipe that claims tasks). The narrowing is decided
+ * here from the argument names alone; the zod schema it gives is made when the tool is first called
+ * (listings replay the narrowing on the schemas the build computed: src/server/toolListing.ts).
  */
 function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null, generation: Generation): SessionTool {
-  let input = def.input as z.ZodObject;
   const narrowing: Narrowing = { optional: [] };
   const keep = recipe?.narrow?.[def.name];
-  if (keep) {
-    input = input.pick(Object.fromEntries(keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
-    narrowing.keep = keep;
-  }
+  const args = toolArgs(def);
+  if (keep) narrowing.keep = keep;
+  const present = new Set(keep ? keep.filter((k) => args.includes(k)) : args);
   const optional = (arg: string | undefined, note: string) => {
-    if (!arg || !input.shape[arg]) return;
-    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
+    if (!arg || !present.has(arg)) return;
     narrowing.optional.push({ arg, note });
   };
   if (taskId !== null || recipe?.claimsTasks) {
@@ -211,7 +211,26 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
   } else if (feature !== null && def.featureTarget) {
     optional(def.featureTarget.arg, `Default and only allowed value: ${feature} (this session's feature)`);
   }
-  return { def, input, description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description, narrowing };
+  const input = once(() => narrowedSchema(def.input as z.ZodObject, narrowing));
+  return {
+    def,
+    get input() {
+      return input();
+    },
+    description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description,
+    narrowing,
+  };
+}
+
+/** A tool's argument names, from the listing the build computed when there is one (no zod schema made). */
+const toolArgs = (def: AnyTool): string[] => Object.keys(builtAhead(def.name)?.input.properties ?? (def.input as z.ZodObject).shape);
+
+/** The tool's zod input schema with a session's narrowing applied. */
+function narrowedSchema(base: z.ZodObject, n: Narrowing): z.ZodObject {
+  let input = base;
+  if (n.keep) input = input.pick(Object.fromEntries(n.keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
+  for (const { arg, note } of n.optional) input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
+  return input;
 }
 
 /**

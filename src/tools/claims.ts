@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { conflict } from '../errors.js';
-import { READ, UPDATE, applySessionPatch, defineTool, writerOf, type SessionScope, type ToolContext } from '../registry/types.js';
+import { once, READ, UPDATE, applySessionPatch, defineTool, writerOf, type SessionScope, type ToolContext } from '../registry/types.js';
 import { isoTime, type Claim } from '../store/own/claims.js';
 import type { RalphStore } from '../store/store.js';
 import { sessionNote } from './comments.js';
@@ -20,8 +20,8 @@ import { CommentOut, TaskOut } from './shapes.js';
  */
 
 /** Who holds a task, as get_task and list_tasks show it. */
-export const HolderOut = z.object({ session_id: z.string(), since: z.string(), lease_until: z.string() });
-export type Holder = z.infer<typeof HolderOut>;
+export const HolderOut = once(() => z.object({ session_id: z.string(), since: z.string(), lease_until: z.string() }));
+export type Holder = z.infer<ReturnType<typeof HolderOut>>;
 
 export const holder = (c: Claim | undefined, status: string): Holder | null => (c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null);
 
@@ -101,8 +101,8 @@ export const releaseTask = defineTool({
   title: 'Release task',
   category: 'tasks',
   description: 'Give your task back (pending, reason kept as a comment) when you cannot finish it.',
-  input: z.strictObject({ reason: text(2000).describe('Why you give it back') }),
-  output: z.object({ task: TaskOut, comment: CommentOut }),
+  input: () => z.strictObject({ reason: text(2000).describe('Why you give it back') }),
+  output: () => z.object({ task: TaskOut(), comment: CommentOut() }),
   annotations: UPDATE,
   handler(args, ctx) {
     const id = sessionTask(ctx, 'release_task');
@@ -149,28 +149,30 @@ export const taskHistory = defineTool({
   title: 'Task history',
   category: 'tasks',
   description: "A task's recorded calls (who, when, tool, arguments, outcome), oldest first.",
-  input: z.strictObject({
-    task_id: taskId(),
-    after: z.number().int().min(0).optional().describe('next_after from the last page'),
-    limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
-  }),
-  output: z.object({
-    task_id: z.number().int(),
-    held_by: HolderOut.nullable(),
-    entries: z.array(
-      z.object({
-        id: z.number().int(),
-        created: z.string(),
-        session_id: z.string(),
-        recipe: z.string().nullable(),
-        discipline: z.string().nullable(),
-        tool: z.string(),
-        arguments: z.unknown(),
-        outcome: z.string(),
-      }),
-    ),
-    next_after: z.number().int().nullable(),
-  }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId(),
+      after: z.number().int().min(0).optional().describe('next_after from the last page'),
+      limit: z.number().int().min(1).max(HISTORY_PAGE.max).optional(),
+    }),
+  output: () =>
+    z.object({
+      task_id: z.number().int(),
+      held_by: HolderOut().nullable(),
+      entries: z.array(
+        z.object({
+          id: z.number().int(),
+          created: z.string(),
+          session_id: z.string(),
+          recipe: z.string().nullable(),
+          discipline: z.string().nullable(),
+          tool: z.string(),
+          arguments: z.unknown(),
+          outcome: z.string(),
+        }),
+      ),
+      next_after: z.number().int().nullable(),
+    }),
   annotations: READ,
   taskTarget: { arg: 'task_id', writes: false },
   handler(args, ctx) {

@@ -37,13 +37,14 @@ export const addTaskComment = defineTool({
   title: 'Comment on task',
   category: 'comments',
   description: 'Add a comment to a task: findings, blockers, a completion summary, or a note for the next task.',
-  input: z.strictObject({
-    task_id: taskId(),
-    body: text(MAX_BODY),
-    discipline: z.string().max(LIMITS.name).optional().describe("Existing discipline name (default: this session's)"),
-    priority: priority.optional(),
-  }),
-  output: z.object({ comment: CommentOut }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId(),
+      body: text(MAX_BODY),
+      discipline: z.string().max(LIMITS.name).optional().describe("Existing discipline name (default: this session's)"),
+      priority: priority().optional(),
+    }),
+  output: () => z.object({ comment: CommentOut() }),
   annotations: CREATE,
   // Commenting on other tasks is allowed even in a task session (leaving a note for the next task).
   taskTarget: { arg: 'task_id', writes: false },
@@ -77,8 +78,8 @@ export const updateTaskComment = defineTool({
   title: 'Edit comment',
   category: 'comments',
   description: 'Replace the body of an existing comment on a task.',
-  input: z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive(), body: text(MAX_BODY) }),
-  output: z.object({ comment: CommentOut }),
+  input: () => z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive(), body: text(MAX_BODY) }),
+  output: () => z.object({ comment: CommentOut() }),
   annotations: REPLACE,
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, ctx) {
@@ -92,8 +93,8 @@ export const deleteTaskComment = defineTool({
   title: 'Delete comment',
   category: 'comments',
   description: 'Delete a comment from a task.',
-  input: z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive() }),
-  output: z.object({ deleted_id: z.number().int(), task_id: z.number().int() }),
+  input: () => z.strictObject({ task_id: taskId(), comment_id: z.number().int().positive() }),
+  output: () => z.object({ deleted_id: z.number().int(), task_id: z.number().int() }),
   annotations: DELETE,
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, ctx) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { conflict } from '../errors.js';
-import { DELETE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { once, DELETE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { LIST_READ_MAX, namesTask, numbersOf } from '../store/json.js';
 import { LIMITS, taskId } from './fields.js';
 import { requireTaskExists } from './lookups.js';
@@ -13,11 +13,13 @@ import { checkDependsOn } from './validate.js';
  * there, or removing one that is not, answers changed: false and writes nothing.
  */
 
-const input = z.strictObject({
-  task_id: taskId(),
-  depends_on: taskId(),
-});
-const output = z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() });
+const input = once(() =>
+  z.strictObject({
+    task_id: taskId(),
+    depends_on: taskId(),
+  }),
+);
+const output = once(() => z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() }));
 
 const answer = (taskId: number, items: unknown[], changed: boolean) => ({ task_id: taskId, depends_on: numbersOf(items).slice(0, LIST_READ_MAX), changed });
 

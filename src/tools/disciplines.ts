@@ -2,15 +2,15 @@ import { z } from 'zod';
 import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
-import { CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
+import { once, CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
 import { checkAcronym, checkNewName, freeAcronym } from './validate.js';
 import { LIMITS, acronym, optText, strList, text } from './fields.js';
 import { requireDiscipline, requireDisciplineRecord } from './lookups.js';
 import { DisciplineOut, DisciplineRowOut } from './shapes.js';
 
-const disciplineName = z.string().max(LIMITS.name).describe('Discipline name (key)');
-const color = z.string().max(7).describe('Hex color, e.g. "#1e90ff"');
-const icon = z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. "Code"');
+const disciplineName = once(() => z.string().max(LIMITS.name).describe('Discipline name (key)'));
+const color = once(() => z.string().max(7).describe('Hex color, e.g. "#1e90ff"'));
+const icon = once(() => z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. "Code"'));
 
 function checkColor(value: string): string {
   if (!HEX_COLOR_RE.test(value)) throw invalid(`color ${JSON.stringify(value)} must be a hex color like "#1e90ff"`);
@@ -22,8 +22,8 @@ export const listDisciplines = defineTool({
   title: 'List disciplines',
   category: 'disciplines',
   description: 'List all disciplines (name, display name, acronym, icon, color, description).',
-  input: z.strictObject({}),
-  output: z.object({ disciplines: z.array(DisciplineRowOut) }),
+  input: () => z.strictObject({}),
+  output: () => z.object({ disciplines: z.array(DisciplineRowOut()) }),
   annotations: READ,
   handler(_args, { store }) {
     return { disciplines: store.listDisciplines() };
@@ -35,8 +35,8 @@ export const getDiscipline = defineTool({
   title: 'Get discipline',
   category: 'disciplines',
   description: 'Get a discipline in full: system prompt, skills, conventions, MCP servers.',
-  input: z.strictObject({ name: disciplineName }),
-  output: z.object({ discipline: DisciplineOut }),
+  input: () => z.strictObject({ name: disciplineName() }),
+  output: () => z.object({ discipline: DisciplineOut() }),
   annotations: READ,
   handler({ name }, { store }) {
     return { discipline: requireDisciplineRecord(store, name) };
@@ -48,17 +48,18 @@ export const createDiscipline = defineTool({
   title: 'Create discipline',
   category: 'disciplines',
   description: 'Create a discipline (an agent persona). name is its key (lower-case, e.g. "frontend").',
-  input: z.strictObject({
-    name: disciplineName,
-    display_name: text(LIMITS.title),
-    icon,
-    color,
-    acronym: acronym.optional(),
-    system_prompt: optText().optional(),
-    skills: strList().optional(),
-    conventions: optText().optional(),
-  }),
-  output: z.object({ discipline: DisciplineOut, possible_duplicates: z.array(NameHintOut) }),
+  input: () =>
+    z.strictObject({
+      name: disciplineName(),
+      display_name: text(LIMITS.title),
+      icon: icon(),
+      color: color(),
+      acronym: acronym().optional(),
+      system_prompt: optText().optional(),
+      skills: strList().optional(),
+      conventions: optText().optional(),
+    }),
+  output: () => z.object({ discipline: DisciplineOut(), possible_duplicates: z.array(NameHintOut()) }),
   annotations: CREATE,
   handler(args, { store }) {
     checkNewName('discipline', args.name);
@@ -87,16 +88,17 @@ export const updateDiscipline = defineTool({
   title: 'Update discipline',
   category: 'disciplines',
   description: 'Change only the given fields of a discipline (skills is replaced whole).',
-  input: z.strictObject({
-    name: disciplineName,
-    display_name: text(LIMITS.title).optional(),
-    icon: icon.optional(),
-    color: color.optional(),
-    system_prompt: optText().optional(),
-    skills: strList().optional(),
-    conventions: optText().optional(),
-  }),
-  output: z.object({ discipline: DisciplineOut, changed: z.array(z.string()) }),
+  input: () =>
+    z.strictObject({
+      name: disciplineName(),
+      display_name: text(LIMITS.title).optional(),
+      icon: icon().optional(),
+      color: color().optional(),
+      system_prompt: optText().optional(),
+      skills: strList().optional(),
+      conventions: optText().optional(),
+    }),
+  output: () => z.object({ discipline: DisciplineOut(), changed: z.array(z.string()) }),
   annotations: REPLACE,
   disciplineTarget: { arg: 'name' },
   handler(args, { store }) {
@@ -115,8 +117,8 @@ export const deleteDiscipline = defineTool({
   title: 'Delete discipline',
   category: 'disciplines',
   description: 'Delete a discipline. Refused while tasks reference it.',
-  input: z.strictObject({ name: disciplineName }),
-  output: z.object({ deleted: z.string() }),
+  input: () => z.strictObject({ name: disciplineName() }),
+  output: () => z.object({ deleted: z.string() }),
   annotations: DELETE,
   disciplineTarget: { arg: 'name' },
   handler(args, { store }) {

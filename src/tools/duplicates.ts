@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { wordSet } from '../domain/learnings.js';
 import { MAX_DUPLICATE_HINTS, TITLE_HINT_THRESHOLD, similarNames, titleKey, titleSimilarity } from '../domain/similarity.js';
 import { conflict } from '../errors.js';
-import type { ToolContext } from '../registry/types.js';
+import { once, type ToolContext } from '../registry/types.js';
 import type { Named, RalphStore } from '../store/store.js';
 
 /**
@@ -13,10 +13,10 @@ import type { Named, RalphStore } from '../store/store.js';
  * every task.
  */
 
-export const TaskHintOut = z.object({ id: z.number().int(), title: z.string(), feature: z.string(), status: z.string(), similarity: z.number() });
-export const NameHintOut = z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) });
+export const TaskHintOut = once(() => z.object({ id: z.number().int(), title: z.string(), feature: z.string(), status: z.string(), similarity: z.number() }));
+export const NameHintOut = once(() => z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) }));
 
-export const duplicateOk = z.boolean().optional().describe('Allow a title its feature already has');
+export const duplicateOk = once(() => z.boolean().optional().describe('Allow a title its feature already has'));
 
 /** Candidates compared per create: a title's near-duplicates are among the newest tasks sharing its words. */
 const CANDIDATES = 100;
@@ -68,7 +68,7 @@ export interface TitleCheck {
  * Refuses an exact duplicate title in the same feature (unless duplicateOk), and returns up to
  * MAX_DUPLICATE_HINTS existing tasks with similar titles, most similar first. Call before inserting.
  */
-export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check: TitleCheck): z.infer<typeof TaskHintOut>[] {
+export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check: TitleCheck): z.infer<ReturnType<typeof TaskHintOut>>[] {
   const { store } = ctx;
   const skip = new Set(check.exclude ?? []);
   const key = titleKey(title);
@@ -97,7 +97,7 @@ export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check
 }
 
 /** Existing features or disciplines whose names look like a new one's (separators, prefixes, typos). */
-export function similarNamesOf(store: RalphStore, kind: Named, name: string): z.infer<typeof NameHintOut>[] {
+export function similarNamesOf(store: RalphStore, kind: Named, name: string): z.infer<ReturnType<typeof NameHintOut>>[] {
   // Features and disciplines are a handful per project; the cap only keeps a pathological one bounded.
   const existing = kind === 'features' ? store.featureNames(10_000) : store.disciplineNames(10_000);
   return similarNames(name, existing);

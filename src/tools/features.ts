@@ -4,7 +4,7 @@ import { findCycle } from '../domain/dependencies.js';
 import { MAX_LEARNINGS, SANITIZE_CHANGES, mergeLearning, publicLearning, sanitizeAgentText, sanitizeLearning, type Learning } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
-import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../registry/types.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../registry/types.js';
 import type { RalphStore } from '../store/store.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';
@@ -12,17 +12,17 @@ import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fie
 import { plural, requireFeature, requireFeatureRecord, requireTaskExists } from './lookups.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
-const featureName = z.string().max(LIMITS.name).describe('Feature name');
+const featureName = once(() => z.string().max(LIMITS.name).describe('Feature name'));
 
-const featureFields = {
+const featureFields = once(() => ({
   description: optText(),
-  acronym,
+  acronym: acronym(),
   knowledge_paths: pathList('Docs to consult (project-relative)'),
   context_files: pathList('Files to read first (project-relative)'),
   architecture: optText(),
   boundaries: optText(),
   dependencies: strList().describe('Names of features this one builds on'),
-};
+}));
 
 function checkFeatureDeps(store: RalphStore, self: string, deps: readonly string[]): string[] {
   // Names as stored: on the normalized generation "Search" and "search" are one subsystem.
@@ -40,8 +40,8 @@ export const listFeatures = defineTool({
   title: 'List features',
   category: 'features',
   description: 'List all features (name, display name, acronym, description).',
-  input: z.strictObject({}),
-  output: z.object({ features: z.array(FeatureRowOut) }),
+  input: () => z.strictObject({}),
+  output: () => z.object({ features: z.array(FeatureRowOut()) }),
   annotations: READ,
   handler(_args, { store }) {
     return { features: store.listFeatures() };
@@ -53,8 +53,8 @@ export const getFeature = defineTool({
   title: 'Get feature',
   category: 'features',
   description: 'Get a feature in full, including its learnings, context files and architecture notes.',
-  input: z.strictObject({ name: featureName }),
-  output: z.object({ feature: FeatureOut }),
+  input: () => z.strictObject({ name: featureName() }),
+  output: () => z.object({ feature: FeatureOut() }),
   annotations: READ,
   handler({ name }, { store }) {
     return { feature: requireFeatureRecord(store, name) };
@@ -66,12 +66,13 @@ export const createFeature = defineTool({
   title: 'Create feature',
   category: 'features',
   description: 'Create a feature. name is its key (lower-case, e.g. "user-auth").',
-  input: z.strictObject({
-    name: featureName,
-    display_name: text(LIMITS.title),
-    ...z.object(featureFields).partial().shape,
-  }),
-  output: z.object({ feature: FeatureOut, possible_duplicates: z.array(NameHintOut) }),
+  input: () =>
+    z.strictObject({
+      name: featureName(),
+      display_name: text(LIMITS.title),
+      ...z.object(featureFields()).partial().shape,
+    }),
+  output: () => z.object({ feature: FeatureOut(), possible_duplicates: z.array(NameHintOut()) }),
   annotations: CREATE,
   handler(args, ctx) {
     const { store } = ctx;
@@ -101,12 +102,13 @@ export const updateFeature = defineTool({
   title: 'Update feature',
   category: 'features',
   description: 'Change only the given fields of a feature (lists are replaced whole).',
-  input: z.strictObject({
-    name: featureName,
-    display_name: text(LIMITS.title).optional(),
-    ...z.object(featureFields).partial().shape,
-  }),
-  output: z.object({ feature: FeatureOut, changed: z.array(z.string()) }),
+  input: () =>
+    z.strictObject({
+      name: featureName(),
+      display_name: text(LIMITS.title).optional(),
+      ...z.object(featureFields()).partial().shape,
+    }),
+  output: () => z.object({ feature: FeatureOut(), changed: z.array(z.string()) }),
   annotations: REPLACE,
   featureTarget: { arg: 'name' },
   handler(args, ctx) {
@@ -129,8 +131,8 @@ export const deleteFeature = defineTool({
   title: 'Delete feature',
   category: 'features',
   description: 'Delete a feature. Refused while tasks or other features reference it.',
-  input: z.strictObject({ name: featureName }),
-  output: z.object({ deleted: z.string() }),
+  input: () => z.strictObject({ name: featureName() }),
+  output: () => z.object({ deleted: z.string() }),
   annotations: DELETE,
   featureTarget: { arg: 'name' },
   handler(args, { store }) {
@@ -150,23 +152,25 @@ export const appendFeatureLearning = defineTool({
   title: 'Add feature learning',
   category: 'features',
   description: 'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
-  input: z.strictObject({
-    feature_name: featureName,
-    text: text(2000).describe('One lesson; cut to 500 chars'),
-    // Trust is the server's to assign: over MCP every caller is an agent, so it may say agent or the
-    // lower auto, never human (prompts rank human learnings first).
-    source: z.enum(['auto', 'agent']).optional().describe('Default agent'),
-    reason: optText(1000).optional().describe('Why it matters'),
-    task_id: taskId('Task it came from (default: session task)').optional(),
-  }),
-  output: z.object({
-    outcome: z.enum(['added', 'duplicate', 'replaced']),
-    learning: LearningOut,
-    matched: z.string().optional(),
-    learning_count: z.number().int(),
-    pruned: z.number().int(),
-    sanitized: z.array(z.enum(SANITIZE_CHANGES)).optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      feature_name: featureName(),
+      text: text(2000).describe('One lesson; cut to 500 chars'),
+      // Trust is the server's to assign: over MCP every caller is an agent, so it may say agent or the
+      // lower auto, never human (prompts rank human learnings first).
+      source: z.enum(['auto', 'agent']).optional().describe('Default agent'),
+      reason: optText(1000).optional().describe('Why it matters'),
+      task_id: taskId('Task it came from (default: session task)').optional(),
+    }),
+  output: () =>
+    z.object({
+      outcome: z.enum(['added', 'duplicate', 'replaced']),
+      learning: LearningOut(),
+      matched: z.string().optional(),
+      learning_count: z.number().int(),
+      pruned: z.number().int(),
+      sanitized: z.array(z.enum(SANITIZE_CHANGES)).optional(),
+    }),
   annotations: CREATE,
   featureTarget: { arg: 'feature_name' },
   handler(args, { store, session }) {
@@ -212,8 +216,8 @@ export const addFeatureContextFile = defineTool({
   title: 'Add feature context file',
   category: 'features',
   description: "Register a project file as relevant context for a feature's future tasks.",
-  input: z.strictObject({ feature_name: featureName, file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root') }),
-  output: z.object({ feature_name: z.string(), file_path: z.string(), added: z.boolean(), context_files: z.array(z.string()) }),
+  input: () => z.strictObject({ feature_name: featureName(), file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root') }),
+  output: () => z.object({ feature_name: z.string(), file_path: z.string(), added: z.boolean(), context_files: z.array(z.string()) }),
   annotations: UPDATE,
   featureTarget: { arg: 'feature_name' },
   handler(args, ctx) {
@@ -243,8 +247,8 @@ export const getFeatureLearnings = defineTool({
   title: 'Get feature learnings',
   category: 'features',
   description: "A feature's learnings, in the order prompts show them. Check them before recording a new one.",
-  input: z.strictObject({ feature_name: featureName }),
-  output: z.object({ feature_name: z.string(), learnings: z.array(LearningOut) }),
+  input: () => z.strictObject({ feature_name: featureName() }),
+  output: () => z.object({ feature_name: z.string(), learnings: z.array(LearningOut()) }),
   annotations: READ,
   handler({ feature_name }, { store }) {
     const learnings = requireFeatureRecord(store, feature_name).learnings;

@@ -1,3 +1,4 @@
+import { once } from '../registry/types.js';
 import { z } from 'zod';
 import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
 
@@ -26,6 +27,6 @@ export const taskId = (desc?: string) => {
   return desc ? s.describe(desc) : s;
 };
 export const name = (desc: string) => z.string().min(1).max(LIMITS.name).describe(desc);
-export const status = z.enum(TASK_STATUSES);
-export const priority = z.enum(PRIORITIES);
-export const acronym = z.string().describe('4 chars A-Z/0-9, unique; default: from display_name');
+export const status = once(() => z.enum(TASK_STATUSES));
+export const priority = once(() => z.enum(PRIORITIES));
+export const acronym = once(() => z.string().describe('4 chars A-Z/0-9, unique; default: from display_name'));

@@ -1,36 +1,37 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from '../domain/rules.js';
-import { READ, defineTool } from '../registry/types.js';
+import { once, READ, defineTool } from '../registry/types.js';
 
 export const getProjectInfo = defineTool({
   name: 'get_project_info',
   title: 'Get project info',
   category: 'project',
   description: 'Get the project title, description and creation date.',
-  input: z.strictObject({}),
-  output: z.object({ title: z.string(), description: z.string().nullable(), created: z.string().nullable(), schema_version: z.string() }),
+  input: () => z.strictObject({}),
+  output: () => z.object({ title: z.string(), description: z.string().nullable(), created: z.string().nullable(), schema_version: z.string() }),
   annotations: READ,
   handler(_args, { store }) {
     return store.projectInfo();
   },
 });
 
-const Group = z.object({ name: z.string(), done: z.number().int(), total: z.number().int() });
+const Group = once(() => z.object({ name: z.string(), done: z.number().int(), total: z.number().int() }));
 
 export const getProjectProgress = defineTool({
   name: 'get_project_progress',
   title: 'Get project progress',
   category: 'project',
   description: 'Task completion stats: totals, counts by status, done/total per feature and per discipline.',
-  input: z.strictObject({}),
-  output: z.object({
-    total: z.number().int(),
-    done: z.number().int(),
-    percent_done: z.number(),
-    by_status: z.record(z.string(), z.number().int()),
-    by_feature: z.array(Group),
-    by_discipline: z.array(Group),
-  }),
+  input: () => z.strictObject({}),
+  output: () =>
+    z.object({
+      total: z.number().int(),
+      done: z.number().int(),
+      percent_done: z.number(),
+      by_status: z.record(z.string(), z.number().int()),
+      by_feature: z.array(Group()),
+      by_discipline: z.array(Group()),
+    }),
   annotations: READ,
   handler(_args, { store }) {
     const by_status: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));

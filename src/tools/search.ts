@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalid } from '../errors.js';
-import { READ, defineTool } from '../registry/types.js';
+import { once, READ, defineTool } from '../registry/types.js';
 import { LIMITS, status } from './fields.js';
 import { SEARCH_BOUNDS } from '../store/own/search.js';
 import { taskQuery } from './tasks.js';
@@ -47,35 +47,39 @@ export function ftsQuery(terms: readonly string[], mode: 'all' | 'any', prefixes
   return quoted.join(mode === 'all' ? ' ' : ' OR ');
 }
 
-const Hit = z.object({
-  id: z.number().int(),
-  title: z.string(),
-  status: z.string(),
-  priority: z.string().nullable(),
-  feature: z.string(),
-  discipline: z.string(),
-  score: z.number(),
-  snippet: z.string(),
-});
+const Hit = once(() =>
+  z.object({
+    id: z.number().int(),
+    title: z.string(),
+    status: z.string(),
+    priority: z.string().nullable(),
+    feature: z.string(),
+    discipline: z.string(),
+    score: z.number(),
+    snippet: z.string(),
+  }),
+);
 
 export const searchTasks = defineTool({
   name: 'search_tasks',
   title: 'Search tasks',
   category: 'tasks',
   description: 'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
-  input: z.strictObject({
-    query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
-    status: status.optional(),
-    feature: z.string().max(LIMITS.name).optional(),
-    discipline: z.string().max(LIMITS.name).optional(),
-    limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
-  }),
-  output: z.object({
-    results: z.array(Hit),
-    matched: z.enum(['all', 'any', 'none']),
-    /** Words past QUERY_BOUNDS.terms, not searched (absent when every word was). */
-    ignored_words: z.array(z.string()).optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
+      status: status().optional(),
+      feature: z.string().max(LIMITS.name).optional(),
+      discipline: z.string().max(LIMITS.name).optional(),
+      limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
+    }),
+  output: () =>
+    z.object({
+      results: z.array(Hit()),
+      matched: z.enum(['all', 'any', 'none']),
+      /** Words past QUERY_BOUNDS.terms, not searched (absent when every word was). */
+      ignored_words: z.array(z.string()).optional(),
+    }),
   annotations: READ,
   handler(args, ctx) {
     const query = taskQuery(ctx, { status: args.status, feature: args.feature, discipline: args.discipline });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AFTER, BLOCKED_KINDS, FLAG_CATEGORIES, FLAG_SEVERITIES, LEARNED_KINDS, LEARNED_SCOPE_INPUTS, SUGGEST_KINDS, signalRow, type SignalPayload, type Verb } from '../domain/signals.js';
-import { CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../registry/types.js';
+import { once, CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../registry/types.js';
 import { LIMITS, taskId, text } from './fields.js';
 import { requireTaskExists, sessionTask } from './lookups.js';
 import { QuestionOut } from './shapes.js';
@@ -14,22 +14,26 @@ import { QuestionOut } from './shapes.js';
  */
 
 /** One line of an `ask`'s options: Ralph stores them joined by newlines. */
-const option = z
-  .string()
-  .trim()
-  .min(1)
-  .max(LIMITS.listItem)
-  .refine((o) => !/[\r\n]/.test(o), 'an option must be one line (options are stored one per line)');
+const option = once(() =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.listItem)
+    .refine((o) => !/[\r\n]/.test(o), 'an option must be one line (options are stored one per line)'),
+);
 const optional = (desc: string) => z.string().max(LIMITS.text).optional().describe(desc);
 
-export const SignalOut = z.object({
-  message: z.string(),
-  verb: z.string(),
-  task_id: z.number().int(),
-  /** null when Ralph's app recorded it (it does not say which row it wrote). */
-  signal_id: z.number().int().nullable(),
-  next: z.string(),
-});
+export const SignalOut = once(() =>
+  z.object({
+    message: z.string(),
+    verb: z.string(),
+    task_id: z.number().int(),
+    /** null when Ralph's app recorded it (it does not say which row it wrote). */
+    signal_id: z.number().int().nullable(),
+    next: z.string(),
+  }),
+);
 
 /** Optional texts are trimmed, and left out when nothing remains (Ralph would store an empty string). */
 function clean(args: Record<string, unknown>): SignalPayload {
@@ -44,15 +48,14 @@ function clean(args: Record<string, unknown>): SignalPayload {
   return out;
 }
 
-function verbTool<S extends z.ZodRawShape>(verb: Verb, title: string, description: string, shape: S, payload: (p: SignalPayload) => SignalPayload = (p) => p): AnyTool {
-  const input = z.strictObject(shape);
+function verbTool<S extends z.ZodRawShape>(verb: Verb, title: string, description: string, shape: () => S, payload: (p: SignalPayload) => SignalPayload = (p) => p): AnyTool {
   return defineTool({
     name: verb,
     title,
     category: 'signals',
     description,
-    input,
-    output: SignalOut,
+    input: () => z.strictObject(shape()),
+    output: () => SignalOut(),
     annotations: CREATE,
     signal: { verb, payload: (args) => payload(clean(args as Record<string, unknown>)) },
     handler(args, ctx: ToolContext) {
@@ -64,7 +67,7 @@ function verbTool<S extends z.ZodRawShape>(verb: Verb, title: string, descriptio
   });
 }
 
-export const signalAnswer = (verb: Verb, taskId: number, signalId: number | null): z.infer<typeof SignalOut> => ({
+export const signalAnswer = (verb: Verb, taskId: number, signalId: number | null): z.infer<ReturnType<typeof SignalOut>> => ({
   message: `Signal recorded: ${verb}`,
   verb,
   task_id: taskId,
@@ -72,58 +75,58 @@ export const signalAnswer = (verb: Verb, taskId: number, signalId: number | null
   next: AFTER[verb],
 });
 
-export const done = verbTool('done', 'Done', 'The task is complete and tested. Your last call.', {
+export const done = verbTool('done', 'Done', 'The task is complete and tested. Your last call.', () => ({
   summary: text().describe('What was accomplished: key decisions and outcomes'),
-});
+}));
 
-export const partial = verbTool('partial', 'Partial', 'Progress made, task not complete. Your last call.', {
+export const partial = verbTool('partial', 'Partial', 'Progress made, task not complete. Your last call.', () => ({
   summary: text().describe('What was accomplished so far'),
   remaining: text().describe('What is left, and why you stopped'),
-});
+}));
 
-export const stuck = verbTool('stuck', 'Stuck', 'You cannot make progress (broken environment, impossible task); Ralph ends the session.', {
+export const stuck = verbTool('stuck', 'Stuck', 'You cannot make progress (broken environment, impossible task); Ralph ends the session.', () => ({
   reason: text().describe('What stops you, specifically'),
-});
+}));
 
-export const ask = verbTool('ask', 'Ask', 'Ask a person a question; if blocking, stop after asking.', {
+export const ask = verbTool('ask', 'Ask', 'Ask a person a question; if blocking, stop after asking.', () => ({
   question: text().describe('The specific question'),
-  options: z.array(option).max(20).optional().describe('Possible answers'),
+  options: z.array(option()).max(20).optional().describe('Possible answers'),
   preferred: optional('Your recommendation'),
   blocking: z.boolean().describe('You cannot go on without the answer'),
-});
+}));
 
-export const flag = verbTool('flag', 'Flag', 'Report a problem you found (for a reviewer); go on unless it blocks the task.', {
+export const flag = verbTool('flag', 'Flag', 'Report a problem you found (for a reviewer); go on unless it blocks the task.', () => ({
   what: text().describe('The problem, clearly'),
   severity: z.enum(FLAG_SEVERITIES).describe('blocking: this task cannot be completed'),
   category: z.enum(FLAG_CATEGORIES),
-});
+}));
 
 export const learned = verbTool(
   'learned',
   'Learned',
   'Record knowledge another agent on another task would need.',
-  {
+  () => ({
     text: text().describe('Specific enough to act on'),
     kind: z.enum(LEARNED_KINDS).describe('discovery: a fact; decision: a judgment call; convention: a pattern to follow'),
     rationale: optional('For decisions: why, what you rejected'),
     scope: z.enum(LEARNED_SCOPE_INPUTS).optional().describe('Who needs it; feature = subsystem (default)'),
-  },
+  }),
   // Ralph's schema stores subsystem; its own signal server called it feature (and defaulted to it).
   (p) => ({ ...p, scope: p.scope === undefined || p.scope === 'feature' ? 'subsystem' : p.scope }),
 );
 
-export const suggest = verbTool('suggest', 'Suggest', 'Recommend work outside your task (a reviewer decides). Go on with your task.', {
+export const suggest = verbTool('suggest', 'Suggest', 'Recommend work outside your task (a reviewer decides). Go on with your task.', () => ({
   what: text().describe('What should be done'),
   kind: z.enum(SUGGEST_KINDS),
   why: text().describe('Why it is needed'),
   feature: z.string().max(LIMITS.name).optional().describe('Its feature (new_task); not stored'),
-});
+}));
 
-export const blocked = verbTool('blocked', 'Blocked', 'Part of your task cannot be done because something outside your control is missing or broken.', {
+export const blocked = verbTool('blocked', 'Blocked', 'Part of your task cannot be done because something outside your control is missing or broken.', () => ({
   on: text(LIMITS.text).describe('What blocks you'),
   kind: z.enum(BLOCKED_KINDS).describe('external: credentials, services, a human decision'),
   detail: optional('More context'),
-});
+}));
 
 // ---- get_answers ---------------------------------------------------------------------------
 
@@ -132,11 +135,12 @@ export const getAnswers = defineTool({
   title: 'Get answers',
   category: 'signals',
   description: 'Questions asked on a task and the answers people gave (null: not yet).',
-  input: z.strictObject({
-    task_id: taskId(),
-    unanswered_only: z.boolean().optional().describe('Only questions still waiting for an answer'),
-  }),
-  output: z.object({ task_id: z.number().int(), questions: z.array(QuestionOut) }),
+  input: () =>
+    z.strictObject({
+      task_id: taskId(),
+      unanswered_only: z.boolean().optional().describe('Only questions still waiting for an answer'),
+    }),
+  output: () => z.object({ task_id: z.number().int(), questions: z.array(QuestionOut()) }),
   annotations: READ,
   taskTarget: { arg: 'task_id', writes: false },
   handler({ task_id, unanswered_only }, ctx) {

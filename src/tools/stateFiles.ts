@@ -22,8 +22,8 @@ function appendTool(which: Which, name: string, title: string, description: stri
     title,
     category: 'state',
     description,
-    input: z.strictObject({ text: text(MAX_ENTRY_CHARS) }),
-    output: StateAppendOut,
+    input: () => z.strictObject({ text: text(MAX_ENTRY_CHARS) }),
+    output: () => StateAppendOut(),
     annotations: CREATE,
     handler(args, ctx) {
       // learnings.txt goes into every future agent's prompt: sanitised like feature learnings (the
@@ -42,8 +42,8 @@ function readTool(which: Which, name: string, title: string, description: string
     title,
     category: 'state',
     description,
-    input: z.strictObject({ last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries (1-1000)') }),
-    output: StateReadOut,
+    input: () => z.strictObject({ last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries (1-1000)') }),
+    output: () => StateReadOut(),
     annotations: READ,
     handler(args, ctx) {
       return { file: relName(which), ...readEntries(ctx.project.root, fileOf(ctx, which), args.last) };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ToolError, conflict, invalid } from '../errors.js';
-import { CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
 import { sessionNote } from './comments.js';
 import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
 import { TASK_SORTS, rankOf, type HolderFilter, type TaskListAfter } from '../store/taskList.js';
@@ -109,25 +109,27 @@ export const listTasks = defineTool({
   title: 'List tasks',
   category: 'tasks',
   description: 'Task rows by page. Filters AND; sort priority = claim order, updated = newest first.',
-  input: z.strictObject({
-    filter_status: oneOrMore(status, TASK_STATUSES.length).optional(),
-    filter_feature: z.string().max(LIMITS.name).optional(),
-    filter_discipline: z.string().max(LIMITS.name).optional(),
-    filter_priority: oneOrMore(priority, PRIORITIES.length).optional(),
-    filter_tag: z.string().max(LIMITS.listItem).optional(),
-    ready: z.boolean().optional().describe('Pending, dependencies done'),
-    held_by: z.string().max(LIMITS.name).optional().describe('me, any, none or a session id'),
-    updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
-    sort: z.enum(TASK_SORTS).optional(),
-    limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
-    cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
-  }),
-  output: z.object({
-    tasks: z.array(TaskRowOut.extend({ held_by: HolderOut.nullable() })),
-    total: z.number().int(),
-    total_capped: z.literal(true).optional(),
-    next_cursor: z.string().nullable(),
-  }),
+  input: () =>
+    z.strictObject({
+      filter_status: oneOrMore(status(), TASK_STATUSES.length).optional(),
+      filter_feature: z.string().max(LIMITS.name).optional(),
+      filter_discipline: z.string().max(LIMITS.name).optional(),
+      filter_priority: oneOrMore(priority(), PRIORITIES.length).optional(),
+      filter_tag: z.string().max(LIMITS.listItem).optional(),
+      ready: z.boolean().optional().describe('Pending, dependencies done'),
+      held_by: z.string().max(LIMITS.name).optional().describe('me, any, none or a session id'),
+      updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
+      sort: z.enum(TASK_SORTS).optional(),
+      limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
+      cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
+    }),
+  output: () =>
+    z.object({
+      tasks: z.array(TaskRowOut().extend({ held_by: HolderOut().nullable() })),
+      total: z.number().int(),
+      total_capped: z.literal(true).optional(),
+      next_cursor: z.string().nullable(),
+    }),
   annotations: READ,
   handler(args, ctx) {
     const query: TaskListQuery = {
@@ -175,12 +177,13 @@ export const nextTasks = defineTool({
   title: 'Preview next tasks',
   category: 'tasks',
   description: 'Preview claim_next_task: the next ready tasks, in order.',
-  input: z.strictObject({
-    discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
-    feature: z.string().max(LIMITS.name).optional(),
-    limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
-  }),
-  output: z.object({ tasks: z.array(TaskRowOut.extend({ takes_over: HolderOut.optional() })) }),
+  input: () =>
+    z.strictObject({
+      discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
+      feature: z.string().max(LIMITS.name).optional(),
+      limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
+    }),
+  output: () => z.object({ tasks: z.array(TaskRowOut().extend({ takes_over: HolderOut().optional() })) }),
   annotations: READ,
   handler(args, ctx) {
     const { store, session } = ctx;
@@ -233,26 +236,28 @@ export const getTask = defineTool({
   title: 'Get task',
   category: 'tasks',
   description: 'One task in full: fields, recent comments (oldest first), dependencies, dependents, open questions',
-  input: z.strictObject({
-    id: taskId(),
-    comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
-    comments_before: z.number().int().positive().optional(),
-  }),
-  output: z.object({
-    task: TaskOut,
-    comments: z.array(CommentOut),
-    /** All comments on the task, however many `comments` shows. */
-    comment_count: z.number().int(),
-    /** Pass as comments_before to get the page of older comments; null when there are none. */
-    older_comments_before: z.number().int().nullable(),
-    dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
-    /** Ids of the tasks that depend on this one (the first 1,000; truncated_dependents when there are more). */
-    dependents: z.array(z.number().int()),
-    truncated_dependents: z.literal(true).optional(),
-    open_questions: z.array(QuestionOut),
-    /** The session working on it (claim_next_task), since when, and until when its lease runs; null: nobody. */
-    held_by: HolderOut.nullable(),
-  }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      comment_limit: z.number().int().min(1).max(COMMENT_PAGE.max).optional(),
+      comments_before: z.number().int().positive().optional(),
+    }),
+  output: () =>
+    z.object({
+      task: TaskOut(),
+      comments: z.array(CommentOut()),
+      /** All comments on the task, however many `comments` shows. */
+      comment_count: z.number().int(),
+      /** Pass as comments_before to get the page of older comments; null when there are none. */
+      older_comments_before: z.number().int().nullable(),
+      dependencies: z.array(z.object({ id: z.number().int(), title: z.string().nullable(), status: z.string() })),
+      /** Ids of the tasks that depend on this one (the first 1,000; truncated_dependents when there are more). */
+      dependents: z.array(z.number().int()),
+      truncated_dependents: z.literal(true).optional(),
+      open_questions: z.array(QuestionOut()),
+      /** The session working on it (claim_next_task), since when, and until when its lease runs; null: nobody. */
+      held_by: HolderOut().nullable(),
+    }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
   handler({ id, comment_limit, comments_before }, ctx) {
@@ -288,9 +293,9 @@ export const getTask = defineTool({
 
 // ---- create_task ---------------------------------------------------------------------------
 
-export const taskFields = {
+export const taskFields = once(() => ({
   description: optText(),
-  priority: priority.optional(),
+  priority: priority().optional(),
   acceptance_criteria: strList(),
   depends_on: z.array(taskId()).max(LIMITS.listItems).describe('Task ids that must be done first'),
   tags: strList(),
@@ -298,22 +303,23 @@ export const taskFields = {
   output_artifacts: strList(),
   hints: optText(),
   estimated_turns: z.number().int().min(1).max(1000),
-};
+}));
 
 export const createTask = defineTool({
   name: 'create_task',
   title: 'Create task',
   category: 'tasks',
   description: 'Create a task in an existing feature and discipline. Returns the new task with its id.',
-  input: z.strictObject({
-    feature: z.string().max(LIMITS.name).describe('Existing feature name'),
-    discipline: z.string().max(LIMITS.name).describe('Existing discipline name'),
-    title: text(LIMITS.title),
-    ...z.object(taskFields).partial().shape,
-    status: z.enum(['draft', 'pending']).optional().describe('Default pending; draft = needs enrichment'),
-    duplicate_ok: duplicateOk,
-  }),
-  output: z.object({ task: TaskOut, possible_duplicates: z.array(TaskHintOut) }),
+  input: () =>
+    z.strictObject({
+      feature: z.string().max(LIMITS.name).describe('Existing feature name'),
+      discipline: z.string().max(LIMITS.name).describe('Existing discipline name'),
+      title: text(LIMITS.title),
+      ...z.object(taskFields()).partial().shape,
+      status: z.enum(['draft', 'pending']).optional().describe('Default pending; draft = needs enrichment'),
+      duplicate_ok: duplicateOk(),
+    }),
+  output: () => z.object({ task: TaskOut(), possible_duplicates: z.array(TaskHintOut()) }),
   annotations: CREATE,
   handler({ duplicate_ok, ...args }, ctx) {
     const { id, possible_duplicates } = insertTask(ctx, args, { duplicateOk: duplicate_ok });
@@ -341,7 +347,7 @@ export interface NewTask {
  * Checks and inserts one task; returns its id and the existing tasks whose titles look like its own
  * (an exact duplicate in its feature is refused, see duplicates.ts). Call inside a write transaction.
  */
-export function insertTask(ctx: ToolContext, t: NewTask, check: Omit<TitleCheck, 'feature'> = {}): { id: number; possible_duplicates: z.infer<typeof TaskHintOut>[] } {
+export function insertTask(ctx: ToolContext, t: NewTask, check: Omit<TitleCheck, 'feature'> = {}): { id: number; possible_duplicates: z.infer<ReturnType<typeof TaskHintOut>>[] } {
   const { store } = ctx;
   const feature = requireFeature(store, t.feature);
   const insert: TaskInsert = {
@@ -371,12 +377,13 @@ export const updateTask = defineTool({
   title: 'Update task',
   category: 'tasks',
   description: 'Change only the given fields of a task (lists are replaced whole).',
-  input: z.strictObject({
-    id: taskId(),
-    title: text(LIMITS.title).optional(),
-    ...z.object(taskFields).partial().shape,
-  }),
-  output: z.object({ task: TaskOut, changed: z.array(z.string()) }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      title: text(LIMITS.title).optional(),
+      ...z.object(taskFields()).partial().shape,
+    }),
+  output: () => z.object({ task: TaskOut(), changed: z.array(z.string()) }),
   annotations: REPLACE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
@@ -399,8 +406,8 @@ export const deleteTask = defineTool({
   title: 'Delete task',
   category: 'tasks',
   description: 'Delete a task and its comments. Refused while other tasks depend on it.',
-  input: z.strictObject({ id: taskId() }),
-  output: z.object({ deleted_id: z.number().int(), deleted_comments: z.number().int() }),
+  input: () => z.strictObject({ id: taskId() }),
+  output: () => z.object({ deleted_id: z.number().int(), deleted_comments: z.number().int() }),
   annotations: DELETE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id }, ctx) {
@@ -426,24 +433,26 @@ export const setTaskStatus = defineTool({
   title: 'Set task status',
   category: 'tasks',
   description: "Set a task's status. done needs its dependencies done, or force + reason (kept as a comment).",
-  input: z.strictObject({
-    id: taskId(),
-    status,
-    force: z.boolean().optional(),
-    reason: text(2000).optional(),
-  }),
-  output: z.object({
-    task: TaskOut,
-    previous_status: z.string(),
-    changed: z.boolean(),
-    /** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
-    blocker: z.object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() }).optional(),
-    /** done with force: the dependencies that were not done, and the comment that records it. */
-    unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
-    comment: CommentOut.optional(),
-    /** The task was in_progress under another session's claim (which this change ended unless it stays in_progress). */
-    held_by: HolderOut.optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      status: status(),
+      force: z.boolean().optional(),
+      reason: text(2000).optional(),
+    }),
+  output: () =>
+    z.object({
+      task: TaskOut(),
+      previous_status: z.string(),
+      changed: z.boolean(),
+      /** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
+      blocker: z.object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() }).optional(),
+      /** done with force: the dependencies that were not done, and the comment that records it. */
+      unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
+      comment: CommentOut().optional(),
+      /** The task was in_progress under another session's claim (which this change ended unless it stays in_progress). */
+      held_by: HolderOut().optional(),
+    }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id, status: next, force, reason }, ctx) {
@@ -505,13 +514,14 @@ export const enrichTask = defineTool({
   title: 'Enrich draft task',
   category: 'tasks',
   description: 'Add pseudocode (optionally criteria and context files) to a draft task and make it pending.',
-  input: z.strictObject({
-    id: taskId(),
-    pseudocode: text(LIMITS.longText),
-    acceptance_criteria: strList().optional().describe('Replaces the current list'),
-    context_files: pathList('Replaces the list (project-relative paths)').optional(),
-  }),
-  output: z.object({ task: TaskOut }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      pseudocode: text(LIMITS.longText),
+      acceptance_criteria: strList().optional().describe('Replaces the current list'),
+      context_files: pathList('Replaces the list (project-relative paths)').optional(),
+    }),
+  output: () => z.object({ task: TaskOut() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { canonicalPath } from '../domain/paths.js';
 import { MAX_CONTEXT_FILES } from '../domain/rules.js';
 import { conflict, invalid, ToolError } from '../errors.js';
-import { CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
+import { once, CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
 import type { Comment } from '../store/records.js';
 import { namesTask, numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
@@ -21,7 +21,7 @@ import { recordClaim, staleClaims, takenOverFrom } from './claims.js';
  * a task too big to do, a task in the wrong feature, a pool of agents picking work.
  */
 
-const reason = text(2000);
+const reason = once(() => text(2000));
 
 // ---- report_blocker ------------------------------------------------------------------------
 
@@ -30,11 +30,12 @@ export const reportBlocker = defineTool({
   title: 'Report blocker',
   category: 'tasks',
   description: 'Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).',
-  input: z.strictObject({
-    reason: reason.describe('What blocks you, concretely'),
-    on_task_id: taskId('The task whose flaw blocks you').optional(),
-  }),
-  output: z.object({ task: TaskOut, comments: z.array(CommentOut) }),
+  input: () =>
+    z.strictObject({
+      reason: reason().describe('What blocks you, concretely'),
+      on_task_id: taskId('The task whose flaw blocks you').optional(),
+    }),
+  output: () => z.object({ task: TaskOut(), comments: z.array(CommentOut()) }),
   annotations: CREATE,
   handler(args, ctx) {
     const { store } = ctx;
@@ -74,8 +75,8 @@ export const signalAbort = defineTool({
   title: 'Ask Ralph to end this session',
   category: 'session',
   description: 'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
-  input: z.strictObject({ reason }),
-  output: z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
+  input: () => z.strictObject({ reason: reason() }),
+  output: () => z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
   annotations: CREATE,
   handler(args, ctx) {
     const s = ctx.session;
@@ -96,25 +97,27 @@ export const getDependencyDetails = defineTool({
   title: 'Get dependency details',
   category: 'tasks',
   description: "What this task's dependencies (transitive) produced: status, output artifacts, comments (completion summaries).",
-  input: z.strictObject({
-    id: taskId(),
-    depth: z.number().int().min(1).max(10).optional().describe(`Levels to follow (default ${DEPTH_DEFAULT})`),
-  }),
-  output: z.object({
-    task_id: z.number().int(),
-    dependencies: z.array(
-      z.object({
-        id: z.number().int(),
-        title: z.string(),
-        status: z.string(),
-        depth: z.number().int(),
-        output_artifacts: z.array(z.string()),
-        comments: z.array(CommentOut),
-      }),
-    ),
-    missing: z.array(z.number().int()),
-    truncated: z.boolean(),
-  }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      depth: z.number().int().min(1).max(10).optional().describe(`Levels to follow (default ${DEPTH_DEFAULT})`),
+    }),
+  output: () =>
+    z.object({
+      task_id: z.number().int(),
+      dependencies: z.array(
+        z.object({
+          id: z.number().int(),
+          title: z.string(),
+          status: z.string(),
+          depth: z.number().int(),
+          output_artifacts: z.array(z.string()),
+          comments: z.array(CommentOut()),
+        }),
+      ),
+      missing: z.array(z.number().int()),
+      truncated: z.boolean(),
+    }),
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
   handler(args, ctx) {
@@ -122,7 +125,7 @@ export const getDependencyDetails = defineTool({
     const root = loadTask(ctx, args.id);
     const maxDepth = args.depth ?? DEPTH_DEFAULT;
     const seen = new Set<number>([root.id]);
-    const out: { id: number; title: string; status: string; depth: number; output_artifacts: string[]; comments: z.infer<typeof CommentOut>[] }[] = [];
+    const out: { id: number; title: string; status: string; depth: number; output_artifacts: string[]; comments: z.infer<ReturnType<typeof CommentOut>>[] }[] = [];
     const missing: number[] = [];
     let truncated = false;
     let frontier = root.depends_on;
@@ -161,13 +164,14 @@ export const updateTaskContext = defineTool({
   title: 'Repair task context',
   category: 'tasks',
   description: "Fix a task's stale context: add or remove context files, replace hints.",
-  input: z.strictObject({
-    id: taskId(),
-    add_context_files: pathList().optional(),
-    remove_context_files: z.array(z.string().max(LIMITS.path)).max(100).optional(),
-    hints: optText().optional().describe('Replaces the hints'),
-  }),
-  output: z.object({ task: TaskOut, added: z.array(z.string()), removed: z.array(z.string()) }),
+  input: () =>
+    z.strictObject({
+      id: taskId(),
+      add_context_files: pathList().optional(),
+      remove_context_files: z.array(z.string().max(LIMITS.path)).max(100).optional(),
+      hints: optText().optional().describe('Replaces the hints'),
+    }),
+  output: () => z.object({ task: TaskOut(), added: z.array(z.string()), removed: z.array(z.string()) }),
   annotations: REPLACE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
@@ -217,8 +221,8 @@ export const skipTask = defineTool({
   title: 'Skip task',
   category: 'tasks',
   description: 'Set a task to skipped with a required reason (kept as a comment). Safer than deleting it.',
-  input: z.strictObject({ id: taskId(), reason }),
-  output: z.object({ task: TaskOut, comment: CommentOut }),
+  input: () => z.strictObject({ id: taskId(), reason: reason() }),
+  output: () => z.object({ task: TaskOut(), comment: CommentOut() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
@@ -234,8 +238,8 @@ export const moveTaskToFeature = defineTool({
   title: 'Move task to feature',
   category: 'tasks',
   description: 'Move a task to another existing feature.',
-  input: z.strictObject({ id: taskId(), feature: z.string().max(LIMITS.name).describe('Existing feature name') }),
-  output: z.object({ task: TaskOut, previous_feature: z.string(), changed: z.boolean() }),
+  input: () => z.strictObject({ id: taskId(), feature: z.string().max(LIMITS.name).describe('Existing feature name') }),
+  output: () => z.object({ task: TaskOut(), previous_feature: z.string(), changed: z.boolean() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
@@ -251,25 +255,27 @@ export const moveTaskToFeature = defineTool({
 
 const MAX_SUBTASKS = 20;
 
-const Subtask = z.strictObject({
-  title: text(LIMITS.title),
-  feature: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
-  discipline: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
-  // A split names what each part is; tags, artifacts and turn estimates come later (update_task).
-  ...z.object(taskFields).omit({ tags: true, output_artifacts: true, estimated_turns: true }).partial().shape,
-  status: z.enum(['draft', 'pending']).optional(),
-  after: z
-    .array(
-      z
-        .number()
-        .int()
-        .min(0)
-        .max(MAX_SUBTASKS - 1),
-    )
-    .max(MAX_SUBTASKS)
-    .optional()
-    .describe('Indexes of earlier tasks in this list it depends on'),
-});
+const Subtask = once(() =>
+  z.strictObject({
+    title: text(LIMITS.title),
+    feature: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
+    discipline: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
+    // A split names what each part is; tags, artifacts and turn estimates come later (update_task).
+    ...z.object(taskFields()).omit({ tags: true, output_artifacts: true, estimated_turns: true }).partial().shape,
+    status: z.enum(['draft', 'pending']).optional(),
+    after: z
+      .array(
+        z
+          .number()
+          .int()
+          .min(0)
+          .max(MAX_SUBTASKS - 1),
+      )
+      .max(MAX_SUBTASKS)
+      .optional()
+      .describe('Indexes of earlier tasks in this list it depends on'),
+  }),
+);
 
 export const spawnSubtasks = defineTool({
   name: 'spawn_subtasks',
@@ -277,20 +283,22 @@ export const spawnSubtasks = defineTool({
   category: 'tasks',
   description:
     "Split a too-big task into several, all or nothing. Subtasks inherit the parent's feature, discipline, priority and dependencies; tasks that needed the parent then need the last subtask.",
-  input: z.strictObject({
-    parent_id: taskId(),
-    tasks: z.array(Subtask).min(1).max(MAX_SUBTASKS),
-    chain: z.boolean().optional().describe('Each subtask depends on the previous one'),
-    skip_parent: z.boolean().optional().describe('Mark the parent skipped'),
-    duplicate_ok: duplicateOk,
-  }),
-  output: z.object({
-    parent: TaskOut,
-    created: z.array(TaskOut),
-    rewired: z.array(z.number().int()),
-    /** Per created task (by its index in tasks), existing tasks with similar titles; only those that have some. */
-    possible_duplicates: z.array(z.object({ index: z.number().int(), task_id: z.number().int(), matches: z.array(TaskHintOut) })),
-  }),
+  input: () =>
+    z.strictObject({
+      parent_id: taskId(),
+      tasks: z.array(Subtask()).min(1).max(MAX_SUBTASKS),
+      chain: z.boolean().optional().describe('Each subtask depends on the previous one'),
+      skip_parent: z.boolean().optional().describe('Mark the parent skipped'),
+      duplicate_ok: duplicateOk(),
+    }),
+  output: () =>
+    z.object({
+      parent: TaskOut(),
+      created: z.array(TaskOut()),
+      rewired: z.array(z.number().int()),
+      /** Per created task (by its index in tasks), existing tasks with similar titles; only those that have some. */
+      possible_duplicates: z.array(z.object({ index: z.number().int(), task_id: z.number().int(), matches: z.array(TaskHintOut()) })),
+    }),
   annotations: CREATE,
   taskTarget: { arg: 'parent_id', writes: true },
   handler(args, ctx) {
@@ -299,7 +307,7 @@ export const spawnSubtasks = defineTool({
       throw conflict(`task ${parent.id} is ${parent.status}; only an unfinished task can be split into subtasks`);
     }
     const ids: number[] = [];
-    const hints: { index: number; task_id: number; matches: z.infer<typeof TaskHintOut>[] }[] = [];
+    const hints: { index: number; task_id: number; matches: z.infer<ReturnType<typeof TaskHintOut>>[] }[] = [];
     args.tasks.forEach((t, i) => {
       const after = new Set(t.after ?? []);
       if (args.chain && i > 0) after.add(i - 1);
@@ -370,17 +378,19 @@ export const claimNextTask = defineTool({
   title: 'Claim next ready task',
   category: 'tasks',
   description: 'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
-  input: z.strictObject({
-    discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
-    feature: z.string().max(LIMITS.name).optional(),
-  }),
-  output: z.object({
-    claimed: z.boolean(),
-    task: TaskOut.nullable(),
-    ready_remaining: z.number().int(),
-    /** The task was in_progress under another session whose lease ran out: that claim. */
-    took_over: z.object({ session_id: z.string(), claimed_at: z.string(), lease_until: z.string() }).optional(),
-  }),
+  input: () =>
+    z.strictObject({
+      discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
+      feature: z.string().max(LIMITS.name).optional(),
+    }),
+  output: () =>
+    z.object({
+      claimed: z.boolean(),
+      task: TaskOut().nullable(),
+      ready_remaining: z.number().int(),
+      /** The task was in_progress under another session whose lease ran out: that claim. */
+      took_over: z.object({ session_id: z.string(), claimed_at: z.string(), lease_until: z.string() }).optional(),
+    }),
   annotations: CREATE,
   handler(args, ctx) {
     const { store, session } = ctx;
