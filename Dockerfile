@@ -5,7 +5,7 @@
 #
 # Two stages. `build` installs the lockfile (better-sqlite3 is compiled by node-gyp: python3, make, g++),
 # bundles the server into dist/ralph-mcp.js and prunes to production dependencies. The runtime stage holds
-# only dist/ralph-mcp.js and the bundle it loads (dist/ralph-mcp.cjs + map), schema/, package.json, README, LICENSE and node_modules with better-sqlite3.
+# only dist/ralph-mcp.js and the bundle it loads (dist/ralph-mcp.cjs + map, dist/package.json: dist/ is CommonJS), schema/, package.json, README, LICENSE and node_modules with better-sqlite3.
 #
 # BUILD_BASE and BASE are build arguments so that locally built Node 20 images can stand in where none can
 # be pulled: scripts/docker-base.sh makes ralph-node20-build:local and ralph-node20:local, and
@@ -40,7 +40,7 @@ ENV NODE_ENV=production \
     RALPH_PROJECT=/project
 WORKDIR /app
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/ralph-mcp.js /app/dist/ralph-mcp.cjs /app/dist/ralph-mcp.cjs.map ./dist/
+COPY --from=build /app/dist/ralph-mcp.js /app/dist/ralph-mcp.cjs /app/dist/ralph-mcp.cjs.map /app/dist/package.json ./dist/
 COPY package.json README.md LICENSE ./
 COPY schema ./schema
 RUN ln -s /app/dist/ralph-mcp.js /usr/local/bin/ralph-mcp \

@@ -2,16 +2,30 @@
 // executable (scripts/build-exe.mjs), which differ only in entry, output and what stays external.
 
 /**
- * Two modules every session would evaluate at startup for nothing (about 30 ms together):
+ * Modules every session would evaluate at startup for nothing (about 35 ms together):
  * - the SDK Server's ajv-based validator, used only to check elicitation forms, which ralph-mcp never
  *   sends (ajv itself stays in the bundle, loaded lazily for .ralph/mcp/recipes.json);
- * - zod's table of ~40 locales, of which only English is ever configured.
+ * - zod's table of ~40 locales, of which only English is ever configured;
+ * - what pino loads for logging from worker threads (node:worker_threads, its thread-stream
+ *   transport) and node:assert, for one check in sonic-boom (about 5 ms of Node's own modules): src/log.ts
+ *   writes synchronously (pino.destination with sync: true) from the main thread and never calls
+ *   pino.transport().
  * Each is replaced by a small module with the same exports that the code paths we use need.
  */
 function startupTrim() {
   const stubs = {
     ajvProvider: "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
+    // pino asks only whether it runs on the main thread (to flush an asynchronous destination at exit).
+    workerThreads: 'module.exports = { isMainThread: true };',
+    threadStream: "module.exports = class ThreadStream { constructor() { throw new Error('ralph-mcp logs through pino.destination: pino transports are not bundled'); } };",
+    assert: 'module.exports = function assert(value, message) { if (!value) throw new Error(message); };',
   };
+  /** Which importer gets which stub (nothing else is touched). */
+  const scoped = [
+    { spec: /^worker_threads$/, importer: /[\\/]pino[\\/]lib[\\/]tools\.js$/, stub: 'workerThreads' },
+    { spec: /^thread-stream$/, importer: /[\\/]pino[\\/]lib[\\/]transport\.js$/, stub: 'threadStream' },
+    { spec: /^assert$/, importer: /[\\/]sonic-boom[\\/]index\.js$/, stub: 'assert' },
+  ];
   return {
     name: 'startup-trim',
     setup(b) {
@@ -19,6 +33,8 @@ function startupTrim() {
         args.importer.includes('@modelcontextprotocol/sdk/dist/esm/server/') ? { path: 'ajv-provider', namespace: 'stub' } : undefined,
       );
       b.onLoad({ filter: /^ajv-provider$/, namespace: 'stub' }, () => ({ contents: stubs.ajvProvider, loader: 'js' }));
+      for (const { spec, importer, stub } of scoped) b.onResolve({ filter: spec }, (args) => (importer.test(args.importer) ? { path: stub, namespace: 'stub' } : undefined));
+      b.onLoad({ filter: /^(workerThreads|threadStream|assert)$/, namespace: 'stub' }, (args) => ({ contents: stubs[args.path], loader: 'js' }));
       b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
         /\/zod\/v4\/(classic|core)\//.test(args.importer)
           ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace('en.js', 'index.en-only.js'), namespace: 'zod-locales' }
@@ -43,6 +59,16 @@ async function prebuiltListings() {
   return prebuildListings(REGISTRY);
 }
 
+/**
+ * Both generations' expected tables, columns and CHECK lists, computed once at build time from
+ * schema/ralph-<generation>.sql instead of at each start (src/store/schema.ts).
+ */
+async function expectedSchemas() {
+  const { expectedData } = await import('../dist/src/store/schema.js');
+  const { GENERATIONS } = await import('../dist/src/store/records.js');
+  return Object.fromEntries(GENERATIONS.map((g) => [g, expectedData(g)]));
+}
+
 /** `define` adds build-time constants (the single executable's embedded files). */
 export async function serverBuildOptions(define = {}) {
   return {
@@ -53,7 +79,12 @@ export async function serverBuildOptions(define = {}) {
     sourcemap: true,
     // Subcommands and transports are dynamic imports: esbuild keeps each module's top level in a lazy
     // initialiser, so a stdio session never evaluates the HTTP stack, yargs or doctor.
-    define: { 'import.meta.url': '__ralph_import_meta_url', __RALPH_LISTINGS__: JSON.stringify(await prebuiltListings()), ...define },
+    define: {
+      'import.meta.url': '__ralph_import_meta_url',
+      __RALPH_LISTINGS__: JSON.stringify(await prebuiltListings()),
+      __RALPH_EXPECTED_SCHEMA__: JSON.stringify(await expectedSchemas()),
+      ...define,
+    },
     banner: { js: "var __ralph_import_meta_url = require('node:url').pathToFileURL(__filename).href;" },
     legalComments: 'eof',
     // Minified (the source map keeps the names and lines): 0.9 MB instead of 1.35 to read at each

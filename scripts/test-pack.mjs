@@ -34,6 +34,7 @@ const EXPECTED_FILES = [
   'dist/ralph-mcp.cjs',
   'dist/ralph-mcp.cjs.map',
   'dist/ralph-mcp.js',
+  'dist/package.json',
   'package.json',
   ...readdirSync(join(REPO, 'schema')).map((f) => `schema/${f}`),
 ].sort();

@@ -68,13 +68,31 @@ export function connectSqlite(path: string, options: ConnectOptions = {}): Conne
   return RUNTIME === 'bun' ? openBun(path, options) : openNode(path, options);
 }
 
+/**
+ * The npm bundle carries better-sqlite3's JavaScript but not its addon, which stays in the installed
+ * package (built for the machine): found here as Node finds the package. Left to better-sqlite3's own
+ * lookup (its `bindings` search) when not at the usual place.
+ */
+let installedAddon: string | null | undefined;
+function installedAddonPath(): string | undefined {
+  if (installedAddon === undefined) {
+    try {
+      installedAddon = requireHere.resolve('better-sqlite3/build/Release/better_sqlite3.node');
+    } catch {
+      installedAddon = null;
+    }
+  }
+  return installedAddon ?? undefined;
+}
+
 function openNode(path: string, options: ConnectOptions): Connection {
+  const binding = nativeBinding ?? installedAddonPath();
   const raw = new BetterSqlite3(path, {
     fileMustExist: options.fileMustExist ?? false,
     readonly: options.readonly ?? false,
     ...(options.timeout !== undefined ? { timeout: options.timeout } : {}),
     // The addon object itself is accepted at run time (better-sqlite3's types say only a path).
-    ...(nativeBinding ? { nativeBinding: nativeBinding as unknown as string } : {}),
+    ...(binding ? { nativeBinding: binding as unknown as string } : {}),
   });
   const conn = raw as unknown as Connection & { fn?: Connection['fn'] };
   // better-sqlite3's own API already is this interface; `fn` is the one name added.

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import type { Generation } from '../store/records.js';
 import type { SchemaInfo } from '../store/schema.js';
@@ -182,10 +181,17 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   return plan;
 }
 
-/** "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. */
+/**
+ * "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. The
+ * suffix only tells apart launches of the same second; a session id is a name, never a credential
+ * (Math.random: loading node:crypto for it cost every start about 3 ms).
+ */
 function newSessionId(recipe: string | null, taskId: number | null): string {
   const stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
-  return [recipe ?? 'full', taskId, stamp, randomBytes(2).toString('hex')].filter((x) => x !== null).join('-');
+  const suffix = Math.floor(Math.random() * 0x10000)
+    .toString(16)
+    .padStart(4, '0');
+  return [recipe ?? 'full', taskId, stamp, suffix].filter((x) => x !== null).join('-');
 }
 
 /**
