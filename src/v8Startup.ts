@@ -9,10 +9,11 @@ import v8 from 'node:v8';
  *   scavenge finds most of it still alive, which starting a program always looks like: the modules,
  *   schemas and tools evaluated at startup all live on. Sessions grew it to 8 or 16 MB before their
  *   first answer, and kept it.
- * - No optimising compiler (TurboFan) until the session serves its first tool call. During startup
- *   it optimised code that runs once (zod building schemas, module bodies) on background threads,
- *   whose compiler memory stays in their malloc arenas afterwards. The code a session runs per call
- *   is optimised as before, from its first call on.
+ * - No optimising compiler (TurboFan) until the session serves its first request that works on the
+ *   project (a tool call, a resource, a prompt: src/server/createServer.ts). During startup it
+ *   optimised code that runs once (zod building schemas, module bodies) on background threads, whose
+ *   compiler memory stays in their malloc arenas afterwards. The code a session runs per request is
+ *   optimised as before, from its first such request on.
  *
  * Both flags are read where V8 uses them, so setting them while running takes effect (Node warns that
  * some flags set late do nothing; these are read, not cached at startup). Bun has no V8 and ignores
@@ -32,7 +33,7 @@ export function leanStartup(): void {
   state[TURBOFAN] = false;
 }
 
-/** The session is serving calls: optimise what it runs (once; cheap to call on every call). */
+/** The session is serving requests: optimise what it runs (once; cheap to call on every request). */
 export function optimiseFromNowOn(): void {
   if (state[TURBOFAN] !== false) return;
   state[TURBOFAN] = true;
