@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { withClientSink } from '../log.js';
 import { ClientLog } from './clientLog.js';
 import { resultCopiesFor, resultTextMode, type ResultCopies } from './resultCopies.js';
-import { optimiseFromNowOn } from '../v8Startup.js';
+import { startServing } from '../v8Startup.js';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -101,7 +101,7 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
   }
 
   const handleCall = ({ name, arguments: rawArgs }: { name: string; arguments?: Record<string, unknown> | undefined }) => {
-    optimiseFromNowOn();
+    startServing();
     const tool = visibleTool(tools, ctx.session, name);
     if (!tool) {
       log.info({ tool: name, outcome: 'unknown_tool' }, 'call refused');
@@ -280,7 +280,7 @@ class RalphServer extends Server {
     // -32603; give it a schema that only checks the method, and check the params here.
     const serving = SERVING_METHODS.has(method);
     const checked = (request: unknown, extra: unknown) => {
-      if (serving) optimiseFromNowOn();
+      if (serving) startServing();
       if (method === 'tools/call' && isPlainToolCall(request)) return handler(request, extra);
       const parsed = schema.safeParse(request) as { success: boolean; data?: { params?: object }; error?: z.ZodError };
       if (!parsed.success) throw invalidParams(method, parsed.error!);
@@ -342,7 +342,7 @@ class RalphServer extends Server {
   }
 }
 
-/** Requests that work on the project: the first one turns V8's optimising compiler on (src/v8Startup.ts). */
+/** Requests that work on the project: the first one puts V8 back to its serving defaults (src/v8Startup.ts). */
 const SERVING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/list', 'resources/read', 'prompts/get', 'completion/complete']);
 const PROTOCOL_SET_REQUEST_HANDLER = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
 
