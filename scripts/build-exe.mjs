@@ -2,13 +2,23 @@
 // Node's single executable applications (https://nodejs.org/api/single-executable-applications.html):
 // a copy of this Node binary with, injected, the server bundled with better-sqlite3's JavaScript and the
 // package files it reads (schema/, package.json), better-sqlite3's compiled addon as an asset (loaded
-// from a private temporary copy: src/sea.ts), started from a V8 startup snapshot of the evaluated bundle. It needs nothing
+// from a private temporary copy: src/sea.ts), started from a V8 startup snapshot of the evaluated bundle. It needs
+// nothing
 // installed where it runs (no Node, no node_modules), only the same platform and a C library as recent
 // as the build machine's. Run after `npm run build` (the listings come from tsc's output).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { serverBuildOptions } from './serverBuild.mjs';
@@ -19,7 +29,8 @@ const out = join(repo, 'dist', `ralph-mcp-${process.platform}-${process.arch}`);
 const SENTINEL = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 20 || (major === 20 && minor < 12)) throw new Error(`build:exe needs Node >= 20.12 (SEA assets), this is ${process.version}`);
+if (major < 20 || (major === 20 && minor < 12))
+  throw new Error(`build:exe needs Node >= 20.12 (SEA assets), this is ${process.version}`);
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
@@ -27,17 +38,26 @@ mkdirSync(work, { recursive: true });
 /** What the server reads from its package at run time, embedded as text. */
 function embeddedFiles() {
   const files = { 'package.json': readFileSync(join(repo, 'package.json'), 'utf8') };
-  for (const name of readdirSync(join(repo, 'schema'))) files[`schema/${name}`] = readFileSync(join(repo, 'schema', name), 'utf8');
+  for (const name of readdirSync(join(repo, 'schema')))
+    files[`schema/${name}`] = readFileSync(join(repo, 'schema', name), 'utf8');
   return files;
 }
 
-const addon = join(dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build', 'Release', 'better_sqlite3.node');
+const addon = join(
+  dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+  'build',
+  'Release',
+  'better_sqlite3.node',
+);
 const addonBytes = readFileSync(addon);
 const addonId = { sha256: createHash('sha256').update(addonBytes).digest('hex'), bytes: addonBytes.length };
 
 const main = join(work, 'ralph-mcp-sea.cjs');
 await build({
-  ...(await serverBuildOptions({ __RALPH_EMBEDDED__: JSON.stringify(embeddedFiles()), __RALPH_ADDON__: JSON.stringify(addonId) })),
+  ...(await serverBuildOptions({
+    __RALPH_EMBEDDED__: JSON.stringify(embeddedFiles()),
+    __RALPH_ADDON__: JSON.stringify(addonId),
+  })),
   entryPoints: [join(repo, 'src', 'sea.ts')],
   outfile: main,
   // Everything inside: a single executable's main script can require Node's built-in modules only.
@@ -54,11 +74,19 @@ const blob = join(work, 'sea-prep.blob');
  */
 function prepare(snapshot) {
   const startup = snapshot ? { useSnapshot: true } : { useCodeCache: true };
-  writeFileSync(config, JSON.stringify({ main, output: blob, disableExperimentalSEAWarning: true, ...startup, assets: { 'better_sqlite3.node': addon } }, null, 2));
+  writeFileSync(
+    config,
+    JSON.stringify(
+      { main, output: blob, disableExperimentalSEAWarning: true, ...startup, assets: { 'better_sqlite3.node': addon } },
+      null,
+      2,
+    ),
+  );
   // Node warns that a few built-in modules the bundle loads (module, worker_threads) are not verified
   // in snapshots: the tests run every core end-to-end file through the result.
   const r = spawnSync(process.execPath, ['--experimental-sea-config', config], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`node --experimental-sea-config failed (${snapshot ? 'snapshot' : 'code cache'}):\n${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`node --experimental-sea-config failed (${snapshot ? 'snapshot' : 'code cache'}):\n${r.stderr}`);
   return snapshot ? 'startup snapshot' : 'code cache';
 }
 let startup;
@@ -75,7 +103,9 @@ chmodSync(out, 0o755);
 // postject's CLI, in a child: its ELF library prints a warning per note section it does not name, noise
 // about the copied binary rather than the injection (kept out; anything else is shown).
 const postject = join(dirname(createRequire(import.meta.url).resolve('postject/package.json')), 'dist', 'cli.js');
-const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL], { encoding: 'utf8' });
+const injected = spawnSync(process.execPath, [postject, out, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL], {
+  encoding: 'utf8',
+});
 const shown = `${injected.stdout}${injected.stderr}`
   .replace(/\x1b\[[0-9;]*m/g, '')
   .split('\n')
@@ -85,4 +115,6 @@ for (const l of shown) if (!/^(Start injection|Injection done|💉)/u.test(l)) p
 rmSync(work, { recursive: true, force: true });
 
 const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
-process.stderr.write(`executable: ${out.slice(repo.length)} ${mb(statSync(out).size)} (Node ${process.version}, ${process.platform}-${process.arch}, ${startup})\n`);
+process.stderr.write(
+  `executable: ${out.slice(repo.length)} ${mb(statSync(out).size)} (Node ${process.version}, ${process.platform}-${process.arch}, ${startup})\n`,
+);

@@ -49,9 +49,13 @@ await build({
 // anyway), and tsc's output below it stays ES modules.
 const dist = new URL('../dist/', import.meta.url).pathname;
 writeFileSync(`${dist}package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
-for (const dir of ['src', 'test', 'scripts']) if (existsSync(`${dist}${dir}`)) writeFileSync(`${dist}${dir}/package.json`, `${JSON.stringify({ type: 'module' })}\n`);
+for (const dir of ['src', 'test', 'scripts'])
+  if (existsSync(`${dist}${dir}`))
+    writeFileSync(`${dist}${dir}/package.json`, `${JSON.stringify({ type: 'module' })}\n`);
 // BUNDLE_META=file.json: esbuild's metafile, to see what the bundle is made of.
 if (process.env.BUNDLE_META) writeFileSync(process.env.BUNDLE_META, JSON.stringify(result.metafile));
 chmodSync(launcher, 0o755);
 const kb = (n) => `${(n / 1024).toFixed(0)} KB`;
-process.stderr.write(`bundle: dist/ralph-mcp.cjs ${kb(statSync(payload).size)} (${Object.keys(result.metafile.inputs).length} modules), launcher dist/ralph-mcp.js ${kb(statSync(launcher).size)}\n`);
+process.stderr.write(
+  `bundle: dist/ralph-mcp.cjs ${kb(statSync(payload).size)} (${Object.keys(result.metafile.inputs).length} modules), launcher dist/ralph-mcp.js ${kb(statSync(launcher).size)}\n`,
+);

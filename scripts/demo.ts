@@ -23,7 +23,11 @@ const short = (v: unknown, max = 400) => {
 };
 
 async function session(project: string, flags: string[]) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--project', project, '--log-level', 'warn', ...flags], stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--project', project, '--log-level', 'warn', ...flags],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'ralph-mcp-demo', version: '1.0.0' });
   await client.connect(transport);
   out(`\n━━ ralph-mcp ${flags.join(' ')}`);
@@ -44,7 +48,9 @@ async function session(project: string, flags: string[]) {
   return { client, call, close: () => client.close() };
 }
 
-const target = process.argv[2] ? resolve(process.argv[2]) : join(mkdtempSync(join(tmpdir(), 'ralph-mcp-demo-')), 'recipe-box');
+const target = process.argv[2]
+  ? resolve(process.argv[2])
+  : join(mkdtempSync(join(tmpdir(), 'ralph-mcp-demo-')), 'recipe-box');
 // Ralph's current (normalized) schema, as `ralph-mcp init` makes it today.
 const project = createSampleProject(target, 'Recipe Box', 'normalized');
 out(`Sample project created with ralph-mcp init + sample rows (Ralph's current schema): ${project.root}`);
@@ -66,8 +72,14 @@ const review = await session(project.root, ['--recipe', 'opus_review']);
 await review.call('get_project_progress');
 await review.call('update_task', { id: 5, priority: 'high' });
 await review.call('update_task', { id: 5, title: 'not allowed here' });
-await review.call('append_feature_learning', { feature_name: 'recipes', text: 'always store quantities in grams and convert only for display' });
-await review.call('append_feature_learning', { feature_name: 'recipes', text: 'Keep the ingredient parser pure; test it without the database' });
+await review.call('append_feature_learning', {
+  feature_name: 'recipes',
+  text: 'always store quantities in grams and convert only for display',
+});
+await review.call('append_feature_learning', {
+  feature_name: 'recipes',
+  text: 'Keep the ingredient parser pure; test it without the database',
+});
 await review.close();
 
 out(`\nServe this project yourself:\n  node ${CLI} --project ${project.root} --recipe yap`);

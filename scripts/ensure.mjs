@@ -11,8 +11,13 @@ const wanted = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies });
 const missing = wanted.filter((name) => !existsSync(join(root, 'node_modules', name, 'package.json')));
 if (missing.length > 0) {
   const lock = existsSync(join(root, 'package-lock.json'));
-  process.stderr.write(`ensure: ${missing.length} of ${wanted.length} dependencies missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): npm ${lock ? 'ci' : 'install'}\n`);
+  process.stderr.write(
+    `ensure: ${missing.length} of ${wanted.length} dependencies missing (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', …' : ''}): npm ${lock ? 'ci' : 'install'}\n`,
+  );
   // better-sqlite3 downloads a prebuilt binary, or compiles one (python3, make and a C++ compiler; about two minutes).
-  const r = spawnSync('npm', [lock ? 'ci' : 'install', '--no-audit', '--no-fund'], { cwd: root, stdio: ['ignore', 2, 2] });
+  const r = spawnSync('npm', [lock ? 'ci' : 'install', '--no-audit', '--no-fund'], {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -53,7 +53,10 @@ function pass(label, files, runtime) {
     return false;
   }
   console.error(`\n== ${label}: ${files.length} file(s), server on ${runtime} ==`);
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit', env: { ...process.env, RALPH_MCP_TEST_RUNTIME: runtime } });
+  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, RALPH_MCP_TEST_RUNTIME: runtime },
+  });
   return r.status === 0;
 }
 

@@ -25,17 +25,44 @@ export function createSampleProject(dir: string, title = 'Recipe Box', schema: G
 }
 
 function createLegacySample(dir: string, title: string): Project {
-  const project = initProject(dir, { title, description: 'A web app to collect, tag and search cooking recipes.', schema: 'legacy', disciplines: false });
+  const project = initProject(dir, {
+    title,
+    description: 'A web app to collect, tag and search cooking recipes.',
+    schema: 'legacy',
+    disciplines: false,
+  });
   const db = new Database(project.dbPath);
   db.pragma('foreign_keys = ON');
   const insert = db.transaction(() => {
-    const discipline = db.prepare('INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
-    discipline.run('frontend', 'Frontend', 'FRNT', 'Code', '#068d87', 'You build the React UI.', '["react","typescript"]', '- Components in src/ui/');
-    discipline.run('backend', 'Backend', 'BACK', 'Server', '#ea7805', 'You own the API and the database.', '["node","sqlite"]', '- Handlers stay thin');
+    const discipline = db.prepare(
+      'INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+    );
+    discipline.run(
+      'frontend',
+      'Frontend',
+      'FRNT',
+      'Code',
+      '#068d87',
+      'You build the React UI.',
+      '["react","typescript"]',
+      '- Components in src/ui/',
+    );
+    discipline.run(
+      'backend',
+      'Backend',
+      'BACK',
+      'Server',
+      '#ea7805',
+      'You own the API and the database.',
+      '["node","sqlite"]',
+      '- Handlers stay thin',
+    );
     discipline.run('quality', 'Quality', 'QUAL', 'FlaskConical', '#7a10ff', 'You write tests.', '["vitest"]', null);
     discipline.run('documentation', 'Documentation', 'DOCS', 'BookOpen', '#3b82f6', 'You write the docs.', '[]', null);
 
-    const feature = db.prepare('INSERT INTO features (name, display_name, acronym, description, created, context_files, learnings) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    const feature = db.prepare(
+      'INSERT INTO features (name, display_name, acronym, description, created, context_files, learnings) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
     feature.run(
       'recipes',
       'Recipe CRUD',
@@ -45,7 +72,14 @@ function createLegacySample(dir: string, title: string): Project {
       '["src/api/recipes.ts"]',
       JSON.stringify([
         'Validate ingredient quantities on the server',
-        { text: 'Always store quantities in grams, convert only for display', source: 'human', created: '2026-01-03T10:00:00Z', hit_count: 3, reviewed: true, review_count: 1 },
+        {
+          text: 'Always store quantities in grams, convert only for display',
+          source: 'human',
+          created: '2026-01-03T10:00:00Z',
+          hit_count: 3,
+          reviewed: true,
+          review_count: 1,
+        },
       ]),
     );
     feature.run('search', 'Search', 'SRCH', 'Full-text search over recipes and tags', '2026-01-02', '[]', '[]');
@@ -106,7 +140,23 @@ function createLegacySample(dir: string, title: string): Project {
       'Follow the pattern in src/ui/LoginForm.tsx',
       'agent',
     );
-    task.run(4, 'recipes', 'quality', 'Editor end-to-end tests', 'Playwright tests for the recipe editor', 'pending', 'medium', '["testing"]', '[3]', null, null, '[]', '[]', null, 'agent');
+    task.run(
+      4,
+      'recipes',
+      'quality',
+      'Editor end-to-end tests',
+      'Playwright tests for the recipe editor',
+      'pending',
+      'medium',
+      '["testing"]',
+      '[3]',
+      null,
+      null,
+      '[]',
+      '[]',
+      null,
+      'agent',
+    );
     task.run(
       5,
       'search',
@@ -124,7 +174,23 @@ function createLegacySample(dir: string, title: string): Project {
       null,
       'agent',
     );
-    task.run(6, 'search', 'frontend', 'Search box with suggestions', 'Typeahead search in the header', 'draft', 'low', '["ui"]', '[]', null, null, '[]', '[]', null, 'agent');
+    task.run(
+      6,
+      'search',
+      'frontend',
+      'Search box with suggestions',
+      'Typeahead search in the header',
+      'draft',
+      'low',
+      '["ui"]',
+      '[]',
+      null,
+      null,
+      '[]',
+      '[]',
+      null,
+      'agent',
+    );
     task.run(
       7,
       'auth',
@@ -142,12 +208,54 @@ function createLegacySample(dir: string, title: string): Project {
       null,
       'human',
     );
-    task.run(8, 'auth', 'documentation', 'Document the sign-in flow', 'User-facing docs for signing in', 'skipped', 'low', '["docs"]', '[]', null, null, '[]', '[]', null, 'agent');
+    task.run(
+      8,
+      'auth',
+      'documentation',
+      'Document the sign-in flow',
+      'User-facing docs for signing in',
+      'skipped',
+      'low',
+      '["docs"]',
+      '[]',
+      null,
+      null,
+      '[]',
+      '[]',
+      null,
+      'agent',
+    );
 
-    const comment = db.prepare('INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
-    comment.run(1, 'backend', 'backend', 1, null, 'Done: recipes table with a JSON ingredients column, migration 001.', '2026-01-04T09:00:00Z');
-    comment.run(2, 'backend', 'backend', 2, null, 'Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.', '2026-01-05T09:00:00Z');
-    comment.run(3, 'frontend', 'frontend', 3, 'high', 'The API returns 422 with a field map on validation errors.', '2026-01-06T09:00:00Z');
+    const comment = db.prepare(
+      'INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    );
+    comment.run(
+      1,
+      'backend',
+      'backend',
+      1,
+      null,
+      'Done: recipes table with a JSON ingredients column, migration 001.',
+      '2026-01-04T09:00:00Z',
+    );
+    comment.run(
+      2,
+      'backend',
+      'backend',
+      2,
+      null,
+      'Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.',
+      '2026-01-05T09:00:00Z',
+    );
+    comment.run(
+      3,
+      'frontend',
+      'frontend',
+      3,
+      'high',
+      'The API returns 422 with a field map on validation errors.',
+      '2026-01-06T09:00:00Z',
+    );
     comment.run(7, 'human', null, null, null, 'SMTP credentials are coming next week.', '2026-01-06T10:00:00Z');
   });
   insert();

@@ -14,10 +14,12 @@
  */
 function startupTrim() {
   const stubs = {
-    ajvProvider: "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
+    ajvProvider:
+      "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
     // pino asks only whether it runs on the main thread (to flush an asynchronous destination at exit).
     workerThreads: 'module.exports = { isMainThread: true };',
-    threadStream: "module.exports = class ThreadStream { constructor() { throw new Error('ralph-mcp logs through pino.destination: pino transports are not bundled'); } };",
+    threadStream:
+      "module.exports = class ThreadStream { constructor() { throw new Error('ralph-mcp logs through pino.destination: pino transports are not bundled'); } };",
     assert: 'module.exports = function assert(value, message) { if (!value) throw new Error(message); };',
   };
   /** Which importer gets which stub (nothing else is touched). */
@@ -30,14 +32,28 @@ function startupTrim() {
     name: 'startup-trim',
     setup(b) {
       b.onResolve({ filter: /validation\/ajv-provider\.js$/ }, (args) =>
-        args.importer.includes('@modelcontextprotocol/sdk/dist/esm/server/') ? { path: 'ajv-provider', namespace: 'stub' } : undefined,
+        args.importer.includes('@modelcontextprotocol/sdk/dist/esm/server/')
+          ? { path: 'ajv-provider', namespace: 'stub' }
+          : undefined,
       );
       b.onLoad({ filter: /^ajv-provider$/, namespace: 'stub' }, () => ({ contents: stubs.ajvProvider, loader: 'js' }));
-      for (const { spec, importer, stub } of scoped) b.onResolve({ filter: spec }, (args) => (importer.test(args.importer) ? { path: stub, namespace: 'stub' } : undefined));
-      b.onLoad({ filter: /^(workerThreads|threadStream|assert)$/, namespace: 'stub' }, (args) => ({ contents: stubs[args.path], loader: 'js' }));
+      for (const { spec, importer, stub } of scoped)
+        b.onResolve({ filter: spec }, (args) =>
+          importer.test(args.importer) ? { path: stub, namespace: 'stub' } : undefined,
+        );
+      b.onLoad({ filter: /^(workerThreads|threadStream|assert)$/, namespace: 'stub' }, (args) => ({
+        contents: stubs[args.path],
+        loader: 'js',
+      }));
       b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
         /\/zod\/v4\/(classic|core)\//.test(args.importer)
-          ? { path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace('en.js', 'index.en-only.js'), namespace: 'zod-locales' }
+          ? {
+              path: new URL('../node_modules/zod/v4/locales/en.js', import.meta.url).pathname.replace(
+                'en.js',
+                'index.en-only.js',
+              ),
+              namespace: 'zod-locales',
+            }
           : undefined,
       );
       b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({

@@ -61,7 +61,11 @@ try {
   // Lifecycle output may precede the JSON: the array starts at the last line that is "[".
   const [packed] = JSON.parse(packOut.slice(packOut.lastIndexOf('\n[') + 1 || 0));
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, EXPECTED_FILES, 'the package holds the bundle, its map, schema/, README and licence, nothing else');
+  assert.deepEqual(
+    files,
+    EXPECTED_FILES,
+    'the package holds the bundle, its map, schema/, README and licence, nothing else',
+  );
   const tarball = join(work, packed.filename);
 
   step('install the tarball into an empty directory');
@@ -70,7 +74,10 @@ try {
   const t0 = Date.now();
   run('npm', ['install', tarball], app);
   const installed = readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'));
-  assert.ok(!installed.includes('@modelcontextprotocol') && !installed.includes('zod') && !installed.includes('yargs'), `bundled libraries are not installed again: ${installed.join(' ')}`);
+  assert.ok(
+    !installed.includes('@modelcontextprotocol') && !installed.includes('zod') && !installed.includes('yargs'),
+    `bundled libraries are not installed again: ${installed.join(' ')}`,
+  );
   step(`installed in ${((Date.now() - t0) / 1000).toFixed(0)} s: ${installed.length} packages`);
 
   step('npx ralph-mcp --version');
@@ -80,10 +87,18 @@ try {
   step('npx ralph-mcp init');
   const project = join(work, 'project');
   mkdirSync(project);
-  assert.match(run('npx', ['--no-install', 'ralph-mcp', 'init', '--project', project, '--title', 'Packed'], app), /created .*ralph\.db/);
+  assert.match(
+    run('npx', ['--no-install', 'ralph-mcp', 'init', '--project', project, '--title', 'Packed'], app),
+    /created .*ralph\.db/,
+  );
 
   step('a stdio session through npx ralph-mcp');
-  const transport = new StdioClientTransport({ command: 'npx', args: ['--no-install', 'ralph-mcp', '--project', project, '--recipe', 'yap'], cwd: app, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: 'npx',
+    args: ['--no-install', 'ralph-mcp', '--project', project, '--recipe', 'yap'],
+    cwd: app,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (b) => (stderr += b));
   const client = new Client({ name: 'test-pack', version: '0' });
@@ -93,13 +108,22 @@ try {
     assert.deepEqual(tools, [...YAP_TOOLS].sort(), 'yap tool set');
     // init made Ralph's current schema with its default disciplines; a subsystem (feature) as Ralph's UI adds one.
     const db0 = new Database(join(project, '.ralph', 'db', 'ralph.db'));
-    db0.prepare("INSERT INTO subsystems (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')").run();
+    db0
+      .prepare(
+        "INSERT INTO subsystems (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')",
+      )
+      .run();
     db0.close();
-    const res = await client.callTool({ name: 'create_task', arguments: { title: 'Packed task', feature: 'core', discipline: 'implementation' } });
+    const res = await client.callTool({
+      name: 'create_task',
+      arguments: { title: 'Packed task', feature: 'core', discipline: 'implementation' },
+    });
     assert.ok(!res.isError, JSON.stringify(res));
     const id = res.structuredContent.task.id;
     const db = new Database(join(project, '.ralph', 'db', 'ralph.db'), { readonly: true });
-    const row = db.prepare('SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?').get(id);
+    const row = db
+      .prepare('SELECT d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id = ?')
+      .get(id);
     assert.equal(row?.title, 'Packed task', 'the row is in the database');
     db.close();
   } catch (err) {

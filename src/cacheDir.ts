@@ -11,7 +11,8 @@ import { join } from 'node:path';
 export function cacheDir(): string | undefined {
   const set = process.env.RALPH_MCP_CACHE_DIR;
   if (set !== undefined && set.trim().toLowerCase() === 'off') return undefined;
-  const dir = set && set.trim() !== '' ? set : join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ralph-mcp');
+  const dir =
+    set && set.trim() !== '' ? set : join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'ralph-mcp');
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);

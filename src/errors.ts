@@ -40,8 +40,11 @@ export class StartupError extends Error {
   }
 }
 
-export const notFound = (what: string, key: string | number, hint?: string): ToolError => new ToolError('not_found', `${what} ${JSON.stringify(key)} does not exist${hint ? `; ${hint}` : ''}`);
+export const notFound = (what: string, key: string | number, hint?: string): ToolError =>
+  new ToolError('not_found', `${what} ${JSON.stringify(key)} does not exist${hint ? `; ${hint}` : ''}`);
 
-export const invalid = (message: string, details?: Record<string, unknown>): ToolError => new ToolError('invalid_argument', message, details);
+export const invalid = (message: string, details?: Record<string, unknown>): ToolError =>
+  new ToolError('invalid_argument', message, details);
 
-export const conflict = (message: string, details?: Record<string, unknown>): ToolError => new ToolError('conflict', message, details);
+export const conflict = (message: string, details?: Record<string, unknown>): ToolError =>
+  new ToolError('conflict', message, details);

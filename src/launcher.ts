@@ -14,7 +14,16 @@
  * serving session: a --version or a refused launch compiles too little to be worth keeping), so that
  * it holds what startup and the first requests compiled.
  */
-import { closeSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,7 +67,9 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
     const data = underStartupFlags(() => script.createCachedData());
     writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     renameSync(tmp, file);
-    for (const name of readdirSync(dir)) if (name.startsWith('bundle-') && name.endsWith('.v8cache') && join(dir, name) !== file) unlinkSync(join(dir, name));
+    for (const name of readdirSync(dir))
+      if (name.startsWith('bundle-') && name.endsWith('.v8cache') && join(dir, name) !== file)
+        unlinkSync(join(dir, name));
   } catch {
     try {
       unlinkSync(tmp);
@@ -68,7 +79,9 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
   }
 }
 
-/** The bundle's entry: the file is one function expression, a CommonJS module's wrapper and body (scripts/bundle.mjs). */
+/**
+ * The bundle's entry: the file is one function expression, a CommonJS module's wrapper and body (scripts/bundle.mjs).
+ */
 type BundleMain = (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
 
 function runBundle(main: BundleMain): void {
@@ -87,7 +100,13 @@ function runWithCodeCache(): void {
   const cached = file ? readCache(file) : undefined;
   const script = new vm.Script(source, { filename: payload, cachedData: cached });
   /** How this start compiled the server (logged with "session started"). */
-  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !file ? 'off' : !cached ? 'none' : script.cachedDataRejected ? 'rejected' : 'used';
+  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !file
+    ? 'off'
+    : !cached
+      ? 'none'
+      : script.cachedDataRejected
+        ? 'rejected'
+        : 'used';
   if (dir && file && (!cached || script.cachedDataRejected)) {
     let written = false;
     const write = () => {
@@ -110,7 +129,9 @@ leanStartup();
 // Bun compiles with JavaScriptCore, not V8: no V8 code cache to keep.
 if (typeof (process.versions as Record<string, string | undefined>).bun === 'string') {
   (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = 'off';
-  runBundle(vm.runInThisContext(readFileSync(payload, 'utf8').replace(/^#!.*/, ''), { filename: payload }) as BundleMain);
+  runBundle(
+    vm.runInThisContext(readFileSync(payload, 'utf8').replace(/^#!.*/, ''), { filename: payload }) as BundleMain,
+  );
 } else {
   runWithCodeCache();
 }

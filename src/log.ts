@@ -11,7 +11,9 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export function createLogger(level: LogLevel = 'info', file?: string): Logger {
   let dest: ReturnType<typeof pino.destination>;
   try {
-    dest = file ? pino.destination({ dest: file, mkdir: true, sync: true, append: true }) : pino.destination({ fd: 2, sync: true });
+    dest = file
+      ? pino.destination({ dest: file, mkdir: true, sync: true, append: true })
+      : pino.destination({ fd: 2, sync: true });
   } catch (err) {
     throw new StartupError(`cannot open log file ${file}: ${(err as Error).message}`);
   }
@@ -34,7 +36,12 @@ export function withClientSink(log: Logger, sink: ClientSink): Logger {
 }
 
 /** pino's hook, run for every line written: hands the line to the session's sink, if the logger has one. */
-function logMethod(this: Logger, args: Parameters<Logger['info']>, method: (...a: unknown[]) => void, level: number): void {
+function logMethod(
+  this: Logger,
+  args: Parameters<Logger['info']>,
+  method: (...a: unknown[]) => void,
+  level: number,
+): void {
   const sink = (this as unknown as Record<symbol, ClientSink | undefined>)[CLIENT_SINK];
   if (sink) {
     try {

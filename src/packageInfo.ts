@@ -8,7 +8,8 @@ import { fileURLToPath } from 'node:url';
  * everywhere else they are read from the installed package.
  */
 declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
-const EMBEDDED: Record<string, string> | undefined = typeof __RALPH_EMBEDDED__ === 'undefined' ? undefined : __RALPH_EMBEDDED__;
+const EMBEDDED: Record<string, string> | undefined =
+  typeof __RALPH_EMBEDDED__ === 'undefined' ? undefined : __RALPH_EMBEDDED__;
 
 /** True in the single executable: no package on disk, the server is the executable itself. */
 export const SINGLE_EXECUTABLE = EMBEDDED !== undefined;
@@ -51,5 +52,8 @@ export const schemaText = (name: string): string => packageText(`schema/${name}`
 export function serverLaunch(): { command: string; args: string[] } {
   if (SINGLE_EXECUTABLE) return { command: process.execPath, args: [] };
   const bundle = join(packageRoot(), 'dist', 'ralph-mcp.js');
-  return { command: process.execPath, args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'cli.js')] };
+  return {
+    command: process.execPath,
+    args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'cli.js')],
+  };
 }

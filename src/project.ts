@@ -30,9 +30,14 @@ export function projectPaths(dir: string, dbOverride?: string): Project {
 export function locateProject(dir: string, dbOverride?: string): Project {
   const p = projectPaths(dir, dbOverride);
   if (!existsSync(p.root)) throw new StartupError(`project directory ${p.root} does not exist`);
-  if (!statSync(p.root).isDirectory()) throw new StartupError(`${p.root} is a file, not a directory: --project names the project's folder (the one holding .ralph/)`);
+  if (!statSync(p.root).isDirectory())
+    throw new StartupError(
+      `${p.root} is a file, not a directory: --project names the project's folder (the one holding .ralph/)`,
+    );
   if (!existsSync(p.ralphDir)) {
-    throw new StartupError(`${p.root} is not a Ralph project (no .ralph/ folder); create one with: ralph-mcp init --project ${p.root}`);
+    throw new StartupError(
+      `${p.root} is not a Ralph project (no .ralph/ folder); create one with: ralph-mcp init --project ${p.root}`,
+    );
   }
   if (!existsSync(p.dbPath)) {
     throw new StartupError(`database not found at ${p.dbPath}; create it with: ralph-mcp init --project ${p.root}`);
@@ -76,7 +81,11 @@ export function initProject(dir: string, options: InitOptions = {}): Project {
   // `init` racing this one never leaves a half-made ralph.db behind.
   writeFileSync(tmp, '');
   try {
-    createRalphDatabase(tmp, options.schema ?? 'normalized', { title, description: options.description ?? null, disciplines: options.disciplines ?? true });
+    createRalphDatabase(tmp, options.schema ?? 'normalized', {
+      title,
+      description: options.description ?? null,
+      disciplines: options.disciplines ?? true,
+    });
   } catch (err) {
     for (const suffix of ['', '-wal', '-shm']) rmSync(tmp + suffix, { force: true });
     throw err;
@@ -93,7 +102,8 @@ function renameNoClobber(from: string, to: string): void {
     linkSync(from, to); // fails with EEXIST instead of replacing a database another init just made
   } catch (err) {
     rmSync(from, { force: true });
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new StartupError(`refusing to overwrite the existing database at ${to}`);
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new StartupError(`refusing to overwrite the existing database at ${to}`);
     throw err;
   } finally {
     for (const suffix of ['', '-wal', '-shm']) rmSync(from + suffix, { force: true });

@@ -39,10 +39,15 @@ test('unknown tool names and arguments of 1 MB are audited capped; the database 
   await s.exited;
   const grown = size() - before;
   assert.ok(grown < GROWTH_BOUND, `database grew by ${grown} bytes`);
-  const rows = query<{ tool: string; arguments: string }>(p, "SELECT tool, arguments FROM ralph_mcp_audit WHERE outcome = 'unknown_tool' AND tool LIKE 't%'");
+  const rows = query<{ tool: string; arguments: string }>(
+    p,
+    "SELECT tool, arguments FROM ralph_mcp_audit WHERE outcome = 'unknown_tool' AND tool LIKE 't%'",
+  );
   assert.equal(rows.length, 5);
   for (const r of rows) {
-    assert.ok(Buffer.byteLength(r.tool) <= AUDIT_BOUNDS.toolBytes && Buffer.byteLength(r.arguments) <= AUDIT_BOUNDS.argsBytes);
+    assert.ok(
+      Buffer.byteLength(r.tool) <= AUDIT_BOUNDS.toolBytes && Buffer.byteLength(r.arguments) <= AUDIT_BOUNDS.argsBytes,
+    );
     assert.match(r.tool, /^t\dn+…\(truncated, 1048578 bytes\)$/);
     assert.match(r.arguments, /^\{"blob":"é+…\(truncated, 1048587 bytes\)$/, 'cut on a character boundary');
   }

@@ -35,7 +35,10 @@ const PER_TOOL = 400;
 const TASK_EXECUTION_MAX = 6 * 1024;
 
 const visibleBytes = (tools: { name: string; description?: string; inputSchema: unknown }[]) =>
-  tools.reduce((sum, t) => sum + JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length, 0);
+  tools.reduce(
+    (sum, t) => sum + JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }).length,
+    0,
+  );
 
 const projects = { legacy: sampleProject('legacy'), normalized: sampleProject('normalized') };
 const sessions: [string, string[]][] = [
@@ -53,9 +56,17 @@ for (const generation of GENERATIONS)
         const { tools } = await s.client.listTools();
         const bytes = visibleBytes(tools);
         const budget = BUDGETS[label]!;
-        assert.ok(bytes <= budget, `${label}: ${bytes} bytes > budget ${budget}; shorten descriptions, or raise the budget deliberately`);
-        if (label === 'full-suite') assert.ok(bytes / tools.length <= PER_TOOL, `${(bytes / tools.length).toFixed(1)} bytes per tool > ${PER_TOOL}`);
-        if (label.startsWith('task_execution')) assert.ok(bytes <= TASK_EXECUTION_MAX, `task_execution ${bytes} > ${TASK_EXECUTION_MAX}`);
+        assert.ok(
+          bytes <= budget,
+          `${label}: ${bytes} bytes > budget ${budget}; shorten descriptions, or raise the budget deliberately`,
+        );
+        if (label === 'full-suite')
+          assert.ok(
+            bytes / tools.length <= PER_TOOL,
+            `${(bytes / tools.length).toFixed(1)} bytes per tool > ${PER_TOOL}`,
+          );
+        if (label.startsWith('task_execution'))
+          assert.ok(bytes <= TASK_EXECUTION_MAX, `task_execution ${bytes} > ${TASK_EXECUTION_MAX}`);
       } finally {
         await s.close();
       }

@@ -13,7 +13,11 @@ import { GOLDEN_DIR, REPO } from './helpers/env.js';
 function runTestFile(file: string, env: NodeJS.ProcessEnv) {
   // Without NODE_TEST_CONTEXT: the inner runner must report on its own, not to ours.
   const { NODE_TEST_CONTEXT: _ours, ...outer } = process.env;
-  const r = spawnSync(process.execPath, ['--test', join(REPO, 'dist', 'test', file)], { encoding: 'utf8', env: { ...outer, ...env }, timeout: 120_000 });
+  const r = spawnSync(process.execPath, ['--test', join(REPO, 'dist', 'test', file)], {
+    encoding: 'utf8',
+    env: { ...outer, ...env },
+    timeout: 120_000,
+  });
   return { status: r.status, output: r.stdout + r.stderr };
 }
 

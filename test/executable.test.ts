@@ -2,7 +2,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { GENERATIONS } from '../src/store/records.js';
@@ -32,7 +43,8 @@ describe('the single executable', { skip }, () => {
   for (const generation of GENERATIONS) {
     test(`${generation}: the bundle's session, from a directory without node_modules; a write read back in SQL; no addon copy left`, async () => {
       const home = tempDir('ralph-exe-');
-      for (let dir = home; dir !== dirname(dir); dir = dirname(dir)) assert.ok(!existsSync(join(dir, 'node_modules')), `${dir} has node_modules`);
+      for (let dir = home; dir !== dirname(dir); dir = dirname(dir))
+        assert.ok(!existsSync(join(dir, 'node_modules')), `${dir} has node_modules`);
       const exe = join(home, 'ralph-mcp');
       copyFileSync(EXE, exe);
       chmodSync(exe, 0o755);
@@ -48,13 +60,20 @@ describe('the single executable', { skip }, () => {
       const client = await connect(exe, flags, home, { TMPDIR: tmp, HOME: home });
       try {
         assert.deepEqual(await client.listTools(), viaBundle);
-        const created = await client.callTool({ name: 'create_task', arguments: { feature: 'search', discipline: 'backend', title: 'Typo-tolerant search' } });
+        const created = await client.callTool({
+          name: 'create_task',
+          arguments: { feature: 'search', discipline: 'backend', title: 'Typo-tolerant search' },
+        });
         assert.ok(!created.isError, JSON.stringify(created.structuredContent));
         const id = (created.structuredContent as { task: { id: number } }).task.id;
         const stored =
           generation === 'legacy'
             ? row(project, 'SELECT title FROM tasks WHERE id = ?', id)
-            : row(project, 'SELECT d.title FROM runtime_tasks r JOIN task_details d ON d.id = r.details_id WHERE r.id = ?', id);
+            : row(
+                project,
+                'SELECT d.title FROM runtime_tasks r JOIN task_details d ON d.id = r.details_id WHERE r.id = ?',
+                id,
+              );
         assert.equal(stored?.title, 'Typo-tolerant search');
       } finally {
         await client.close();
@@ -66,11 +85,21 @@ describe('the single executable', { skip }, () => {
   /** One stdio session (initialize, tools/list) of the executable; its stderr (the log) and whether it answered. */
   const session = (exe: string, project: string, env: Record<string, string>) => {
     const lines = [
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
+      },
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list' },
     ];
-    const r = spawnSync(exe, ['--project', project, '--recipe', 'yap'], { input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, env, encoding: 'utf8', timeout: 20_000 });
+    const r = spawnSync(exe, ['--project', project, '--recipe', 'yap'], {
+      input: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`,
+      env,
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
     return { answered: r.stdout.includes('"id":2'), how: /"code_cache":"([^"]*)"/.exec(r.stderr)?.[1] };
   };
 
@@ -97,7 +126,10 @@ describe('the single executable', { skip }, () => {
     assert.deepEqual(session(EXE, project.root, env), { answered: true, how: 'snapshot, addon written' });
     assert.ok(lstatSync(join(dir, name!)).isFile(), 'the symlink was replaced by the file');
 
-    assert.deepEqual(session(EXE, project.root, { ...env, RALPH_MCP_CACHE_DIR: 'off' }), { answered: true, how: 'snapshot, addon temporary' });
+    assert.deepEqual(session(EXE, project.root, { ...env, RALPH_MCP_CACHE_DIR: 'off' }), {
+      answered: true,
+      how: 'snapshot, addon temporary',
+    });
     assert.deepEqual(readdirSync(tmp), [], 'the temporary copy is removed once loaded');
   });
 });

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { RpcChild, parseResult, type Reply } from '../scripts/bench/rpc.js';
@@ -39,14 +50,20 @@ const error = (r: Reply): { code: string; message: string } => {
   assert.ok(r.isError, `expected an error, got ${r.line.slice(0, 300)}`);
   return parseResult<{ structuredContent: { error: { code: string; message: string } } }>(r).structuredContent.error;
 };
-const alive = (c: RpcChild) => assert.equal(c.proc.exitCode, null, `the server is still running (stderr: ${c.stderr()})`);
-const titled = (p: Project, title: string) => query<{ n: number }>(p, 'SELECT count(*) AS n FROM tasks WHERE title = ?', title)[0]!.n;
+const alive = (c: RpcChild) =>
+  assert.equal(c.proc.exitCode, null, `the server is still running (stderr: ${c.stderr()})`);
+const titled = (p: Project, title: string) =>
+  query<{ n: number }>(p, 'SELECT count(*) AS n FROM tasks WHERE title = ?', title)[0]!.n;
 const integrity = (p: Project) => query<{ integrity_check: string }>(p, 'PRAGMA integrity_check')[0]!.integrity_check;
 
 describe('kill -9 during multi-row writes', () => {
-  test('4 rounds of two servers killed mid-stream (spawn_subtasks, skip_task, report_blocker): each write all or nothing', { timeout: 120_000 }, async () => {
+  test('4 rounds of two servers killed mid-stream (spawn_subtasks, skip_task, report_blocker): each write all or nothing', {
+    timeout: 120_000,
+  }, async () => {
     const r = await runCrashRounds({ rounds: 4, dir: tempDir('ralph-mcp-crash-') });
-    console.log(`# seed ${r.seed}: ${r.kills} kills, ${r.calls} writes sent: ${r.whole} whole, ${r.absent} absent, ${r.answered} answered ok (${r.seconds.toFixed(1)} s)`);
+    console.log(
+      `# seed ${r.seed}: ${r.kills} kills, ${r.calls} writes sent: ${r.whole} whole, ${r.absent} absent, ${r.answered} answered ok (${r.seconds.toFixed(1)} s)`,
+    );
     assert.deepEqual(r.problems, [], 'integrity_check ok, no half-written write, no answered write lost');
     assert.equal(r.serverCrashes, 0);
     assert.equal(r.kills, 8);
@@ -55,7 +72,9 @@ describe('kill -9 during multi-row writes', () => {
 });
 
 describe('database locked by another program', () => {
-  test('longer than the busy timeout: a clear busy error, the server stays up, the same call works once the lock is gone', { timeout: 60_000 }, async () => {
+  test('longer than the busy timeout: a clear busy error, the server stays up, the same call works once the lock is gone', {
+    timeout: 60_000,
+  }, async () => {
     const p = sampleProject();
     const s = await server(['--project', p.root], { env: { RALPH_MCP_BUSY_TIMEOUT_MS: '300' } });
     await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'before the lock' });
@@ -116,7 +135,10 @@ describe('database locked by another program', () => {
       assert.equal(r.status, 2, `${bad}: ${r.stderr}`);
       assert.equal(r.stdout, '');
       assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-      assert.match(r.stderr, /^ralph-mcp: error: .*RALPH_MCP_BUSY_TIMEOUT_MS must be a whole number of milliseconds from 0 to 600000/);
+      assert.match(
+        r.stderr,
+        /^ralph-mcp: error: .*RALPH_MCP_BUSY_TIMEOUT_MS must be a whole number of milliseconds from 0 to 600000/,
+      );
     }
   });
 });
@@ -131,7 +153,9 @@ const isRoot = process.getuid?.() === 0;
 function readOnlySkip(): string | false {
   if (process.platform !== 'linux') return 'file permissions are simulated on Linux only';
   if (!isRoot) return false;
-  const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, CLI, '--version'], { encoding: 'utf8' });
+  const probe = spawnSync(AS_NOBODY[0]!, [...AS_NOBODY.slice(1), process.execPath, CLI, '--version'], {
+    encoding: 'utf8',
+  });
   if (probe.error || probe.status !== 0) {
     return `running as root, and the server cannot be started as nobody to make file permissions count (setpriv: ${probe.error?.message ?? probe.stderr.trim()})`;
   }
@@ -144,7 +168,10 @@ function chownTree(path: string, uid: number): void {
 }
 
 describe('read-only database', () => {
-  test('a clear io_error naming the cause; reads go on; writes work again once the files are writable', { skip: readOnlySkip(), timeout: 60_000 }, async () => {
+  test('a clear io_error naming the cause; reads go on; writes work again once the files are writable', {
+    skip: readOnlySkip(),
+    timeout: 60_000,
+  }, async () => {
     const dir = tempDir('ralph-mcp-readonly-');
     chmodSync(dir, 0o755);
     const p = createSampleProject(dir);
@@ -187,8 +214,11 @@ describe('read-only database', () => {
 function mountTmpfs(size: string): { dir: string; unmount: () => void } | string {
   if (process.platform !== 'linux') return 'tmpfs mounts are Linux only';
   const dir = tempDir('ralph-mcp-full-');
-  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'ralph-mcp-test', dir], { encoding: 'utf8' });
-  if (m.error || m.status !== 0) return `cannot mount a tmpfs to fill up (needs root or CAP_SYS_ADMIN): ${m.error?.message ?? m.stderr.trim().split('\n')[0]}`;
+  const m = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0755`, 'ralph-mcp-test', dir], {
+    encoding: 'utf8',
+  });
+  if (m.error || m.status !== 0)
+    return `cannot mount a tmpfs to fill up (needs root or CAP_SYS_ADMIN): ${m.error?.message ?? m.stderr.trim().split('\n')[0]}`;
   return {
     dir,
     unmount: () => {
@@ -239,25 +269,45 @@ async function onTinyDisk(fn: (p: Project, s: RpcChild, dir: string) => Promise<
 }
 
 describe('disk full', () => {
-  test('database writes: a clear io_error saying the disk is full, the server stays up, writes work again once space is freed', { skip: FULL_SKIP, timeout: 60_000 }, async () => {
+  test('database writes: a clear io_error saying the disk is full, the server stays up, writes work again once space is freed', {
+    skip: FULL_SKIP,
+    timeout: 60_000,
+  }, async () => {
     await onTinyDisk(async (p, s, dir) => {
       await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'before the disk filled up' });
       const filler = fill(dir);
-      const args = { feature: 'recipes', discipline: 'backend', title: 'written once there is space', description: 'spacious '.repeat(2000) };
+      const args = {
+        feature: 'recipes',
+        discipline: 'backend',
+        title: 'written once there is space',
+        description: 'spacious '.repeat(2000),
+      };
       const err = error(await s.call('create_task', args));
       assert.equal(err.code, 'io_error');
       assert.match(err.message, /disk is full; nothing was written/);
-      const err2 = error(await s.call('spawn_subtasks', { parent_id: 5, tasks: Array.from({ length: 10 }, (_, i) => ({ title: `part ${i}`, description: 'roomy '.repeat(500) })) }));
+      const err2 = error(
+        await s.call('spawn_subtasks', {
+          parent_id: 5,
+          tasks: Array.from({ length: 10 }, (_, i) => ({ title: `part ${i}`, description: 'roomy '.repeat(500) })),
+        }),
+      );
       assert.equal(err2.code, 'io_error');
       // The session goes on: reads work, and so does the next write once space is freed.
       alive(s);
       assert.equal((await s.ok('get_task', { id: 2 })).task.id, 2);
       assert.equal(titled(p, args.title), 0);
-      assert.equal(query(p, "SELECT 1 FROM tasks WHERE title LIKE 'part %'").length, 0, 'the failed split left no subtask behind');
+      assert.equal(
+        query(p, "SELECT 1 FROM tasks WHERE title LIKE 'part %'").length,
+        0,
+        'the failed split left no subtask behind',
+      );
 
       rmSync(filler);
       assert.equal((await s.ok('create_task', args)).task.title, args.title);
-      assert.equal((await s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'part after' }] })).created.length, 1);
+      assert.equal(
+        (await s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'part after' }] })).created.length,
+        1,
+      );
       alive(s);
       await s.close();
       assert.equal(titled(p, args.title), 1);
@@ -265,7 +315,10 @@ describe('disk full', () => {
     });
   });
 
-  test('state files: a clear io_error, never half an entry in the file, and appends work again once space is freed', { skip: FULL_SKIP, timeout: 60_000 }, async () => {
+  test('state files: a clear io_error, never half an entry in the file, and appends work again once space is freed', {
+    skip: FULL_SKIP,
+    timeout: 60_000,
+  }, async () => {
     await onTinyDisk(async (p, s, dir) => {
       await s.ok('append_progress', { text: 'entry before the disk filled up' });
       const before = readFileSync(p.progressFile, 'utf8');
@@ -277,7 +330,11 @@ describe('disk full', () => {
       assert.match(err.message, /progress\.txt/);
       assert.match(err.message, /disk is (probably )?full/i);
       assert.match(err.message, /nothing was written/);
-      assert.equal(readFileSync(p.progressFile, 'utf8'), before, 'a failed append leaves the file as it was: never half an entry');
+      assert.equal(
+        readFileSync(p.progressFile, 'utf8'),
+        before,
+        'a failed append leaves the file as it was: never half an entry',
+      );
       alive(s);
 
       rmSync(filler);

@@ -50,7 +50,11 @@ function readAll(dbPath: string, generation: Generation): Row[] {
   const db = new Database(dbPath, { readonly: true });
   try {
     if (generation === 'legacy') {
-      return (db.prepare('SELECT id, status, priority, feature, discipline, tags, depends_on, updated, created FROM tasks').all() as any[]).map((r) => ({
+      return (
+        db
+          .prepare('SELECT id, status, priority, feature, discipline, tags, depends_on, updated, created FROM tasks')
+          .all() as any[]
+      ).map((r) => ({
         id: r.id,
         status: r.status,
         priority: r.priority,
@@ -63,9 +67,11 @@ function readAll(dbPath: string, generation: Generation): Row[] {
       }));
     }
     const tags = new Map<number, string[]>();
-    for (const r of db.prepare('SELECT task_id, tag FROM task_tags').all() as any[]) tags.set(r.task_id, [...(tags.get(r.task_id) ?? []), r.tag]);
+    for (const r of db.prepare('SELECT task_id, tag FROM task_tags').all() as any[])
+      tags.set(r.task_id, [...(tags.get(r.task_id) ?? []), r.tag]);
     const deps = new Map<number, number[]>();
-    for (const r of db.prepare('SELECT task_id, depends_on_task_id AS d FROM task_dependencies').all() as any[]) deps.set(r.task_id, [...(deps.get(r.task_id) ?? []), r.d]);
+    for (const r of db.prepare('SELECT task_id, depends_on_task_id AS d FROM task_dependencies').all() as any[])
+      deps.set(r.task_id, [...(deps.get(r.task_id) ?? []), r.d]);
     return (
       db
         .prepare(
@@ -82,7 +88,8 @@ function readAll(dbPath: string, generation: Generation): Row[] {
 /** The README's rules, in JS. */
 function bruteForce(rows: Row[], q: Record<string, any>): number[] {
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const ready = (r: Row) => r.status === 'pending' && r.deps.length <= 1000 && r.deps.every((d) => byId.get(d)?.status === 'done');
+  const ready = (r: Row) =>
+    r.status === 'pending' && r.deps.length <= 1000 && r.deps.every((d) => byId.get(d)?.status === 'done');
   const changed = (r: Row) => r.updated ?? r.created ?? '';
   const day = (r: Row) => (/^\d{4}-\d{2}-\d{2}/.test(changed(r)) ? changed(r).slice(0, 10) : '');
   const list = (v: unknown) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]);
@@ -90,7 +97,9 @@ function bruteForce(rows: Row[], q: Record<string, any>): number[] {
   const priorities = list(q.filter_priority);
   let since: { day: string; time: string } | undefined;
   if (q.updated_since !== undefined) {
-    const at = new Date(/^\d{4}-\d{2}-\d{2}$/.test(q.updated_since) ? `${q.updated_since}T00:00:00Z` : q.updated_since).toISOString();
+    const at = new Date(
+      /^\d{4}-\d{2}-\d{2}$/.test(q.updated_since) ? `${q.updated_since}T00:00:00Z` : q.updated_since,
+    ).toISOString();
     since = { day: at.slice(0, 10), time: at.slice(0, 19).replace('T', ' ') };
   }
   const out = rows.filter(
@@ -101,12 +110,26 @@ function bruteForce(rows: Row[], q: Record<string, any>): number[] {
       (q.filter_discipline === undefined || r.discipline === q.filter_discipline) &&
       (q.filter_tag === undefined || r.tags.includes(q.filter_tag)) &&
       (q.ready === undefined || ready(r) === q.ready) &&
-      (q.held_by === undefined || (q.held_by === 'any' ? r.holder != null : q.held_by === 'none' ? r.holder == null : r.holder === q.held_by)) &&
-      (since === undefined || (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/.test(changed(r)) ? changed(r).slice(0, 19).replace('T', ' ') >= since.time : day(r) !== '' && day(r) >= since.day)),
+      (q.held_by === undefined ||
+        (q.held_by === 'any' ? r.holder != null : q.held_by === 'none' ? r.holder == null : r.holder === q.held_by)) &&
+      (since === undefined ||
+        (/^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}/.test(changed(r))
+          ? changed(r).slice(0, 19).replace('T', ' ') >= since.time
+          : day(r) !== '' && day(r) >= since.day)),
   );
   const rank = (r: Row) => RANK[r.priority ?? ''] ?? 4;
   const sort = q.sort ?? 'id';
-  out.sort((a, b) => (sort === 'priority' ? rank(a) - rank(b) || a.id - b.id : sort === 'updated' ? (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : a.id - b.id) : a.id - b.id));
+  out.sort((a, b) =>
+    sort === 'priority'
+      ? rank(a) - rank(b) || a.id - b.id
+      : sort === 'updated'
+        ? day(a) < day(b)
+          ? 1
+          : day(a) > day(b)
+            ? -1
+            : a.id - b.id
+        : a.id - b.id,
+  );
   return out.map((r) => r.id);
 }
 
@@ -127,7 +150,12 @@ function randomQuery(r: () => number, rows: Row[]): Record<string, any> {
   if (r() < 0.2) q.held_by = pick(['any', 'none', 'w1', 'w2', 'w9']);
   if (r() < 0.35) {
     const d = `2026-02-${String(1 + Math.floor(r() * 28)).padStart(2, '0')}`;
-    q.updated_since = pick([d, `${d}T${String(Math.floor(r() * 24)).padStart(2, '0')}:30:00Z`, `${d}T12:00:00+05:00`, '2026-01-15']);
+    q.updated_since = pick([
+      d,
+      `${d}T${String(Math.floor(r() * 24)).padStart(2, '0')}:30:00Z`,
+      `${d}T12:00:00+05:00`,
+      '2026-01-15',
+    ]);
   }
   if (r() < 0.6) q.sort = pick(['id', 'priority', 'updated'] as const);
   return q;
@@ -138,7 +166,10 @@ function randomQuery(r: () => number, rows: Row[]): Record<string, any> {
  * read rules over the whole database after every write (the contract suite proves those; at 10,000
  * tasks they would cost seconds per claim here).
  */
-function quickSession(project: Project, flags: Omit<SessionOptions, 'project'>): { ok(name: string, args?: Record<string, unknown>): any; close(): void } {
+function quickSession(
+  project: Project,
+  flags: Omit<SessionOptions, 'project'>,
+): { ok(name: string, args?: Record<string, unknown>): any; close(): void } {
   const { store, plan } = openSession({ project: project.root, ...flags });
   const ctx = toolContext(plan, store, createLogger('silent'));
   const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
@@ -153,7 +184,11 @@ function quickSession(project: Project, flags: Omit<SessionOptions, 'project'>):
 }
 
 /** Every page of list_tasks for `q`, by `limit`; checks total on every page. */
-function listAll(s: InProcSession, q: Record<string, any>, limit: number): { ids: number[]; total: number; capped: boolean } {
+function listAll(
+  s: InProcSession,
+  q: Record<string, any>,
+  limit: number,
+): { ids: number[]; total: number; capped: boolean } {
   const ids: number[] = [];
   let cursor: string | null = null;
   let total = -1;
@@ -200,7 +235,9 @@ for (const generation of GENERATIONS) {
       own.ensureOwnTables();
       own.close();
       const db = new Database(dbPath);
-      const put = db.prepare("INSERT INTO ralph_mcp_claims (task_id, session_id, claimed_at, lease_until) VALUES (?, ?, '2026-02-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')");
+      const put = db.prepare(
+        "INSERT INTO ralph_mcp_claims (task_id, session_id, claimed_at, lease_until) VALUES (?, ?, '2026-02-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z')",
+      );
       for (const r of readAll(dbPath, generation)) {
         if ((r.status === 'in_progress' && r.id % 4 !== 0) || (r.status === 'done' && r.id % 9 === 0)) {
           const who = r.id % 2 === 0 ? 'w1' : 'w2';
@@ -210,7 +247,10 @@ for (const generation of GENERATIONS) {
       }
       db.close();
     }
-    const rows = readAll(dbPath, generation).map((r) => ({ ...r, holder: r.status === 'in_progress' ? (claims.get(r.id) ?? null) : null }));
+    const rows = readAll(dbPath, generation).map((r) => ({
+      ...r,
+      holder: r.status === 'in_progress' ? (claims.get(r.id) ?? null) : null,
+    }));
     assert.ok(rows.filter((r) => r.holder).length > 100, 'some tasks are held');
 
     test('200 seeded random filter combinations: same ids, same order, same total', () => {
@@ -223,7 +263,11 @@ for (const generation of GENERATIONS) {
         const limit = i % 10 === 0 && want.length <= 300 ? 7 : want.length > 1000 ? 500 : 97;
         const got = listAll(s, q, limit);
         // With `ready`, total counts up to 1,000 and says when it stopped (total_capped).
-        assert.equal(got.total, q.ready === undefined ? want.length : Math.min(want.length, 1000), `total of ${JSON.stringify(q)}`);
+        assert.equal(
+          got.total,
+          q.ready === undefined ? want.length : Math.min(want.length, 1000),
+          `total of ${JSON.stringify(q)}`,
+        );
         assert.equal(got.capped, q.ready !== undefined && want.length > 1000, `total_capped of ${JSON.stringify(q)}`);
         assert.deepEqual(got.ids, want, `ids of ${JSON.stringify(q)}`);
         if (want.length > 0) nonEmpty++;
@@ -253,7 +297,11 @@ for (const generation of GENERATIONS) {
       mkdirSync(join(copy, '.ralph', 'db'), { recursive: true });
       copyFileSync(dbPath, join(copy, '.ralph', 'db', 'ralph.db'));
       const discipline = rows.find((r) => r.status === 'pending')!.discipline;
-      for (const args of [{}, { discipline }, { discipline, feature: rows.find((r) => r.discipline === discipline && r.status === 'pending')!.feature }]) {
+      for (const args of [
+        {},
+        { discipline },
+        { discipline, feature: rows.find((r) => r.discipline === discipline && r.status === 'pending')!.feature },
+      ]) {
         const w = quickSession(projectPaths(copy), { recipe: 'worker' });
         try {
           const preview = w.ok('next_tasks', { ...args, limit: 12 }).tasks.map((t: any) => t.id);

@@ -52,11 +52,20 @@ const CASES: Case[] = [
   },
   {
     tool: 'create_task',
-    ok: { feature: 'settings', discipline: 'data', title: 'Export settings as JSON', depends_on: [20], tags: ['export'] },
+    ok: {
+      feature: 'settings',
+      discipline: 'data',
+      title: 'Export settings as JSON',
+      depends_on: [20],
+      tags: ['export'],
+    },
     check: (r, p) => {
       const row = one(p, 'SELECT * FROM tasks WHERE id = 21');
       assert.equal(r.task.id, 21);
-      assert.deepEqual([row.title, row.status, row.depends_on, row.tags, row.created], ['Export settings as JSON', 'pending', '[20]', '["export"]', today()]);
+      assert.deepEqual(
+        [row.title, row.status, row.depends_on, row.tags, row.created],
+        ['Export settings as JSON', 'pending', '[20]', '["export"]', today()],
+      );
     },
     err: { feature: 'settings', discipline: 'data', title: 'x', depends_on: [999] },
     code: 'invalid_argument',
@@ -74,7 +83,11 @@ const CASES: Case[] = [
   {
     tool: 'set_task_status',
     ok: { id: 11, status: 'done' },
-    check: (_r, p) => assert.deepEqual(one(p, 'SELECT status, completed FROM tasks WHERE id = 11'), { status: 'done', completed: today() }),
+    check: (_r, p) =>
+      assert.deepEqual(one(p, 'SELECT status, completed FROM tasks WHERE id = 11'), {
+        status: 'done',
+        completed: today(),
+      }),
     err: { id: 11, status: 'finished' },
     code: 'invalid_argument',
   },
@@ -110,7 +123,10 @@ const CASES: Case[] = [
     ok: { task_id: 10, body: 'Collection picker reuses the tag chip component.', priority: 'low' },
     check: (r, p) => {
       const row = one(p, 'SELECT * FROM task_comments WHERE id = ?', r.comment.id);
-      assert.deepEqual([row.task_id, row.author, row.body, row.priority], [10, 'agent', 'Collection picker reuses the tag chip component.', 'low']);
+      assert.deepEqual(
+        [row.task_id, row.author, row.body, row.priority],
+        [10, 'agent', 'Collection picker reuses the tag chip component.', 'low'],
+      );
       assert.match(row.created, /Z$/);
     },
     err: { task_id: 999, body: 'x' },
@@ -119,7 +135,8 @@ const CASES: Case[] = [
   {
     tool: 'update_task_comment',
     ok: { task_id: 4, comment_id: 5, body: 'Edge case fixed and covered.' },
-    check: (_r, p) => assert.equal(one(p, 'SELECT body FROM task_comments WHERE id = 5').body, 'Edge case fixed and covered.'),
+    check: (_r, p) =>
+      assert.equal(one(p, 'SELECT body FROM task_comments WHERE id = 5').body, 'Edge case fixed and covered.'),
     err: { task_id: 1, comment_id: 5, body: 'x' }, // comment 5 belongs to task 4
     code: 'not_found',
   },
@@ -162,7 +179,11 @@ const CASES: Case[] = [
   },
   {
     tool: 'update_feature',
-    ok: { name: 'settings', architecture: 'Settings live in one JSON document', context_files: ['src/settings/store.ts'] },
+    ok: {
+      name: 'settings',
+      architecture: 'Settings live in one JSON document',
+      context_files: ['src/settings/store.ts'],
+    },
     check: (_r, p) =>
       assert.deepEqual(one(p, "SELECT architecture, context_files FROM features WHERE name = 'settings'"), {
         architecture: 'Settings live in one JSON document',
@@ -184,7 +205,10 @@ const CASES: Case[] = [
     check: (r, p) => {
       assert.equal(r.outcome, 'added');
       const stored = JSON.parse(one(p, "SELECT learnings FROM features WHERE name = 'search'").learnings);
-      assert.deepEqual([stored.length, stored[0].text, stored[0].source, stored[0].task_id, stored[0].hit_count], [1, 'Index URLs without the scheme so partial URL queries match', 'agent', 13, 1]);
+      assert.deepEqual(
+        [stored.length, stored[0].text, stored[0].source, stored[0].task_id, stored[0].hit_count],
+        [1, 'Index URLs without the scheme so partial URL queries match', 'agent', 13, 1],
+      );
     },
     err: { feature_name: 'nope', text: 'x' },
     code: 'not_found',
@@ -192,7 +216,11 @@ const CASES: Case[] = [
   {
     tool: 'add_feature_context_file',
     ok: { feature_name: 'search', file_path: 'src/search/index.ts' },
-    check: (_r, p) => assert.equal(one(p, "SELECT context_files FROM features WHERE name = 'search'").context_files, '["src/search/index.ts"]'),
+    check: (_r, p) =>
+      assert.equal(
+        one(p, "SELECT context_files FROM features WHERE name = 'search'").context_files,
+        '["src/search/index.ts"]',
+      ),
     err: { feature_name: 'search', file_path: '/etc/passwd' },
     code: 'invalid_argument',
   },
@@ -226,7 +254,11 @@ const CASES: Case[] = [
   {
     tool: 'update_discipline',
     ok: { name: 'integration', conventions: '- Contract tests for every adapter' },
-    check: (_r, p) => assert.equal(one(p, "SELECT conventions FROM disciplines WHERE name = 'integration'").conventions, '- Contract tests for every adapter'),
+    check: (_r, p) =>
+      assert.equal(
+        one(p, "SELECT conventions FROM disciplines WHERE name = 'integration'").conventions,
+        '- Contract tests for every adapter',
+      ),
     err: { name: 'integration', color: 'red' },
     code: 'invalid_argument',
   },
@@ -240,7 +272,13 @@ const CASES: Case[] = [
   {
     tool: 'get_project_info',
     ok: {},
-    check: (r) => assert.deepEqual(r, { title: 'Bookmarks Manager', description: 'Add project description here', created: '2026-01-01', schema_version: '1.0' }),
+    check: (r) =>
+      assert.deepEqual(r, {
+        title: 'Bookmarks Manager',
+        description: 'Add project description here',
+        created: '2026-01-01',
+        schema_version: '1.0',
+      }),
     err: { project: 'other' },
     code: 'invalid_argument',
   },
@@ -257,7 +295,11 @@ const CASES: Case[] = [
   {
     tool: 'append_learning',
     ok: { text: 'Bookmark URLs are normalised before comparison.' },
-    check: (_r, p) => assert.match(readFileSync(p.learningsFile, 'utf8'), /^## \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z · ralph-mcp\nBookmark URLs are normalised before comparison\.\n\n$/),
+    check: (_r, p) =>
+      assert.match(
+        readFileSync(p.learningsFile, 'utf8'),
+        /^## \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z · ralph-mcp\nBookmark URLs are normalised before comparison\.\n\n$/,
+      ),
     err: { text: '   ' },
     code: 'invalid_argument',
   },

@@ -26,7 +26,10 @@ for (const file of FIXTURES) {
       const s = await startSession(project);
       try {
         // list_tasks, walked page by page, equals SELECT ... ORDER BY id.
-        const rows = query(project, 'SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks ORDER BY id');
+        const rows = query(
+          project,
+          'SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks ORDER BY id',
+        );
         const listed: unknown[] = [];
         let cursor: string | undefined;
         do {
@@ -43,9 +46,13 @@ for (const file of FIXTURES) {
         for (const r of query<{ id: number }>(project, 'SELECT * FROM tasks ORDER BY id')) {
           const got = await s.ok('get_task', { id: r.id });
           const row = query(project, 'SELECT * FROM tasks WHERE id = ?', r.id)[0]!;
-          for (const col of ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts']) row[col] = parse(row[col]);
+          for (const col of ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'])
+            row[col] = parse(row[col]);
           assert.deepEqual(got.task, row);
-          assert.deepEqual(got.comments, query(project, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', r.id));
+          assert.deepEqual(
+            got.comments,
+            query(project, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', r.id),
+          );
           assert.deepEqual(
             got.dependencies.map((d: { id: number }) => d.id),
             row.depends_on,
@@ -55,7 +62,10 @@ for (const file of FIXTURES) {
         const progress = await s.ok('get_project_progress');
         const total = query<{ n: number }>(project, 'SELECT count(*) AS n FROM tasks')[0]!.n;
         assert.equal(progress.total, total);
-        for (const { status, n } of query<{ status: string; n: number }>(project, 'SELECT status, count(*) AS n FROM tasks GROUP BY status')) {
+        for (const { status, n } of query<{ status: string; n: number }>(
+          project,
+          'SELECT status, count(*) AS n FROM tasks GROUP BY status',
+        )) {
           assert.equal(progress.by_status[status], n, status);
         }
         const perFeature = query(
@@ -68,7 +78,12 @@ for (const file of FIXTURES) {
         // Discipline sessions work although the fixture has no mcp_tool_overrides column.
         const d = query<{ name: string }>(project, 'SELECT name FROM disciplines LIMIT 1')[0]!.name;
         const ds = await startSession(project, ['--recipe', 'discuss', '--discipline', d]);
-        assert.deepEqual(await ds.toolNames(), ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info']);
+        assert.deepEqual(await ds.toolNames(), [
+          'list_disciplines',
+          'get_discipline',
+          'update_discipline',
+          'get_project_info',
+        ]);
         const disc = await ds.ok('get_discipline', { name: d });
         assert.equal(disc.discipline.mcp_tool_overrides, null);
         await ds.close();
@@ -84,12 +99,21 @@ for (const file of FIXTURES) {
 describe("fixture 04-desktop-dev: writes keep Ralph's shape", { skip: FIXTURE_SKIP }, () => {
   test("a write session adds rows but never alters Ralph's tables", async () => {
     const project = fixtureProject('04-desktop-dev.db');
-    const schema = () => query(project, "SELECT type, name, sql FROM sqlite_master WHERE substr(name, 1, 10) <> 'ralph_mcp_' AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' ORDER BY name");
+    const schema = () =>
+      query(
+        project,
+        "SELECT type, name, sql FROM sqlite_master WHERE substr(name, 1, 10) <> 'ralph_mcp_' AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' ORDER BY name",
+      );
     const before = schema();
     const s = await startSession(project, ['--recipe', 'opus_review']);
     try {
       const max = query<{ m: number }>(project, 'SELECT max(id) AS m FROM tasks')[0]!.m;
-      const created = await s.ok('create_task', { feature: 'bookmark-crud', discipline: 'frontend', title: 'Follow-up from review', depends_on: [1] });
+      const created = await s.ok('create_task', {
+        feature: 'bookmark-crud',
+        discipline: 'frontend',
+        title: 'Follow-up from review',
+        depends_on: [1],
+      });
       assert.equal(created.task.id, max + 1);
       await s.ok('add_task_comment', { task_id: max + 1, body: 'Spawned by review' });
       await s.ok('set_task_status', { id: 5, status: 'done' });

@@ -4,7 +4,19 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { Project } from '../src/project.js';
 import { TOOL_NAMES } from '../src/registry/registry.js';
-import { TOOL_SPECS, UNLIMITED_OK, allFields, checkToolResult, keyOf, limitRows, toolCase, topOf, type ArgCase, type FieldSpec, type LimitRow } from '../scripts/stress/fuzz.js';
+import {
+  TOOL_SPECS,
+  UNLIMITED_OK,
+  allFields,
+  checkToolResult,
+  keyOf,
+  limitRows,
+  toolCase,
+  topOf,
+  type ArgCase,
+  type FieldSpec,
+  type LimitRow,
+} from '../scripts/stress/fuzz.js';
 import { query, sampleProject } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
 import { ALL_TOOLS, VALID_ARGS } from './helpers/spec.js';
@@ -51,7 +63,9 @@ describe('tool arguments fuzz (fast-check)', () => {
         { seed: SEED, numRuns: RUNS_PER_TOOL, endOnFailure: true },
       );
     }
-    t.diagnostic(`${cases} cases over ${TOOL_SPECS.length} tools (${malformed} malformed), outcomes ${JSON.stringify(outcomes)}`);
+    t.diagnostic(
+      `${cases} cases over ${TOOL_SPECS.length} tools (${malformed} malformed), outcomes ${JSON.stringify(outcomes)}`,
+    );
     assert.equal(cases, RUNS_PER_TOOL * TOOL_SPECS.length);
     assert.ok(outcomes.ok! > 0 && outcomes.invalid_argument! > 0, 'both accepted and refused calls were made');
     assert.equal(outcomes.internal, undefined);
@@ -89,7 +103,9 @@ function stringOf(field: FieldSpec, n: number, i = 0): string {
   if (key === 'color') return `#${'a'.repeat(n - 1)}`;
   if (/path|file/.test(key)) {
     // segments of at most 100 characters: a 500-character file name is the file system's problem, not ours
-    const body = Array.from({ length: n }, (_, k) => ((k + 1) % 101 === 0 ? '/' : String.fromCharCode(97 + ((k + i) % 26)))).join('');
+    const body = Array.from({ length: n }, (_, k) =>
+      (k + 1) % 101 === 0 ? '/' : String.fromCharCode(97 + ((k + i) % 26)),
+    ).join('');
     return `${body.slice(0, -1)}${body.endsWith('/') ? 'x' : body.slice(-1)}`;
   }
   const base = `${String.fromCharCode(97 + (i % 26))}${i}`;
@@ -107,7 +123,8 @@ function elementsOf(list: FieldSpec, n: number, base: unknown): unknown[] {
   });
 }
 
-const limitText = (r: LimitRow) => (r.kind === 'range' ? `${r.min}–${r.max}` : `${r.max.toLocaleString('en-US')} ${r.kind}`);
+const limitText = (r: LimitRow) =>
+  r.kind === 'range' ? `${r.min}–${r.max}` : `${r.max.toLocaleString('en-US')} ${r.kind}`;
 
 describe('size limits: one over is invalid_argument stating the limit; exactly at it is accepted', () => {
   let s: Session;
@@ -124,7 +141,8 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
     const missing: string[] = [];
     for (const t of TOOL_SPECS) {
       for (const f of allFields(t.input)) {
-        if ((f.kind === 'string' || f.kind === 'array') && f.max === undefined && !(keyOf(f) in UNLIMITED_OK)) missing.push(`${t.name}.${f.path}`);
+        if ((f.kind === 'string' || f.kind === 'array') && f.max === undefined && !(keyOf(f) in UNLIMITED_OK))
+          missing.push(`${t.name}.${f.path}`);
       }
     }
     assert.deepEqual(missing, []);
@@ -132,7 +150,9 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
 
   test('each limit, probed', async (t) => {
     // claim_next_task last: a successful claim scopes the session to the claimed task.
-    const rows = limitRows().sort((a, b) => Number(a.tool === 'claim_next_task') - Number(b.tool === 'claim_next_task'));
+    const rows = limitRows().sort(
+      (a, b) => Number(a.tool === 'claim_next_task') - Number(b.tool === 'claim_next_task'),
+    );
     const specs = new Map(TOOL_SPECS.map((x) => [x.name, x]));
     const atLimitRefused: string[] = [];
     let probes = 0;
@@ -145,7 +165,19 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
       // enrich_task a fresh draft (enriching makes a task pending).
       const creates = /^create_(feature|discipline)$/.test(row.tool);
       if (creates && keyOf(field) !== 'name') base = { ...base, name: `lim-${++unique}` };
-      if (row.tool === 'enrich_task') base = { ...base, id: (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'draft', status: 'draft', duplicate_ok: true })).task.id };
+      if (row.tool === 'enrich_task')
+        base = {
+          ...base,
+          id: (
+            await s.ok('create_task', {
+              feature: 'recipes',
+              discipline: 'backend',
+              title: 'draft',
+              status: 'draft',
+              duplicate_ok: true,
+            })
+          ).task.id,
+        };
       const probe = async (value: unknown, label: string) => {
         probes++;
         const args = setPath(base, segs, value);
@@ -158,7 +190,8 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
         over = stringOf(field, row.max + 1);
         at = stringOf(field, row.max, creates && keyOf(field) === 'name' ? 1 : 0);
       } else if (row.kind === 'items') {
-        const sample = segs.length > 1 ? undefined : (VALID_ARGS[row.tool as keyof typeof VALID_ARGS] as any)[segs[0]!]?.[0];
+        const sample =
+          segs.length > 1 ? undefined : (VALID_ARGS[row.tool as keyof typeof VALID_ARGS] as any)[segs[0]!]?.[0];
         over = elementsOf(field, row.max + 1, sample);
         at = elementsOf(field, row.max, sample);
       } else {
@@ -166,7 +199,10 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
         at = row.max;
         under = row.min! - 1;
       }
-      for (const [value, label, limit] of [[over, 'over', row.max], ...(under === undefined ? [] : [[under, 'under', row.min!]])] as [unknown, string, number][]) {
+      for (const [value, label, limit] of [
+        [over, 'over', row.max],
+        ...(under === undefined ? [] : [[under, 'under', row.min!]]),
+      ] as [unknown, string, number][]) {
         const { r } = await probe(value, label);
         const err = (r.structuredContent as any)?.error;
         const where = `${row.tool}.${row.field} ${label} the limit (${limitText(row)})`;
@@ -179,14 +215,24 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
       if (r.isError) {
         const err = (r.structuredContent as any).error;
         assert.notEqual(err.code, 'internal', `${row.tool}.${row.field} at the limit: ${err.message}`);
-        assert.doesNotMatch(err.message, /Too big|Too small/, `${row.tool}.${row.field} exactly at the limit was refused for its size: ${err.message}`);
+        assert.doesNotMatch(
+          err.message,
+          /Too big|Too small/,
+          `${row.tool}.${row.field} exactly at the limit was refused for its size: ${err.message}`,
+        );
         atLimitRefused.push(`${row.tool}.${row.field}: ${err.code}: ${err.message.slice(0, 120)}`);
       }
     }
-    t.diagnostic(`${rows.length} limits, ${probes} probes; ${rows.length - atLimitRefused.length} accepted exactly at the limit`);
+    t.diagnostic(
+      `${rows.length} limits, ${probes} probes; ${rows.length - atLimitRefused.length} accepted exactly at the limit`,
+    );
     for (const line of atLimitRefused) t.diagnostic(`at the limit, refused for another reason: ${line}`);
 
-    const table = ['| tool | field | limit |', '|---|---|---|', ...rows.map((r) => `| \`${r.tool}\` | \`${r.field}\` | ${limitText(r)} |`)].join('\n');
+    const table = [
+      '| tool | field | limit |',
+      '|---|---|---|',
+      ...rows.map((r) => `| \`${r.tool}\` | \`${r.field}\` | ${limitText(r)} |`),
+    ].join('\n');
     writeFileSync('/tmp/limits.md', `${table}\n`);
   });
 });

@@ -10,7 +10,8 @@ import { ALL_TOOLS, RECIPE_TOOLS } from './helpers/spec.js';
  * `npm run stress` (scripts/stress/fuzz.ts holds the generators and the checks).
  */
 
-const report = (r: ProtocolReport) => `${r.hostileLines} hostile lines, ${r.wellFormed} well-formed requests, ${r.idless} id-less error answers, ${r.seconds.toFixed(1)} s`;
+const report = (r: ProtocolReport) =>
+  `${r.hostileLines} hostile lines, ${r.wellFormed} well-formed requests, ${r.idless} id-less error answers, ${r.seconds.toFixed(1)} s`;
 
 function assertClean(r: ProtocolReport): void {
   assert.deepEqual(r.junk, [], 'nothing but JSON-RPC on stdout');
@@ -61,10 +62,29 @@ describe('stdio protocol fuzz', () => {
         ['no method', '{"jsonrpc":"2.0","id":"m1"}\n', -32600, 'm1'],
         ['unknown member', '{"jsonrpc":"2.0","id":"x1","method":"ping","x":1}\n', -32600, 'x1'],
         ['unknown method', '{"jsonrpc":"2.0","id":"u1","method":"frobnicate"}\n', -32601, 'u1'],
-        ['notification method with an id', '{"jsonrpc":"2.0","id":"n1","method":"notifications/initialized"}\n', -32601, 'n1'],
-        ['tools/call, arguments a string', '{"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"get_task","arguments":"1"}}\n', -32602, 'p1'],
-        ['resources/read without a uri', '{"jsonrpc":"2.0","id":"p2","method":"resources/read","params":{}}\n', -32602, 'p2'],
-        ['a line over 10 MiB', `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${'z'.repeat(10 * 1024 * 1024)}"}}\n`, -32600],
+        [
+          'notification method with an id',
+          '{"jsonrpc":"2.0","id":"n1","method":"notifications/initialized"}\n',
+          -32601,
+          'n1',
+        ],
+        [
+          'tools/call, arguments a string',
+          '{"jsonrpc":"2.0","id":"p1","method":"tools/call","params":{"name":"get_task","arguments":"1"}}\n',
+          -32602,
+          'p1',
+        ],
+        [
+          'resources/read without a uri',
+          '{"jsonrpc":"2.0","id":"p2","method":"resources/read","params":{}}\n',
+          -32602,
+          'p2',
+        ],
+        [
+          'a line over 10 MiB',
+          `{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"${'z'.repeat(10 * 1024 * 1024)}"}}\n`,
+          -32600,
+        ],
       ];
       for (const [what, line, code, id] of cases) {
         const idless = s.idless;
@@ -81,7 +101,11 @@ describe('stdio protocol fuzz', () => {
           assert.ok(answers[0].error.message.length > 0, `${what}: a message`);
         }
       }
-      assert.match(s.answers.get('"p2"')![0].error.message, /^Invalid params for resources\/read: params\.uri: /, 'invalid params name the field');
+      assert.match(
+        s.answers.get('"p2"')![0].error.message,
+        /^Invalid params for resources\/read: params\.uri: /,
+        'invalid params name the field',
+      );
       assert.match(s.answers.get('"x1"')![0].error.message, /unknown member\(s\) "x"/);
       assert.equal(s.answers.has('"big"'), false, 'the oversized line was never read');
       assert.equal(s.answers.has('"b1"'), false, 'batches are refused as a whole');

@@ -27,22 +27,33 @@ function alter(p: Project, statements: string): void {
 function rebuild(p: Project, table: string, change: (ddl: string) => string): void {
   const db = new Database(p.dbPath);
   db.pragma('foreign_keys = OFF');
-  const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }).sql;
+  const ddl = (
+    db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }
+  ).sql;
   const changed = change(ddl);
   assert.notEqual(changed, ddl, 'the DDL was changed');
   // Ralph's own indexes go with the old table; made again after the rename, as a migration would.
-  const indexes = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'").all(table) as { sql: string }[]).map(
-    (r) => r.sql,
-  );
+  const indexes = (
+    db
+      .prepare(
+        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'",
+      )
+      .all(table) as { sql: string }[]
+  ).map((r) => r.sql);
   db.transaction(() => {
     db.exec(changed.replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`));
-    db.exec(`INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`);
+    db.exec(
+      `INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`,
+    );
     for (const sql of indexes) db.exec(sql);
   })();
   db.close();
 }
 
-const fileState = (p: Project) => ({ hash: createHash('sha256').update(readFileSync(p.dbPath)).digest('hex'), files: readdirSync(dirname(p.dbPath)).sort() });
+const fileState = (p: Project) => ({
+  hash: createHash('sha256').update(readFileSync(p.dbPath)).digest('hex'),
+  files: readdirSync(dirname(p.dbPath)).sort(),
+});
 
 /** serve refuses the database: exit 2, one line matching `pattern`, the file and its folder as they were. */
 function refusedAtStart(p: Project, pattern: RegExp): void {
@@ -60,13 +71,19 @@ describe('which generation a database is', () => {
   test("a mix of both generations is refused, naming the one it resembles and the other's tables", () => {
     const p = sampleProject('normalized');
     alter(p, 'CREATE TABLE features (name TEXT PRIMARY KEY)');
-    refusedAtStart(p, /is not a Ralph database \(it also holds tables of the other generation: features\); it resembles Ralph's normalized schema/);
+    refusedAtStart(
+      p,
+      /is not a Ralph database \(it also holds tables of the other generation: features\); it resembles Ralph's normalized schema/,
+    );
   });
 
   test('a normalized database missing a table is refused, naming what it lacks', () => {
     const p = sampleProject('normalized');
     alter(p, 'DROP TABLE task_output_artifacts');
-    refusedAtStart(p, /is not a Ralph database \(missing tables: task_output_artifacts\); it resembles Ralph's normalized schema/);
+    refusedAtStart(
+      p,
+      /is not a Ralph database \(missing tables: task_output_artifacts\); it resembles Ralph's normalized schema/,
+    );
   });
 
   test('normalized drift: a renamed column, and a changed CHECK list of statuses, are refused', () => {
@@ -74,8 +91,13 @@ describe('which generation a database is', () => {
     alter(renamed, 'ALTER TABLE task_details RENAME COLUMN hints TO tips');
     refusedAtStart(renamed, /table task_details lacks column hints \(it has unknown column tips: renamed\?\)/);
     const checks = sampleProject('normalized');
-    rebuild(checks, 'runtime_tasks', (ddl) => ddl.replace("'needs_input','failed'", "'needs_input','failed','archived'"));
-    refusedAtStart(checks, /table runtime_tasks has a CHECK on status allowing \(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/);
+    rebuild(checks, 'runtime_tasks', (ddl) =>
+      ddl.replace("'needs_input','failed'", "'needs_input','failed','archived'"),
+    );
+    refusedAtStart(
+      checks,
+      /table runtime_tasks has a CHECK on status allowing \(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/,
+    );
   });
 
   test('doctor names the generation, and shows – (not ✓) for what a failed schema check kept it from checking', () => {
@@ -90,7 +112,8 @@ describe('which generation a database is', () => {
     const r = runCli(['doctor', '--project', drifted.root]);
     assert.equal(r.status, 1);
     assert.match(r.stdout, /✗ schema +.*lacks column hints/);
-    for (const label of ['ralph-mcp tables', 'overrides', 'recipes']) assert.match(r.stdout, new RegExp(`^– ${label} +not checked: the schema is not one ralph-mcp can serve$`, 'm'));
+    for (const label of ['ralph-mcp tables', 'overrides', 'recipes'])
+      assert.match(r.stdout, new RegExp(`^– ${label} +not checked: the schema is not one ralph-mcp can serve$`, 'm'));
     assert.doesNotMatch(r.stdout, /^✓ (ralph-mcp tables|overrides|recipes)/m);
     assert.match(r.stdout, /1 check\(s\) failed, 3 not run/);
   });
@@ -106,7 +129,13 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
       const before = s.ok('get_project_progress', {});
       s.close();
       const db = new Database(p.dbPath);
-      const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' AND name NOT LIKE 'sqlite_%'").all() as { name: string }[]).map((r) => r.name);
+      const tables = (
+        db
+          .prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' AND name NOT LIKE 'sqlite_%'",
+          )
+          .all() as { name: string }[]
+      ).map((r) => r.name);
       db.close();
       // As a migration of Ralph's would (SQLite's own procedure for changing a table): a later table's
       // rebuild must not be broken by anything of ours on or naming an earlier one.
@@ -170,20 +199,35 @@ describe('launch commands on the normalized schema', () => {
     );
     const r = runCli(['config', '--project', p.root, '--recipe', 'yap', '--discipline', 'backend']);
     assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout).mcpServers['db-tools'], { command: 'npx', args: ['first', 'second'], env: { DB: 'ralph' } });
+    assert.deepEqual(JSON.parse(r.stdout).mcpServers['db-tools'], {
+      command: 'npx',
+      args: ['first', 'second'],
+      env: { DB: 'ralph' },
+    });
   });
 
   test('plan reads overrides from our table there, and reports the schema', () => {
     const p = sampleProject('normalized');
-    assert.equal(runCli(['overrides', '--project', p.root, '--discipline', 'backend', '--disable', 'create_task']).status, 0);
-    const plan = JSON.parse(runCli(['plan', '--project', p.root, '--recipe', 'yap', '--discipline', 'backend', '--json']).stdout);
+    assert.equal(
+      runCli(['overrides', '--project', p.root, '--discipline', 'backend', '--disable', 'create_task']).status,
+      0,
+    );
+    const plan = JSON.parse(
+      runCli(['plan', '--project', p.root, '--recipe', 'yap', '--discipline', 'backend', '--json']).stdout,
+    );
     assert.equal(plan.project.schema, 'normalized');
     assert.ok(plan.disabled_tools.includes('create_task'));
     // A malformed value there fails closed, naming where it lives.
-    alter(p, 'UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = \'{"additional_disabled": ["no_such_tool"]}\'');
+    alter(
+      p,
+      'UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = \'{"additional_disabled": ["no_such_tool"]}\'',
+    );
     const bad = runCli(['--project', p.root, '--recipe', 'yap', '--discipline', 'backend']);
     assert.equal(bad.status, 2);
-    assert.match(bad.stderr, /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" names unknown tool\(s\): no_such_tool/);
+    assert.match(
+      bad.stderr,
+      /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" names unknown tool\(s\): no_such_tool/,
+    );
   });
 
   test('a legacy database written before SPEC-070 has nowhere to keep overrides until one is set', () => {

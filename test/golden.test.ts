@@ -28,7 +28,11 @@ for (const generation of GENERATIONS)
       try {
         const { tools } = await s.client.listTools();
         const names = tools.map((t) => t.name);
-        assert.deepEqual(names, recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS], 'tool set and order match SPEC-070');
+        assert.deepEqual(
+          names,
+          recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS],
+          'tool set and order match SPEC-070',
+        );
         const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
         sizes.push(
           `${`${label} [${generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
@@ -41,7 +45,11 @@ for (const generation of GENERATIONS)
           return;
         }
         assert.ok(existsSync(file), `missing snapshot ${file}: run npm run test:update-golden`);
-        assert.equal(actual, readFileSync(file, 'utf8'), `tools/list for ${label} changed: review, then npm run test:update-golden`);
+        assert.equal(
+          actual,
+          readFileSync(file, 'utf8'),
+          `tools/list for ${label} changed: review, then npm run test:update-golden`,
+        );
       } finally {
         await s.close();
       }

@@ -25,7 +25,10 @@ const TEMPLATES = '05-desktop-templates.db';
 
 type Flags = Parameters<typeof openInProc>[1];
 
-/** A fresh copy of a head fixture and an in-process session on it (full suite unless flags say otherwise), closed after the test. */
+/**
+ * A fresh copy of a head fixture and an in-process session on it (full suite unless flags say otherwise), closed after
+ * the test.
+ */
 function open(t: TestContext, file: string = DEV, flags: Flags = {}): { p: Project; s: InProcSession } {
   const p = fixtureProject(file, HEAD_FIXTURES_DIR);
   const s = openInProc(p, flags);
@@ -47,7 +50,14 @@ const stateFiles = (p: Project) => [readFileSync(p.learningsFile, 'utf8'), readF
  * Calls a tool that must be refused with `code`; Ralph's tables (a dump without ralph_mcp_*) and the
  * state files must be unchanged, and the message must match `message` when given. Returns the error.
  */
-function refused(s: InProcSession, p: Project, name: string, args: Record<string, unknown>, code: string, message?: RegExp) {
+function refused(
+  s: InProcSession,
+  p: Project,
+  name: string,
+  args: Record<string, unknown>,
+  code: string,
+  message?: RegExp,
+) {
   const before = dump(p);
   const files = stateFiles(p);
   const err = s.fail(name, args);
@@ -62,8 +72,10 @@ function refused(s: InProcSession, p: Project, name: string, args: Record<string
 const ids = (list: AnyRow[]) => list.map((x) => Number(x.id));
 const col = (p: Project, sql: string, ...params: unknown[]) => rows(p, sql, ...params).map((r) => Object.values(r)[0]);
 const subsystemId = (p: Project, name: string) => Number(row(p, 'SELECT id FROM subsystems WHERE name = ?', name)!.id);
-const disciplineId = (p: Project, name: string) => Number(row(p, 'SELECT id FROM disciplines WHERE name = ?', name)!.id);
-const detailsOf = (p: Project, taskId: number) => row(p, 'SELECT td.* FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id WHERE t.id = ?', taskId)!;
+const disciplineId = (p: Project, name: string) =>
+  Number(row(p, 'SELECT id FROM disciplines WHERE name = ?', name)!.id);
+const detailsOf = (p: Project, taskId: number) =>
+  row(p, 'SELECT td.* FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id WHERE t.id = ?', taskId)!;
 const runtimeOf = (p: Project, taskId: number) => row(p, 'SELECT * FROM runtime_tasks WHERE id = ?', taskId);
 /** Ralph's task `updated`: a day from Ralph/us, or 'YYYY-MM-DD HH:MM:SS' from its trigger. */
 const assertUpdatedToday = (v: unknown, what: string) => assertToday(typeof v === 'string' ? v.slice(0, 10) : v, what);
@@ -144,7 +156,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(ids(all.tasks), col(p, 'SELECT id FROM runtime_tasks ORDER BY id'));
       assert.equal(all.next_cursor, null);
       const t12 = all.tasks.find((x: AnyRow) => x.id === 12);
-      const pick = (x: AnyRow) => ({ id: x.id, title: x.title, status: x.status, priority: x.priority, feature: x.feature, discipline: x.discipline, depends_on: x.depends_on });
+      const pick = (x: AnyRow) => ({
+        id: x.id,
+        title: x.title,
+        status: x.status,
+        priority: x.priority,
+        feature: x.feature,
+        discipline: x.discipline,
+        depends_on: x.depends_on,
+      });
       assert.deepEqual(pick(t12), {
         id: 12,
         title: 'Nested collections',
@@ -218,7 +238,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         assert.equal(c.created, sig.created);
         if (sig.generation === 'normalized' && sig.verb === 'learned') assert.equal(c.body, sig.text);
         if (sig.generation === 'normalized' && sig.verb === 'done') assert.equal(c.body, sig.summary);
-        assert.ok(c.body.length > 0, `signal ${c.id} (${sig.generation === 'normalized' ? sig.verb : ''}) reads as a non-empty comment`);
+        assert.ok(
+          c.body.length > 0,
+          `signal ${c.id} (${sig.generation === 'normalized' ? sig.verb : ''}) reads as a non-empty comment`,
+        );
         assert.equal(c.author, sig.author, `signal ${c.id}: the author Ralph shows (who started its session)`);
       }
       const four = s.ok('get_task', { id: 4 });
@@ -228,7 +251,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       sameTask(p, twelve.task);
       assert.deepEqual(
         twelve.dependencies,
-        ralphTask(p.dbPath, 12)!.depends_on.map((d) => ({ id: d, title: ralphTask(p.dbPath, d)!.title, status: ralphTask(p.dbPath, d)!.status })),
+        ralphTask(p.dbPath, 12)!.depends_on.map((d) => ({
+          id: d,
+          title: ralphTask(p.dbPath, d)!.title,
+          status: ralphTask(p.dbPath, d)!.status,
+        })),
       );
       assert.deepEqual(ids(twelve.dependencies).sort(), [8, 9]);
 
@@ -268,21 +295,45 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(rt.completed, null);
       assert.ok(rt.provenance === null || ['agent', 'human', 'system'].includes(rt.provenance));
       assertToday(rt.created, 'runtime_tasks.created');
-      assert.equal(Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n), detailsBefore + 1, 'one new details row');
+      assert.equal(
+        Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n),
+        detailsBefore + 1,
+        'one new details row',
+      );
       const td = row(p, 'SELECT * FROM task_details WHERE id = ?', rt.details_id)!;
-      assert.equal(row(p, 'SELECT count(*) AS n FROM runtime_tasks WHERE details_id = ?', rt.details_id)!.n, 1, 'its own details row');
-      assert.deepEqual([td.discipline_id, td.title, td.description, td.priority, td.hints, td.estimated_turns], [disciplineId(p, 'backend'), args.title, args.description, 'high', args.hints, 4]);
+      assert.equal(
+        row(p, 'SELECT count(*) AS n FROM runtime_tasks WHERE details_id = ?', rt.details_id)!.n,
+        1,
+        'its own details row',
+      );
+      assert.deepEqual(
+        [td.discipline_id, td.title, td.description, td.priority, td.hints, td.estimated_turns],
+        [disciplineId(p, 'backend'), args.title, args.description, 'high', args.hints, 4],
+      );
       assertToday(td.created, 'task_details.created');
       assert.deepEqual(col(p, 'SELECT tag FROM task_tags WHERE task_id = 22 ORDER BY id'), args.tags);
-      assert.deepEqual(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 22 ORDER BY id'), [13, 3]);
       assert.deepEqual(
-        rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 22 ORDER BY criterion_order'),
+        col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 22 ORDER BY id'),
+        [13, 3],
+      );
+      assert.deepEqual(
+        rows(
+          p,
+          'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 22 ORDER BY criterion_order',
+        ),
         args.acceptance_criteria.map((criterion, i) => ({ criterion, criterion_order: i })),
       );
       assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = 22'), ['src/search/rank.ts']);
-      assert.deepEqual(col(p, 'SELECT artifact_path FROM task_output_artifacts WHERE task_id = 22'), ['docs/ranking.md']);
+      assert.deepEqual(col(p, 'SELECT artifact_path FROM task_output_artifacts WHERE task_id = 22'), [
+        'docs/ranking.md',
+      ]);
 
-      const draft = s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'Draft: sync settings', status: 'draft' }).task;
+      const draft = s.ok('create_task', {
+        feature: 'settings',
+        discipline: 'data',
+        title: 'Draft: sync settings',
+        status: 'draft',
+      }).task;
       assert.equal(draft.id, 23);
       assert.equal(runtimeOf(p, 23)!.status, 'draft');
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_acceptance_criteria WHERE task_id = 23')!.n, 0);
@@ -303,7 +354,13 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     test('update_task: given fields only, lists replaced, cycles refused', (t) => {
       const { p, s } = open(t);
       const before = detailsOf(p, 20);
-      const r = s.ok('update_task', { id: 20, priority: 'high', acceptance_criteria: ['Stored in localStorage', 'Read on start'], depends_on: [16], tags: ['theme'] });
+      const r = s.ok('update_task', {
+        id: 20,
+        priority: 'high',
+        acceptance_criteria: ['Stored in localStorage', 'Read on start'],
+        depends_on: [16],
+        tags: ['theme'],
+      });
       assert.deepEqual([...r.changed].sort(), ['acceptance_criteria', 'depends_on', 'priority', 'tags']);
       sameTask(p, r.task);
       const after = detailsOf(p, 20);
@@ -312,16 +369,24 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(after.title, before.title);
       assertUpdatedToday(after.updated, 'task_details.updated');
       assertUpdatedToday(runtimeOf(p, 20)!.updated, 'runtime_tasks.updated');
-      assert.deepEqual(rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 20 ORDER BY criterion_order'), [
-        { criterion: 'Stored in localStorage', criterion_order: 0 },
-        { criterion: 'Read on start', criterion_order: 1 },
-      ]);
+      assert.deepEqual(
+        rows(
+          p,
+          'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 20 ORDER BY criterion_order',
+        ),
+        [
+          { criterion: 'Stored in localStorage', criterion_order: 0 },
+          { criterion: 'Read on start', criterion_order: 1 },
+        ],
+      );
       assert.deepEqual(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 20'), [16]);
       assert.deepEqual(col(p, 'SELECT tag FROM task_tags WHERE task_id = 20'), ['theme']);
 
       // Shorter criteria list: the order is rewritten 0..n-1 again.
       s.ok('update_task', { id: 4, acceptance_criteria: ['only one'] });
-      assert.deepEqual(rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 4'), [{ criterion: 'only one', criterion_order: 0 }]);
+      assert.deepEqual(rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 4'), [
+        { criterion: 'only one', criterion_order: 0 },
+      ]);
 
       // 5 depends on 2: 2 depending on 5 closes a cycle; so does 3 → 4 → 3.
       assert.match(refused(s, p, 'update_task', { id: 2, depends_on: [5] }, 'invalid_argument').message, /cycle/);
@@ -348,13 +413,21 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_dependencies WHERE task_id = 18')!.n, 0);
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_tags WHERE task_id = 18')!.n, 0);
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_acceptance_criteria WHERE task_id = 18')!.n, 0);
-      assert.equal(row(p, 'SELECT count(*) AS n FROM task_details WHERE id = ?', details18)!.n, 0, 'its own details row goes with it');
+      assert.equal(
+        row(p, 'SELECT count(*) AS n FROM task_details WHERE id = ?', details18)!.n,
+        0,
+        'its own details row goes with it',
+      );
 
       const signals20 = Number(row(p, 'SELECT count(*) AS n FROM task_signals WHERE task_id = 20')!.n);
       assert.ok(signals20 > 0);
       assert.deepEqual(s.ok('delete_task', { id: 20 }), { deleted_id: 20, deleted_comments: signals20 });
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals WHERE task_id = 20')!.n, 0);
-      assert.deepEqual(row(p, "SELECT task_id FROM agent_sessions WHERE id = 'legacy-task-20'"), { task_id: null }, 'the session row stays, without its task');
+      assert.deepEqual(
+        row(p, "SELECT task_id FROM agent_sessions WHERE id = 'legacy-task-20'"),
+        { task_id: null },
+        'the session row stays, without its task',
+      );
 
       // AUTOINCREMENT: a new task never takes a deleted id.
       const a = s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'A' }).task.id;
@@ -383,26 +456,48 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         else assert.equal(x.completed, null, `${status} is not done: completed is cleared`);
       }
       s.ok('set_task_status', { id: 1, status: 'pending' });
-      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 1'), { status: 'pending', completed: null });
+      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 1'), {
+        status: 'pending',
+        completed: null,
+      });
 
-      for (const status of ['needs_input', 'failed', 'finished', 'DONE', '']) refused(s, p, 'set_task_status', { id: 7, status }, 'invalid_argument');
+      for (const status of ['needs_input', 'failed', 'finished', 'DONE', ''])
+        refused(s, p, 'set_task_status', { id: 7, status }, 'invalid_argument');
       refused(s, p, 'set_task_status', { id: 999, status: 'done' }, 'not_found');
       refused(s, p, 'set_task_status', { id: 7 }, 'invalid_argument');
     });
 
     test('enrich_task: a draft gets pseudocode, criteria, context files and becomes pending', (t) => {
       const { p, s } = open(t);
-      const id = s.ok('create_task', { feature: 'collections', discipline: 'frontend', title: 'Collection sharing', status: 'draft', acceptance_criteria: ['old'] }).task.id;
-      const r = s.ok('enrich_task', { id, pseudocode: '1. add share button\n2. copy link', acceptance_criteria: ['Link copies', 'Link opens the collection'], context_files: ['src/ui/Share.tsx'] });
+      const id = s.ok('create_task', {
+        feature: 'collections',
+        discipline: 'frontend',
+        title: 'Collection sharing',
+        status: 'draft',
+        acceptance_criteria: ['old'],
+      }).task.id;
+      const r = s.ok('enrich_task', {
+        id,
+        pseudocode: '1. add share button\n2. copy link',
+        acceptance_criteria: ['Link copies', 'Link opens the collection'],
+        context_files: ['src/ui/Share.tsx'],
+      });
       sameTask(p, r.task);
       const rt = runtimeOf(p, id)!;
       assert.equal(rt.status, 'pending');
       assertToday(rt.enriched_at, 'enriched_at');
       assert.equal(detailsOf(p, id).pseudocode, '1. add share button\n2. copy link');
-      assert.deepEqual(rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = ? ORDER BY criterion_order', id), [
-        { criterion: 'Link copies', criterion_order: 0 },
-        { criterion: 'Link opens the collection', criterion_order: 1 },
-      ]);
+      assert.deepEqual(
+        rows(
+          p,
+          'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = ? ORDER BY criterion_order',
+          id,
+        ),
+        [
+          { criterion: 'Link copies', criterion_order: 0 },
+          { criterion: 'Link opens the collection', criterion_order: 1 },
+        ],
+      );
       assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = ?', id), ['src/ui/Share.tsx']);
 
       assert.match(refused(s, p, 'enrich_task', { id: 5, pseudocode: 'x' }, 'conflict').message, /draft/);
@@ -415,7 +510,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t);
       const r = s.ok('search_tasks', { query: 'search' });
       assert.equal(r.matched, 'all');
-      assert.ok(ids(r.results).includes(13) && ids(r.results).includes(14), `finds the search tasks: ${JSON.stringify(ids(r.results))}`);
+      assert.ok(
+        ids(r.results).includes(13) && ids(r.results).includes(14),
+        `finds the search tasks: ${JSON.stringify(ids(r.results))}`,
+      );
       for (const hit of r.results) {
         const t2 = ralphTask(p.dbPath, hit.id)!;
         assert.equal(hit.title, t2.title);
@@ -482,19 +580,37 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const ts = also(t, p, { recipe: 'task_execution', task: '5', sessionId: 'head-test-blocker' });
       const r = ts.ok('report_blocker', { reason: 'The modal design is not approved', on_task_id: 2 });
       assert.equal(r.task.status, 'blocked');
-      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 5'), { status: 'blocked', completed: null });
+      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 5'), {
+        status: 'blocked',
+        completed: null,
+      });
       const sig = row(p, "SELECT * FROM task_signals WHERE task_id = 5 AND verb = 'blocked'")!;
       assert.ok(sig, 'a blocked signal on the task');
       assert.equal(sig.session_id, 'head-test-blocker');
       assert.equal(sig.kind, 'upstream_task');
       assert.match(sig.on, /2/);
       assert.equal(sig.detail, 'The modal design is not approved');
-      for (const k of ['text', 'summary', 'remaining', 'reason', 'question', 'what', 'severity', 'category', 'scope', 'why', 'rationale'])
+      for (const k of [
+        'text',
+        'summary',
+        'remaining',
+        'reason',
+        'question',
+        'what',
+        'severity',
+        'category',
+        'scope',
+        'why',
+        'rationale',
+      ])
         assert.equal(sig[k], null, `${k} is NULL on a blocked signal`);
       assertRecentTimestamp(sig.created, 'signal created');
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-blocker'")!;
       assert.ok(session, 'the session row exists');
-      assert.deepEqual([session.session_number, session.kind, session.started_by, session.task_id, session.status], [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished']);
+      assert.deepEqual(
+        [session.session_number, session.kind, session.started_by, session.task_id, session.status],
+        [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished'],
+      );
       assertRecentTimestamp(session.started, 'session started');
       assert.equal(session.ended, session.started);
       // The upstream task gets a comment (a learned signal) naming the blocked task.
@@ -508,13 +624,22 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Without an upstream task: kind external, the reason in `on`.
       const ts2 = also(t, p, { recipe: 'task_execution', task: '7', sessionId: 'head-test-blocker-2' });
       ts2.ok('report_blocker', { reason: 'Waiting for a security review' });
-      assert.deepEqual(row(p, 'SELECT verb, kind, "on", detail FROM task_signals WHERE task_id = 7 AND session_id = \'head-test-blocker-2\''), {
-        verb: 'blocked',
-        kind: 'external',
-        on: 'Waiting for a security review',
-        detail: null,
-      });
-      assert.equal(row(p, "SELECT session_number FROM agent_sessions WHERE id = 'head-test-blocker-2'")!.session_number, sessionsBefore + 2);
+      assert.deepEqual(
+        row(
+          p,
+          'SELECT verb, kind, "on", detail FROM task_signals WHERE task_id = 7 AND session_id = \'head-test-blocker-2\'',
+        ),
+        {
+          verb: 'blocked',
+          kind: 'external',
+          on: 'Waiting for a security review',
+          detail: null,
+        },
+      );
+      assert.equal(
+        row(p, "SELECT session_number FROM agent_sessions WHERE id = 'head-test-blocker-2'")!.session_number,
+        sessionsBefore + 2,
+      );
 
       // A session Ralph already made (its own signals server's) is used as it is.
       const ralphSession = row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'")!;
@@ -523,7 +648,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       ts21.ok('report_blocker', { reason: 'Waiting for the signal reference review' });
       assert.deepEqual(row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'"), ralphSession);
       assert.equal(row(p, 'SELECT count(*) AS n FROM agent_sessions')!.n, sessionCount);
-      assert.equal(row(p, 'SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1')!.session_id, 'sess-21-ref');
+      assert.equal(
+        row(p, 'SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1')!.session_id,
+        'sess-21-ref',
+      );
 
       const ts3 = also(t, p, { recipe: 'task_execution', task: '6' });
       refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 6 }, 'invalid_argument');
@@ -539,11 +667,17 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t);
       const r = s.ok('skip_task', { id: 7, reason: 'Sanitization moved to the API layer' });
       assert.equal(r.task.status, 'skipped');
-      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 7'), { status: 'skipped', completed: null });
+      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 7'), {
+        status: 'skipped',
+        completed: null,
+      });
       const c = ralphComments(p.dbPath, 7).at(-1)!;
       assert.equal(c.id, r.comment.id);
       assert.match(c.body, /Sanitization moved to the API layer/);
-      assert.ok(row(p, 'SELECT 1 AS x FROM agent_sessions a JOIN task_signals s ON s.session_id = a.id WHERE s.id = ?', c.id), 'its session row exists');
+      assert.ok(
+        row(p, 'SELECT 1 AS x FROM agent_sessions a JOIN task_signals s ON s.session_id = a.id WHERE s.id = ?', c.id),
+        'its session row exists',
+      );
 
       refused(s, p, 'skip_task', { id: 7, reason: 'again' }, 'conflict');
       refused(s, p, 'skip_task', { id: 1, reason: 'done already' }, 'conflict');
@@ -553,7 +687,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
     test('spawn_subtasks: all or nothing, dependencies inherited and rewired', (t) => {
       const { p, s } = open(t);
-      const r = s.ok('spawn_subtasks', { parent_id: 13, tasks: [{ title: 'Tokenizer' }, { title: 'Index writer', priority: 'high' }], chain: true });
+      const r = s.ok('spawn_subtasks', {
+        parent_id: 13,
+        tasks: [{ title: 'Tokenizer' }, { title: 'Index writer', priority: 'high' }],
+        chain: true,
+      });
       const [a, b] = r.created as AnyRow[];
       assert.deepEqual([a!.id, b!.id], [22, 23]);
       for (const x of [a!, b!]) {
@@ -563,14 +701,31 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       }
       assert.equal(a!.priority, 'critical', "the parent's priority");
       assert.equal(b!.priority, 'high');
-      assert.deepEqual(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 22'), [3], "the parent's dependencies");
+      assert.deepEqual(
+        col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 22'),
+        [3],
+        "the parent's dependencies",
+      );
       assert.deepEqual(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = 23'), [22]);
       assert.deepEqual([...r.rewired].sort(), [14, 15]);
-      for (const d of [14, 15]) assert.ok(col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ?', d).includes(23), `task ${d} now needs the last subtask`);
+      for (const d of [14, 15])
+        assert.ok(
+          col(p, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ?', d).includes(23),
+          `task ${d} now needs the last subtask`,
+        );
       assert.match(ralphComments(p.dbPath, 13).at(-1)!.body, /#22/);
 
       // A bad second subtask: nothing at all is created.
-      assert.match(refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] }, 'not_found').message, /nothing was created/);
+      assert.match(
+        refused(
+          s,
+          p,
+          'spawn_subtasks',
+          { parent_id: 16, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] },
+          'not_found',
+        ).message,
+        /nothing was created/,
+      );
       refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [{ title: 'a', after: [0] }] }, 'invalid_argument');
       refused(s, p, 'spawn_subtasks', { parent_id: 1, tasks: [{ title: 'a' }] }, 'conflict');
       refused(s, p, 'spawn_subtasks', { parent_id: 999, tasks: [{ title: 'a' }] }, 'not_found');
@@ -585,17 +740,31 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(ralphTask(p.dbPath, 11)!.feature, 'settings');
       assert.equal(s.ok('move_task_to_feature', { id: 11, feature: 'settings' }).changed, false);
 
-      assert.match(refused(s, p, 'move_task_to_feature', { id: 11, feature: 'nope' }, 'not_found').message, /collections/);
+      assert.match(
+        refused(s, p, 'move_task_to_feature', { id: 11, feature: 'nope' }, 'not_found').message,
+        /collections/,
+      );
       refused(s, p, 'move_task_to_feature', { id: 999, feature: 'settings' }, 'not_found');
     });
 
     test('update_task_context: add and remove context files, replace hints', (t) => {
       const { p, s } = open(t);
-      const r = s.ok('update_task_context', { id: 5, add_context_files: ['src/ui/EditModal.tsx', './src/ui/forms.ts'], hints: 'Reuse the create form' });
+      const r = s.ok('update_task_context', {
+        id: 5,
+        add_context_files: ['src/ui/EditModal.tsx', './src/ui/forms.ts'],
+        hints: 'Reuse the create form',
+      });
       assert.deepEqual(r.added, ['src/ui/EditModal.tsx', 'src/ui/forms.ts']);
-      assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = 5 ORDER BY id'), ['src/ui/EditModal.tsx', 'src/ui/forms.ts']);
+      assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = 5 ORDER BY id'), [
+        'src/ui/EditModal.tsx',
+        'src/ui/forms.ts',
+      ]);
       assert.equal(detailsOf(p, 5).hints, 'Reuse the create form');
-      const r2 = s.ok('update_task_context', { id: 5, remove_context_files: ['./src/ui/EditModal.tsx'], add_context_files: ['src/ui/forms.ts'] });
+      const r2 = s.ok('update_task_context', {
+        id: 5,
+        remove_context_files: ['./src/ui/EditModal.tsx'],
+        add_context_files: ['src/ui/forms.ts'],
+      });
       assert.deepEqual([r2.added, r2.removed], [[], ['src/ui/EditModal.tsx']]);
       assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = 5'), ['src/ui/forms.ts']);
       sameTask(p, r2.task);
@@ -617,7 +786,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
           [2, 2, 'done'],
         ],
       );
-      assert.deepEqual(ids(r.dependencies[0].comments), col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id'));
+      assert.deepEqual(
+        ids(r.dependencies[0].comments),
+        col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id'),
+      );
       assert.deepEqual([r.missing, r.truncated], [[], false]);
       const shallow = s.ok('get_dependency_details', { id: 4, depth: 1 });
       assert.deepEqual([ids(shallow.dependencies), shallow.truncated], [[3], true]);
@@ -633,25 +805,53 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t, TEMPLATES);
       const pulled = runtimeOf(p, 1)!;
       assert.equal(pulled.template_id, 1);
-      const templateDetails = row(p, 'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 1')!;
+      const templateDetails = row(
+        p,
+        'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 1',
+      )!;
       assert.equal(pulled.details_id, templateDetails.id, "the fixture: the task shares its template's details row");
       const templates = rows(p, 'SELECT * FROM task_templates ORDER BY id');
       const others = [2, 3, 4].map((id) => ralphTask(p.dbPath, id));
 
-      assert.deepEqual(s.ok('get_task', { id: 1 }).task.template, { id: 1, title: templateDetails.title }, 'get_task says which template');
+      assert.deepEqual(
+        s.ok('get_task', { id: 1 }).task.template,
+        { id: 1, title: templateDetails.title },
+        'get_task says which template',
+      );
       assert.equal(s.ok('list_tasks', {}).tasks.find((x: AnyRow) => x.id === 1).template_id, 1);
 
-      const r = s.ok('update_task', { id: 1, title: 'Regression sweep (this sprint)', priority: 'critical', tags: ['sprint'] });
+      const r = s.ok('update_task', {
+        id: 1,
+        title: 'Regression sweep (this sprint)',
+        priority: 'critical',
+        tags: ['sprint'],
+      });
       sameTask(p, r.task);
       assert.deepEqual(r.task.template, { id: 1, title: templateDetails.title }, "still the template's own title");
-      assert.deepEqual(row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id), templateDetails, "the template's details row is unchanged");
+      assert.deepEqual(
+        row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id),
+        templateDetails,
+        "the template's details row is unchanged",
+      );
       assert.deepEqual(rows(p, 'SELECT * FROM task_templates ORDER BY id'), templates, 'task_templates unchanged');
       const now = runtimeOf(p, 1)!;
       assert.notEqual(now.details_id, templateDetails.id, 'the task has its own details row');
       assert.equal(now.template_id, 1, 'template_id kept');
       const own = row(p, 'SELECT * FROM task_details WHERE id = ?', now.details_id)!;
       assert.deepEqual(
-        [own.title, own.priority, own.discipline_id, own.description, own.hints, own.estimated_turns, own.pseudocode, own.agent, own.model, own.effort, own.thinking],
+        [
+          own.title,
+          own.priority,
+          own.discipline_id,
+          own.description,
+          own.hints,
+          own.estimated_turns,
+          own.pseudocode,
+          own.agent,
+          own.model,
+          own.effort,
+          own.thinking,
+        ],
         [
           'Regression sweep (this sprint)',
           'critical',
@@ -668,7 +868,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'the copy keeps every other field of the template',
       );
       const seen = ralphTask(p.dbPath, 1)!;
-      assert.deepEqual([seen.title, seen.priority, seen.template_id, seen.tags], ['Regression sweep (this sprint)', 'critical', 1, ['sprint']]);
+      assert.deepEqual(
+        [seen.title, seen.priority, seen.template_id, seen.tags],
+        ['Regression sweep (this sprint)', 'critical', 1, ['sprint']],
+      );
       assert.deepEqual(
         [2, 3, 4].map((id) => ralphTask(p.dbPath, id)),
         others,
@@ -687,18 +890,31 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       // Enriching or setting context on a template task leaves the template alone too.
       s.ok('update_task_context', { id: 2, hints: 'Check the lockfile first' });
-      const t2 = row(p, 'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 2')!;
+      const t2 = row(
+        p,
+        'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 2',
+      )!;
       assert.notEqual(t2.hints, 'Check the lockfile first', "template 2's details row unchanged");
       assert.equal(ralphTask(p.dbPath, 2)!.hints, 'Check the lockfile first');
       assert.equal(ralphTask(p.dbPath, 2)!.template_id, 2);
 
-      const t5 = row(p, 'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 5')!;
+      const t5 = row(
+        p,
+        'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 5',
+      )!;
       assert.equal(runtimeOf(p, 3)!.details_id, t5.id);
       s.ok('set_task_status', { id: 3, status: 'draft' });
       s.ok('enrich_task', { id: 3, pseudocode: '1. read the git log\n2. write the entry' });
-      assert.deepEqual(row(p, 'SELECT * FROM task_details WHERE id = ?', t5.id), t5, "template 5's details row unchanged by enrich_task");
+      assert.deepEqual(
+        row(p, 'SELECT * FROM task_details WHERE id = ?', t5.id),
+        t5,
+        "template 5's details row unchanged by enrich_task",
+      );
       assert.notEqual(runtimeOf(p, 3)!.details_id, t5.id);
-      assert.deepEqual([ralphTask(p.dbPath, 3)!.pseudocode, ralphTask(p.dbPath, 3)!.status, ralphTask(p.dbPath, 3)!.template_id], ['1. read the git log\n2. write the entry', 'pending', 5]);
+      assert.deepEqual(
+        [ralphTask(p.dbPath, 3)!.pseudocode, ralphTask(p.dbPath, 3)!.status, ralphTask(p.dbPath, 3)!.template_id],
+        ['1. read the git log\n2. write the entry', 'pending', 5],
+      );
     });
 
     test('delete_task on a task pulled from a template keeps the template and its details row', (t) => {
@@ -706,13 +922,25 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Task 3 was pulled from template 5 and shares its details row.
       const template = runtimeOf(p, 3)!.template_id;
       assert.equal(template, 5);
-      const templateDetails = row(p, 'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = ?', template)!;
+      const templateDetails = row(
+        p,
+        'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = ?',
+        template,
+      )!;
       assert.equal(runtimeOf(p, 3)!.details_id, templateDetails.id);
       const templates = rows(p, 'SELECT * FROM task_templates ORDER BY id');
       s.ok('delete_task', { id: 3 });
       assert.equal(runtimeOf(p, 3), undefined);
-      assert.deepEqual(row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id), templateDetails, "the template's details row is kept");
-      assert.deepEqual(rows(p, 'SELECT * FROM task_templates ORDER BY id'), templates, 'the templates are kept, unchanged');
+      assert.deepEqual(
+        row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id),
+        templateDetails,
+        "the template's details row is kept",
+      );
+      assert.deepEqual(
+        rows(p, 'SELECT * FROM task_templates ORDER BY id'),
+        templates,
+        'the templates are kept, unchanged',
+      );
       // A task with a details row of its own loses it (4 is not from a template).
       const d4 = runtimeOf(p, 4)!.details_id;
       s.ok('delete_task', { id: 4 });
@@ -722,7 +950,13 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     test('delete_discipline is refused while a template uses it', (t) => {
       const { p, s } = open(t, TEMPLATES);
       // frontend: no task, but template 4 uses it.
-      assert.equal(row(p, "SELECT count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN disciplines di ON di.id = d.discipline_id WHERE di.name = 'frontend'")!.n, 0);
+      assert.equal(
+        row(
+          p,
+          "SELECT count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN disciplines di ON di.id = d.discipline_id WHERE di.name = 'frontend'",
+        )!.n,
+        0,
+      );
       assert.match(refused(s, p, 'delete_discipline', { name: 'frontend' }, 'conflict').message, /template/);
       assert.match(refused(s, p, 'delete_discipline', { name: 'quality' }, 'conflict').message, /task/);
       s.ok('delete_discipline', { name: 'integration' });
@@ -740,7 +974,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(comment.body, 'The modal must trap focus');
       assert.equal(comment.author, 'agent', 'signed by the server: the session has no discipline');
       const sig = row(p, 'SELECT * FROM task_signals WHERE id = ?', comment.id)!;
-      assert.deepEqual([sig.task_id, sig.verb, sig.kind, sig.scope, sig.text, sig.session_id], [5, 'learned', 'discovery', 'task', 'The modal must trap focus', 'head-test-comments']);
+      assert.deepEqual(
+        [sig.task_id, sig.verb, sig.kind, sig.scope, sig.text, sig.session_id],
+        [5, 'learned', 'discovery', 'task', 'The modal must trap focus', 'head-test-comments'],
+      );
       assertRecentTimestamp(sig.created, 'signal created');
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-comments'")!;
       assert.ok(session, 'the session row exists');
@@ -755,9 +992,16 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(row(p, "SELECT count(*) AS n FROM agent_sessions WHERE id = 'head-test-comments'")!.n, 1);
       assert.equal(Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n), maxSession + 1);
 
-      const edited = s.ok('update_task_comment', { task_id: 5, comment_id: comment.id, body: 'The modal must trap focus and close on Escape' });
+      const edited = s.ok('update_task_comment', {
+        task_id: 5,
+        comment_id: comment.id,
+        body: 'The modal must trap focus and close on Escape',
+      });
       assert.equal(edited.comment.body, 'The modal must trap focus and close on Escape');
-      assert.equal(row(p, 'SELECT text FROM task_signals WHERE id = ?', comment.id)!.text, 'The modal must trap focus and close on Escape');
+      assert.equal(
+        row(p, 'SELECT text FROM task_signals WHERE id = ?', comment.id)!.text,
+        'The modal must trap focus and close on Escape',
+      );
       // A learned signal Ralph's own agents wrote is a plain comment too.
       const ralphs = Number(row(p, "SELECT id FROM task_signals WHERE task_id = 1 AND verb = 'learned'")!.id);
       s.ok('update_task_comment', { task_id: 1, comment_id: ralphs, body: 'Edited by a person' });
@@ -766,13 +1010,22 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Signals of other verbs are kept as the agent reported them.
       for (const verb of ['done', 'partial', 'stuck', 'ask', 'flag', 'suggest', 'blocked']) {
         const id = Number(row(p, 'SELECT id FROM task_signals WHERE task_id = 21 AND verb = ? LIMIT 1', verb)!.id);
-        assert.match(refused(s, p, 'update_task_comment', { task_id: 21, comment_id: id, body: 'rewritten' }, 'conflict').message, new RegExp(verb));
+        assert.match(
+          refused(s, p, 'update_task_comment', { task_id: 21, comment_id: id, body: 'rewritten' }, 'conflict').message,
+          new RegExp(verb),
+        );
       }
-      assert.match(refused(s, p, 'update_task_comment', { task_id: 5, comment_id: 999, body: 'x' }, 'not_found').message, new RegExp(String(comment.id)));
+      assert.match(
+        refused(s, p, 'update_task_comment', { task_id: 5, comment_id: 999, body: 'x' }, 'not_found').message,
+        new RegExp(String(comment.id)),
+      );
       refused(s, p, 'update_task_comment', { task_id: 6, comment_id: comment.id, body: 'wrong task' }, 'not_found');
       refused(s, p, 'update_task_comment', { task_id: 5, comment_id: comment.id, body: '' }, 'invalid_argument');
 
-      assert.deepEqual(s.ok('delete_task_comment', { task_id: 5, comment_id: comment.id }), { deleted_id: comment.id, task_id: 5 });
+      assert.deepEqual(s.ok('delete_task_comment', { task_id: 5, comment_id: comment.id }), {
+        deleted_id: comment.id,
+        task_id: 5,
+      });
       assert.equal(row(p, 'SELECT id FROM task_signals WHERE id = ?', comment.id), undefined);
       refused(s, p, 'delete_task_comment', { task_id: 5, comment_id: comment.id }, 'not_found');
       refused(s, p, 'delete_task_comment', { task_id: 999, comment_id: 1 }, 'not_found');
@@ -798,7 +1051,16 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { feature } = s.ok('get_feature', { name: 'BOOKMARK-CRUD' });
       const ralph = ralphFeature(p.dbPath, 'bookmark-crud')!;
       assert.equal(feature.name, 'bookmark-crud');
-      for (const k of ['display_name', 'acronym', 'description', 'architecture', 'boundaries', 'knowledge_paths', 'context_files', 'dependencies'] as const) {
+      for (const k of [
+        'display_name',
+        'acronym',
+        'description',
+        'architecture',
+        'boundaries',
+        'knowledge_paths',
+        'context_files',
+        'dependencies',
+      ] as const) {
         assert.deepEqual(feature[k], ralph[k], k);
       }
       assert.deepEqual(
@@ -823,27 +1085,64 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(feature.name, 'cloud-sync');
       assert.match(feature.acronym, /^[A-Z0-9]{4}$/);
       const sub = row(p, "SELECT * FROM subsystems WHERE name = 'cloud-sync'")!;
-      assert.deepEqual([sub.display_name, sub.description, sub.status, sub.acronym], ['Cloud Sync', 'Sync bookmarks across devices', 'active', feature.acronym]);
+      assert.deepEqual(
+        [sub.display_name, sub.description, sub.status, sub.acronym],
+        ['Cloud Sync', 'Sync bookmarks across devices', 'active', feature.acronym],
+      );
       assertToday(sub.created, 'subsystems.created');
-      assert.deepEqual(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', sub.id), ['src/sync/index.ts']);
-      assert.deepEqual(col(p, 'SELECT path FROM subsystem_knowledge_paths WHERE subsystem_id = ?', sub.id), ['docs/sync.md']);
-      assert.deepEqual(col(p, 'SELECT depends_on_subsystem_id FROM subsystem_dependencies WHERE subsystem_id = ?', sub.id), [subsystemId(p, 'bookmark-crud')]);
+      assert.deepEqual(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', sub.id), [
+        'src/sync/index.ts',
+      ]);
+      assert.deepEqual(col(p, 'SELECT path FROM subsystem_knowledge_paths WHERE subsystem_id = ?', sub.id), [
+        'docs/sync.md',
+      ]);
+      assert.deepEqual(
+        col(p, 'SELECT depends_on_subsystem_id FROM subsystem_dependencies WHERE subsystem_id = ?', sub.id),
+        [subsystemId(p, 'bookmark-crud')],
+      );
       assert.deepEqual(ralphFeature(p.dbPath, 'CLOUD-SYNC')!.dependencies, ['bookmark-crud']);
 
-      assert.match(refused(s, p, 'create_feature', { name: 'search', display_name: 'Search again' }, 'conflict').message, /search/);
+      assert.match(
+        refused(s, p, 'create_feature', { name: 'search', display_name: 'Search again' }, 'conflict').message,
+        /search/,
+      );
       refused(s, p, 'create_feature', { name: 'Search', display_name: 'Search again' }, 'invalid_argument');
       refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', acronym: 'SRCH' }, 'conflict');
       refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', acronym: 'toolong' }, 'invalid_argument');
-      refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', dependencies: ['nope'] }, 'invalid_argument');
+      refused(
+        s,
+        p,
+        'create_feature',
+        { name: 'x-feature', display_name: 'X', dependencies: ['nope'] },
+        'invalid_argument',
+      );
       refused(s, p, 'create_feature', { name: 'x-feature' }, 'invalid_argument');
 
-      const u = s.ok('update_feature', { name: 'SEARCH', description: 'Instant search', architecture: 'FTS5 index', context_files: ['src/search.ts'] });
+      const u = s.ok('update_feature', {
+        name: 'SEARCH',
+        description: 'Instant search',
+        architecture: 'FTS5 index',
+        context_files: ['src/search.ts'],
+      });
       assert.deepEqual([...u.changed].sort(), ['architecture', 'context_files', 'description']);
-      assert.deepEqual(row(p, "SELECT description, architecture FROM subsystems WHERE name = 'search'"), { description: 'Instant search', architecture: 'FTS5 index' });
-      assert.deepEqual(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', subsystemId(p, 'search')), ['src/search.ts']);
+      assert.deepEqual(row(p, "SELECT description, architecture FROM subsystems WHERE name = 'search'"), {
+        description: 'Instant search',
+        architecture: 'FTS5 index',
+      });
+      assert.deepEqual(
+        col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', subsystemId(p, 'search')),
+        ['src/search.ts'],
+      );
       refused(s, p, 'update_feature', { name: 'search' }, 'invalid_argument', /nothing to update/);
       refused(s, p, 'update_feature', { name: 'nope', description: 'x' }, 'not_found');
-      refused(s, p, 'update_feature', { name: 'bookmark-crud', dependencies: ['cloud-sync'] }, 'invalid_argument', /cycle/);
+      refused(
+        s,
+        p,
+        'update_feature',
+        { name: 'bookmark-crud', dependencies: ['cloud-sync'] },
+        'invalid_argument',
+        /cycle/,
+      );
       refused(s, p, 'update_feature', { name: 'search', acronym: 'BKMK' }, 'conflict');
 
       // Deleting: refused while tasks belong to it or another feature depends on it.
@@ -862,13 +1161,21 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t);
       const otherComments = rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id");
       const text = 'The search index must be rebuilt after a bulk import of bookmarks';
-      const r = s.ok('append_feature_learning', { feature_name: 'Search', text, reason: 'stale results otherwise', task_id: 13 });
+      const r = s.ok('append_feature_learning', {
+        feature_name: 'Search',
+        text,
+        reason: 'stale results otherwise',
+        task_id: 13,
+      });
       assert.equal(r.outcome, 'added');
       assert.equal(r.learning_count, 1);
       const learned = rows(p, "SELECT * FROM subsystem_comments WHERE category = 'learning'");
       assert.equal(learned.length, 1);
       const l = learned[0]!;
-      assert.deepEqual([l.subsystem_id, l.body, l.reason, l.agent_task_id], [subsystemId(p, 'search'), text, 'stale results otherwise', 13]);
+      assert.deepEqual(
+        [l.subsystem_id, l.body, l.reason, l.agent_task_id],
+        [subsystemId(p, 'search'), text, 'stale results otherwise', 13],
+      );
       assertRecentTimestamp(l.created, 'subsystem_comments.created');
       assert.equal(row(p, 'SELECT hit_count FROM ralph_mcp_learning_meta WHERE comment_id = ?', l.id)!.hit_count, 1);
       assert.deepEqual(
@@ -876,13 +1183,28 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         [text],
       );
 
-      const dup = s.ok('append_feature_learning', { feature_name: 'search', text: 'The search index must be rebuilt after bulk imports of bookmarks' });
+      const dup = s.ok('append_feature_learning', {
+        feature_name: 'search',
+        text: 'The search index must be rebuilt after bulk imports of bookmarks',
+      });
       assert.equal(dup.outcome, 'duplicate');
       assert.equal(dup.learning.hit_count, 2);
-      assert.equal(row(p, "SELECT count(*) AS n FROM subsystem_comments WHERE category = 'learning'")!.n, 1, 'no second row');
+      assert.equal(
+        row(p, "SELECT count(*) AS n FROM subsystem_comments WHERE category = 'learning'")!.n,
+        1,
+        'no second row',
+      );
       assert.equal(row(p, 'SELECT hit_count FROM ralph_mcp_learning_meta WHERE comment_id = ?', l.id)!.hit_count, 2);
-      assert.equal(row(p, 'SELECT body FROM subsystem_comments WHERE id = ?', l.id)!.body, text, 'the stored lesson is kept');
-      assert.deepEqual(rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id"), otherComments, "Ralph's other subsystem comments are untouched");
+      assert.equal(
+        row(p, 'SELECT body FROM subsystem_comments WHERE id = ?', l.id)!.body,
+        text,
+        'the stored lesson is kept',
+      );
+      assert.deepEqual(
+        rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id"),
+        otherComments,
+        "Ralph's other subsystem comments are untouched",
+      );
 
       const learnings = s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
       assert.deepEqual(
@@ -892,23 +1214,59 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(s.ok('get_feature_learnings', { feature_name: 'collections' }).learnings, []);
       refused(s, p, 'get_feature_learnings', { feature_name: 'nope' }, 'not_found');
 
-      refused(s, p, 'append_feature_learning', { feature_name: 'nope', text: 'a lesson about nothing at all' }, 'not_found');
+      refused(
+        s,
+        p,
+        'append_feature_learning',
+        { feature_name: 'nope', text: 'a lesson about nothing at all' },
+        'not_found',
+      );
       refused(s, p, 'append_feature_learning', { feature_name: 'search', text: '' }, 'invalid_argument');
-      refused(s, p, 'append_feature_learning', { feature_name: 'search', text: 'a lesson from nowhere', task_id: 999 }, 'not_found');
-      refused(s, p, 'append_feature_learning', { feature_name: 'search', text: 'a lesson', source: 'opus_reviewed' }, 'invalid_argument');
+      refused(
+        s,
+        p,
+        'append_feature_learning',
+        { feature_name: 'search', text: 'a lesson from nowhere', task_id: 999 },
+        'not_found',
+      );
+      refused(
+        s,
+        p,
+        'append_feature_learning',
+        { feature_name: 'search', text: 'a lesson', source: 'opus_reviewed' },
+        'invalid_argument',
+      );
     });
 
     test('add_feature_context_file: a subsystem_context_files row, once', (t) => {
       const { p, s } = open(t);
       const id = subsystemId(p, 'collections');
       const before = col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id', id);
-      const r = s.ok('add_feature_context_file', { feature_name: 'Collections', file_path: './src/collections/model.ts' });
+      const r = s.ok('add_feature_context_file', {
+        feature_name: 'Collections',
+        file_path: './src/collections/model.ts',
+      });
       assert.deepEqual([r.feature_name, r.file_path, r.added], ['collections', 'src/collections/model.ts', true]);
-      assert.deepEqual(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id', id), [...before, 'src/collections/model.ts']);
-      assert.equal(s.ok('add_feature_context_file', { feature_name: 'collections', file_path: 'src/collections/model.ts' }).added, false);
-      assert.equal(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', id).length, before.length + 1);
+      assert.deepEqual(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id', id), [
+        ...before,
+        'src/collections/model.ts',
+      ]);
+      assert.equal(
+        s.ok('add_feature_context_file', { feature_name: 'collections', file_path: 'src/collections/model.ts' }).added,
+        false,
+      );
+      assert.equal(
+        col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', id).length,
+        before.length + 1,
+      );
 
-      refused(s, p, 'add_feature_context_file', { feature_name: 'collections', file_path: '../secrets.txt' }, 'invalid_argument');
+      refused(
+        s,
+        p,
+        'add_feature_context_file',
+        { feature_name: 'collections', file_path: '../secrets.txt' },
+        'invalid_argument',
+      );
       refused(s, p, 'add_feature_context_file', { feature_name: 'nope', file_path: 'src/x.ts' }, 'not_found');
       refused(s, p, 'add_feature_context_file', { feature_name: 'collections', file_path: '' }, 'invalid_argument');
     });
@@ -928,7 +1286,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { discipline } = s.ok('get_discipline', { name: 'FRONTEND' });
       const ralph = ralphDiscipline(p.dbPath, 'frontend')!;
       assert.equal(discipline.name, 'frontend');
-      for (const k of ['display_name', 'acronym', 'icon', 'color', 'system_prompt', 'conventions', 'skills'] as const) assert.deepEqual(discipline[k], ralph[k], k);
+      for (const k of ['display_name', 'acronym', 'icon', 'color', 'system_prompt', 'conventions', 'skills'] as const)
+        assert.deepEqual(discipline[k], ralph[k], k);
       assert.match(refused(s, p, 'get_discipline', { name: 'wizardry' }, 'not_found').message, /frontend/);
 
       const created = s.ok('create_discipline', {
@@ -942,15 +1301,43 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       }).discipline;
       assert.match(created.acronym, /^[A-Z0-9]{4}$/);
       const d = row(p, "SELECT * FROM disciplines WHERE name = 'devops'")!;
-      assert.deepEqual([d.display_name, d.icon, d.color, d.system_prompt, d.conventions], ['DevOps', 'Server', '#123456', 'You ship it.', 'IaC only']);
-      assert.deepEqual(col(p, 'SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', d.id), ['docker', 'terraform']);
+      assert.deepEqual(
+        [d.display_name, d.icon, d.color, d.system_prompt, d.conventions],
+        ['DevOps', 'Server', '#123456', 'You ship it.', 'IaC only'],
+      );
+      assert.deepEqual(col(p, 'SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', d.id), [
+        'docker',
+        'terraform',
+      ]);
       assert.deepEqual(ralphDiscipline(p.dbPath, 'DevOps')!.skills, ['docker', 'terraform']);
-      refused(s, p, 'create_discipline', { name: 'frontend', display_name: 'F', icon: 'Code', color: '#000000' }, 'conflict');
-      refused(s, p, 'create_discipline', { name: 'ops2', display_name: 'Ops', icon: 'Code', color: 'blue' }, 'invalid_argument');
-      refused(s, p, 'create_discipline', { name: 'ops2', display_name: 'Ops', icon: 'Code', color: '#000000', acronym: created.acronym }, 'conflict');
+      refused(
+        s,
+        p,
+        'create_discipline',
+        { name: 'frontend', display_name: 'F', icon: 'Code', color: '#000000' },
+        'conflict',
+      );
+      refused(
+        s,
+        p,
+        'create_discipline',
+        { name: 'ops2', display_name: 'Ops', icon: 'Code', color: 'blue' },
+        'invalid_argument',
+      );
+      refused(
+        s,
+        p,
+        'create_discipline',
+        { name: 'ops2', display_name: 'Ops', icon: 'Code', color: '#000000', acronym: created.acronym },
+        'conflict',
+      );
       refused(s, p, 'create_discipline', { name: 'ops2', display_name: 'Ops' }, 'invalid_argument');
 
-      const u = s.ok('update_discipline', { name: 'Integration', conventions: 'Contract tests first', skills: ['pact'] });
+      const u = s.ok('update_discipline', {
+        name: 'Integration',
+        conventions: 'Contract tests first',
+        skills: ['pact'],
+      });
       assert.deepEqual([...u.changed].sort(), ['conventions', 'skills']);
       const integ = row(p, "SELECT * FROM disciplines WHERE name = 'integration'")!;
       assert.equal(integ.conventions, 'Contract tests first');
@@ -976,14 +1363,18 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, s } = open(t);
       const info = s.ok('get_project_info', {});
       const meta = row(p, 'SELECT * FROM metadata WHERE id = 1')!;
-      assert.deepEqual([info.title, info.description, info.created], [meta.project_title, meta.project_description, meta.project_created]);
+      assert.deepEqual(
+        [info.title, info.description, info.created],
+        [meta.project_title, meta.project_description, meta.project_created],
+      );
 
       const check = () => {
         const g = s.ok('get_project_progress', {});
         assert.equal(g.total, row(p, 'SELECT count(*) AS n FROM runtime_tasks')!.n);
         assert.equal(g.done, row(p, "SELECT count(*) AS n FROM runtime_tasks WHERE status = 'done'")!.n);
         const byStatus = Object.fromEntries(RALPH_STATUSES.map((x) => [x, 0]));
-        for (const r of rows(p, 'SELECT status, count(*) AS n FROM runtime_tasks GROUP BY status')) byStatus[r.status] = r.n;
+        for (const r of rows(p, 'SELECT status, count(*) AS n FROM runtime_tasks GROUP BY status'))
+          byStatus[r.status] = r.n;
         assert.deepEqual(g.by_status, byStatus);
         const byFeature = rows(
           p,
@@ -991,7 +1382,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         );
         assert.deepEqual(
           [...g.by_feature].sort((a: AnyRow, b: AnyRow) => a.name.localeCompare(b.name)),
-          byFeature.map((r) => ({ name: r.name, done: r.done, total: r.total })).sort((a, b) => a.name.localeCompare(b.name)),
+          byFeature
+            .map((r) => ({ name: r.name, done: r.done, total: r.total }))
+            .sort((a, b) => a.name.localeCompare(b.name)),
         );
         const byDiscipline = rows(
           p,
@@ -999,7 +1392,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         );
         assert.deepEqual(
           [...g.by_discipline].sort((a: AnyRow, b: AnyRow) => a.name.localeCompare(b.name)),
-          byDiscipline.map((r) => ({ name: r.name, done: r.done, total: r.total })).sort((a, b) => a.name.localeCompare(b.name)),
+          byDiscipline
+            .map((r) => ({ name: r.name, done: r.done, total: r.total }))
+            .sort((a, b) => a.name.localeCompare(b.name)),
         );
         assert.equal(g.percent_done, Math.round((1000 * g.done) / g.total) / 10);
       };
@@ -1044,12 +1439,25 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.match(r.instruction, /stop/i);
       const sig = row(p, 'SELECT * FROM ralph_mcp_signals WHERE id = ?', r.signal_id)!;
       assert.ok(sig, 'the abort is recorded');
-      assert.deepEqual([sig.session_id, sig.task_id, sig.reason], ['head-test-abort', 4, 'rate limited by the provider']);
-      assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals')!.n, signalsBefore + 1, "exactly one signal of Ralph's");
+      assert.deepEqual(
+        [sig.session_id, sig.task_id, sig.reason],
+        ['head-test-abort', 4, 'rate limited by the provider'],
+      );
+      assert.equal(
+        row(p, 'SELECT count(*) AS n FROM task_signals')!.n,
+        signalsBefore + 1,
+        "exactly one signal of Ralph's",
+      );
       const stuck = row(p, "SELECT * FROM task_signals WHERE session_id = 'head-test-abort'")!;
-      assert.deepEqual([stuck.task_id, stuck.verb, stuck.reason, stuck.summary, stuck.text], [4, 'stuck', 'rate limited by the provider', null, null]);
+      assert.deepEqual(
+        [stuck.task_id, stuck.verb, stuck.reason, stuck.summary, stuck.text],
+        [4, 'stuck', 'rate limited by the provider', null, null],
+      );
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-abort'")!;
-      assert.deepEqual([session.kind, session.started_by, session.task_id, session.status], ['task_execution', 'agent', 4, 'finished']);
+      assert.deepEqual(
+        [session.kind, session.started_by, session.task_id, session.status],
+        ['task_execution', 'agent', 4, 'finished'],
+      );
       refused(s, p, 'signal_abort', { reason: '' }, 'invalid_argument');
       refused(s, p, 'signal_abort', {}, 'invalid_argument');
     });
@@ -1066,7 +1474,13 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       s.ok('set_task_status', { status: 'done' });
       assert.equal(runtimeOf(p, 4)!.status, 'done');
       s.ok('add_feature_context_file', { file_path: 'src/bookmarks/store.ts' });
-      assert.ok(col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', subsystemId(p, 'bookmark-crud')).includes('src/bookmarks/store.ts'));
+      assert.ok(
+        col(
+          p,
+          'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?',
+          subsystemId(p, 'bookmark-crud'),
+        ).includes('src/bookmarks/store.ts'),
+      );
       // Hidden tools are not there at all.
       assert.throws(() => s.call('delete_task', { id: 5 }), /Unknown tool/);
     });

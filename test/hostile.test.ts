@@ -16,11 +16,15 @@ import { GENERATIONS } from '../src/store/records.js';
 const STALL_MS = 2_000;
 
 for (const generation of GENERATIONS) {
-  test(`hostile requests at 10,000 tasks stay bounded; pings on another connection answered [${generation}]`, { timeout: 120_000 }, async () => {
+  test(`hostile requests at 10,000 tasks stay bounded; pings on another connection answered [${generation}]`, {
+    timeout: 120_000,
+  }, async () => {
     const r = await runHostile(generation, 10_000);
     const slow = r.timings.filter((t) => t.ms > STALL_MS);
     assert.deepEqual(slow, [], `requests over ${STALL_MS} ms`);
-    const broken = r.timings.filter((t) => t.error !== undefined && !['invalid_argument'].includes(t.error) && !t.error.includes('Unknown tool'));
+    const broken = r.timings.filter(
+      (t) => t.error !== undefined && !['invalid_argument'].includes(t.error) && !t.error.includes('Unknown tool'),
+    );
     assert.deepEqual(broken, [], 'only bounded refusals');
     assert.ok(r.pings.length > 5, `pings were sent (${r.pings.length})`);
     assert.ok(Math.max(...r.pings) < STALL_MS, `slowest ping ${Math.max(...r.pings).toFixed(1)} ms`);

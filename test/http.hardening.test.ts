@@ -16,7 +16,12 @@ import { runCli } from './helpers/server.js';
 
 /** An explicit token where the test is about something else (so it runs the same against older builds). */
 const TOKEN = 'hardening-test-token-0123456789abcdef';
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+};
 
 interface Answer {
   status: number;
@@ -24,7 +29,14 @@ interface Answer {
   body: string;
 }
 
-function post(port: number, token: string | undefined, body: unknown, headers: Record<string, string> = {}, agent?: Agent, method = 'POST'): Promise<Answer> {
+function post(
+  port: number,
+  token: string | undefined,
+  body: unknown,
+  headers: Record<string, string> = {},
+  agent?: Agent,
+  method = 'POST',
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const text = typeof body === 'string' ? body : JSON.stringify(body);
     const req = request(
@@ -34,7 +46,12 @@ function post(port: number, token: string | undefined, body: unknown, headers: R
         path: '/mcp',
         method,
         agent,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...(token ? { Authorization: `Bearer ${token}` } : {}), ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          ...(token ? { Authorization: `Bearer ${token}` } : {}),
+          ...headers,
+        },
       },
       (res) => {
         let b = '';
@@ -49,7 +66,11 @@ function post(port: number, token: string | undefined, body: unknown, headers: R
 
 const client = async (port: number, token: string): Promise<Client> => {
   const c = new Client({ name: 'h', version: '0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
   return c;
 };
 
@@ -72,7 +93,9 @@ describe('HTTP always requires a bearer token', () => {
   });
 
   test('RALPH_MCP_TOKEN is used as given (nothing generated, nothing printed)', async () => {
-    const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap'], { RALPH_MCP_TOKEN: 'from-the-environment-0123456789' });
+    const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap'], {
+      RALPH_MCP_TOKEN: 'from-the-environment-0123456789',
+    });
     try {
       assert.doesNotMatch(server.stderr(), GENERATED_TOKEN_LINE);
       assert.equal((await post(server.port, 'from-the-environment-0123456789', INIT)).status, 200);
@@ -83,10 +106,15 @@ describe('HTTP always requires a bearer token', () => {
   });
 
   test('a bad RALPH_MCP_SESSION_IDLE_SECONDS is refused in one line', () => {
-    const r = runCli(['--project', sampleProject().root, '--recipe', 'yap', '--transport', 'http', '--port', '0'], { RALPH_MCP_SESSION_IDLE_SECONDS: 'soon' });
+    const r = runCli(['--project', sampleProject().root, '--recipe', 'yap', '--transport', 'http', '--port', '0'], {
+      RALPH_MCP_SESSION_IDLE_SECONDS: 'soon',
+    });
     assert.equal(r.status, 2);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /^ralph-mcp: error: RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got "soon"$/m);
+    assert.match(
+      r.stderr,
+      /^ralph-mcp: error: RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got "soon"$/m,
+    );
   });
 });
 
@@ -106,13 +134,17 @@ describe('HTTP sessions are bounded', () => {
       const started = Date.now();
       const answers: Answer[] = [];
       for (let i = 0; i < 1500; i += 50) {
-        answers.push(...(await Promise.all(Array.from({ length: 50 }, () => post(server.port, server.token, INIT, {}, agent)))));
+        answers.push(
+          ...(await Promise.all(Array.from({ length: 50 }, () => post(server.port, server.token, INIT, {}, agent)))),
+        );
       }
       const seconds = (Date.now() - started) / 1000;
       const peak = rss.stop();
       const ok = answers.filter((a) => a.status === 200);
       const refusedAnswers = answers.filter((a) => a.status === 503);
-      console.log(`http sessions: 1500 initializes in ${seconds.toFixed(1)} s, ${ok.length} opened, ${refusedAnswers.length} refused, RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`);
+      console.log(
+        `http sessions: 1500 initializes in ${seconds.toFixed(1)} s, ${ok.length} opened, ${refusedAnswers.length} refused, RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+      );
       assert.equal(ok.length, 63, 'the cap (64) less the session already open');
       assert.equal(refusedAnswers.length, 1500 - 63);
       const r = refusedAnswers[0]!;
@@ -120,11 +152,30 @@ describe('HTTP sessions are bounded', () => {
       const err = JSON.parse(r.body) as { jsonrpc: string; error: { code: number; message: string } };
       assert.equal(err.jsonrpc, '2.0');
       assert.match(err.error.message, /already has 64 MCP sessions open \(its limit\); close one \(DELETE \/mcp/);
-      assert.ok(peak - base < SESSIONS_RSS_BOUND_MB, `RSS grew ${(peak - base).toFixed(0)} MB (bound ${SESSIONS_RSS_BOUND_MB})`);
-      assert.equal((await first.listTools()).tools.length, RECIPE_TOOLS.yap!.length, 'the existing session still works');
+      assert.ok(
+        peak - base < SESSIONS_RSS_BOUND_MB,
+        `RSS grew ${(peak - base).toFixed(0)} MB (bound ${SESSIONS_RSS_BOUND_MB})`,
+      );
+      assert.equal(
+        (await first.listTools()).tools.length,
+        RECIPE_TOOLS.yap!.length,
+        'the existing session still works',
+      );
       // Closing one frees its slot.
       const sid = ok[0]!.headers['mcp-session-id'] as string;
-      assert.equal((await post(server.port, server.token, '', { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' }, agent, 'DELETE')).status, 200);
+      assert.equal(
+        (
+          await post(
+            server.port,
+            server.token,
+            '',
+            { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' },
+            agent,
+            'DELETE',
+          )
+        ).status,
+        200,
+      );
       assert.equal((await post(server.port, server.token, INIT, {}, agent)).status, 200);
       await first.close();
     } finally {
@@ -137,18 +188,39 @@ describe('HTTP sessions are bounded', () => {
     const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap', '--auth-token', TOKEN]);
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
     try {
-      const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => post(server.port, server.token, { jsonrpc: '2.0', id: i, method: 'tools/list' }, {}, agent)));
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) =>
+          post(server.port, server.token, { jsonrpc: '2.0', id: i, method: 'tools/list' }, {}, agent),
+        ),
+      );
       assert.ok(
         answers.every((a) => a.status === 400),
         'all refused',
       );
       assert.match(answers[0]!.body, /no Mcp-Session-Id: a new MCP session starts with a POST initialize request/);
-      const big = await post(server.port, server.token, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { pad: 'x'.repeat(2 * 1024 * 1024) } });
+      const big = await post(server.port, server.token, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { pad: 'x'.repeat(2 * 1024 * 1024) },
+      });
       assert.equal(big.status, 413);
       assert.equal((await post(server.port, server.token, '{not json')).status, 400);
-      assert.equal((await post(server.port, server.token, { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { 'Mcp-Session-Id': 'nope' })).status, 404);
+      assert.equal(
+        (
+          await post(
+            server.port,
+            server.token,
+            { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+            { 'Mcp-Session-Id': 'nope' },
+          )
+        ).status,
+        404,
+      );
       // None of them took a session slot: all 64 are still there.
-      const opened = await Promise.all(Array.from({ length: 64 }, () => post(server.port, server.token, INIT, {}, agent)));
+      const opened = await Promise.all(
+        Array.from({ length: 64 }, () => post(server.port, server.token, INIT, {}, agent)),
+      );
       assert.deepEqual([...new Set(opened.map((a) => a.status))], [200]);
     } finally {
       agent.destroy();
@@ -157,13 +229,21 @@ describe('HTTP sessions are bounded', () => {
   });
 
   test('an idle session is closed after the configured idle time; a session in use is kept', async () => {
-    const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap'], { RALPH_MCP_SESSION_IDLE_SECONDS: '2' });
+    const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap'], {
+      RALPH_MCP_SESSION_IDLE_SECONDS: '2',
+    });
     try {
       const busy = await client(server.port, server.token);
       const idle = await post(server.port, server.token, INIT);
       const sid = idle.headers['mcp-session-id'] as string;
       assert.ok(sid);
-      const ping = () => post(server.port, server.token, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' });
+      const ping = () =>
+        post(
+          server.port,
+          server.token,
+          { jsonrpc: '2.0', id: 2, method: 'ping' },
+          { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' },
+        );
       // Wait (generously) for the server to say it closed the idle one, using the busy one all along;
       // the idle one is not touched meanwhile (any request would count as use).
       const started = Date.now();
@@ -192,7 +272,12 @@ test('HTTP backpressure: a connection that pipelines tools/list and never reads 
   try {
     const init = await post(server.port, server.token, INIT);
     const sid = init.headers['mcp-session-id'] as string;
-    await post(server.port, server.token, { jsonrpc: '2.0', method: 'notifications/initialized' }, { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' });
+    await post(
+      server.port,
+      server.token,
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'Mcp-Session-Id': sid, 'Mcp-Protocol-Version': '2025-06-18' },
+    );
     const warm = await client(server.port, server.token);
     await warm.listTools();
     const base = rssMb(pid)!;
@@ -219,22 +304,38 @@ test('HTTP backpressure: a connection that pipelines tools/list and never reads 
     // 200 MB in all or 15 s.
     await Promise.all(
       socks.map(async (sock) => {
-        while (written < 200 * 1024 * 1024 && Date.now() - started < 15_000 && rss.peak() - base < HTTP_FLOOD_RSS_BOUND_MB * 2 && !sock.destroyed) {
+        while (
+          written < 200 * 1024 * 1024 &&
+          Date.now() - started < 15_000 &&
+          rss.peak() - base < HTTP_FLOOD_RSS_BOUND_MB * 2 &&
+          !sock.destroyed
+        ) {
           let batch = '';
           while (batch.length < 256 * 1024) batch += one(id++);
           written += batch.length;
           if (!sock.write(batch)) {
-            const drained = await Promise.race([new Promise((r) => sock.once('drain', () => r(true))), new Promise((r) => setTimeout(() => r(false), 3000))]);
+            const drained = await Promise.race([
+              new Promise((r) => sock.once('drain', () => r(true))),
+              new Promise((r) => setTimeout(() => r(false), 3000)),
+            ]);
             if (!drained) break;
           }
         }
       }),
     );
-    const pinged = await Promise.race([warm.ping().then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+    const pinged = await Promise.race([
+      warm.ping().then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 20_000)),
+    ]);
     assert.equal(pinged, true, 'another connection is answered meanwhile');
     const peak = rss.stop();
-    console.log(`http flood: ${(written / 1048576).toFixed(1)} MB offered, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`);
-    assert.ok(peak - base < HTTP_FLOOD_RSS_BOUND_MB, `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${HTTP_FLOOD_RSS_BOUND_MB})`);
+    console.log(
+      `http flood: ${(written / 1048576).toFixed(1)} MB offered, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+    );
+    assert.ok(
+      peak - base < HTTP_FLOOD_RSS_BOUND_MB,
+      `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${HTTP_FLOOD_RSS_BOUND_MB})`,
+    );
     for (const sock of socks) sock.destroy();
     await warm.close();
     assert.equal(server.child.exitCode, null, 'still up');

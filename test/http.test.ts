@@ -11,7 +11,10 @@ import { query, sampleProject, setOverrides } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 
 /** --transport http: Streamable HTTP at /mcp, loopback, Host/Origin checks, bearer token, many clients. */
-async function startHttp(flags: string[], p: Project = sampleProject()): Promise<{ child: ChildProcess; port: number; token: string }> {
+async function startHttp(
+  flags: string[],
+  p: Project = sampleProject(),
+): Promise<{ child: ChildProcess; port: number; token: string }> {
   const server = await startHttpServer(['--project', p.root, ...flags]);
   server.child.on('exit', () => assert.equal(server.stdout(), '', 'nothing on stdout'));
   return server;
@@ -19,9 +22,20 @@ async function startHttp(flags: string[], p: Project = sampleProject()): Promise
 
 function raw(port: number, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     const req = request(
-      { host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers } },
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+      },
       (res) => {
         res.resume();
         resolve(res.statusCode ?? 0);
@@ -32,10 +46,18 @@ function raw(port: number, headers: Record<string, string>): Promise<number> {
   });
 }
 
-async function client(port: number, token?: string, extra: { headers?: Record<string, string>; search?: string } = {}): Promise<Client> {
+async function client(
+  port: number,
+  token?: string,
+  extra: { headers?: Record<string, string>; search?: string } = {},
+): Promise<Client> {
   const c = new Client({ name: 'http-test', version: '0' });
   const headers = { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...extra.headers };
-  await c.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp${extra.search ?? ''}`), { requestInit: { headers } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp${extra.search ?? ''}`), {
+      requestInit: { headers },
+    }),
+  );
   return c;
 }
 
@@ -63,7 +85,9 @@ describe('Streamable HTTP transport', () => {
         clients.map(async (c, i) => {
           for (let k = 0; k < 50; k++) {
             const id = ((i + k) % 8) + 1;
-            const r = (await c.callTool({ name: 'get_task', arguments: { id } })).structuredContent as { task: { id: number } };
+            const r = (await c.callTool({ name: 'get_task', arguments: { id } })).structuredContent as {
+              task: { id: number };
+            };
             assert.equal(r.task.id, id);
           }
         }),
@@ -84,7 +108,18 @@ describe('Streamable HTTP transport', () => {
 });
 
 test('a non-loopback bind without a token is refused at startup', () => {
-  const r = runCli(['--project', sampleProject().root, '--recipe', 'yap', '--transport', 'http', '--host', '0.0.0.0', '--port', '0']);
+  const r = runCli([
+    '--project',
+    sampleProject().root,
+    '--recipe',
+    'yap',
+    '--transport',
+    'http',
+    '--host',
+    '0.0.0.0',
+    '--port',
+    '0',
+  ]);
   assert.equal(r.status, 2);
   assert.match(r.stderr, /--host 0\.0\.0\.0 is not loopback: set --auth-token/);
 });
@@ -112,7 +147,11 @@ describe('per-connection narrowing: the Ralph-Task header or ?task= (never wider
       assert.equal(query<{ status: string }>(p, 'SELECT status FROM tasks WHERE id = 5')[0]!.status, 'pending');
       const ok = await narrowed.callTool({ name: 'update_task', arguments: { description: 'narrowed edit' } });
       assert.ok(!ok.isError, JSON.stringify(ok.structuredContent));
-      assert.equal(query<{ description: string }>(p, 'SELECT description FROM tasks WHERE id = 3')[0]!.description, 'narrowed edit', "the task id defaults to the connection's task");
+      assert.equal(
+        query<{ description: string }>(p, 'SELECT description FROM tasks WHERE id = 3')[0]!.description,
+        'narrowed edit',
+        "the task id defaults to the connection's task",
+      );
       const other = await wide.callTool({ name: 'set_task_status', arguments: { id: 5, status: 'in_progress' } });
       assert.ok(!other.isError, 'a connection without the header keeps the launch scope');
     } finally {
@@ -128,9 +167,17 @@ describe('per-connection narrowing: the Ralph-Task header or ?task= (never wider
     const yap = await startHttp(['--recipe', 'yap'], p);
     try {
       const auth = (s: { token: string }) => ({ Authorization: `Bearer ${s.token}` });
-      assert.equal(await raw(scoped.port, { ...auth(scoped), 'Ralph-Task': '4' }), 403, 'a task server cannot be switched to another task');
+      assert.equal(
+        await raw(scoped.port, { ...auth(scoped), 'Ralph-Task': '4' }),
+        403,
+        'a task server cannot be switched to another task',
+      );
       assert.equal(await raw(scoped.port, { ...auth(scoped), 'Ralph-Task': '3' }), 200, 'its own task is fine');
-      assert.equal(await raw(unscoped.port, { ...auth(unscoped), 'Ralph-Task': '3' }), 403, 'task_execution without --task changes no task: a task would widen it');
+      assert.equal(
+        await raw(unscoped.port, { ...auth(unscoped), 'Ralph-Task': '3' }),
+        403,
+        'task_execution without --task changes no task: a task would widen it',
+      );
       assert.equal(await raw(yap.port, { ...auth(yap), 'Ralph-Task': 'abc' }), 403);
       assert.equal(await raw(yap.port, { ...auth(yap), 'Ralph-Task': '999' }), 403, 'unknown task');
       const c = await client(yap.port, yap.token, { headers: { 'Ralph-Task': '3' } });

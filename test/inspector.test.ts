@@ -42,7 +42,8 @@ async function rpcError(target: string[], method: string[]): Promise<string> {
   return r.stderr;
 }
 
-const listTools = (target: string[], viaBin = false) => ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
+const listTools = (target: string[], viaBin = false) =>
+  ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
 const callTool = (target: string[], tool: string, args: Record<string, string> = {}) =>
   ok<{ isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }>(target, [
     '--method',
@@ -52,7 +53,12 @@ const callTool = (target: string[], tool: string, args: Record<string, string> =
     ...(Object.keys(args).length ? ['--tool-arg', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
   ]);
 const readResource = async (target: string[], uri: string) => {
-  const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, ['--method', 'resources/read', '--uri', uri]);
+  const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, [
+    '--method',
+    'resources/read',
+    '--uri',
+    uri,
+  ]);
   assert.equal(r.contents.length, 1);
   assert.equal(r.contents[0]!.uri, uri);
   return r.contents[0]!;
@@ -74,7 +80,10 @@ function success(r: { isError?: boolean; content: { type: string; text: string }
 }
 
 /** A refused call as the inspector shows it: isError, `code: message` text, structured { error }. */
-function refused(r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }, code: string): string {
+function refused(
+  r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any },
+  code: string,
+): string {
   assert.equal(r.isError, true, `expected ${code}, got ${JSON.stringify(r.structuredContent)}`);
   assert.equal(r.structuredContent.error.code, code);
   assert.equal(r.content[0]!.text, `${code}: ${r.structuredContent.error.message}`);
@@ -84,7 +93,8 @@ function refused(r: { isError?: boolean; content: { type: string; text: string }
 const golden = (recipe: string): unknown => JSON.parse(readFileSync(join(GOLDEN_DIR, `${recipe}.tools.json`), 'utf8'));
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
 const taskRow = (p: Project, id: number) => query<Record<string, any>>(p, 'SELECT * FROM tasks WHERE id = ?', id)[0];
-const comments = (p: Project, taskId: number) => query<Record<string, any>>(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
+const comments = (p: Project, taskId: number) =>
+  query<Record<string, any>>(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
 const text = (m: { messages: { role: string; content: { type: string; text: string } }[] }): string => {
   assert.equal(m.messages.length, 1);
   assert.equal(m.messages[0]!.role, 'user');
@@ -95,15 +105,24 @@ const text = (m: { messages: { role: string; content: { type: string; text: stri
 /** Checks ralph://project against the rows themselves. */
 function assertProjectResource(p: Project, json: string): void {
   const r = JSON.parse(json);
-  const meta = query<{ project_title: string; project_description: string }>(p, 'SELECT project_title, project_description FROM metadata WHERE id = 1')[0]!;
+  const meta = query<{ project_title: string; project_description: string }>(
+    p,
+    'SELECT project_title, project_description FROM metadata WHERE id = 1',
+  )[0]!;
   assert.equal(r.title, meta.project_title);
   assert.equal(r.title, 'Recipe Box');
   assert.equal(r.description, meta.project_description);
-  const byStatus = Object.fromEntries(query<{ status: string; n: number }>(p, 'SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((x) => [x.status, x.n]));
+  const byStatus = Object.fromEntries(
+    query<{ status: string; n: number }>(p, 'SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((x) => [
+      x.status,
+      x.n,
+    ]),
+  );
   const total = query<{ n: number }>(p, 'SELECT COUNT(*) AS n FROM tasks')[0]!.n;
   assert.equal(r.progress.total, total);
   assert.equal(r.progress.done, byStatus.done ?? 0);
-  for (const [status, n] of Object.entries(r.progress.by_status)) assert.equal(n, byStatus[status] ?? 0, `by_status.${status}`);
+  for (const [status, n] of Object.entries(r.progress.by_status))
+    assert.equal(n, byStatus[status] ?? 0, `by_status.${status}`);
 }
 
 describe('MCP Inspector CLI over stdio (built artifact)', () => {
@@ -131,7 +150,14 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
       // No task_id: the scoped session's own task.
       callTool(worker, 'add_task_comment', { body: 'Inspector: form wired to the API' }),
       // tags/depends_on are JSON-parsed by the inspector from the array-typed inputSchema.
-      callTool(yap, 'create_task', { feature: 'search', discipline: 'frontend', title: 'Inspector-made task', priority: 'high', tags: '["ui","inspector"]', depends_on: '[5]' }),
+      callTool(yap, 'create_task', {
+        feature: 'search',
+        discipline: 'frontend',
+        title: 'Inspector-made task',
+        priority: 'high',
+        tags: '["ui","inspector"]',
+        depends_on: '[5]',
+      }),
     ]);
 
     const c = success(commented).comment;
@@ -178,7 +204,10 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
   test('resources/read: ralph://project and ralph://learnings match the project', async () => {
     const learnings = '## 2026-01-07 frontend\nKeep form state in one reducer.\n';
     writeFileSync(p.learningsFile, learnings);
-    const [project, learned] = await Promise.all([readResource(yap, 'ralph://project'), readResource(worker, 'ralph://learnings')]);
+    const [project, learned] = await Promise.all([
+      readResource(yap, 'ralph://project'),
+      readResource(worker, 'ralph://learnings'),
+    ]);
     assert.equal(project.mimeType, 'application/json');
     assertProjectResource(p, project.text);
     assert.equal(learned.mimeType, 'text/plain');
@@ -250,7 +279,10 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
   });
 
   test('resources/read and prompts/get', async () => {
-    const [task, brief] = await Promise.all([readResource(target(), 'ralph://tasks/5'), getPrompt(target(), 'task_brief', { task_id: '7' })]);
+    const [task, brief] = await Promise.all([
+      readResource(target(), 'ralph://tasks/5'),
+      getPrompt(target(), 'task_brief', { task_id: '7' }),
+    ]);
     assert.equal(task.mimeType, 'application/json');
     const t = JSON.parse(task.text);
     const row = taskRow(p, 5)!;

@@ -66,7 +66,10 @@ describe('a launch without --recipe', () => {
   test('flags beside the project context must agree with it', () => {
     const p = sampleProject();
     writeContext(p, { recipe: 'task_execution', task_id: 3 });
-    refused(['--project', p.root, '--recipe', 'opus_review'], /--recipe opus_review disagrees with .*context\.json: field "recipe" is "task_execution"/);
+    refused(
+      ['--project', p.root, '--recipe', 'opus_review'],
+      /--recipe opus_review disagrees with .*context\.json: field "recipe" is "task_execution"/,
+    );
     refused(['--project', p.root, '--task', '4'], /--task 4 disagrees with .*context\.json: field "task_id" is "3"/);
   });
 
@@ -74,7 +77,11 @@ describe('a launch without --recipe', () => {
     const shapes: [string, (p: Project) => void, RegExp][] = [
       ['bad JSON', (p) => writeContext(p, '{"recipe": '), /not valid JSON/],
       ['no recipe', (p) => writeContext(p, { discipline: 'backend' }), /field "recipe" is required/],
-      ['an unknown field', (p) => writeContext(p, { recipe: 'yap', disabledTools: ['delete_task'] }), /unknown field\(s\) "disabledTools"/],
+      [
+        'an unknown field',
+        (p) => writeContext(p, { recipe: 'yap', disabledTools: ['delete_task'] }),
+        /unknown field\(s\) "disabledTools"/,
+      ],
       [
         'a symlink',
         (p) => {
@@ -93,7 +100,11 @@ describe('a launch without --recipe', () => {
         },
         /context\.json is a FIFO( \(named pipe\))?,? (or socket, )?not a regular file/,
       ],
-      ['a directory', (p) => mkdirSync(contextFile(p), { recursive: true }), /context\.json is a directory, not a regular file/],
+      [
+        'a directory',
+        (p) => mkdirSync(contextFile(p), { recursive: true }),
+        /context\.json is a directory, not a regular file/,
+      ],
     ];
     for (const [, make, pattern] of shapes) {
       const p = sampleProject();
@@ -126,7 +137,10 @@ describe('the database found by its fixed name is never a link out', () => {
     const elsewhere = join(tempDir(), 'other.db');
     renameSync(p.dbPath, elsewhere);
     symlinkSync(elsewhere, p.dbPath);
-    refused(['--project', p.root, '--recipe', 'yap'], /ralph\.db is a symbolic link; refusing to follow it .*--db PATH/);
+    refused(
+      ['--project', p.root, '--recipe', 'yap'],
+      /ralph\.db is a symbolic link; refusing to follow it .*--db PATH/,
+    );
     assert.equal(runCli(['plan', '--project', p.root, '--recipe', 'yap', '--db', elsewhere]).status, 0);
     const q = sampleProject();
     const planted = join(tempDir(), 'planted-wal');
@@ -150,7 +164,10 @@ describe('a claim narrows the session and tells the client', () => {
       for (let waited = 0; changed === 0 && waited < 5000; waited += 20) await new Promise((r) => setTimeout(r, 20));
       assert.equal(changed, 1, 'one tools/list_changed notification');
       assert.ok(!(await s.toolNames()).includes('append_learning'));
-      await assert.rejects(s.client.callTool({ name: 'append_learning', arguments: { text: 'x' } }), /Unknown tool: append_learning/);
+      await assert.rejects(
+        s.client.callTool({ name: 'append_learning', arguments: { text: 'x' } }),
+        /Unknown tool: append_learning/,
+      );
     } finally {
       await s.close();
     }

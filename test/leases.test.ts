@@ -21,8 +21,10 @@ const waitFor = async (what: string, cond: () => boolean): Promise<void> => {
     await new Promise((r) => setTimeout(r, 25));
   }
 };
-const status = (p: ReturnType<typeof sampleProject>, id: number) => String(row(p, 'SELECT status FROM tasks WHERE id = ?', id)!.status);
-const lastComment = (p: ReturnType<typeof sampleProject>, id: number) => String(row(p, 'SELECT body FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT 1', id)?.body);
+const status = (p: ReturnType<typeof sampleProject>, id: number) =>
+  String(row(p, 'SELECT status FROM tasks WHERE id = ?', id)!.status);
+const lastComment = (p: ReturnType<typeof sampleProject>, id: number) =>
+  String(row(p, 'SELECT body FROM task_comments WHERE task_id = ? ORDER BY id DESC LIMIT 1', id)?.body);
 
 describe('claims released when the session goes away', () => {
   test('a socket connection holding a claim closes: the task is pending again, with a comment; the server goes on', async () => {
@@ -31,7 +33,9 @@ describe('claims released when the session goes away', () => {
     const { child } = await startSocketServer(p.root, socket, ['--recipe', 'worker']);
     try {
       const a = await connectSocket(socket);
-      const claimed = (await a.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } };
+      const claimed = (await a.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as {
+        task: { id: number };
+      };
       assert.equal(claimed.task.id, 5);
       const sessionId = String(row(p, 'SELECT session_id FROM ralph_mcp_claims WHERE task_id = 5')!.session_id);
       assert.match(sessionId, /-c1$/, 'the connection is the holder');
@@ -40,10 +44,17 @@ describe('claims released when the session goes away', () => {
       assert.equal(lastComment(p, 5), 'Released: connection closed');
       assert.equal(row(p, 'SELECT count(*) AS n FROM ralph_mcp_claims')!.n, 0);
       const audit = row(p, "SELECT * FROM ralph_mcp_audit WHERE tool = 'release_task' ORDER BY id DESC LIMIT 1")!;
-      assert.deepEqual([audit.session_id, audit.outcome, JSON.parse(String(audit.arguments))], [sessionId, 'ok', { reason: 'connection closed' }]);
+      assert.deepEqual(
+        [audit.session_id, audit.outcome, JSON.parse(String(audit.arguments))],
+        [sessionId, 'ok', { reason: 'connection closed' }],
+      );
       // Another connection takes it straight away.
       const b = await connectSocket(socket);
-      assert.equal(((await b.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } }).task.id, 5);
+      assert.equal(
+        ((await b.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } })
+          .task.id,
+        5,
+      );
       await b.close();
     } finally {
       child.kill('SIGTERM');
@@ -53,12 +64,23 @@ describe('claims released when the session goes away', () => {
 
   test('an HTTP session holding a claim is deleted (DELETE /mcp): the task is pending again', async () => {
     const p = sampleProject();
-    const server = await startHttpServer(['--project', p.root, '--recipe', 'worker', '--auth-token', 'lease-token-0123456789abcdef']);
+    const server = await startHttpServer([
+      '--project',
+      p.root,
+      '--recipe',
+      'worker',
+      '--auth-token',
+      'lease-token-0123456789abcdef',
+    ]);
     try {
       const c = new Client({ name: 'lease-http', version: '0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), { requestInit: { headers: { Authorization: 'Bearer lease-token-0123456789abcdef' } } });
+      const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${server.port}/mcp`), {
+        requestInit: { headers: { Authorization: 'Bearer lease-token-0123456789abcdef' } },
+      });
       await c.connect(transport);
-      const claimed = (await c.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } };
+      const claimed = (await c.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as {
+        task: { id: number };
+      };
       assert.equal(claimed.task.id, 5);
       await transport.terminateSession();
       await c.close();

@@ -25,7 +25,12 @@ for (const generation of GENERATIONS) {
       for (const extra of [{}, { task: '3' }]) {
         let session: ReturnType<typeof openSession>;
         try {
-          session = openSession({ project: project.root, ...flags, ...(flags.recipe && recipeFlags(flags.recipe).includes('--discipline') ? { discipline: 'backend' } : {}), ...extra });
+          session = openSession({
+            project: project.root,
+            ...flags,
+            ...(flags.recipe && recipeFlags(flags.recipe).includes('--discipline') ? { discipline: 'backend' } : {}),
+            ...extra,
+          });
         } catch {
           continue; // a launch the recipe refuses (a task given to a recipe that takes none)
         }
@@ -33,7 +38,11 @@ for (const generation of GENERATIONS) {
         store.close();
         for (const t of plan.tools) {
           const want = JSON.stringify(jsonSchema(t.input, 'input'));
-          assert.equal(JSON.stringify(narrowedInput(prebuilt[t.def.name]!.input, t.narrowing)), want, `${t.def.name} in ${JSON.stringify({ ...flags, ...extra })}`);
+          assert.equal(
+            JSON.stringify(narrowedInput(prebuilt[t.def.name]!.input, t.narrowing)),
+            want,
+            `${t.def.name} in ${JSON.stringify({ ...flags, ...extra })}`,
+          );
           compared++;
           if (t.narrowing.keep || t.narrowing.optional.length > 0) narrowed++;
         }

@@ -9,7 +9,15 @@ import { openInProc } from './contract/harness.js';
 import { row, rows } from './helpers/assertions.js';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from './helpers/env.js';
 import { fixtureProject, query, sampleProject, tempDir } from './helpers/project.js';
-import { counts, normalizedInvariants, ralphComments, ralphDiscipline, ralphFeature, ralphTask, type RalphTask } from './helpers/ralphRead.js';
+import {
+  counts,
+  normalizedInvariants,
+  ralphComments,
+  ralphDiscipline,
+  ralphFeature,
+  ralphTask,
+  type RalphTask,
+} from './helpers/ralphRead.js';
 import { runCli, startSession } from './helpers/server.js';
 
 /**
@@ -52,7 +60,10 @@ function readAll<T>(dbPath: string, sql: string): T[] {
   }
 }
 
-const tablesOf = (dbPath: string): string[] => readAll<{ name: string }>(dbPath, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map((r) => r.name);
+const tablesOf = (dbPath: string): string[] =>
+  readAll<{ name: string }>(dbPath, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map(
+    (r) => r.name,
+  );
 
 /** A task as both generations carry it: without what the legacy schema has no column for. */
 function comparable(t: RalphTask | undefined) {
@@ -123,9 +134,14 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
     // The files first (any later connection may make -wal/-shm of its own).
     const backup = backupOf(p);
     assert.ok(r.stdout.includes(backup), 'stdout names the backup');
-    assert.deepEqual(readdirSync(dirname(p.dbPath)).sort(), ['ralph.db', backup.slice(dirname(backup).length + 1)].sort(), 'no -wal/-shm (or temp files) beside either');
+    assert.deepEqual(
+      readdirSync(dirname(p.dbPath)).sort(),
+      ['ralph.db', backup.slice(dirname(backup).length + 1)].sort(),
+      'no -wal/-shm (or temp files) beside either',
+    );
     assert.equal(sha256(backup), preHash, 'the backup is the original, byte for byte');
-    // Ralph's reader opens files read-only, which leaves -wal/-shm behind: it reads a byte-identical copy of the backup.
+    // Ralph's reader opens files read-only, which leaves -wal/-shm behind: it reads a byte-identical copy of the
+    // backup.
     const legacy = join(tempDir(), 'legacy.db');
     copyFileSync(backup, legacy);
     assert.equal(sha256(legacy), preHash);
@@ -133,17 +149,25 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
     // The new database: normalized, Ralph's rules hold, SQLite's own checks pass.
     const tables = tablesOf(p.dbPath);
     assert.ok(tables.includes('runtime_tasks') && tables.includes('task_details') && tables.includes('task_signals'));
-    assert.ok(!tables.includes('tasks') && !tables.includes('features') && !tables.includes('task_comments'), `no legacy tables left: ${tables.join(', ')}`);
+    assert.ok(
+      !tables.includes('tasks') && !tables.includes('features') && !tables.includes('task_comments'),
+      `no legacy tables left: ${tables.join(', ')}`,
+    );
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
     assert.deepEqual(query(p, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
     assert.deepEqual(query(p, 'PRAGMA foreign_key_check'), []);
 
     // Counts: the same everywhere, plus one `blocked` signal per legacy task with a blocked_by.
-    const legacyBlocked = readAll<{ id: number; blocked_by: string }>(legacy, "SELECT id, blocked_by FROM tasks WHERE blocked_by IS NOT NULL AND blocked_by <> '' ORDER BY id");
+    const legacyBlocked = readAll<{ id: number; blocked_by: string }>(
+      legacy,
+      "SELECT id, blocked_by FROM tasks WHERE blocked_by IS NOT NULL AND blocked_by <> '' ORDER BY id",
+    );
     assert.ok(legacyBlocked.length > 0, 'the fixture has blocked_by values (the case is covered)');
     const before = counts(legacy);
     const after = counts(p.dbPath);
-    assert.ok(before.tasks === 20 && before.comments > 0 && before.dependencies > 0 && before.criteria > 0 && before.tags > 0);
+    assert.ok(
+      before.tasks === 20 && before.comments > 0 && before.dependencies > 0 && before.criteria > 0 && before.tags > 0,
+    );
     assert.deepEqual(after, { ...before, comments: before.comments + legacyBlocked.length });
     for (const b of legacyBlocked) {
       assert.deepEqual(
@@ -167,10 +191,15 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
         `comments of task ${id}, in order`,
       );
       for (const c of now.slice(0, was.length)) {
-        assert.ok(c.generation === 'normalized' && c.verb === 'learned' && c.kind === 'discovery' && c.scope === 'task', `comment ${c.id} is a learned signal`);
+        assert.ok(
+          c.generation === 'normalized' && c.verb === 'learned' && c.kind === 'discovery' && c.scope === 'task',
+          `comment ${c.id} is a learned signal`,
+        );
       }
     }
-    const featureNames = readAll<{ name: string }>(legacy, 'SELECT name FROM features ORDER BY name').map((x) => x.name);
+    const featureNames = readAll<{ name: string }>(legacy, 'SELECT name FROM features ORDER BY name').map(
+      (x) => x.name,
+    );
     for (const name of featureNames) {
       const { status: _s, learnings: la, ...a } = ralphFeature(legacy, name)!;
       const { status, learnings: lb, ...b } = ralphFeature(p.dbPath, name)!;
@@ -182,7 +211,9 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
         `learnings of ${name}`,
       );
     }
-    const disciplineNames = readAll<{ name: string }>(legacy, 'SELECT name FROM disciplines ORDER BY name').map((x) => x.name);
+    const disciplineNames = readAll<{ name: string }>(legacy, 'SELECT name FROM disciplines ORDER BY name').map(
+      (x) => x.name,
+    );
     for (const name of disciplineNames) {
       const { agent: _a, model: _m, effort: _e, thinking: _t, ...a } = ralphDiscipline(legacy, name)!;
       const { agent: _a2, model: _m2, effort: _e2, thinking: _t2, ...b } = ralphDiscipline(p.dbPath, name)!;
@@ -193,12 +224,21 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
     assertServedNormalized(p);
     const s = await startSession(p, ['--recipe', 'yap']);
     try {
-      const created = await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Created after the migration', depends_on: [13], acceptance_criteria: ['a', 'b'] });
+      const created = await s.ok('create_task', {
+        feature: 'search',
+        discipline: 'backend',
+        title: 'Created after the migration',
+        depends_on: [13],
+        acceptance_criteria: ['a', 'b'],
+      });
       assert.equal(created.task.id, 21, 'ids go on from the legacy ones');
       const back = await s.ok('get_task', { id: created.task.id });
       assert.deepEqual(back.task, created.task);
       assert.deepEqual(comparable(ralphTask(p.dbPath, 21))?.title, 'Created after the migration');
-      assert.deepEqual(rows(p, 'SELECT criterion_order FROM task_acceptance_criteria WHERE task_id = 21 ORDER BY criterion_order'), [{ criterion_order: 0 }, { criterion_order: 1 }]);
+      assert.deepEqual(
+        rows(p, 'SELECT criterion_order FROM task_acceptance_criteria WHERE task_id = 21 ORDER BY criterion_order'),
+        [{ criterion_order: 0 }, { criterion_order: 1 }],
+      );
       const old = await s.ok('get_task', { id: 14 });
       assert.equal(old.task.blocked_by, 'Waiting for search index (#13)', 'a legacy blocked_by still reads as one');
     } finally {
@@ -223,7 +263,9 @@ describe('migrate: the sample project', () => {
     const learningsBefore = featureNames.map((name) => legacy.ok('get_feature_learnings', { feature_name: name }));
     const taskIds: number[] = legacy.ok('list_tasks', {}).tasks.map((t: { id: number }) => t.id);
     const tasksBefore = taskIds.map((id) => legacy.ok('get_task', { id }));
-    const disciplinesBefore = legacy.ok('list_disciplines', {}).disciplines.map((d: { name: string }) => legacy.ok('get_discipline', { name: d.name }));
+    const disciplinesBefore = legacy
+      .ok('list_disciplines', {})
+      .disciplines.map((d: { name: string }) => legacy.ok('get_discipline', { name: d.name }));
     legacy.close();
     const preHash = sha256(p.dbPath);
     const before = counts(p.dbPath);
@@ -265,7 +307,9 @@ describe('migrate: the sample project', () => {
         );
       }
       assert.deepEqual(
-        normalized.ok('list_disciplines', {}).disciplines.map((d: { name: string }) => normalized.ok('get_discipline', { name: d.name })),
+        normalized
+          .ok('list_disciplines', {})
+          .disciplines.map((d: { name: string }) => normalized.ok('get_discipline', { name: d.name })),
         disciplinesBefore,
       );
     } finally {
@@ -281,11 +325,28 @@ describe('migrate: the sample project', () => {
          JOIN subsystems s ON s.id = c.subsystem_id WHERE s.name = 'recipes' ORDER BY c.id`,
       ),
       [
-        { body: 'Validate ingredient quantities on the server', category: 'learning', source: 'auto', hit_count: 1, reviewed: 0, review_count: 0 },
-        { body: 'Always store quantities in grams, convert only for display', category: 'learning', source: 'human', hit_count: 3, reviewed: 1, review_count: 1 },
+        {
+          body: 'Validate ingredient quantities on the server',
+          category: 'learning',
+          source: 'auto',
+          hit_count: 1,
+          reviewed: 0,
+          review_count: 0,
+        },
+        {
+          body: 'Always store quantities in grams, convert only for display',
+          category: 'learning',
+          source: 'human',
+          hit_count: 3,
+          reviewed: 1,
+          review_count: 1,
+        },
       ],
     );
-    assert.equal(row(p, "SELECT created FROM subsystem_comments WHERE body LIKE 'Always store%'")!.created, '2026-01-03T10:00:00Z');
+    assert.equal(
+      row(p, "SELECT created FROM subsystem_comments WHERE body LIKE 'Always store%'")!.created,
+      '2026-01-03T10:00:00Z',
+    );
     assertServedNormalized(p);
     // A second run: nothing to do.
     atRest(p);
@@ -302,27 +363,78 @@ describe('migrate: the sample project', () => {
     const commentsBefore = s.store.comments(3).map(({ id: _id, ...c }) => c);
     s.close();
     // A person deletes the comment of one signal: the signal itself still moves.
-    const flagComment = row(p, 'SELECT comment_id FROM ralph_mcp_task_signals WHERE id = ?', flagged.signal_id)!.comment_id;
+    const flagComment = row(
+      p,
+      'SELECT comment_id FROM ralph_mcp_task_signals WHERE id = ?',
+      flagged.signal_id,
+    )!.comment_id;
     alter(p, `DELETE FROM task_comments WHERE id = ${Number(flagComment)}`);
     const r = runCli(['migrate', '--project', p.root]);
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
-    assert.deepEqual(rows(p, "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id"), [
-      { verb: 'ask', question: 'Metric or imperial?', options: 'metric\nimperial', blocking: 1, answer: 'metric', summary: null, what: null, severity: null, category: null },
-      { verb: 'done', question: null, options: null, blocking: null, answer: null, summary: 'Form shipped', what: null, severity: null, category: null },
-      { verb: 'flag', question: null, options: null, blocking: null, answer: null, summary: null, what: 'Slow save', severity: 'warning', category: 'performance' },
-    ]);
-    assert.deepEqual(rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"), [
-      { kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' },
-    ]);
+    assert.deepEqual(
+      rows(
+        p,
+        "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id",
+      ),
+      [
+        {
+          verb: 'ask',
+          question: 'Metric or imperial?',
+          options: 'metric\nimperial',
+          blocking: 1,
+          answer: 'metric',
+          summary: null,
+          what: null,
+          severity: null,
+          category: null,
+        },
+        {
+          verb: 'done',
+          question: null,
+          options: null,
+          blocking: null,
+          answer: null,
+          summary: 'Form shipped',
+          what: null,
+          severity: null,
+          category: null,
+        },
+        {
+          verb: 'flag',
+          question: null,
+          options: null,
+          blocking: null,
+          answer: null,
+          summary: null,
+          what: 'Slow save',
+          severity: 'warning',
+          category: 'performance',
+        },
+      ],
+    );
+    assert.deepEqual(
+      rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"),
+      [{ kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' }],
+    );
     // No signal became a plain learned comment as well.
-    assert.equal(row(p, "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')")!.n, 0);
+    assert.equal(
+      row(
+        p,
+        "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')",
+      )!.n,
+      0,
+    );
     const after = openInProc(p);
     try {
       const comments = after.ok('get_task', { id: 3 }).comments.map(({ id: _id, ...c }: Record<string, unknown>) => c);
-      const shown = commentsBefore.filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save');
+      const shown = commentsBefore.filter(
+        (c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save',
+      );
       assert.deepEqual(
-        comments.slice(0, shown.length + 1).filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'),
+        comments
+          .slice(0, shown.length + 1)
+          .filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'),
         shown,
         'the comments read the same',
       );
@@ -361,9 +473,21 @@ describe('migrate: the sample project', () => {
 describe('migrate refuses what has no home in the normalized schema, and changes nothing', () => {
   const CASES: [string, string, RegExp][] = [
     ["a task with status 'weird'", "UPDATE tasks SET status = 'weird' WHERE id = 5", /task 5 has status "weird"/],
-    ['a done task without completed', 'UPDATE tasks SET completed = NULL WHERE id = 1', /task 1 is done but has no completed date/],
-    ['depends_on naming a missing task', "UPDATE tasks SET depends_on = '[3, 99]' WHERE id = 4", /task 4 depends on task 99, which does not exist/],
-    ['a task JSON column that is not an array', 'UPDATE tasks SET tags = \'{"ui": true}\' WHERE id = 3', /tasks\.tags of task 3 is not a JSON array/],
+    [
+      'a done task without completed',
+      'UPDATE tasks SET completed = NULL WHERE id = 1',
+      /task 1 is done but has no completed date/,
+    ],
+    [
+      'depends_on naming a missing task',
+      "UPDATE tasks SET depends_on = '[3, 99]' WHERE id = 4",
+      /task 4 depends on task 99, which does not exist/,
+    ],
+    [
+      'a task JSON column that is not an array',
+      'UPDATE tasks SET tags = \'{"ui": true}\' WHERE id = 3',
+      /tasks\.tags of task 3 is not a JSON array/,
+    ],
     [
       'a feature JSON column that is not an array',
       "UPDATE features SET context_files = '\"src/api/recipes.ts\"' WHERE name = 'recipes'",
@@ -384,7 +508,11 @@ describe('migrate refuses what has no home in the normalized schema, and changes
       "INSERT INTO features (name, display_name, acronym) VALUES ('Search', 'Search (old)', 'SRC2')",
       /features "search" and "Search" differ only in case/,
     ],
-    ['an extra column holding data', "ALTER TABLE tasks ADD COLUMN assignee TEXT; UPDATE tasks SET assignee = 'bob' WHERE id = 3", /tasks\.assignee holds values in 1 row/],
+    [
+      'an extra column holding data',
+      "ALTER TABLE tasks ADD COLUMN assignee TEXT; UPDATE tasks SET assignee = 'bob' WHERE id = 3",
+      /tasks\.assignee holds values in 1 row/,
+    ],
   ];
   for (const [label, statements, pattern] of CASES) {
     test(label, () => {

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { LoggingMessageNotificationSchema, McpError, ResourceUpdatedNotificationSchema, type LoggingMessageNotification } from '@modelcontextprotocol/sdk/types.js';
+import {
+  LoggingMessageNotificationSchema,
+  McpError,
+  ResourceUpdatedNotificationSchema,
+  type LoggingMessageNotification,
+} from '@modelcontextprotocol/sdk/types.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +46,10 @@ interface Watching {
 function watch(client: Client, pid: number): Watching {
   const updates: Watching['updates'] = [];
   const logs: Watching['logs'] = [];
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push({ uri: n.params.uri, at: performance.now() }));
+  client.setNotificationHandler(
+    ResourceUpdatedNotificationSchema,
+    (n) => void updates.push({ uri: n.params.uri, at: performance.now() }),
+  );
   client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params));
   return {
     client,
@@ -52,7 +60,10 @@ function watch(client: Client, pid: number): Watching {
       for (;;) {
         const hit = updates.find((u) => u.uri === uri && u.at >= since);
         if (hit) return hit.at - since;
-        if (performance.now() - since > ms) throw new Error(`no notifications/resources/updated for ${uri} within ${ms} ms (got ${JSON.stringify(updates.map((u) => u.uri))})`);
+        if (performance.now() - since > ms)
+          throw new Error(
+            `no notifications/resources/updated for ${uri} within ${ms} ms (got ${JSON.stringify(updates.map((u) => u.uri))})`,
+          );
         await sleep(5);
       }
     },
@@ -61,7 +72,11 @@ function watch(client: Client, pid: number): Watching {
 }
 
 async function startStdio(p: Project, flags: string[] = ['--recipe', 'yap']): Promise<Watching> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--project', p.root, '--log-level', 'info', ...flags], stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--project', p.root, '--log-level', 'info', ...flags],
+    stderr: 'pipe',
+  });
   transport.stderr?.on('data', () => undefined);
   const client = new Client({ name: 'notify-test', version: '0' });
   await client.connect(transport);
@@ -131,7 +146,8 @@ for (const generation of ['legacy', 'normalized'] as const) {
 
         // A write to an unsubscribed task, and one that changes nothing: no notification.
         plainSql(p, TASK_TITLE[generation], 'Someone else renamed it', 6);
-        // task 5 is already pending (on the normalized schema Ralph's trigger stamps `updated` on any UPDATE, so that is a change there)
+        // task 5 is already pending (on the normalized schema Ralph's trigger stamps `updated` on any UPDATE, so that
+        // is a change there)
         if (generation === 'legacy') plainSql(p, TASK_STATUS[generation], 'pending', 5);
         await sleep(700);
         assert.deepEqual(
@@ -160,11 +176,15 @@ for (const generation of ['legacy', 'normalized'] as const) {
       const p = sampleProject(generation);
       const s = await startStdio(p, ['--recipe', 'opus_review']);
       try {
-        for (const uri of ['ralph://tasks/3', 'ralph://features/search', 'ralph://project']) await s.client.subscribeResource({ uri });
+        for (const uri of ['ralph://tasks/3', 'ralph://features/search', 'ralph://project'])
+          await s.client.subscribeResource({ uri });
 
         // The session's own write (its connection's data_version does not move): notified at once.
         let since = performance.now();
-        const r = await s.client.callTool({ name: 'add_task_comment', arguments: { task_id: 3, body: 'Looks good so far.' } });
+        const r = await s.client.callTool({
+          name: 'add_task_comment',
+          arguments: { task_id: 3, body: 'Looks good so far.' },
+        });
         assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
         latencies.push(await s.updated('ralph://tasks/3', since));
 
@@ -172,7 +192,11 @@ for (const generation of ['legacy', 'normalized'] as const) {
         plainSql(p, FEATURE_DESCRIPTION[generation], 'Search, described anew', 'search');
         latencies.push(await s.updated('ralph://features/search', since));
         await sleep(400);
-        assert.equal(s.updates.filter((u) => u.uri === 'ralph://project' && u.at >= since).length, 0, "a feature's description is not in the project resource");
+        assert.equal(
+          s.updates.filter((u) => u.uri === 'ralph://project' && u.at >= since).length,
+          0,
+          "a feature's description is not in the project resource",
+        );
 
         since = performance.now();
         plainSql(p, TASK_STATUS[generation], 'skipped', 6); // progress counts change
@@ -187,9 +211,16 @@ for (const generation of ['legacy', 'normalized'] as const) {
     test('subscribing to a state file or to nothing is refused', async () => {
       const s = await startStdio(sampleProject(generation));
       try {
-        await assert.rejects(s.client.subscribeResource({ uri: 'ralph://progress' }), (e: unknown) => e instanceof McpError && e.code === -32602 && /state file/.test(e.message));
+        await assert.rejects(
+          s.client.subscribeResource({ uri: 'ralph://progress' }),
+          (e: unknown) => e instanceof McpError && e.code === -32602 && /state file/.test(e.message),
+        );
         for (const uri of ['ralph://tasks/999', 'ralph://features/nope', 'https://example.com/']) {
-          await assert.rejects(s.client.subscribeResource({ uri }), (e: unknown) => e instanceof McpError && e.code === -32602 && /Resource not found/.test(e.message), uri);
+          await assert.rejects(
+            s.client.subscribeResource({ uri }),
+            (e: unknown) => e instanceof McpError && e.code === -32602 && /Resource not found/.test(e.message),
+            uri,
+          );
         }
         await s.client.unsubscribeResource({ uri: 'ralph://tasks/1' }); // not subscribed: nothing to do
       } finally {
@@ -203,7 +234,11 @@ describe('subscriptions on a shared socket server', () => {
   test("another connection's write notifies the subscribed one; a closed connection's subscriptions go with it", async () => {
     const p = sampleProject('normalized');
     const socket = join(tempDir(), 'mcp.sock');
-    const server = spawn(process.execPath, [CLI, '--project', p.root, '--recipe', 'yap', '--transport', 'socket', '--socket', socket], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(
+      process.execPath,
+      [CLI, '--project', p.root, '--recipe', 'yap', '--transport', 'socket', '--socket', socket],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       await socketReady(server, socket);
       const a = watch(await connectSocket(socket), server.pid!);
@@ -240,7 +275,11 @@ describe('over Streamable HTTP: the conformance scenarios, done with the SDK cli
     const { child, port, token } = await startHttpServer(['--project', p.root, '--recipe', 'yap']);
     const client = new Client({ name: 'conformance-like', version: '0' });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`), {
+          requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        }),
+      );
       const s = watch(client, child.pid!);
       assert.deepEqual(await client.subscribeResource({ uri: 'ralph://tasks/5' }), {});
       assert.deepEqual(await client.setLoggingLevel('info'), {});
@@ -269,8 +308,13 @@ describe('over Streamable HTTP: the conformance scenarios, done with the SDK cli
 });
 
 async function socketReady(child: ChildProcess, socket: string): Promise<void> {
-  for (let waited = 0; !(existsSync(`${socket}.pid`) && readFileSync(`${socket}.pid`, 'utf8').trim() === String(child.pid)); waited += 25) {
-    if (waited > 10_000 || child.exitCode !== null) throw new Error(`socket server did not start (exit ${child.exitCode})`);
+  for (
+    let waited = 0;
+    !(existsSync(`${socket}.pid`) && readFileSync(`${socket}.pid`, 'utf8').trim() === String(child.pid));
+    waited += 25
+  ) {
+    if (waited > 10_000 || child.exitCode !== null)
+      throw new Error(`socket server did not start (exit ${child.exitCode})`);
     await sleep(25);
   }
 }
@@ -293,9 +337,15 @@ describe('logging capability', () => {
       assert.ok(refused, JSON.stringify(s.logs));
       assert.equal(refused.level, 'notice');
       assert.equal(refused.logger, 'ralph-mcp');
-      assert.deepEqual({ ...(refused.data as object), reason: undefined }, { message: 'call refused', tool: 'get_task', outcome: 'not_found', reason: undefined });
+      assert.deepEqual(
+        { ...(refused.data as object), reason: undefined },
+        { message: 'call refused', tool: 'get_task', outcome: 'not_found', reason: undefined },
+      );
       const unknown = s.logs.find((l) => (l.data as { tool?: string }).tool === 'delete_task');
-      assert.ok(unknown && unknown.level === 'info' && (unknown.data as { outcome: string }).outcome === 'unknown_tool', JSON.stringify(s.logs));
+      assert.ok(
+        unknown && unknown.level === 'info' && (unknown.data as { outcome: string }).outcome === 'unknown_tool',
+        JSON.stringify(s.logs),
+      );
 
       // A higher level filters them out again; an unknown level is refused.
       await s.client.setLoggingLevel('warning');
@@ -303,7 +353,13 @@ describe('logging capability', () => {
       await s.client.callTool({ name: 'get_task', arguments: { id: 999 } });
       await sleep(100);
       assert.equal(s.logs.length, n);
-      await assert.rejects(s.client.request({ method: 'logging/setLevel', params: { level: 'loud' } } as never, LoggingMessageNotificationSchema as never), /Invalid params/);
+      await assert.rejects(
+        s.client.request(
+          { method: 'logging/setLevel', params: { level: 'loud' } } as never,
+          LoggingMessageNotificationSchema as never,
+        ),
+        /Invalid params/,
+      );
     } finally {
       await s.close();
     }
@@ -327,9 +383,12 @@ describe('idle cost', () => {
       await s.client.subscribeResource({ uri: 'ralph://features/recipes' });
       await sleep(1000); // the subscribe calls' own aftermath (JIT, GC) is not idle time
       const withSubs = await idle();
-      t.diagnostic(`idle CPU over 5 s: ${without * 10} ms without subscriptions, ${withSubs * 10} ms with 10; notification latency ms: ${latencies.map((l) => l.toFixed(0)).join(', ')}`);
+      t.diagnostic(
+        `idle CPU over 5 s: ${without * 10} ms without subscriptions, ${withSubs * 10} ms with 10; notification latency ms: ${latencies.map((l) => l.toFixed(0)).join(', ')}`,
+      );
       // Measured alone over 20 s: 0-1 ticks per 5 s either way, plus a one-off burst of ~5 ticks some 6-9 s
-      // after startup with or without subscriptions (V8's own housekeeping), which lands in one window. A busy loop would be ~500 ticks, a
+      // after startup with or without subscriptions (V8's own housekeeping), which lands in one window. A busy loop
+      // would be ~500 ticks, a
       // recompute per check tens; 15 ticks = 150 ms of 5,000 = 3% of a core.
       assert.ok(without <= 15, `${without} ticks without subscriptions`);
       assert.ok(withSubs <= 15, `${withSubs} ticks with subscriptions`);

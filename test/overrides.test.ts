@@ -14,7 +14,9 @@ describe('discipline overrides', () => {
   for (const recipe of RECIPES) {
     test(`${recipe}: with an override the set shrinks exactly; without one it is the recipe's`, async () => {
       const expectedFull = inSpecOrder(RECIPE_TOOLS[recipe]!);
-      const expectedDocs = expectedFull.filter((t) => !['set_task_status', 'create_task', 'get_project_info'].includes(t));
+      const expectedDocs = expectedFull.filter(
+        (t) => !['set_task_status', 'create_task', 'get_project_info'].includes(t),
+      );
       const plain = await startSession(project, ['--recipe', recipe, '--discipline', 'quality']);
       const docs = await startSession(project, ['--recipe', recipe, '--discipline', 'documentation']);
       try {

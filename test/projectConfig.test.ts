@@ -39,7 +39,9 @@ describe('--context FILE (SPEC-070 context.json)', () => {
   });
 
   test('a valid file works like the flags, and its disabled_tools only remove', async () => {
-    const expected = inSpecOrder(RECIPE_TOOLS.task_execution!).filter((t) => t !== 'append_learning' && t !== 'read_learnings');
+    const expected = inSpecOrder(RECIPE_TOOLS.task_execution!).filter(
+      (t) => t !== 'append_learning' && t !== 'read_learnings',
+    );
     assert.deepEqual(planTools(p, ['--context', good]), expected);
     const s = await startSession(p, ['--context', good]);
     try {
@@ -53,20 +55,36 @@ describe('--context FILE (SPEC-070 context.json)', () => {
   });
 
   test('flags that agree are fine; flags that disagree are refused, naming the file and field', () => {
-    assert.equal(planTools(p, ['--context', good, '--recipe', 'task_execution', '--task', '3']).length, RECIPE_TOOLS.task_execution!.length - 2);
-    refused(p, ['--context', good, '--recipe', 'yap'], /--recipe yap disagrees with .*context\.json: field "recipe" is "task_execution"/);
+    assert.equal(
+      planTools(p, ['--context', good, '--recipe', 'task_execution', '--task', '3']).length,
+      RECIPE_TOOLS.task_execution!.length - 2,
+    );
+    refused(
+      p,
+      ['--context', good, '--recipe', 'yap'],
+      /--recipe yap disagrees with .*context\.json: field "recipe" is "task_execution"/,
+    );
     refused(p, ['--context', good, '--task', '4'], /--task 4 disagrees with .*context\.json: field "task_id" is "3"/);
   });
 
   for (const [label, content, pattern] of [
     ['malformed JSON', '{"recipe": "yap",', /context\.json: not valid JSON/],
-    ['an unknown tool', { recipe: 'yap', disabled_tools: ['nope_tool'] }, /field "disabled_tools" names unknown tool\(s\): nope_tool/],
+    [
+      'an unknown tool',
+      { recipe: 'yap', disabled_tools: ['nope_tool'] },
+      /field "disabled_tools" names unknown tool\(s\): nope_tool/,
+    ],
     ['an unknown field', { recipe: 'yap', disabled: [] }, /unknown field\(s\) "disabled"; allowed: session_id, recipe/],
     ['a wrong type', { recipe: 'yap', task_id: '3' }, /field "task_id" must be a positive integer or null/],
     ['an unknown recipe', { recipe: 'yapp' }, /unknown recipe "yapp"/],
-    ["a feature that is not the task's", { recipe: 'task_execution', task_id: 3, feature: 'auth' }, /field "feature" is "auth" but task 3 belongs to feature recipes/],
+    [
+      "a feature that is not the task's",
+      { recipe: 'task_execution', task_id: 3, feature: 'auth' },
+      /field "feature" is "auth" but task 3 belongs to feature recipes/,
+    ],
   ] as const) {
-    test(`refused: ${label}`, () => refused(p, ['--context', writeJson(join(tempDir(), 'context.json'), content)], pattern));
+    test(`refused: ${label}`, () =>
+      refused(p, ['--context', writeJson(join(tempDir(), 'context.json'), content)], pattern));
   }
 });
 
@@ -81,7 +99,10 @@ describe('.ralph/mcp/recipes.json', () => {
   test('a new recipe and a narrowed built-in work in plan, serve, config and tools', async () => {
     const p = withRecipes({
       recipes: {
-        triage: { purpose: 'Sort new tasks: set priorities, nothing else.', allow: ['list_tasks', 'get_task', 'update_task', 'search_tasks'] },
+        triage: {
+          purpose: 'Sort new tasks: set priorities, nothing else.',
+          allow: ['list_tasks', 'get_task', 'update_task', 'search_tasks'],
+        },
         yap: { disable: ['set_task_status'] },
         task_execution: { allow: ['get_task', 'set_task_status', 'add_task_comment'] },
       },
@@ -105,10 +126,26 @@ describe('.ralph/mcp/recipes.json', () => {
   });
 
   for (const [label, doc, pattern] of [
-    ['widening a built-in recipe', { recipes: { discuss: { allow: ['list_disciplines', 'delete_task'] } } }, /recipes\.discuss\.allow would widen the built-in recipe with delete_task/],
-    ['an unknown tool', { recipes: { triage: { purpose: 'x', allow: ['get_taks'] } } }, /recipes\.triage\.allow names unknown tool\(s\): get_taks/],
-    ['a new recipe without allow', { recipes: { triage: { purpose: 'x' } } }, /recipes\.triage: a new recipe must list its tools in "allow"/],
-    ['a misspelled field', { recipes: { yap: { dissable: ['get_task'] } } }, /recipes\.json: recipes\.yap: must NOT have additional properties "dissable"/],
+    [
+      'widening a built-in recipe',
+      { recipes: { discuss: { allow: ['list_disciplines', 'delete_task'] } } },
+      /recipes\.discuss\.allow would widen the built-in recipe with delete_task/,
+    ],
+    [
+      'an unknown tool',
+      { recipes: { triage: { purpose: 'x', allow: ['get_taks'] } } },
+      /recipes\.triage\.allow names unknown tool\(s\): get_taks/,
+    ],
+    [
+      'a new recipe without allow',
+      { recipes: { triage: { purpose: 'x' } } },
+      /recipes\.triage: a new recipe must list its tools in "allow"/,
+    ],
+    [
+      'a misspelled field',
+      { recipes: { yap: { dissable: ['get_task'] } } },
+      /recipes\.json: recipes\.yap: must NOT have additional properties "dissable"/,
+    ],
     ['malformed JSON', '{"recipes": {', /recipes\.json: not valid JSON/],
   ] as const) {
     test(`refused at startup: ${label}`, () => refused(withRecipes(doc), ['--recipe', 'yap'], pattern));

@@ -87,7 +87,14 @@ for (const generation of GENERATIONS)
         removed: new Set(),
         leaseMs: 900_000,
       };
-      const ctx: ToolContext = { store, project, session, log: createLogger('silent'), onCommit: applyNow(session), disciplineOverrides: () => [] };
+      const ctx: ToolContext = {
+        store,
+        project,
+        session,
+        log: createLogger('silent'),
+        onCommit: applyNow(session),
+        disciplineOverrides: () => [],
+      };
       for (const [name, args] of HOT_CALLS) {
         const def = REGISTRY.find((t) => t.name === name)!;
         current = name;
@@ -95,18 +102,23 @@ for (const generation of GENERATIONS)
           const parsed = def.input.parse(args) as never;
           db.write(() => def.handler(parsed, ctx));
         } catch (err) {
-          throw new Error(`${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`);
+          throw new Error(
+            `${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`,
+          );
         }
       }
       const report: string[] = [];
       const offenders: string[] = [];
       for (const { tool, sql, params } of seen) {
         if (!/^\s*(SELECT|UPDATE|DELETE|WITH)/i.test(sql)) continue;
-        const plan = (db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]).map((r) => r.detail);
+        const plan = (
+          db.raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as never[])) as { detail: string }[]
+        ).map((r) => r.detail);
         const oneLine = sql.replace(/\s+/g, ' ').trim();
         report.push(`${tool}: ${oneLine.slice(0, 110)}\n    ${plan.join('\n    ')}`);
         const full = plan.filter((d) => FULL_READ.test(d));
-        if (full.length > 0 && !ALLOWED.some((a) => a.tool === tool && a.sql.test(oneLine))) offenders.push(`${tool}: ${oneLine}\n  ${full.join('; ')}`);
+        if (full.length > 0 && !ALLOWED.some((a) => a.tool === tool && a.sql.test(oneLine)))
+          offenders.push(`${tool}: ${oneLine}\n  ${full.join('; ')}`);
       }
       process.stderr.write(`\nEXPLAIN QUERY PLAN, hot queries (${generation}):\n${report.join('\n')}\n`);
       assert.ok(seen.length > 10, 'the handlers ran their queries');

@@ -30,7 +30,10 @@ async function connectError(args: string[]): Promise<{ message: string; stderr: 
 
 test('the SDK client sees the reason: a refused session (bad recipe) and a bad flag', async () => {
   const recipe = await connectError(['--project', project.root, '--recipe', 'nope']);
-  assert.match(recipe.message, /^MCP error -32000: ralph-mcp refused to start: unknown recipe "nope"; valid recipes: braindump, /);
+  assert.match(
+    recipe.message,
+    /^MCP error -32000: ralph-mcp refused to start: unknown recipe "nope"; valid recipes: braindump, /,
+  );
   assert.match(recipe.stderr, /^ralph-mcp: error: unknown recipe "nope"; valid recipes: /m);
   const flag = await connectError(['--project', project.root, '--recipe', 'yap', '--bogus']);
   assert.match(flag.message, /ralph-mcp refused to start: Unknown argument: bogus \(see ralph-mcp --help\)/);
@@ -52,7 +55,11 @@ test('no initialize (stdin closed): exit 2, one stderr line, nothing on stdout; 
   assert.equal(r.stdout, '');
   assert.equal(r.stderr.trim().split('\n').length, 1);
   // Other lines before initialize are skipped; only initialize is answered, with its own id.
-  const lines = ['{"jsonrpc":"2.0","method":"notifications/something"}', 'not json', '{"jsonrpc":"2.0","id":"x-7","method":"initialize","params":{}}'];
+  const lines = [
+    '{"jsonrpc":"2.0","method":"notifications/something"}',
+    'not json',
+    '{"jsonrpc":"2.0","id":"x-7","method":"initialize","params":{}}',
+  ];
   const answered = spawnSync(refused.command, refused.args, { input: `${lines.join('\n')}\n`, encoding: 'utf8' });
   assert.equal(answered.status, 2);
   const reply = JSON.parse(answered.stdout);

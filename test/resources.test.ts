@@ -31,9 +31,20 @@ describe("resources on Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () =>
       pages++;
     } while (cursor);
     const tasks = query<{ id: number }>(p, 'SELECT id FROM tasks ORDER BY id').map((r) => `ralph://tasks/${r.id}`);
-    const features = query<{ name: string }>(p, 'SELECT name FROM features ORDER BY name').map((r) => `ralph://features/${r.name}`);
-    const disciplines = query<{ name: string }>(p, 'SELECT name FROM disciplines ORDER BY name').map((r) => `ralph://disciplines/${r.name}`);
-    assert.deepEqual(uris, ['ralph://project', 'ralph://progress', 'ralph://learnings', ...tasks, ...features, ...disciplines]);
+    const features = query<{ name: string }>(p, 'SELECT name FROM features ORDER BY name').map(
+      (r) => `ralph://features/${r.name}`,
+    );
+    const disciplines = query<{ name: string }>(p, 'SELECT name FROM disciplines ORDER BY name').map(
+      (r) => `ralph://disciplines/${r.name}`,
+    );
+    assert.deepEqual(uris, [
+      'ralph://project',
+      'ralph://progress',
+      'ralph://learnings',
+      ...tasks,
+      ...features,
+      ...disciplines,
+    ]);
     assert.equal(pages, 1);
     const templates = await s.client.listResourceTemplates();
     assert.deepEqual(
@@ -46,7 +57,10 @@ describe("resources on Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () =>
     const project = JSON.parse(text(await s.client.readResource({ uri: 'ralph://project' })));
     assert.equal(project.title, 'Bookmarks Manager');
     assert.equal(project.progress.total, 20);
-    assert.equal(text(await s.client.readResource({ uri: 'ralph://progress' })), '## 2026-01-01T00:00:00Z · human\nStarted.\n\n');
+    assert.equal(
+      text(await s.client.readResource({ uri: 'ralph://progress' })),
+      '## 2026-01-01T00:00:00Z · human\nStarted.\n\n',
+    );
     assert.equal(text(await s.client.readResource({ uri: 'ralph://learnings' })), '');
     const task = JSON.parse(text(await s.client.readResource({ uri: 'ralph://tasks/12' })));
     assert.equal(task.task.title, query<{ title: string }>(p, 'SELECT title FROM tasks WHERE id = 12')[0]!.title);
@@ -62,18 +76,34 @@ describe("resources on Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () =>
 
   test('an unknown resource is a clear protocol error', async () => {
     for (const uri of ['ralph://tasks/999', 'ralph://features/nope', 'ralph://tasks/abc', 'https://example.com/']) {
-      await assert.rejects(s.client.readResource({ uri }), (e: unknown) => e instanceof McpError && e.code === -32602 && /Resource not found/.test(e.message), uri);
+      await assert.rejects(
+        s.client.readResource({ uri }),
+        (e: unknown) => e instanceof McpError && e.code === -32602 && /Resource not found/.test(e.message),
+        uri,
+      );
     }
   });
 
   test('completions return the matching ids and names', async () => {
-    const ids = await s.client.complete({ ref: { type: 'ref/resource', uri: 'ralph://tasks/{id}' }, argument: { name: 'id', value: '1' } });
+    const ids = await s.client.complete({
+      ref: { type: 'ref/resource', uri: 'ralph://tasks/{id}' },
+      argument: { name: 'id', value: '1' },
+    });
     assert.deepEqual(ids.completion.values, ['1', '10', '11', '12', '13', '14', '15', '16', '17', '18', '19']);
-    const features = await s.client.complete({ ref: { type: 'ref/resource', uri: 'ralph://features/{name}' }, argument: { name: 'name', value: 's' } });
+    const features = await s.client.complete({
+      ref: { type: 'ref/resource', uri: 'ralph://features/{name}' },
+      argument: { name: 'name', value: 's' },
+    });
     assert.deepEqual(features.completion.values, ['search', 'settings']);
-    const disciplines = await s.client.complete({ ref: { type: 'ref/resource', uri: 'ralph://disciplines/{name}' }, argument: { name: 'name', value: 'd' } });
+    const disciplines = await s.client.complete({
+      ref: { type: 'ref/resource', uri: 'ralph://disciplines/{name}' },
+      argument: { name: 'name', value: 'd' },
+    });
     assert.deepEqual(disciplines.completion.values, ['data', 'documentation']);
-    const brief = await s.client.complete({ ref: { type: 'ref/prompt', name: 'task_brief' }, argument: { name: 'task_id', value: '2' } });
+    const brief = await s.client.complete({
+      ref: { type: 'ref/prompt', name: 'task_brief' },
+      argument: { name: 'task_id', value: '2' },
+    });
     assert.deepEqual(brief.completion.values, ['2', '20']);
   });
 });
@@ -115,8 +145,15 @@ describe('prompts', () => {
         for (const tool of ALL_TOOLS) assert.equal(namesTool(t, tool), enabled.has(tool), `${recipe}: ${tool}`);
         // task_brief without a session task needs an id, and names only this recipe's reporting tools.
         await assert.rejects(s.client.getPrompt({ name: 'task_brief', arguments: {} }), /needs task_id/);
-        const brief = String(((await s.client.getPrompt({ name: 'task_brief', arguments: { task_id: '4' } })).messages[0]!.content as { text: string }).text);
-        for (const tool of ALL_TOOLS) if (!enabled.has(tool)) assert.ok(!namesTool(brief, tool), `${recipe} brief: ${tool}`);
+        const brief = String(
+          (
+            (await s.client.getPrompt({ name: 'task_brief', arguments: { task_id: '4' } })).messages[0]!.content as {
+              text: string;
+            }
+          ).text,
+        );
+        for (const tool of ALL_TOOLS)
+          if (!enabled.has(tool)) assert.ok(!namesTool(brief, tool), `${recipe} brief: ${tool}`);
       } finally {
         await s.close();
       }

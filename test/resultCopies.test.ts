@@ -19,13 +19,17 @@ test('resultCopiesFor: by client name and version, and by mode', () => {
   assert.equal(cc('1.0.60'), 'both');
   assert.equal(cc('not a version'), 'both');
   assert.equal(resultCopiesFor({ name: 'Claude-Code ', version: '3.0' }, 'auto'), 'structured');
-  for (const name of ['mcp-inspector', 'Visual Studio Code', 'cursor', 'ralph-mcp-tests']) assert.equal(resultCopiesFor({ name, version: '9.9.9' }, 'auto'), 'both', name);
+  for (const name of ['mcp-inspector', 'Visual Studio Code', 'cursor', 'ralph-mcp-tests'])
+    assert.equal(resultCopiesFor({ name, version: '9.9.9' }, 'auto'), 'both', name);
   assert.equal(resultCopiesFor(undefined, 'auto'), 'both', 'before initialize');
   assert.equal(resultCopiesFor({ name: 'claude-code', version: '2.1.0' }, 'always'), 'both');
   assert.equal(resultCopiesFor({ name: 'cursor', version: '1' }, 'never'), 'structured');
   assert.equal(resultTextMode({}), 'auto');
   assert.equal(resultTextMode({ RALPH_MCP_RESULT_TEXT: ' Never ' }), 'never');
-  assert.throws(() => resultTextMode({ RALPH_MCP_RESULT_TEXT: 'sometimes' }), /RALPH_MCP_RESULT_TEXT must be one of auto, always, never, got "sometimes"/);
+  assert.throws(
+    () => resultTextMode({ RALPH_MCP_RESULT_TEXT: 'sometimes' }),
+    /RALPH_MCP_RESULT_TEXT must be one of auto, always, never, got "sometimes"/,
+  );
 });
 
 async function callAs(clientName: string, version: string, env: Record<string, string> = {}) {
@@ -39,7 +43,10 @@ async function callAs(clientName: string, version: string, env: Record<string, s
   const client = new Client({ name: clientName, version });
   await client.connect(transport);
   try {
-    return { ok: await client.callTool({ name: 'get_task', arguments: { id: 1 } }), err: await client.callTool({ name: 'get_task', arguments: { id: 999 } }) };
+    return {
+      ok: await client.callTool({ name: 'get_task', arguments: { id: 1 } }),
+      err: await client.callTool({ name: 'get_task', arguments: { id: 999 } }),
+    };
   } finally {
     await client.close();
   }
@@ -62,7 +69,11 @@ test('over stdio: Claude Code gets structuredContent alone, another client both 
 
 test('a malformed RALPH_MCP_RESULT_TEXT fails the launch with one line', () => {
   const p = sampleProject();
-  const r = spawnSync(process.execPath, [CLI, '--project', p.root, '--recipe', 'yap'], { input: '', encoding: 'utf8', env: { ...process.env, RALPH_MCP_RESULT_TEXT: 'maybe' } });
+  const r = spawnSync(process.execPath, [CLI, '--project', p.root, '--recipe', 'yap'], {
+    input: '',
+    encoding: 'utf8',
+    env: { ...process.env, RALPH_MCP_RESULT_TEXT: 'maybe' },
+  });
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^ralph-mcp: error: RALPH_MCP_RESULT_TEXT must be one of auto, always, never, got "maybe"\n$/);

@@ -22,7 +22,10 @@ describe("odd rows in Ralph's database", () => {
   test('a learnings column that is not a JSON array is refused, never overwritten', async () => {
     exec("UPDATE features SET learnings = 'not json at all' WHERE name = 'auth'");
     const before = dump(p);
-    const err = await s.fail('append_feature_learning', { feature_name: 'auth', text: 'Rotate sign-in links after one use' });
+    const err = await s.fail('append_feature_learning', {
+      feature_name: 'auth',
+      text: 'Rotate sign-in links after one use',
+    });
     assert.equal(err.code, 'conflict');
     assert.match(err.message, /features\.learnings of feature auth does not hold a JSON array/);
     assert.equal(dump(p), before);
@@ -32,21 +35,49 @@ describe("odd rows in Ralph's database", () => {
   test('unknown keys on stored learnings are kept when the list is rewritten', async () => {
     exec(
       "UPDATE features SET learnings = ? WHERE name = 'search'",
-      JSON.stringify([{ text: 'Rank title matches first', source: 'human', created: '2026-01-01T00:00:00Z', hit_count: 1, reviewed: true, review_count: 0, embedding_id: 7 }]),
+      JSON.stringify([
+        {
+          text: 'Rank title matches first',
+          source: 'human',
+          created: '2026-01-01T00:00:00Z',
+          hit_count: 1,
+          reviewed: true,
+          review_count: 0,
+          embedding_id: 7,
+        },
+      ]),
     );
-    const r = await s.ok('append_feature_learning', { feature_name: 'search', text: 'Strip diacritics before indexing' });
+    const r = await s.ok('append_feature_learning', {
+      feature_name: 'search',
+      text: 'Strip diacritics before indexing',
+    });
     assert.equal(r.outcome, 'added');
-    const stored = JSON.parse(query<{ l: string }>(p, "SELECT learnings AS l FROM features WHERE name = 'search'")[0]!.l);
+    const stored = JSON.parse(
+      query<{ l: string }>(p, "SELECT learnings AS l FROM features WHERE name = 'search'")[0]!.l,
+    );
     assert.equal(stored[0].embedding_id, 7);
     assert.equal(stored.length, 2);
   });
 
   test('with more than 50 learnings already stored, a duplicate still counts (nothing is added)', async () => {
-    const many = Array.from({ length: 55 }, (_, i) => ({ text: `lesson number ${i} about topic${i} and area${i}`, source: 'human', created: '', hit_count: 1, reviewed: true, review_count: 0 }));
+    const many = Array.from({ length: 55 }, (_, i) => ({
+      text: `lesson number ${i} about topic${i} and area${i}`,
+      source: 'human',
+      created: '',
+      hit_count: 1,
+      reviewed: true,
+      review_count: 0,
+    }));
     exec("UPDATE features SET learnings = ? WHERE name = 'recipes'", JSON.stringify(many));
-    const dup = await s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Lesson number 3 about topic3 and area3' });
+    const dup = await s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Lesson number 3 about topic3 and area3',
+    });
     assert.equal(dup.outcome, 'duplicate');
-    const err = await s.fail('append_feature_learning', { feature_name: 'recipes', text: 'A genuinely new lesson about caching' });
+    const err = await s.fail('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'A genuinely new lesson about caching',
+    });
     assert.equal(err.code, 'conflict');
     assert.match(err.message, /already holds 55 learnings \(max 50\)/);
   });
@@ -55,7 +86,10 @@ describe("odd rows in Ralph's database", () => {
     exec("UPDATE features SET context_files = ? WHERE name = 'auth'", JSON.stringify(['./src/auth/links.ts']));
     const r = await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'src/auth/links.ts' });
     assert.equal(r.added, false);
-    assert.deepEqual(JSON.parse(query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c), ['./src/auth/links.ts']);
+    assert.deepEqual(
+      JSON.parse(query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c),
+      ['./src/auth/links.ts'],
+    );
   });
 
   test('a dependency id stored as a string still protects the task from deletion', async () => {
@@ -84,9 +118,16 @@ describe('paths and state files written by hand', () => {
     const s = await startSession(p);
     try {
       for (const file_path of ['outside/passwd', 'src/a\nb.ts', ' src/a.ts', 'src/a.ts\t']) {
-        assert.equal((await s.fail('add_feature_context_file', { feature_name: 'auth', file_path })).code, 'invalid_argument', JSON.stringify(file_path));
+        assert.equal(
+          (await s.fail('add_feature_context_file', { feature_name: 'auth', file_path })).code,
+          'invalid_argument',
+          JSON.stringify(file_path),
+        );
       }
-      assert.equal((await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-dangling/x.ts' })).added, true);
+      assert.equal(
+        (await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-dangling/x.ts' })).added,
+        true,
+      );
     } finally {
       await s.close();
     }

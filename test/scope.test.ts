@@ -62,7 +62,12 @@ describe('task scope (--task N)', () => {
       assert.equal(dump(project), before);
       const r = await s.ok('add_feature_context_file', { file_path: 'src/ui/RecipeForm.tsx' });
       assert.equal(r.feature_name, 'recipes');
-      assert.deepEqual(JSON.parse(query<{ c: string }>(project, "SELECT context_files AS c FROM features WHERE name = 'recipes'")[0]!.c), ['src/api/recipes.ts', 'src/ui/RecipeForm.tsx']);
+      assert.deepEqual(
+        JSON.parse(
+          query<{ c: string }>(project, "SELECT context_files AS c FROM features WHERE name = 'recipes'")[0]!.c,
+        ),
+        ['src/api/recipes.ts', 'src/ui/RecipeForm.tsx'],
+      );
     } finally {
       await s.close();
     }
@@ -97,7 +102,10 @@ describe('discipline scope (--discipline D)', () => {
       assert.equal(err.code, 'out_of_scope');
       assert.equal(dump(project), before);
       await s.ok('update_discipline', { name: 'frontend', conventions: '- Use CSS modules' });
-      assert.equal(query(project, "SELECT conventions FROM disciplines WHERE name = 'frontend'")[0]!.conventions, '- Use CSS modules');
+      assert.equal(
+        query(project, "SELECT conventions FROM disciplines WHERE name = 'frontend'")[0]!.conventions,
+        '- Use CSS modules',
+      );
     } finally {
       await s.close();
     }
@@ -113,8 +121,10 @@ describe('instructions never name a hidden tool', () => {
       try {
         const { tools } = await s.client.listTools();
         const enabled = new Set(tools.map((t) => t.name));
-        const text = (s.client.getInstructions() ?? '') + JSON.stringify(tools.map((t) => [t.description, t.inputSchema]));
-        for (const t of ALL_TOOLS) if (!enabled.has(t)) assert.ok(!namesTool(text, t), `${recipe} mentions hidden ${t}`);
+        const text =
+          (s.client.getInstructions() ?? '') + JSON.stringify(tools.map((t) => [t.description, t.inputSchema]));
+        for (const t of ALL_TOOLS)
+          if (!enabled.has(t)) assert.ok(!namesTool(text, t), `${recipe} mentions hidden ${t}`);
       } finally {
         await s.close();
       }

@@ -45,7 +45,11 @@ describe('claims', () => {
       assert.equal((await s.ok('claim_next_task')).task.id, 5);
       await s.ok('set_task_status', { status: 'done' });
       assert.equal((await s.fail('claim_next_task', { feature: 'nope' })).code, 'not_found');
-      assert.equal((await s.fail('set_task_status', { id: 1, status: 'pending' })).code, 'out_of_scope', 'still bound to task 5');
+      assert.equal(
+        (await s.fail('set_task_status', { id: 1, status: 'pending' })).code,
+        'out_of_scope',
+        'still bound to task 5',
+      );
       assert.equal((await s.fail('claim_next_task', { discipline: 'backend' })).code, 'out_of_scope');
       const s2 = await startSession(p, ['--recipe', 'worker']);
       assert.equal((await s2.fail('claim_next_task', { discipline: 'bakend' })).code, 'not_found');
@@ -79,7 +83,12 @@ describe('report_blocker and spawn_subtasks on edge rows', () => {
       assert.equal(dump(p), before);
       exec(p, `UPDATE tasks SET depends_on = '[3, "x", 2.5]' WHERE id = 4`);
       await s.ok('spawn_subtasks', { parent_id: 3, tasks: [{ title: 'part a' }], skip_parent: false });
-      assert.deepEqual(JSON.parse(query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = 4')[0]!.d), [3, 'x', 2.5, 9]);
+      assert.deepEqual(JSON.parse(query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = 4')[0]!.d), [
+        3,
+        'x',
+        2.5,
+        9,
+      ]);
     } finally {
       await s.close();
     }
@@ -92,7 +101,10 @@ describe('search after Ralph rebuilt its tables', () => {
     const a = await startSession(p, ['--recipe', 'yap']);
     await a.ok('search_tasks', { query: 'recipe' });
     await a.close();
-    exec(p, "DROP TRIGGER ralph_mcp_tasks_ai_v2; INSERT INTO tasks (id, feature, discipline, title) VALUES (51, 'search', 'backend', 'Quokka importer')");
+    exec(
+      p,
+      "DROP TRIGGER ralph_mcp_tasks_ai_v2; INSERT INTO tasks (id, feature, discipline, title) VALUES (51, 'search', 'backend', 'Quokka importer')",
+    );
     const b = await startSession(p, ['--recipe', 'yap']);
     try {
       assert.deepEqual(
@@ -127,7 +139,9 @@ describe('context.json and config', () => {
     } finally {
       await s.close();
     }
-    const cfg = JSON.parse(runCli(['config', '--project', p.root, '--context', file, '--session-id', 'ramble-1']).stdout);
+    const cfg = JSON.parse(
+      runCli(['config', '--project', p.root, '--context', file, '--session-id', 'ramble-1']).stdout,
+    );
     const args: string[] = cfg.mcpServers.ralph.args;
     assert.equal(args[args.indexOf('--context') + 1], file);
     assert.equal(args[args.indexOf('--session-id') + 1], 'ramble-1');
@@ -137,16 +151,26 @@ describe('context.json and config', () => {
 describe('repairs and checks', () => {
   test('overrides --clear repairs an override naming an unknown tool or key; --disable refuses to guess', () => {
     const p = sampleProject();
-    setOverrides(p, 'quality', JSON.stringify({ additional_disabled: ['create_tsk'], disabled_tools: ['delete_task'] }));
+    setOverrides(
+      p,
+      'quality',
+      JSON.stringify({ additional_disabled: ['create_tsk'], disabled_tools: ['delete_task'] }),
+    );
     const doctor = runCli(['doctor', '--project', p.root]);
     assert.equal(doctor.status, 1);
-    assert.match(doctor.stdout + doctor.stderr, /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/);
+    assert.match(
+      doctor.stdout + doctor.stderr,
+      /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/,
+    );
     const guess = runCli(['overrides', '--project', p.root, '--discipline', 'quality', '--disable', 'delete_task']);
     assert.equal(guess.status, 2);
     assert.match(guess.stderr, /key\(s\) "disabled_tools" besides "additional_disabled"; run --clear first/);
     const r = runCli(['overrides', '--project', p.root, '--discipline', 'quality', '--clear']);
     assert.equal(r.status, 0, r.stderr);
-    assert.equal(query<{ o: string | null }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o, null);
+    assert.equal(
+      query<{ o: string | null }>(p, "SELECT mcp_tool_overrides AS o FROM disciplines WHERE name = 'quality'")[0]!.o,
+      null,
+    );
     assert.equal(runCli(['doctor', '--project', p.root]).status, 0);
   });
 
@@ -167,9 +191,15 @@ describe('repairs and checks', () => {
     mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
     const s = await startSession(p, ['--recipe', 'task_execution', '--task', '4']);
     try {
-      await assert.rejects(s.client.readResource({ uri: 'ralph://features/%E0' }), (e: unknown) => e instanceof McpError && /malformed percent-encoding/.test(e.message));
+      await assert.rejects(
+        s.client.readResource({ uri: 'ralph://features/%E0' }),
+        (e: unknown) => e instanceof McpError && /malformed percent-encoding/.test(e.message),
+      );
       const brief = await s.client.getPrompt({ name: 'task_brief', arguments: {} });
-      assert.match(String((brief.messages[0]!.content as { text: string }).text), /"status": "missing: this task does not exist"/);
+      assert.match(
+        String((brief.messages[0]!.content as { text: string }).text),
+        /"status": "missing: this task does not exist"/,
+      );
     } finally {
       await s.close();
     }

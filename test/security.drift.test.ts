@@ -34,12 +34,18 @@ function alter(p: Project, statements: string, journal: 'wal' | 'delete' = 'wal'
 function addRequiredColumn(p: Project, table: string, column: string): void {
   const db = new Database(p.dbPath);
   db.pragma('foreign_keys = OFF');
-  const ddl = (db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }).sql;
-  const withColumn = ddl.replace(/\)\s*STRICT\s*$/, `, ${column} TEXT NOT NULL) STRICT`).replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`);
+  const ddl = (
+    db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }
+  ).sql;
+  const withColumn = ddl
+    .replace(/\)\s*STRICT\s*$/, `, ${column} TEXT NOT NULL) STRICT`)
+    .replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`);
   assert.notEqual(withColumn, ddl);
   db.transaction(() => {
     db.exec(withColumn);
-    db.exec(`INSERT INTO ${table}_new SELECT *, 'someone' FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`);
+    db.exec(
+      `INSERT INTO ${table}_new SELECT *, 'someone' FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`,
+    );
   })();
   db.close();
 }
@@ -52,11 +58,27 @@ function fileState(p: Project): { hash: string; files: string[] } {
 
 const DRIFTS: [string, string, RegExp, ('wal' | 'delete')?][] = [
   ['a newer user_version', 'PRAGMA user_version = 2', /has schema version 2; this ralph-mcp understands version 1/],
-  ['a renamed column', 'ALTER TABLE tasks RENAME COLUMN hints TO tips', /table tasks lacks column hints \(it has unknown column tips: renamed\?\)/],
+  [
+    'a renamed column',
+    'ALTER TABLE tasks RENAME COLUMN hints TO tips',
+    /table tasks lacks column hints \(it has unknown column tips: renamed\?\)/,
+  ],
   ['a dropped column', 'ALTER TABLE task_comments DROP COLUMN priority', /table task_comments lacks column priority/],
-  ['two columns gone from one table', 'ALTER TABLE features DROP COLUMN boundaries; ALTER TABLE features DROP COLUMN architecture', /table features lacks columns architecture, boundaries/],
-  ['a NOT NULL column without a default', 'task_comments.owner', /table task_comments has NOT NULL column without a default that ralph-mcp does not fill: owner/],
-  ['a renamed table', 'ALTER TABLE task_comments RENAME TO comments', /is not a Ralph database \(missing tables: task_comments\)/],
+  [
+    'two columns gone from one table',
+    'ALTER TABLE features DROP COLUMN boundaries; ALTER TABLE features DROP COLUMN architecture',
+    /table features lacks columns architecture, boundaries/,
+  ],
+  [
+    'a NOT NULL column without a default',
+    'task_comments.owner',
+    /table task_comments has NOT NULL column without a default that ralph-mcp does not fill: owner/,
+  ],
+  [
+    'a renamed table',
+    'ALTER TABLE task_comments RENAME TO comments',
+    /is not a Ralph database \(missing tables: task_comments\)/,
+  ],
   // A rollback-journal database: opening it for writing would switch it to WAL and rewrite its header.
   ['a newer user_version, journal_mode DELETE', 'PRAGMA user_version = 3', /has schema version 3/, 'delete'],
   [
@@ -74,10 +96,18 @@ describe('a database from another Ralph is refused at startup and left untouched
       if (label.includes('NOT NULL')) addRequiredColumn(p, ...(statements.split('.') as [string, string]));
       else alter(p, statements, journal);
       const before = fileState(p);
-      assert.ok(!before.files.some((f) => f.endsWith('-wal') || f.endsWith('-shm')), `no WAL files to start with: ${before.files.join(', ')}`);
+      assert.ok(
+        !before.files.some((f) => f.endsWith('-wal') || f.endsWith('-shm')),
+        `no WAL files to start with: ${before.files.join(', ')}`,
+      );
       // serve for every case; the other commands that open the database (they share openStore) for one.
       const commands = [['--recipe', 'yap']];
-      if (label === 'a renamed column') commands.push(['plan', '--recipe', 'yap'], ['config', '--recipe', 'yap'], ['overrides', '--discipline', 'frontend', '--disable', 'create_task']);
+      if (label === 'a renamed column')
+        commands.push(
+          ['plan', '--recipe', 'yap'],
+          ['config', '--recipe', 'yap'],
+          ['overrides', '--discipline', 'frontend', '--disable', 'create_task'],
+        );
       for (const cmd of commands) {
         const r = runCli([...cmd, '--project', p.root]);
         assert.equal(r.status, 2, `${cmd.join(' ')}: ${r.stderr}`);
@@ -101,10 +131,17 @@ describe('drift ralph-mcp copes with', () => {
     );
     const s = await startSession(p, ['--recipe', 'yap']);
     try {
-      const t = await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Works with a newer schema' });
+      const t = await s.ok('create_task', {
+        feature: 'search',
+        discipline: 'backend',
+        title: 'Works with a newer schema',
+      });
       await s.ok('update_task', { id: t.task.id, description: 'still fine' });
       const db = new Database(p.dbPath, { readonly: true });
-      assert.deepEqual(db.prepare('SELECT assignee, effort FROM tasks WHERE id = ?').get(t.task.id), { assignee: null, effort: 1 });
+      assert.deepEqual(db.prepare('SELECT assignee, effort FROM tasks WHERE id = ?').get(t.task.id), {
+        assignee: null,
+        effort: 1,
+      });
       db.close();
     } finally {
       await s.close();

@@ -94,16 +94,50 @@ function makeProject(): Project {
 
 /** Every tool argument that takes paths, as a call carrying `path` (full suite, no task: no scope limits). */
 const CARRIERS: [string, (path: string) => Record<string, unknown>][] = [
-  ['create_task.context_files', (path) => ({ tool: 'create_task', feature: 'search', discipline: 'backend', title: 'Paths', context_files: [path] })],
+  [
+    'create_task.context_files',
+    (path) => ({
+      tool: 'create_task',
+      feature: 'search',
+      discipline: 'backend',
+      title: 'Paths',
+      context_files: [path],
+    }),
+  ],
   ['update_task.context_files', (path) => ({ tool: 'update_task', id: 5, context_files: ['src/ok.ts', path] })],
   ['enrich_task.context_files', (path) => ({ tool: 'enrich_task', id: 6, pseudocode: 'do it', context_files: [path] })],
-  ['spawn_subtasks.tasks[].context_files', (path) => ({ tool: 'spawn_subtasks', parent_id: 6, tasks: [{ title: 'ok' }, { title: 'part', context_files: [path] }] })],
-  ['update_task_context.add_context_files', (path) => ({ tool: 'update_task_context', id: 5, add_context_files: [path], hints: 'never stored' })],
-  ['create_feature.context_files', (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', context_files: [path] })],
-  ['create_feature.knowledge_paths', (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', knowledge_paths: [path] })],
-  ['update_feature.context_files', (path) => ({ tool: 'update_feature', name: 'search', description: 'never stored', context_files: [path] })],
-  ['update_feature.knowledge_paths', (path) => ({ tool: 'update_feature', name: 'search', knowledge_paths: ['docs/ok.md', path] })],
-  ['add_feature_context_file.file_path', (path) => ({ tool: 'add_feature_context_file', feature_name: 'search', file_path: path })],
+  [
+    'spawn_subtasks.tasks[].context_files',
+    (path) => ({
+      tool: 'spawn_subtasks',
+      parent_id: 6,
+      tasks: [{ title: 'ok' }, { title: 'part', context_files: [path] }],
+    }),
+  ],
+  [
+    'update_task_context.add_context_files',
+    (path) => ({ tool: 'update_task_context', id: 5, add_context_files: [path], hints: 'never stored' }),
+  ],
+  [
+    'create_feature.context_files',
+    (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', context_files: [path] }),
+  ],
+  [
+    'create_feature.knowledge_paths',
+    (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', knowledge_paths: [path] }),
+  ],
+  [
+    'update_feature.context_files',
+    (path) => ({ tool: 'update_feature', name: 'search', description: 'never stored', context_files: [path] }),
+  ],
+  [
+    'update_feature.knowledge_paths',
+    (path) => ({ tool: 'update_feature', name: 'search', knowledge_paths: ['docs/ok.md', path] }),
+  ],
+  [
+    'add_feature_context_file.file_path',
+    (path) => ({ tool: 'add_feature_context_file', feature_name: 'search', file_path: path }),
+  ],
 ];
 
 const split = (call: Record<string, unknown>) => {
@@ -137,12 +171,18 @@ describe('every path argument × every trick is refused and writes nothing', () 
 
   test('the refusal names the field and says why', async () => {
     const err = await s.fail('add_feature_context_file', { feature_name: 'search', file_path: '．．／x' });
-    assert.match(err.message, /^file_path "．．／x" is not allowed: it uses Unicode look-alike characters that normalise to "\.\.\/x" \(it contains '\.\.'\)/);
+    assert.match(
+      err.message,
+      /^file_path "．．／x" is not allowed: it uses Unicode look-alike characters that normalise to "\.\.\/x" \(it contains '\.\.'\)/,
+    );
     assert.match(
       (await s.fail('create_feature', { name: 'p2', display_name: 'P', knowledge_paths: ['link-out/a'] })).message,
       /^knowledge_paths "link-out\/a" resolves outside the project through a symbolic link/,
     );
-    assert.match((await s.fail('update_task', { id: 5, context_files: ['file:///etc/passwd'] })).message, /starts like a URL/);
+    assert.match(
+      (await s.fail('update_task', { id: 5, context_files: ['file:///etc/passwd'] })).message,
+      /starts like a URL/,
+    );
   });
 });
 
@@ -160,12 +200,19 @@ describe('plain names inside the project are accepted and stored in canonical fo
       const r = await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: given });
       assert.equal(r.file_path, stored, given);
     }
-    const files = JSON.parse(query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c);
+    const files = JSON.parse(
+      query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c,
+    );
     assert.deepEqual(
       files,
       PLAIN.map(([, stored]) => stored),
     );
-    const t = await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Plain names', context_files: PLAIN.map(([given]) => given) });
+    const t = await s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'backend',
+      title: 'Plain names',
+      context_files: PLAIN.map(([given]) => given),
+    });
     assert.deepEqual(
       t.task.context_files,
       PLAIN.map(([, stored]) => stored),
@@ -177,9 +224,19 @@ describe('plain names inside the project are accepted and stored in canonical fo
     symlinkSync(p.root, alias);
     const s2 = await startSession({ ...p, root: alias }, []);
     try {
-      assert.equal((await s2.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-link/y.ts' })).added, true);
-      assert.equal((await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'link-out/y.ts' })).code, 'invalid_argument');
-      assert.equal((await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'up/project/src/y.ts' })).code, 'invalid_argument', 'back in through the parent: still a symlink out');
+      assert.equal(
+        (await s2.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-link/y.ts' })).added,
+        true,
+      );
+      assert.equal(
+        (await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'link-out/y.ts' })).code,
+        'invalid_argument',
+      );
+      assert.equal(
+        (await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'up/project/src/y.ts' })).code,
+        'invalid_argument',
+        'back in through the parent: still a symlink out',
+      );
     } finally {
       await s2.close();
     }
@@ -187,7 +244,11 @@ describe('plain names inside the project are accepted and stored in canonical fo
 
   test('all or nothing: one bad path in a list refuses the whole call', async () => {
     const before = dump(p);
-    const err = await s.fail('update_task', { id: 5, title: 'never stored', context_files: ['src/a.ts', 'src/b.ts', '../c.ts'] });
+    const err = await s.fail('update_task', {
+      id: 5,
+      title: 'never stored',
+      context_files: ['src/a.ts', 'src/b.ts', '../c.ts'],
+    });
     assert.equal(err.code, 'invalid_argument');
     assert.equal(dump(p), before);
   });
@@ -202,7 +263,10 @@ describe('--context FILE', () => {
     try {
       assert.match(s.client.getInstructions() ?? '', /Task: #3/);
       // The session's path checks are the same as ever.
-      assert.equal((await s.fail('update_task_context', { add_context_files: ['link-out/x'] })).code, 'invalid_argument');
+      assert.equal(
+        (await s.fail('update_task_context', { add_context_files: ['link-out/x'] })).code,
+        'invalid_argument',
+      );
     } finally {
       await s.close();
     }

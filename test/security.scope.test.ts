@@ -28,7 +28,10 @@ const OWN_DISCIPLINE = 'frontend';
 
 type Args = Record<string, unknown>;
 interface Target {
-  /** Calls aimed outside the session's scope, and what each must get ('out_of_scope', or 'ok' where the README allows it). */
+  /**
+   * Calls aimed outside the session's scope, and what each must get ('out_of_scope', or 'ok' where the README allows
+   * it).
+   */
   other: [Args, string][];
   /** The call on the session's own task/feature/discipline, and its expected outcome (never out_of_scope). */
   own: [Args, string];
@@ -41,8 +44,14 @@ const TARGETS: Record<string, Target> = {
   get_answers: { other: [[{ task_id: OTHER }, 'ok']], own: [{ task_id: OWN }, 'ok'] },
   task_history: { other: [[{ task_id: OTHER }, 'ok']], own: [{ task_id: OWN }, 'ok'] },
   get_feature_learnings: { other: [[{ feature_name: 'recipes' }, 'ok']], own: [{ feature_name: OWN_FEATURE }, 'ok'] },
-  enrich_task: { other: [[{ id: OTHER, pseudocode: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, pseudocode: 'do it' }, 'ok'] },
-  update_task: { other: [[{ id: OTHER, description: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, description: 'own' }, 'ok'] },
+  enrich_task: {
+    other: [[{ id: OTHER, pseudocode: 'hijack' }, 'out_of_scope']],
+    own: [{ id: OWN, pseudocode: 'do it' }, 'ok'],
+  },
+  update_task: {
+    other: [[{ id: OTHER, description: 'hijack' }, 'out_of_scope']],
+    own: [{ id: OWN, description: 'own' }, 'ok'],
+  },
   set_task_status: {
     other: [
       [{ id: OTHER, status: 'done' }, 'out_of_scope'],
@@ -51,9 +60,18 @@ const TARGETS: Record<string, Target> = {
     ],
     own: [{ id: OWN, status: 'in_progress' }, 'ok'],
   },
-  update_task_context: { other: [[{ id: OTHER, hints: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, hints: 'own hint' }, 'ok'] },
-  add_dependency: { other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']], own: [{ task_id: OWN, depends_on: 1 }, 'ok'] },
-  remove_dependency: { other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']], own: [{ task_id: OWN, depends_on: 1 }, 'ok'] },
+  update_task_context: {
+    other: [[{ id: OTHER, hints: 'hijack' }, 'out_of_scope']],
+    own: [{ id: OWN, hints: 'own hint' }, 'ok'],
+  },
+  add_dependency: {
+    other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']],
+    own: [{ task_id: OWN, depends_on: 1 }, 'ok'],
+  },
+  remove_dependency: {
+    other: [[{ task_id: OTHER, depends_on: 1 }, 'out_of_scope']],
+    own: [{ task_id: OWN, depends_on: 1 }, 'ok'],
+  },
   // A note for another task is allowed (SPEC-070 scenario 7); it records the writing session's task.
   add_task_comment: {
     other: [[{ task_id: OTHER, body: 'note for the next task' }, 'ok']],
@@ -74,7 +92,10 @@ const TARGETS: Record<string, Target> = {
     ],
     own: [{ task_id: OWN, comment_id: -1 }, 'ok'],
   },
-  update_feature: { other: [[{ name: 'recipes', description: 'hijack' }, 'out_of_scope']], own: [{ name: OWN_FEATURE, description: 'own' }, 'ok'] },
+  update_feature: {
+    other: [[{ name: 'recipes', description: 'hijack' }, 'out_of_scope']],
+    own: [{ name: OWN_FEATURE, description: 'own' }, 'ok'],
+  },
   append_feature_learning: {
     other: [[{ feature_name: 'recipes', text: 'a hijacked lesson about recipes' }, 'out_of_scope']],
     own: [{ feature_name: OWN_FEATURE, text: 'an own lesson about search ranking' }, 'ok'],
@@ -84,15 +105,27 @@ const TARGETS: Record<string, Target> = {
     own: [{ feature_name: OWN_FEATURE, file_path: 'src/search/own.ts' }, 'ok'],
   },
   delete_feature: { other: [[{ name: 'recipes' }, 'out_of_scope']], own: [{ name: OWN_FEATURE }, 'conflict'] }, // its tasks hold it
-  update_discipline: { other: [[{ name: 'backend', conventions: 'hijack' }, 'out_of_scope']], own: [{ name: OWN_DISCIPLINE, conventions: 'own' }, 'ok'] },
-  delete_discipline: { other: [[{ name: 'documentation' }, 'out_of_scope']], own: [{ name: OWN_DISCIPLINE }, 'conflict'] },
+  update_discipline: {
+    other: [[{ name: 'backend', conventions: 'hijack' }, 'out_of_scope']],
+    own: [{ name: OWN_DISCIPLINE, conventions: 'own' }, 'ok'],
+  },
+  delete_discipline: {
+    other: [[{ name: 'documentation' }, 'out_of_scope']],
+    own: [{ name: OWN_DISCIPLINE }, 'conflict'],
+  },
   // The blocker is the own task's; on_task_id only leaves a comment upstream (like add_task_comment).
   report_blocker: { other: [], own: [{ reason: 'waiting for the API', on_task_id: OTHER }, 'ok'] },
-  spawn_subtasks: { other: [[{ parent_id: OTHER, tasks: [{ title: 'hijack' }] }, 'out_of_scope']], own: [{ parent_id: OWN, tasks: [{ title: 'own part' }], skip_parent: false }, 'ok'] },
+  spawn_subtasks: {
+    other: [[{ parent_id: OTHER, tasks: [{ title: 'hijack' }] }, 'out_of_scope']],
+    own: [{ parent_id: OWN, tasks: [{ title: 'own part' }], skip_parent: false }, 'ok'],
+  },
   skip_task: { other: [[{ id: OTHER, reason: 'hijack' }, 'out_of_scope']], own: [{ id: OWN, reason: 'split' }, 'ok'] },
   // (Feature scope follows the own task: after this move, 'auth' is the session's feature. The other
   // features named above are 'recipes', which stays out of scope.)
-  move_task_to_feature: { other: [[{ id: OTHER, feature: 'auth' }, 'out_of_scope']], own: [{ id: OWN, feature: 'auth' }, 'ok'] },
+  move_task_to_feature: {
+    other: [[{ id: OTHER, feature: 'auth' }, 'out_of_scope']],
+    own: [{ id: OWN, feature: 'auth' }, 'ok'],
+  },
   delete_task: { other: [[{ id: 8 }, 'out_of_scope']], own: [{ id: OWN }, 'ok'] },
   // A --task session never claims another task.
   claim_next_task: { other: [[{}, 'conflict']], own: [{}, 'conflict'] },
@@ -118,19 +151,34 @@ const stateFiles = (p: Project) => readFileSync(p.learningsFile, 'utf8') + readF
 const snapshot = (p: Project) => `${dump(p)}\n${stateFiles(p)}`;
 
 /** Calls `name` and checks the outcome; a refusal must leave the database and the state files unchanged. */
-async function expectOutcome(s: Session, p: Project, label: string, name: string, args: Args, expected: string): Promise<unknown> {
+async function expectOutcome(
+  s: Session,
+  p: Project,
+  label: string,
+  name: string,
+  args: Args,
+  expected: string,
+): Promise<unknown> {
   const before = snapshot(p);
   const r = await s.client.callTool({ name, arguments: args }).catch((err: unknown) => err);
   let got: string;
-  if (r instanceof McpError) got = r.code === -32602 && /Unknown tool/.test(r.message) ? 'unknown_tool' : `mcp ${r.code}`;
+  if (r instanceof McpError)
+    got = r.code === -32602 && /Unknown tool/.test(r.message) ? 'unknown_tool' : `mcp ${r.code}`;
   else if (r instanceof Error) throw r;
-  else got = (r as { isError?: boolean }).isError ? (r as { structuredContent: { error: { code: string } } }).structuredContent.error.code : 'ok';
+  else
+    got = (r as { isError?: boolean }).isError
+      ? (r as { structuredContent: { error: { code: string } } }).structuredContent.error.code
+      : 'ok';
   assert.equal(got, expected, `${label}: ${name} ${JSON.stringify(args)} → ${got}, expected ${expected}`);
-  if (got !== 'ok') assert.equal(snapshot(p), before, `${label}: refused ${name} ${JSON.stringify(args)} changed something`);
+  if (got !== 'ok')
+    assert.equal(snapshot(p), before, `${label}: refused ${name} ${JSON.stringify(args)} changed something`);
   return (r as { structuredContent?: unknown }).structuredContent;
 }
 
-const ROWS: [string, string[], readonly string[]][] = [...RECIPES.map((r): [string, string[], readonly string[]] => [r, ['--recipe', r], RECIPE_TOOLS[r]!]), ['full suite', [], ALL_TOOLS]];
+const ROWS: [string, string[], readonly string[]][] = [
+  ...RECIPES.map((r): [string, string[], readonly string[]] => [r, ['--recipe', r], RECIPE_TOOLS[r]!]),
+  ['full suite', [], ALL_TOOLS],
+];
 
 describe('every recipe × every tool, in a --task session', () => {
   for (const [label, flags, allowed] of ROWS) {
@@ -160,7 +208,8 @@ describe('every recipe × every tool, in a --task session', () => {
         };
         await refusals('before');
         for (const name of scoped) {
-          for (const [args, expected] of TARGETS[name]!.other) if (expected === 'ok') await expectOutcome(s, p, label, name, args, 'ok');
+          for (const [args, expected] of TARGETS[name]!.other)
+            if (expected === 'ok') await expectOutcome(s, p, label, name, args, 'ok');
         }
 
         // In scope: the own task, feature and discipline (in an order where each succeeds).
@@ -169,7 +218,9 @@ describe('every recipe × every tool, in a --task session', () => {
           const [args, expected] = TARGETS[name]!.own;
           const resolved = args.comment_id === -1 ? { ...args, comment_id: ownComment } : args;
           if (args.comment_id === -1 && ownComment === undefined) continue; // no add_task_comment in this recipe
-          const out = (await expectOutcome(s, p, `${label} (own)`, name, resolved, expected)) as { comment?: { id: number } } | undefined;
+          const out = (await expectOutcome(s, p, `${label} (own)`, name, resolved, expected)) as
+            | { comment?: { id: number } }
+            | undefined;
           if (name === 'add_task_comment') ownComment = out?.comment?.id;
         }
         // Nothing above widened the scope (writes, blockers, splits, the own task's move to another feature).
@@ -177,7 +228,8 @@ describe('every recipe × every tool, in a --task session', () => {
         if (visible.includes('delete_task')) {
           await expectOutcome(s, p, `${label} (own)`, 'delete_task', TARGETS.delete_task!.own[0], 'ok');
           assert.deepEqual(query(p, 'SELECT id FROM tasks WHERE id = ?', OWN), [], 'own task deleted');
-          for (const [args, expected] of TARGETS.set_task_status!.other) await expectOutcome(s, p, `${label} (own task deleted)`, 'set_task_status', args, expected);
+          for (const [args, expected] of TARGETS.set_task_status!.other)
+            await expectOutcome(s, p, `${label} (own task deleted)`, 'set_task_status', args, expected);
         }
       } finally {
         await s.close();
@@ -221,7 +273,14 @@ describe('own-task-only recipes without a task, and a worker after its claim', (
       for (let i = 0; i < 2; i++) {
         await expectOutcome(s, p, 'worker', 'set_task_status', { id: OTHER, status: 'done' }, 'out_of_scope');
         await expectOutcome(s, p, 'worker', 'update_task_context', { id: 3, hints: 'hijack' }, 'out_of_scope');
-        await expectOutcome(s, p, 'worker', 'add_feature_context_file', { feature_name: 'recipes', file_path: 'src/x.ts' }, 'out_of_scope');
+        await expectOutcome(
+          s,
+          p,
+          'worker',
+          'add_feature_context_file',
+          { feature_name: 'recipes', file_path: 'src/x.ts' },
+          'out_of_scope',
+        );
         await expectOutcome(s, p, 'worker', 'claim_next_task', {}, 'conflict');
         await expectOutcome(s, p, 'worker', 'claim_next_task', { discipline: 'frontend' }, 'conflict');
       }
@@ -238,10 +297,31 @@ describe('feature scope once the own task is gone', () => {
     const p = sampleProject();
     const s = await startSession(p, ['--task', String(OWN)]); // the full suite: delete_task is visible
     try {
-      await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
+      await expectOutcome(
+        s,
+        p,
+        'deleted',
+        'update_feature',
+        { name: 'recipes', description: 'hijack' },
+        'out_of_scope',
+      );
       await expectOutcome(s, p, 'deleted', 'delete_task', { id: OWN }, 'ok');
-      await expectOutcome(s, p, 'deleted', 'update_feature', { name: 'recipes', description: 'hijack' }, 'out_of_scope');
-      await expectOutcome(s, p, 'deleted', 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/hijack.ts' }, 'out_of_scope');
+      await expectOutcome(
+        s,
+        p,
+        'deleted',
+        'update_feature',
+        { name: 'recipes', description: 'hijack' },
+        'out_of_scope',
+      );
+      await expectOutcome(
+        s,
+        p,
+        'deleted',
+        'add_feature_context_file',
+        { feature_name: 'auth', file_path: 'src/hijack.ts' },
+        'out_of_scope',
+      );
     } finally {
       await s.close();
     }
@@ -256,14 +336,18 @@ describe('argument tricks, as raw JSON-RPC (a yap session with --task 6)', () =>
       let id = 1000;
       const send = async (argumentsJson: string, meta = '') => {
         const rid = ++id;
-        raw.child.stdin!.write(`{"jsonrpc":"2.0","id":${rid},"method":"tools/call","params":{${meta}"name":"set_task_status","arguments":${argumentsJson}}}\n`);
+        raw.child.stdin!.write(
+          `{"jsonrpc":"2.0","id":${rid},"method":"tools/call","params":{${meta}"name":"set_task_status","arguments":${argumentsJson}}}\n`,
+        );
         for (let waited = 0; !raw.responses.has(rid); waited += 10) {
           if (waited > 5000) throw new Error(`no answer to ${argumentsJson}`);
           await new Promise((r) => setTimeout(r, 10));
         }
         const res = raw.responses.get(rid);
         if (res.error) return `jsonrpc ${res.error.code}`;
-        return res.result.isError ? res.result.structuredContent.error.code : `ok #${res.result.structuredContent.task.id}`;
+        return res.result.isError
+          ? res.result.structuredContent.error.code
+          : `ok #${res.result.structuredContent.task.id}`;
       };
       const before = dump(p);
       const cases: [string, string, string?][] = [
@@ -277,7 +361,11 @@ describe('argument tricks, as raw JSON-RPC (a yap session with --task 6)', () =>
         [`{"id": ${OTHER}, "task_id": ${OWN}, "status": "done"}`, 'invalid_argument'],
         [`{"__proto__": {"id": ${OTHER}}, "status": "done"}`, 'invalid_argument'],
         [`{"constructor": {"prototype": {"id": ${OTHER}}}, "status": "done"}`, 'invalid_argument'],
-        [`{"id": ${OTHER}, "status": "done"}`, 'out_of_scope', `"_meta": {"Ralph-Task": ${OTHER}, "task": ${OTHER}, "progressToken": 1}, `],
+        [
+          `{"id": ${OTHER}, "status": "done"}`,
+          'out_of_scope',
+          `"_meta": {"Ralph-Task": ${OTHER}, "task": ${OTHER}, "progressToken": 1}, `,
+        ],
       ];
       for (const [args, expected, meta] of cases) assert.equal(await send(args, meta), expected, args);
       assert.equal(dump(p), before);
@@ -326,7 +414,14 @@ describe('own-task-only recipes without a task change no feature', () => {
       const p = sampleProject();
       const s = await startSession(p, ['--recipe', recipe]);
       try {
-        await expectOutcome(s, p, recipe, 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/hijack.ts' }, 'out_of_scope');
+        await expectOutcome(
+          s,
+          p,
+          recipe,
+          'add_feature_context_file',
+          { feature_name: 'auth', file_path: 'src/hijack.ts' },
+          'out_of_scope',
+        );
       } finally {
         await s.close();
       }

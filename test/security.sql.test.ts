@@ -48,11 +48,19 @@ describe('hostile values are stored and read back verbatim', () => {
   });
   after(() => s.close());
 
-  const tablesOf = () => query<{ name: string }>(p, "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' ORDER BY name").map((r) => r.name);
+  const tablesOf = () =>
+    query<{ name: string }>(
+      p,
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' ORDER BY name",
+    ).map((r) => r.name);
 
   test('tasks, comments, features, disciplines, state files: every field round-trips', async () => {
     const tablesBefore = tablesOf();
-    const counts = () => query<{ n: number }>(p, 'SELECT (SELECT count(*) FROM tasks) + (SELECT count(*) FROM task_comments) * 1000 AS n')[0]!.n;
+    const counts = () =>
+      query<{ n: number }>(
+        p,
+        'SELECT (SELECT count(*) FROM tasks) + (SELECT count(*) FROM task_comments) * 1000 AS n',
+      )[0]!.n;
     for (const [i, v] of HOSTILE.entries()) {
       // Titles are trimmed (leading/trailing white space only): pad so the value itself survives.
       const title = `t${i} ${v} .`;
@@ -68,31 +76,45 @@ describe('hostile values are stored and read back verbatim', () => {
       });
       const id: number = created.task.id;
       const got = await s.ok('get_task', { id });
-      for (const [k, want] of Object.entries({ title, description: v, hints: v })) assert.equal(got.task[k], want, `${k} of ${JSON.stringify(v)}`);
+      for (const [k, want] of Object.entries({ title, description: v, hints: v }))
+        assert.equal(got.task[k], want, `${k} of ${JSON.stringify(v)}`);
       assert.deepEqual(got.task.acceptance_criteria, [`ac ${v}`]);
       assert.deepEqual(got.task.tags, [`tag ${v}`]);
       assert.deepEqual(got.task.output_artifacts, [`out ${v}`]);
-      const row = query<Record<string, string>>(p, 'SELECT title, description, hints, acceptance_criteria, tags FROM tasks WHERE id = ?', id)[0]!;
+      const row = query<Record<string, string>>(
+        p,
+        'SELECT title, description, hints, acceptance_criteria, tags FROM tasks WHERE id = ?',
+        id,
+      )[0]!;
       assert.equal(row.title, title);
       assert.equal(row.description, v, 'by SQL, byte for byte (NULs included)');
       assert.deepEqual(JSON.parse(row.acceptance_criteria!), [`ac ${v}`]);
 
       await s.ok('update_task', { id, description: `${v} (updated)` });
-      assert.equal(query<{ d: string }>(p, 'SELECT description AS d FROM tasks WHERE id = ?', id)[0]!.d, `${v} (updated)`);
+      assert.equal(
+        query<{ d: string }>(p, 'SELECT description AS d FROM tasks WHERE id = ?', id)[0]!.d,
+        `${v} (updated)`,
+      );
 
       const author = 'agent'; // the server signs comments (a session without a discipline)
       const c = await s.ok('add_task_comment', { task_id: id, body: `b ${v} .` });
       assert.equal(c.comment.author, author);
       assert.equal(c.comment.body, `b ${v} .`);
       await s.ok('update_task_comment', { task_id: id, comment_id: c.comment.id, body: `edited ${v} .` });
-      assert.deepEqual(query(p, 'SELECT body, author FROM task_comments WHERE id = ?', c.comment.id)[0], { body: `edited ${v} .`, author });
+      assert.deepEqual(query(p, 'SELECT body, author FROM task_comments WHERE id = ?', c.comment.id)[0], {
+        body: `edited ${v} .`,
+        author,
+      });
 
       // Status changes and blockers carry text too.
       await s.ok('skip_task', { id, reason: `r ${v} .` });
       assert.ok((await s.ok('get_task', { id })).comments.some((x: { body: string }) => x.body.includes(v)));
     }
-    const listed = (await s.ok('list_tasks', { filter_feature: 'search', limit: 500 })).tasks.map((t: { title: string }) => t.title);
-    for (const [i, v] of HOSTILE.entries()) assert.ok(listed.includes(`t${i} ${v} .`), `list_tasks shows ${JSON.stringify(v)}`);
+    const listed = (await s.ok('list_tasks', { filter_feature: 'search', limit: 500 })).tasks.map(
+      (t: { title: string }) => t.title,
+    );
+    for (const [i, v] of HOSTILE.entries())
+      assert.ok(listed.includes(`t${i} ${v} .`), `list_tasks shows ${JSON.stringify(v)}`);
     assert.deepEqual(tablesOf(), tablesBefore, "Ralph's tables are all still there");
     assert.ok(counts() > 0);
   });
@@ -100,19 +122,40 @@ describe('hostile values are stored and read back verbatim', () => {
   test('features and disciplines (names are validated; every free-text field takes anything)', async () => {
     for (const [i, v] of HOSTILE.entries()) {
       const name = `f${i}`;
-      const f = await s.ok('create_feature', { name, display_name: `F ${v} .`, description: v, architecture: v, boundaries: v });
+      const f = await s.ok('create_feature', {
+        name,
+        display_name: `F ${v} .`,
+        description: v,
+        architecture: v,
+        boundaries: v,
+      });
       assert.equal(f.feature.description, v);
       await s.ok('update_feature', { name, architecture: `${v}!` });
-      const row = query<Record<string, string>>(p, 'SELECT display_name, description, architecture, boundaries FROM features WHERE name = ?', name)[0]!;
+      const row = query<Record<string, string>>(
+        p,
+        'SELECT display_name, description, architecture, boundaries FROM features WHERE name = ?',
+        name,
+      )[0]!;
       assert.deepEqual(row, { display_name: `F ${v} .`, description: v, architecture: `${v}!`, boundaries: v });
 
-      const d = await s.ok('create_discipline', { name: `d${i}`, display_name: `D ${v} .`, icon: 'Code', color: '#123456', system_prompt: v, conventions: v });
+      const d = await s.ok('create_discipline', {
+        name: `d${i}`,
+        display_name: `D ${v} .`,
+        icon: 'Code',
+        color: '#123456',
+        system_prompt: v,
+        conventions: v,
+      });
       assert.equal(d.discipline.system_prompt, v);
       await s.ok('update_discipline', { name: `d${i}`, conventions: `${v}?` });
-      assert.equal(query<{ c: string }>(p, 'SELECT conventions AS c FROM disciplines WHERE name = ?', `d${i}`)[0]!.c, `${v}?`);
+      assert.equal(
+        query<{ c: string }>(p, 'SELECT conventions AS c FROM disciplines WHERE name = ?', `d${i}`)[0]!.c,
+        `${v}?`,
+      );
     }
     // A hostile name is refused by validation, not by luck, and changes nothing.
-    for (const v of HOSTILE) assert.equal((await s.fail('create_feature', { name: v, display_name: 'x' })).code, 'invalid_argument');
+    for (const v of HOSTILE)
+      assert.equal((await s.fail('create_feature', { name: v, display_name: 'x' })).code, 'invalid_argument');
     // Looking a hostile name up is a plain not_found (bound as a value, never spliced in).
     for (const v of HOSTILE.slice(0, 4)) {
       assert.equal((await s.fail('get_feature', { name: v })).code, 'not_found');
@@ -124,9 +167,12 @@ describe('hostile values are stored and read back verbatim', () => {
     for (const q of HOSTILE) {
       const r = await s.call('search_tasks', { query: q });
       // Either results or "no searchable words"; never an FTS5 syntax error (internal).
-      if (r.isError) assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'invalid_argument', q);
+      if (r.isError)
+        assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'invalid_argument', q);
     }
-    const id = (await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zebracorn NEAR OR AND importer' })).task.id;
+    const id = (
+      await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zebracorn NEAR OR AND importer' })
+    ).task.id;
     const hits = await s.ok('search_tasks', { query: 'zebracorn NEAR(' });
     assert.deepEqual(
       hits.results.map((h: { id: number }) => h.id),
@@ -139,11 +185,17 @@ describe('hostile values are stored and read back verbatim', () => {
 
   test('state files and learnings keep the text (SQL syntax is not instruction-like)', async () => {
     const v = HOSTILE[0]!;
-    const l = await s.ok('append_feature_learning', { feature_name: 'auth', text: `Escape input: ${v} is harmless when bound` });
+    const l = await s.ok('append_feature_learning', {
+      feature_name: 'auth',
+      text: `Escape input: ${v} is harmless when bound`,
+    });
     assert.equal(l.learning.text, `Escape input: ${v} is harmless when bound`);
     assert.equal(l.sanitized, undefined);
     await s.ok('append_progress', { text: `progress ${v}` });
-    assert.match((await s.ok('read_progress', { last: 1 })).content, new RegExp(`progress ${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(
+      (await s.ok('read_progress', { last: 1 })).content,
+      new RegExp(`progress ${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
   });
 
   test('the database is intact', () => {
@@ -178,41 +230,86 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     spots: 4,
     why: "the generation's constant join and its filter fragments (filterSql: fixed strings per filter key), each prefixed with AND, and the constant BM25 expressions; the FTS query and all values bound",
   },
-  'src/store/own/search.ts TEXT_SQL': { spots: 1, why: 'the constant COLUMNS of our index and the constant SNIPPET_SCAN length, built at module load; ids bound' },
-  'src/store/legacy/tasks.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
-  'src/store/legacy/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
-  'src/store/legacy/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound' },
+  'src/store/own/search.ts TEXT_SQL': {
+    spots: 1,
+    why: 'the constant COLUMNS of our index and the constant SNIPPET_SCAN length, built at module load; ids bound',
+  },
+  'src/store/legacy/tasks.ts UPDATE_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  },
+  'src/store/legacy/features.ts UPDATE_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  },
+  'src/store/legacy/disciplines.ts UPDATE_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  },
   'src/packageInfo.ts packageText': {
     spots: 1,
     why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names",
   },
-  'src/packageInfo.ts EMBEDDED': { spots: 2, why: 'the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none' },
-  'src/db/sqlite.ts openBun': { spots: 1, why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated' },
-  'src/store/own/ddl.ts ownDdl': { spots: 1, why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files" },
-  'src/store/own/ddl.ts searchDdl': { spots: 1, why: "schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files" },
+  'src/packageInfo.ts EMBEDDED': {
+    spots: 2,
+    why: 'the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none',
+  },
+  'src/db/sqlite.ts openBun': {
+    spots: 1,
+    why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated',
+  },
+  'src/store/own/ddl.ts ownDdl': {
+    spots: 1,
+    why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files",
+  },
+  'src/store/own/ddl.ts searchDdl': {
+    spots: 1,
+    why: "schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files",
+  },
   'src/store/normalized/sql.ts filterSql': {
     spots: 2,
     why: 'fixed fragments of the constant FILTERS per filter key (keys ours, never input); the parameters are the bound values',
   },
-  'src/store/normalized/tasks.ts LIST_SQL': { spots: 1, why: 'one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound' },
-  'src/store/normalized/tasks.ts DETAIL_SQL': { spots: 1, why: 'one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound' },
+  'src/store/normalized/tasks.ts LIST_SQL': {
+    spots: 1,
+    why: 'one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound',
+  },
+  'src/store/normalized/tasks.ts DETAIL_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound',
+  },
   'src/store/normalized/tasks.ts listSql': {
     spots: 4,
     why: "constant FROM clauses and listWhere's fixed fragments per filter key, the constant joins and DEPENDS_ON list, the page's ids as a subquery of the same fragments; values bound",
   },
-  'src/store/taskList.ts countSql': { spots: 2, why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter" },
-  'src/store/normalized/features.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
-  'src/store/normalized/disciplines.ts UPDATE_SQL': { spots: 1, why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound' },
+  'src/store/taskList.ts countSql': {
+    spots: 2,
+    why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter",
+  },
+  'src/store/normalized/features.ts UPDATE_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
+  },
+  'src/store/normalized/disciplines.ts UPDATE_SQL': {
+    spots: 1,
+    why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
+  },
   'src/store/normalized/signals.ts insertSql': {
     spots: 1,
     why: "looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb's VERB_COLUMNS, quoted); values bound",
   },
-  'src/store/legacy/signals.ts legacySignals': { spots: 1, why: 'looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound' },
+  'src/store/legacy/signals.ts legacySignals': {
+    spots: 1,
+    why: 'looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound',
+  },
   'src/store/migrate/plan.ts unknownColumnsWithData': {
     spots: 1,
     why: "table names from our own legacy DDL and column names read from the database's own schema (pragma_table_info), quoted as identifiers; only counts rows",
   },
-  'src/store/migrate/verify.ts readRules': { spots: 2, why: "Ralph's read rules as a constant list of statements (one splices the constant TASK_STATUSES); nothing from input" },
+  'src/store/migrate/verify.ts readRules': {
+    spots: 2,
+    why: "Ralph's read rules as a constant list of statements (one splices the constant TASK_STATUSES); nothing from input",
+  },
 };
 
 /** The receivers whose methods take SQL text as their first argument. */
@@ -240,7 +337,14 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
   let sinks = 0;
 
   const declName = (n: ts.Node): string | undefined => {
-    if ((ts.isFunctionDeclaration(n) || ts.isClassDeclaration(n) || ts.isMethodDeclaration(n) || ts.isVariableDeclaration(n) || ts.isPropertyAssignment(n)) && n.name) {
+    if (
+      (ts.isFunctionDeclaration(n) ||
+        ts.isClassDeclaration(n) ||
+        ts.isMethodDeclaration(n) ||
+        ts.isVariableDeclaration(n) ||
+        ts.isPropertyAssignment(n)) &&
+      n.name
+    ) {
       return n.name.getText();
     }
     return undefined;
@@ -264,8 +368,19 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
 
   const functionOf = (decl: ts.Declaration | undefined): ts.FunctionLikeDeclaration | undefined => {
     if (!decl) return undefined;
-    if (ts.isFunctionDeclaration(decl) || ts.isMethodDeclaration(decl) || ts.isArrowFunction(decl) || ts.isFunctionExpression(decl)) return decl;
-    if (ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) return decl.initializer;
+    if (
+      ts.isFunctionDeclaration(decl) ||
+      ts.isMethodDeclaration(decl) ||
+      ts.isArrowFunction(decl) ||
+      ts.isFunctionExpression(decl)
+    )
+      return decl;
+    if (
+      ts.isVariableDeclaration(decl) &&
+      decl.initializer &&
+      (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
+    )
+      return decl.initializer;
     return undefined;
   };
   const inOurCode = (n: ts.Node) => files.includes(n.getSourceFile().fileName);
@@ -289,8 +404,15 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
       return false;
     };
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isNumericLiteral(e)) return true;
-    if (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isNonNullExpression(e) || ts.isSatisfiesExpression(e)) return isConstant(e.expression, seen, report);
-    if (ts.isConditionalExpression(e)) return [isConstant(e.whenTrue, seen, report), isConstant(e.whenFalse, seen, report)].every(Boolean);
+    if (
+      ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isNonNullExpression(e) ||
+      ts.isSatisfiesExpression(e)
+    )
+      return isConstant(e.expression, seen, report);
+    if (ts.isConditionalExpression(e))
+      return [isConstant(e.whenTrue, seen, report), isConstant(e.whenFalse, seen, report)].every(Boolean);
     if (ts.isTemplateExpression(e)) {
       // Every part is looked at (so helpers are followed), then the template is the one spot.
       const parts = e.templateSpans.map((span) => isConstant(span.expression, seen, false));
@@ -301,19 +423,29 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
     }
     if (ts.isIdentifier(e)) {
       const decl = resolve(e);
-      if (decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const && inOurCode(decl)) {
+      if (
+        decl &&
+        ts.isVariableDeclaration(decl) &&
+        decl.initializer &&
+        ts.getCombinedNodeFlags(decl) & ts.NodeFlags.Const &&
+        inOurCode(decl)
+      ) {
         return isConstant(decl.initializer, seen);
       }
       // A parameter of a function of ours: what every caller passes there (the Db wrapper's `sql`, a
       // local helper's). Unreachable functions and rest parameters are not provably constant.
-      if (decl && ts.isParameter(decl) && !decl.dotDotDotToken && inOurCode(decl)) return parameterIsConstant(decl) || fail();
+      if (decl && ts.isParameter(decl) && !decl.dotDotDotToken && inOurCode(decl))
+        return parameterIsConstant(decl) || fail();
       return fail();
     }
     if (ts.isElementAccessExpression(e)) return isConstant(e.expression, seen, report);
-    // A property of a constant object (a table of fixed statements, a constant SearchSource): as constant as the object.
+    // A property of a constant object (a table of fixed statements, a constant SearchSource): as constant as the
+    // object.
     if (ts.isPropertyAccessExpression(e)) return isConstant(e.expression, seen, report);
     if (ts.isObjectLiteralExpression(e)) {
-      return e.properties.map((prop) => ts.isPropertyAssignment(prop) && isConstant(prop.initializer, seen, report)).every(Boolean);
+      return e.properties
+        .map((prop) => ts.isPropertyAssignment(prop) && isConstant(prop.initializer, seen, report))
+        .every(Boolean);
     }
     if (ts.isCallExpression(e)) {
       const fn = functionOf(resolve(ts.isPropertyAccessExpression(e.expression) ? e.expression.name : e.expression));
@@ -352,11 +484,18 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
     if (!ts.isFunctionLike(fn)) return false;
     // The SQL parameter of a sink itself (Db.get's `sql`, passed on to Db.stmt): every call of it is a
     // sink, checked on its own.
-    if (ts.isMethodDeclaration(fn) && ts.isClassDeclaration(fn.parent) && SINKS[fn.parent.name?.text ?? '']?.has(fn.name.getText())) return true;
+    if (
+      ts.isMethodDeclaration(fn) &&
+      ts.isClassDeclaration(fn.parent) &&
+      SINKS[fn.parent.name?.text ?? '']?.has(fn.name.getText())
+    )
+      return true;
     parameterResults.set(param, true); // while in progress (recursion): judged by the other callers
     const index = fn.parameters.indexOf(param);
     const calls = callsOf(fn);
-    const result = calls.length > 0 && calls.map((c) => (c.arguments[index] ? isConstant(c.arguments[index], new Set()) : false)).every(Boolean);
+    const result =
+      calls.length > 0 &&
+      calls.map((c) => (c.arguments[index] ? isConstant(c.arguments[index], new Set()) : false)).every(Boolean);
     parameterResults.set(param, result);
     return result;
   };
@@ -394,7 +533,14 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
 function compile(files: string[]): ts.Program {
   const config = ts.readConfigFile(join(REPO, 'tsconfig.json'), ts.sys.readFile);
   const { options } = ts.parseJsonConfigFileContent(config.config, ts.sys, REPO);
-  const roots = [...new Set([...files, join(REPO, 'src', 'db', 'database.ts'), join(REPO, 'src', 'db', 'sqlite.ts'), join(REPO, 'node_modules', '@types', 'better-sqlite3', 'index.d.ts')])];
+  const roots = [
+    ...new Set([
+      ...files,
+      join(REPO, 'src', 'db', 'database.ts'),
+      join(REPO, 'src', 'db', 'sqlite.ts'),
+      join(REPO, 'node_modules', '@types', 'better-sqlite3', 'index.d.ts'),
+    ]),
+  ];
   return ts.createProgram(roots, { ...options, noEmit: true, noResolve: true, types: [] });
 }
 
@@ -414,10 +560,15 @@ describe('no SQL is built from input (static check over src/**/*.ts)', () => {
     const problems: string[] = [];
     for (const [key, list] of counts) {
       const allowed = ALLOWED[key];
-      if (!allowed) problems.push(`not on the allow-list: ${key}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`);
-      else if (allowed.spots !== list.length) problems.push(`${key}: ${list.length} spot(s), the allow-list says ${allowed.spots}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`);
+      if (!allowed)
+        problems.push(`not on the allow-list: ${key}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`);
+      else if (allowed.spots !== list.length)
+        problems.push(
+          `${key}: ${list.length} spot(s), the allow-list says ${allowed.spots}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`,
+        );
     }
-    for (const key of Object.keys(ALLOWED)) if (!counts.has(key)) problems.push(`stale allow-list entry (no longer found): ${key}`);
+    for (const key of Object.keys(ALLOWED))
+      if (!counts.has(key)) problems.push(`stale allow-list entry (no longer found): ${key}`);
     assert.deepEqual(
       problems,
       [],

@@ -12,18 +12,31 @@ import { startRaw } from './helpers/rawServer.js';
 const PER_CALL = 6;
 
 function spawnArgs(k: number) {
-  return { parent_id: (k % 5) + 3, tasks: Array.from({ length: PER_CALL }, (_, j) => ({ title: `sig-${k}-${j}` })), chain: true };
+  return {
+    parent_id: (k % 5) + 3,
+    tasks: Array.from({ length: PER_CALL }, (_, j) => ({ title: `sig-${k}-${j}` })),
+    chain: true,
+  };
 }
 
 /** For each batch k: how many of its subtasks exist, and whether its parent got the "Split" comment. */
-function batches(project: ReturnType<typeof sampleProject>, count: number): { k: number; rows: number; comment: boolean }[] {
+function batches(
+  project: ReturnType<typeof sampleProject>,
+  count: number,
+): { k: number; rows: number; comment: boolean }[] {
   const db = sql(project);
   try {
     assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
     assert.deepEqual(db.pragma('foreign_key_check'), []);
     return Array.from({ length: count }, (_, k) => {
-      const ids = db.prepare("SELECT id FROM tasks WHERE title LIKE ? ESCAPE '\\' ORDER BY id").all(`sig-${k}-%`) as { id: number }[];
-      const comment = ids.length > 0 && !!db.prepare('SELECT 1 FROM task_comments WHERE body = ?').get(`Split: subtasks ${ids.map((r) => `#${r.id}`).join(', ')}`);
+      const ids = db.prepare("SELECT id FROM tasks WHERE title LIKE ? ESCAPE '\\' ORDER BY id").all(`sig-${k}-%`) as {
+        id: number;
+      }[];
+      const comment =
+        ids.length > 0 &&
+        !!db
+          .prepare('SELECT 1 FROM task_comments WHERE body = ?')
+          .get(`Split: subtasks ${ids.map((r) => `#${r.id}`).join(', ')}`);
       return { k, rows: ids.length, comment };
     });
   } finally {
@@ -58,18 +71,27 @@ describe('signals during writes', () => {
     const exit = await server.exited;
     assert.equal(exit.code, 0, `clean exit on SIGTERM (stderr: ${server.stderr()})`);
     assert.deepEqual(server.junk, [], 'nothing but JSON-RPC on stdout');
-    const answered = new Set([...server.responses.values()].filter((r) => r.id !== 1 && r.result && !r.result.isError).map((r) => r.id));
+    const answered = new Set(
+      [...server.responses.values()].filter((r) => r.id !== 1 && r.result && !r.result.isError).map((r) => r.id),
+    );
     const result = batches(project, sent);
     for (const b of result) {
       assert.ok(b.rows === 0 || b.rows === PER_CALL, `batch ${b.k}: ${b.rows} of ${PER_CALL} subtasks (half-written)`);
       assert.equal(b.comment, b.rows === PER_CALL, `batch ${b.k}: subtasks and the parent's comment go together`);
     }
     // Request ids: 1 was initialize, so batch k has id k + 2. An answered write is never lost.
-    for (const b of result) if (answered.has(b.k + 2)) assert.equal(b.rows, PER_CALL, `batch ${b.k} was answered ok but is missing`);
+    for (const b of result)
+      if (answered.has(b.k + 2)) assert.equal(b.rows, PER_CALL, `batch ${b.k} was answered ok but is missing`);
     assert.ok(answered.size >= 1);
-    assert.equal(result.filter((b) => b.rows > 0).length, answered.size, 'every write that happened was answered before exit');
+    assert.equal(
+      result.filter((b) => b.rows > 0).length,
+      answered.size,
+      'every write that happened was answered before exit',
+    );
     const written = result.filter((b) => b.rows > 0).length;
-    console.log(`# SIGTERM: ${sent} sent (${sentAfterKill} after the signal), ${answered.size} answered, ${written} written`);
+    console.log(
+      `# SIGTERM: ${sent} sent (${sentAfterKill} after the signal), ${answered.size} answered, ${written} written`,
+    );
     assert.ok(!existsSync(`${project.dbPath}-wal`), 'the database was closed (its WAL checkpointed and removed)');
   });
 
@@ -78,7 +100,9 @@ describe('signals during writes', () => {
     let k0 = 0;
     for (let round = 0; round < 6; round++) {
       const server = await startRaw(['--project', project.root, '--log-level', 'warn']);
-      const pending = Array.from({ length: 40 }, (_, i) => server.call('spawn_subtasks', spawnArgs(k0 + i)).catch(() => null));
+      const pending = Array.from({ length: 40 }, (_, i) =>
+        server.call('spawn_subtasks', spawnArgs(k0 + i)).catch(() => null),
+      );
       await new Promise((r) => setTimeout(r, 5 + Math.floor(Math.random() * 40)));
       server.child.kill('SIGKILL');
       await server.exited;

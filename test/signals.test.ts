@@ -40,21 +40,36 @@ const TASK = 9; // collections, frontend, in_progress on both generations
 
 /** Each verb: the call, and exactly the columns its row must hold (every other payload column NULL). */
 const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
-  { verb: 'done', args: { summary: '  Collections CRUD shipped with tests  ' }, row: { summary: 'Collections CRUD shipped with tests' }, body: 'Collections CRUD shipped with tests' },
+  {
+    verb: 'done',
+    args: { summary: '  Collections CRUD shipped with tests  ' },
+    row: { summary: 'Collections CRUD shipped with tests' },
+    body: 'Collections CRUD shipped with tests',
+  },
   {
     verb: 'partial',
     args: { summary: 'List view done', remaining: 'Drag and drop ordering' },
     row: { summary: 'List view done', remaining: 'Drag and drop ordering' },
     body: 'List view done\nRemaining: Drag and drop ordering',
   },
-  { verb: 'stuck', args: { reason: 'The dev server does not start' }, row: { reason: 'The dev server does not start' }, body: 'The dev server does not start' },
+  {
+    verb: 'stuck',
+    args: { reason: 'The dev server does not start' },
+    row: { reason: 'The dev server does not start' },
+    body: 'The dev server does not start',
+  },
   {
     verb: 'ask',
     args: { question: 'Nested collections?', options: ['yes', ' no '], preferred: 'no', blocking: true },
     row: { question: 'Nested collections?', options: 'yes\nno', preferred: 'no', blocking: 1 },
     body: 'Nested collections?',
   },
-  { verb: 'ask', args: { question: 'Icon set?', blocking: false }, row: { question: 'Icon set?', blocking: 0 }, body: 'Icon set?' },
+  {
+    verb: 'ask',
+    args: { question: 'Icon set?', blocking: false },
+    row: { question: 'Icon set?', blocking: 0 },
+    body: 'Icon set?',
+  },
   {
     verb: 'flag',
     args: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' },
@@ -67,7 +82,12 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
     row: { text: 'Collections load lazily', kind: 'decision', scope: 'subsystem', rationale: 'Big libraries' },
     body: 'Collections load lazily',
   },
-  { verb: 'learned', args: { text: 'Use the shared modal', kind: 'convention' }, row: { text: 'Use the shared modal', kind: 'convention', scope: 'subsystem' }, body: 'Use the shared modal' },
+  {
+    verb: 'learned',
+    args: { text: 'Use the shared modal', kind: 'convention' },
+    row: { text: 'Use the shared modal', kind: 'convention', scope: 'subsystem' },
+    body: 'Use the shared modal',
+  },
   {
     verb: 'learned',
     args: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' },
@@ -86,24 +106,59 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
     row: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' },
     body: 'Blocked: Waiting on ops (blocked on API keys)',
   },
-  { verb: 'blocked', args: { on: 'task #8', kind: 'upstream_task' }, row: { on: 'task #8', kind: 'upstream_task' }, body: 'Blocked: task #8' },
+  {
+    verb: 'blocked',
+    args: { on: 'task #8', kind: 'upstream_task' },
+    row: { on: 'task #8', kind: 'upstream_task' },
+    body: 'Blocked: task #8',
+  },
 ];
 
 /** Refused calls: the code, and words the message must contain (the field, and what is allowed). */
 const REFUSED: { verb: string; args: Row; code: string; says: RegExp[] }[] = [
   { verb: 'done', args: {}, code: 'invalid_argument', says: [/summary/] },
   { verb: 'done', args: { summary: '   ' }, code: 'invalid_argument', says: [/summary/] },
-  { verb: 'done', args: { summary: 'ok', task_id: 3 }, code: 'invalid_argument', says: [/unknown field/, /task_id/, /allowed fields: summary/] },
+  {
+    verb: 'done',
+    args: { summary: 'ok', task_id: 3 },
+    code: 'invalid_argument',
+    says: [/unknown field/, /task_id/, /allowed fields: summary/],
+  },
   { verb: 'partial', args: { summary: 'half' }, code: 'invalid_argument', says: [/remaining/] },
   { verb: 'ask', args: { question: 'Why?' }, code: 'invalid_argument', says: [/blocking/] },
   { verb: 'ask', args: { question: 'Why?', blocking: 'yes' }, code: 'invalid_argument', says: [/blocking/, /boolean/] },
-  { verb: 'ask', args: { question: 'Why?', blocking: true, options: ['one\ntwo'] }, code: 'invalid_argument', says: [/options\.0/, /one line/] },
-  { verb: 'flag', args: { what: 'x', severity: 'critical', category: 'bug' }, code: 'invalid_argument', says: [/severity/, /info/, /warning/, /blocking/] },
-  { verb: 'flag', args: { what: 'x', severity: 'info', category: 'typo' }, code: 'invalid_argument', says: [/category/, /incomplete_prior/] },
-  { verb: 'learned', args: { text: 'x', kind: 'discovery', scope: 'global' }, code: 'invalid_argument', says: [/scope/, /project/, /subsystem/, /feature/, /task/] },
+  {
+    verb: 'ask',
+    args: { question: 'Why?', blocking: true, options: ['one\ntwo'] },
+    code: 'invalid_argument',
+    says: [/options\.0/, /one line/],
+  },
+  {
+    verb: 'flag',
+    args: { what: 'x', severity: 'critical', category: 'bug' },
+    code: 'invalid_argument',
+    says: [/severity/, /info/, /warning/, /blocking/],
+  },
+  {
+    verb: 'flag',
+    args: { what: 'x', severity: 'info', category: 'typo' },
+    code: 'invalid_argument',
+    says: [/category/, /incomplete_prior/],
+  },
+  {
+    verb: 'learned',
+    args: { text: 'x', kind: 'discovery', scope: 'global' },
+    code: 'invalid_argument',
+    says: [/scope/, /project/, /subsystem/, /feature/, /task/],
+  },
   { verb: 'learned', args: { text: 'x', kind: 'rumour' }, code: 'invalid_argument', says: [/kind/, /convention/] },
   { verb: 'suggest', args: { what: 'x', kind: 'new_task' }, code: 'invalid_argument', says: [/why/] },
-  { verb: 'blocked', args: { on: 'x', kind: 'internal' }, code: 'invalid_argument', says: [/kind/, /upstream_task/, /external/] },
+  {
+    verb: 'blocked',
+    args: { on: 'x', kind: 'internal' },
+    code: 'invalid_argument',
+    says: [/kind/, /upstream_task/, /external/],
+  },
   { verb: 'stuck', args: { reason: 42 }, code: 'invalid_argument', says: [/reason/, /string/] },
 ];
 
@@ -133,7 +188,9 @@ for (const gen of GENERATIONS) {
     test('every verb: one row with exactly its columns, created RFC 3339 UTC, in this session', () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const s = open(p, 'sig-rows');
-      const before = Number(one(p, `SELECT count(*) AS n FROM ${gen.name === 'legacy' ? 'task_comments' : 'task_signals'}`)!.n);
+      const before = Number(
+        one(p, `SELECT count(*) AS n FROM ${gen.name === 'legacy' ? 'task_comments' : 'task_signals'}`)!.n,
+      );
       for (const c of CASES) {
         const r = s.ok(c.verb, c.args);
         assert.deepEqual([r.verb, r.task_id, r.message], [c.verb, TASK, `Signal recorded: ${c.verb}`], c.verb);
@@ -141,15 +198,21 @@ for (const gen of GENERATIONS) {
         const row = one(p, `SELECT * FROM ${gen.table} WHERE id = ?`, r.signal_id)!;
         assert.ok(row, `${c.verb}: the row ${r.signal_id} exists`);
         assert.deepEqual([row.task_id, row.session_id, row.verb], [TASK, 'sig-rows', c.verb]);
-        for (const col of PAYLOAD_COLUMNS) assert.equal(row[col], c.row[col] ?? null, `${c.verb} ${JSON.stringify(c.args)}: column ${col}`);
+        for (const col of PAYLOAD_COLUMNS)
+          assert.equal(row[col], c.row[col] ?? null, `${c.verb} ${JSON.stringify(c.args)}: column ${col}`);
         assert.match(String(row.created), RFC3339_UTC);
         if (gen.name === 'legacy') {
           // The comment a person sees in Ralph's UI of this generation, written with it.
           const comment = one(p, 'SELECT * FROM task_comments WHERE id = ?', row.comment_id)!;
-          assert.deepEqual([comment.task_id, comment.body, comment.author, comment.created], [TASK, c.body, 'frontend', row.created]);
+          assert.deepEqual(
+            [comment.task_id, comment.body, comment.author, comment.created],
+            [TASK, c.body, 'frontend', row.created],
+          );
         }
       }
-      const after = Number(one(p, `SELECT count(*) AS n FROM ${gen.name === 'legacy' ? 'task_comments' : 'task_signals'}`)!.n);
+      const after = Number(
+        one(p, `SELECT count(*) AS n FROM ${gen.name === 'legacy' ? 'task_comments' : 'task_signals'}`)!.n,
+      );
       assert.equal(after, before + CASES.length, 'one row per call, nothing else');
       if (gen.name === 'normalized') {
         // One agent_sessions row, made as Ralph makes a missing one.
@@ -157,7 +220,10 @@ for (const gen of GENERATIONS) {
         assert.equal(sessions.length, 1);
         const a = sessions[0]!;
         const max = Number(one(p, "SELECT max(session_number) AS n FROM agent_sessions WHERE id <> 'sig-rows'")!.n);
-        assert.deepEqual([a.session_number, a.kind, a.started_by, a.task_id, a.status], [max + 1, 'task_execution', 'agent', TASK, 'finished']);
+        assert.deepEqual(
+          [a.session_number, a.kind, a.started_by, a.task_id, a.status],
+          [max + 1, 'task_execution', 'agent', TASK, 'finished'],
+        );
         assert.equal(a.started, a.ended);
         assert.match(String(a.started), RFC3339_UTC);
         // Verbs never change the task (Ralph's loop decides what a signal leads to).
@@ -167,7 +233,9 @@ for (const gen of GENERATIONS) {
       }
     });
 
-    test('a session Ralph already made is used as it is', { skip: gen.name === 'legacy' && "agent_sessions is the normalized generation's" }, () => {
+    test('a session Ralph already made is used as it is', {
+      skip: gen.name === 'legacy' && "agent_sessions is the normalized generation's",
+    }, () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const existing = one(p, 'SELECT id, session_number FROM agent_sessions ORDER BY session_number LIMIT 1')!;
       const s = open(p, String(existing.id));
@@ -181,7 +249,8 @@ for (const gen of GENERATIONS) {
       const s = open(p, 'sig-refused');
       const ours = () =>
         gen.name === 'legacy'
-          ? query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_task_signals'")[0]!.n && query(p, 'SELECT count(*) AS n FROM ralph_mcp_task_signals')[0]!.n
+          ? query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_task_signals'")[0]!.n &&
+            query(p, 'SELECT count(*) AS n FROM ralph_mcp_task_signals')[0]!.n
           : 0;
       const before = dump(p);
       const oursBefore = ours();
@@ -189,7 +258,11 @@ for (const gen of GENERATIONS) {
         const e = s.fail(r.verb, r.args);
         assert.equal(e.code, r.code, `${r.verb} ${JSON.stringify(r.args)}: ${e.message}`);
         for (const re of r.says) assert.match(e.message, re, `${r.verb} ${JSON.stringify(r.args)}`);
-        assert.doesNotMatch(e.message, /CHECK constraint|SQLITE_|JSON|Unexpected token/i, 'never constraint text or a parse error');
+        assert.doesNotMatch(
+          e.message,
+          /CHECK constraint|SQLITE_|JSON|Unexpected token/i,
+          'never constraint text or a parse error',
+        );
       }
       assert.equal(dump(p), before, "Ralph's tables unchanged");
       assert.equal(ours(), oursBefore, 'no signal of ours either');
@@ -209,7 +282,12 @@ for (const gen of GENERATIONS) {
     test("questions: get_answers and get_task show them; a person's answer is read back", () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const s = open(p, 'sig-ask');
-      const asked = s.ok('ask', { question: 'Which sort order?', options: ['name', 'date'], preferred: 'date', blocking: true });
+      const asked = s.ok('ask', {
+        question: 'Which sort order?',
+        options: ['name', 'date'],
+        preferred: 'date',
+        blocking: true,
+      });
       const reader = openInProc(p, { recipe: 'task_execution', task: String(TASK) });
       sessions.push(reader);
       const pending = reader.ok('get_answers', { unanswered_only: true }).questions;
@@ -235,7 +313,10 @@ for (const gen of GENERATIONS) {
       reader.store.write(() => reader.store.answerQuestion(asked.signal_id, 'By date, newest first'));
       const answered = reader.ok('get_answers', {}).questions.find((q: Row) => q.id === asked.signal_id);
       assert.equal(answered.answer, 'By date, newest first');
-      assert.ok(!reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id), 'answered: no longer open');
+      assert.ok(
+        !reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id),
+        'answered: no longer open',
+      );
       assert.equal(
         reader.ok('get_answers', { unanswered_only: true }).questions.some((q: Row) => q.id === asked.signal_id),
         false,

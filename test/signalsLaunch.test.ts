@@ -20,7 +20,12 @@ import { SIGNAL_VERBS } from './helpers/spec.js';
 
 const TASK = 9;
 const SESSION = '5d0c8a5e-8f0b-4d6a-9a51-2f7d3c1e9b42'; // a uuid, as Ralph makes them
-const ralphEnv = (p: Project, extra: Record<string, string> = {}) => ({ RALPH_TASK_ID: String(TASK), RALPH_SESSION_ID: SESSION, RALPH_DB_PATH: p.dbPath, ...extra });
+const ralphEnv = (p: Project, extra: Record<string, string> = {}) => ({
+  RALPH_TASK_ID: String(TASK),
+  RALPH_SESSION_ID: SESSION,
+  RALPH_DB_PATH: p.dbPath,
+  ...extra,
+});
 
 const clients: Client[] = [];
 const standIns: StandIn[] = [];
@@ -31,13 +36,19 @@ after(async () => {
 
 /** The SDK client on `node dist/ralph-mcp.js` with no arguments, only the environment. */
 async function launch(env: Record<string, string>) {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI], env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const client = new Client({ name: 'ralph-signals-tests', version: '0.0.0' });
   await client.connect(transport);
   clients.push(client);
-  const call = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { client, call, stderr: () => stderr };
 }
 
@@ -64,7 +75,11 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     );
     const r = await s.call('done', { summary: 'shipped' });
     assert.equal(r.isError, undefined);
-    const row = query<Record<string, unknown>>(p, "SELECT task_id, session_id, verb, summary FROM task_signals WHERE session_id = ? AND verb = 'done'", SESSION);
+    const row = query<Record<string, unknown>>(
+      p,
+      "SELECT task_id, session_id, verb, summary FROM task_signals WHERE session_id = ? AND verb = 'done'",
+      SESSION,
+    );
     assert.deepEqual(row, [{ task_id: TASK, session_id: SESSION, verb: 'done', summary: 'shipped' }]);
     assert.match(s.stderr(), /"recipe":"signals"/);
   });
@@ -77,10 +92,18 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
       (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name),
       [...SIGNAL_VERBS],
     );
-    const called = await inspect([process.execPath, CLI], ['--method', 'tools/call', '--tool-name', 'stuck', '--tool-arg', 'reason=no network'], false, ralphEnv(p));
+    const called = await inspect(
+      [process.execPath, CLI],
+      ['--method', 'tools/call', '--tool-name', 'stuck', '--tool-arg', 'reason=no network'],
+      false,
+      ralphEnv(p),
+    );
     assert.equal(called.code, 0, called.stderr);
     assert.equal(JSON.parse(called.stdout).structuredContent.verb, 'stuck');
-    assert.equal(query(p, "SELECT count(*) AS n FROM task_signals WHERE session_id = ? AND verb = 'stuck'", SESSION)[0]!.n, 1);
+    assert.equal(
+      query(p, "SELECT count(*) AS n FROM task_signals WHERE session_id = ? AND verb = 'stuck'", SESSION)[0]!.n,
+      1,
+    );
   });
 
   test('a missing or malformed variable, or a flag that disagrees: exit 2, one line naming it', () => {
@@ -118,25 +141,44 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     const api = await startRalphApi({
       answer: (r) => {
         const verb = r.body?.verb;
-        if (verb === 'flag') return { status: 500, body: JSON.stringify({ error: 'Failed to insert signal: database is locked' }) };
-        if (verb === 'ask') return { status: 422, body: 'Failed to deserialize the JSON body into the target type', contentType: 'text/plain; charset=utf-8' };
+        if (verb === 'flag')
+          return { status: 500, body: JSON.stringify({ error: 'Failed to insert signal: database is locked' }) };
+        if (verb === 'ask')
+          return {
+            status: 422,
+            body: 'Failed to deserialize the JSON body into the target type',
+            contentType: 'text/plain; charset=utf-8',
+          };
         return undefined; // Ralph's own answers (no database given: success without writing)
       },
     });
     standIns.push(api);
     const s = await launch(ralphEnv(p, { RALPH_API_PORT: String(api.port) }));
-    assert.deepEqual(api.requests, [{ method: 'POST', path: '/api/set-db-path', contentType: 'application/json', body: { db_path: p.dbPath } }], 'set-db-path once, at start');
+    assert.deepEqual(
+      api.requests,
+      [{ method: 'POST', path: '/api/set-db-path', contentType: 'application/json', body: { db_path: p.dbPath } }],
+      'set-db-path once, at start',
+    );
 
     const done = await s.call('done', { summary: ' shipped ' });
     assert.equal(done.isError, undefined);
-    assert.deepEqual(done.structuredContent, { message: 'Signal recorded: done', verb: 'done', task_id: TASK, signal_id: null, next: (done.structuredContent as { next: string }).next });
+    assert.deepEqual(done.structuredContent, {
+      message: 'Signal recorded: done',
+      verb: 'done',
+      task_id: TASK,
+      signal_id: null,
+      next: (done.structuredContent as { next: string }).next,
+    });
     const learned = await s.call('learned', { text: 'Lazy loading', kind: 'decision', scope: 'feature' });
     assert.equal(learned.isError, undefined);
 
     const flag = await s.call('flag', { what: 'x', severity: 'info', category: 'bug' });
     assert.equal(flag.isError, true);
     assert.deepEqual((flag.structuredContent as any).error.code, 'unavailable');
-    assert.match((flag.structuredContent as any).error.message, /HTTP 500\): Failed to insert signal: database is locked/);
+    assert.match(
+      (flag.structuredContent as any).error.message,
+      /HTTP 500\): Failed to insert signal: database is locked/,
+    );
     const ask = await s.call('ask', { question: 'q?', blocking: false });
     assert.equal(ask.isError, true);
     assert.equal((ask.structuredContent as any).error.code, 'invalid_argument');
@@ -150,10 +192,36 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.deepEqual(
       api.requests.slice(1).map((r) => [r.path, r.contentType, r.body]),
       [
-        ['/api/task-signal', 'application/json', { task_id: TASK, session_id: SESSION, verb: 'done', payload: { summary: 'shipped' } }],
-        ['/api/task-signal', 'application/json', { task_id: TASK, session_id: SESSION, verb: 'learned', payload: { text: 'Lazy loading', kind: 'decision', scope: 'subsystem' } }],
-        ['/api/task-signal', 'application/json', { task_id: TASK, session_id: SESSION, verb: 'flag', payload: { what: 'x', severity: 'info', category: 'bug' } }],
-        ['/api/task-signal', 'application/json', { task_id: TASK, session_id: SESSION, verb: 'ask', payload: { question: 'q?', blocking: false } }],
+        [
+          '/api/task-signal',
+          'application/json',
+          { task_id: TASK, session_id: SESSION, verb: 'done', payload: { summary: 'shipped' } },
+        ],
+        [
+          '/api/task-signal',
+          'application/json',
+          {
+            task_id: TASK,
+            session_id: SESSION,
+            verb: 'learned',
+            payload: { text: 'Lazy loading', kind: 'decision', scope: 'subsystem' },
+          },
+        ],
+        [
+          '/api/task-signal',
+          'application/json',
+          {
+            task_id: TASK,
+            session_id: SESSION,
+            verb: 'flag',
+            payload: { what: 'x', severity: 'info', category: 'bug' },
+          },
+        ],
+        [
+          '/api/task-signal',
+          'application/json',
+          { task_id: TASK, session_id: SESSION, verb: 'ask', payload: { question: 'q?', blocking: false } },
+        ],
       ],
     );
     await s.client.callTool({ name: 'no_such_tool', arguments: {} }).catch(() => undefined);
@@ -171,14 +239,31 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
 
   test("config on a normalized task session emits ralph-signals in place of Ralph's Bun script, and that entry serves the verbs", async () => {
     const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
-    const r = runCli(['config', '--project', p.root, '--recipe', 'task_execution', '--task', String(TASK), '--api-port', '4321']);
+    const r = runCli([
+      'config',
+      '--project',
+      p.root,
+      '--recipe',
+      'task_execution',
+      '--task',
+      String(TASK),
+      '--api-port',
+      '4321',
+    ]);
     assert.equal(r.status, 0, r.stderr);
-    const servers = JSON.parse(r.stdout).mcpServers as Record<string, { command: string; args: string[]; env?: Record<string, string> }>;
+    const servers = JSON.parse(r.stdout).mcpServers as Record<
+      string,
+      { command: string; args: string[]; env?: Record<string, string> }
+    >;
     const entry = servers['ralph-signals']!;
     assert.deepEqual(entry.args, [CLI]);
     assert.equal(entry.command, process.execPath);
     const sessionId = servers.ralph!.args[servers.ralph!.args.indexOf('--session-id') + 1];
-    assert.deepEqual(entry.env, { RALPH_TASK_ID: String(TASK), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: p.dbPath, RALPH_API_PORT: '4321' }, 'one session id for both entries');
+    assert.deepEqual(
+      entry.env,
+      { RALPH_TASK_ID: String(TASK), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: p.dbPath, RALPH_API_PORT: '4321' },
+      'one session id for both entries',
+    );
     const { RALPH_API_PORT: _port, ...direct } = entry.env!;
     const s = await launch(direct);
     assert.deepEqual(
@@ -186,7 +271,15 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
       [...SIGNAL_VERBS],
     );
     // Not for a legacy project (Ralph's head never opens one), nor for a session without a task.
-    const legacy = runCli(['config', '--project', fixtureProject('04-desktop-dev.db').root, '--recipe', 'task_execution', '--task', '9']);
+    const legacy = runCli([
+      'config',
+      '--project',
+      fixtureProject('04-desktop-dev.db').root,
+      '--recipe',
+      'task_execution',
+      '--task',
+      '9',
+    ]);
     assert.equal(JSON.parse(legacy.stdout).mcpServers['ralph-signals'], undefined);
     const noTask = runCli(['config', '--project', p.root, '--recipe', 'yap']);
     assert.equal(JSON.parse(noTask.stdout).mcpServers['ralph-signals'], undefined);
@@ -205,8 +298,14 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
       assert.equal(ra.isError, undefined, `${verb} direct: ${JSON.stringify(ra.structuredContent)}`);
       assert.equal(rb.isError, undefined, `${verb} forwarded: ${JSON.stringify(rb.structuredContent)}`);
     }
-    const signals = (p: Project) => query<Record<string, unknown>>(p, 'SELECT * FROM task_signals WHERE session_id = ? ORDER BY id', SESSION).map(({ id: _id, created: _c, ...rest }) => rest);
-    const session = (p: Project) => query<Record<string, unknown>>(p, 'SELECT * FROM agent_sessions WHERE id = ?', SESSION).map(({ session_number: _n, started: _s, ended: _e, ...rest }) => rest);
+    const signals = (p: Project) =>
+      query<Record<string, unknown>>(p, 'SELECT * FROM task_signals WHERE session_id = ? ORDER BY id', SESSION).map(
+        ({ id: _id, created: _c, ...rest }) => rest,
+      );
+    const session = (p: Project) =>
+      query<Record<string, unknown>>(p, 'SELECT * FROM agent_sessions WHERE id = ?', SESSION).map(
+        ({ session_number: _n, started: _s, ended: _e, ...rest }) => rest,
+      );
     assert.equal(signals(direct).length, CALLS.length);
     assert.deepEqual(signals(direct), signals(forwarded));
     assert.deepEqual(session(direct), session(forwarded));
@@ -219,18 +318,35 @@ describe('questions: a person answers with `ralph-mcp answer`; task_brief shows 
     test(generation, async () => {
       const p = sampleProject(generation);
       const asker = await startSession(p, ['--recipe', 'signals', '--task', '3']);
-      const asked = await asker.ok('ask', { question: 'Grams or ounces?', options: ['grams', 'ounces'], blocking: true });
+      const asked = await asker.ok('ask', {
+        question: 'Grams or ounces?',
+        options: ['grams', 'ounces'],
+        blocking: true,
+      });
       await asker.close();
       const reader = await startSession(p, ['--recipe', 'task_execution', '--task', '3']);
       try {
-        const brief = async () => String(((await reader.client.getPrompt({ name: 'task_brief', arguments: {} })).messages[0]!.content as { text: string }).text);
-        assert.match(await brief(), /still wait for an answer from a person:\n```json\n\[\n {2}\{\n {4}"question": "Grams or ounces\?"/);
+        const brief = async () =>
+          String(
+            (
+              (await reader.client.getPrompt({ name: 'task_brief', arguments: {} })).messages[0]!.content as {
+                text: string;
+              }
+            ).text,
+          );
+        assert.match(
+          await brief(),
+          /still wait for an answer from a person:\n```json\n\[\n {2}\{\n {4}"question": "Grams or ounces\?"/,
+        );
         assert.equal(runCli(['answer', '--project', p.root, '--question', '999999', '--text', 'x']).status, 2);
         const r = runCli(['answer', '--project', p.root, '--question', String(asked.signal_id), '--text', ' grams ']);
         assert.equal(r.status, 0, r.stderr);
         assert.match(r.stdout, /answered question \d+ on task 3: "Grams or ounces\?"/);
         assert.deepEqual(
-          (await reader.ok('get_answers', {})).questions.map((q: { question: string; answer: string | null }) => [q.question, q.answer]),
+          (await reader.ok('get_answers', {})).questions.map((q: { question: string; answer: string | null }) => [
+            q.question,
+            q.answer,
+          ]),
           [['Grams or ounces?', 'grams']],
         );
         assert.doesNotMatch(await brief(), /still wait for an answer/);

@@ -21,7 +21,10 @@ test('a task_execution session lists its tools, reads its task, and logs each ca
       .filter(Boolean)
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const started = lines.find((l) => l.msg === 'session started')!;
-    assert.deepEqual([started.recipe, started.discipline, started.task, started.tools], ['task_execution', 'frontend', 3, RECIPE_TOOLS.task_execution!.length]);
+    assert.deepEqual(
+      [started.recipe, started.discipline, started.task, started.tools],
+      ['task_execution', 'frontend', 3, RECIPE_TOOLS.task_execution!.length],
+    );
     const calls = lines.filter((l) => l.msg === 'call');
     assert.deepEqual(
       calls.map((l) => [l.tool, l.outcome, typeof l.ms]),

@@ -10,7 +10,16 @@ import { exited, rawSocket, startSocketServer } from './helpers/socketServer.js'
 import { rssMb, sampleRss } from './helpers/processStats.js';
 
 /** What --socket may remove, the pid file, the socket's mode at birth, and backpressure. */
-const serveArgs = (root: string, socket: string) => ['--project', root, '--recipe', 'yap', '--transport', 'socket', '--socket', socket];
+const serveArgs = (root: string, socket: string) => [
+  '--project',
+  root,
+  '--recipe',
+  'yap',
+  '--transport',
+  'socket',
+  '--socket',
+  socket,
+];
 
 /** A refusal: status 2, exactly one line on stderr naming the path, nothing on stdout. */
 function refused(r: { status: number | null; stdout: string; stderr: string }, path: string, what: RegExp): void {
@@ -90,7 +99,11 @@ describe('the pid file', () => {
     const p = sampleProject();
     const socket = join(tempDir(), 'mcp.sock');
     writeFileSync(`${socket}.pid`, `${process.pid}\n`); // this test process: alive
-    refused(runCli(serveArgs(p.root, socket)), `${socket}.pid`, new RegExp(`names pid ${process.pid}, which is running`));
+    refused(
+      runCli(serveArgs(p.root, socket)),
+      `${socket}.pid`,
+      new RegExp(`names pid ${process.pid}, which is running`),
+    );
     assert.equal(readFileSync(`${socket}.pid`, 'utf8'), `${process.pid}\n`);
 
     writeFileSync(`${socket}.pid`, '999999999\n'); // above any pid_max: not alive
@@ -112,8 +125,14 @@ test('under umask 000 the socket is owner-only from birth (not only after the ch
   const socket = join(dir, 'mcp.sock');
   // Preloaded: chmodSync does nothing, so what is checked is the mode bind() gave the socket.
   const preload = join(dir, 'no-chmod.mjs');
-  writeFileSync(preload, "import fs from 'node:fs'; import { syncBuiltinESMExports } from 'node:module'; fs.chmodSync = () => {}; syncBuiltinESMExports();\n");
-  const server = await startSocketServer(p.root, socket, ['--recipe', 'yap'], { shell: 'umask 000', nodeArgs: ['--import', preload] });
+  writeFileSync(
+    preload,
+    "import fs from 'node:fs'; import { syncBuiltinESMExports } from 'node:module'; fs.chmodSync = () => {}; syncBuiltinESMExports();\n",
+  );
+  const server = await startSocketServer(p.root, socket, ['--recipe', 'yap'], {
+    shell: 'umask 000',
+    nodeArgs: ['--import', preload],
+  });
   try {
     assert.equal(statSync(socket).mode & 0o777, 0o600, 'no group or other access at bind time');
     // The umask was restored: files the server makes later keep the launcher's umask (000 here).
@@ -156,18 +175,29 @@ test('backpressure: a client that pipelines tools/list and never reads cannot gr
       while (batch.length < 256 * 1024) batch += line(id++);
       written += batch.length;
       if (!flood.write(batch)) {
-        const drained = await Promise.race([new Promise((r) => flood.once('drain', () => r(true))), new Promise((r) => setTimeout(() => r(false), 3000))]);
+        const drained = await Promise.race([
+          new Promise((r) => flood.once('drain', () => r(true))),
+          new Promise((r) => setTimeout(() => r(false), 3000)),
+        ]);
         if (!drained) break; // the server stopped reading us: exactly what should happen
       }
     }
     // Another connection is served meanwhile.
     const other = await connectSocket(socket);
-    const pinged = await Promise.race([other.ping().then(() => true), new Promise((r) => setTimeout(() => r(false), 20_000))]);
+    const pinged = await Promise.race([
+      other.ping().then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 20_000)),
+    ]);
     assert.equal(pinged, true, 'a ping on another connection is answered while the flood is held');
     await other.close();
     const peak = rss.stop();
-    console.log(`socket flood: ${(written / 1048576).toFixed(1)} MB offered, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`);
-    assert.ok(peak - base < FLOOD_RSS_BOUND_MB, `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${FLOOD_RSS_BOUND_MB})`);
+    console.log(
+      `socket flood: ${(written / 1048576).toFixed(1)} MB offered, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+    );
+    assert.ok(
+      peak - base < FLOOD_RSS_BOUND_MB,
+      `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${FLOOD_RSS_BOUND_MB})`,
+    );
     flood.destroy();
     assert.equal(server.child.exitCode, null, 'the server is still up');
   } finally {

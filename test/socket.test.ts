@@ -12,19 +12,25 @@ import { connectSocket } from './helpers/socketClient.js';
 
 /** --transport socket: one shared server, one MCP session per connection. */
 async function startSocketServer(p: Project, socket: string, flags: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [CLI, '--project', p.root, '--transport', 'socket', '--socket', socket, ...flags], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--project', p.root, '--transport', 'socket', '--socket', socket, ...flags],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   const ready = () => existsSync(`${socket}.pid`) && readFileSync(`${socket}.pid`, 'utf8').trim() === String(child.pid);
   for (let waited = 0; !ready(); waited += 25) {
-    if (waited > 10_000 || child.exitCode !== null) throw new Error(`socket server did not start (exit ${child.exitCode})`);
+    if (waited > 10_000 || child.exitCode !== null)
+      throw new Error(`socket server did not start (exit ${child.exitCode})`);
     await new Promise((r) => setTimeout(r, 25));
   }
   child.on('exit', () => assert.equal(out, '', 'nothing on stdout'));
   return child;
 }
 
-const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
+const exited = (c: ChildProcess) =>
+  new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
 
 describe('Unix socket transport', () => {
   test('two agents at once, each its own session; owner-only socket; pid file; clean SIGTERM', async () => {
@@ -37,7 +43,9 @@ describe('Unix socket transport', () => {
       const [a, b] = await Promise.all([connectSocket(socket), connectSocket(socket)]);
       assert.equal((await a.listTools()).tools.length, RECIPE_TOOLS.worker!.length);
       assert.equal((await b.listTools()).tools.length, RECIPE_TOOLS.worker!.length);
-      const claimed = (await a.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as { task: { id: number } };
+      const claimed = (await a.callTool({ name: 'claim_next_task', arguments: {} })).structuredContent as {
+        task: { id: number };
+      };
       assert.equal(claimed.task.id, 5);
       // B has claimed nothing: the claim belongs to A's session only.
       const r = await b.callTool({ name: 'set_task_status', arguments: { status: 'done' } });

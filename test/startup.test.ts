@@ -19,15 +19,25 @@ describe('startup fails closed', () => {
   const p = sampleProject();
 
   test('unknown recipe: lists the valid ones', () =>
-    assertRefused(['--project', p.root, '--recipe', 'yapp'], /unknown recipe "yapp"; valid recipes: braindump, yap, ramble, discuss, task_execution, opus_review, enrichment/));
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yapp'],
+      /unknown recipe "yapp"; valid recipes: braindump, yap, ramble, discuss, task_execution, opus_review, enrichment/,
+    ));
 
   test("unknown discipline: lists the project's", () =>
-    assertRefused(['--project', p.root, '--recipe', 'yap', '--discipline', 'fronted'], /unknown discipline "fronted"; disciplines in this project: backend, documentation, frontend, quality/));
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yap', '--discipline', 'fronted'],
+      /unknown discipline "fronted"; disciplines in this project: backend, documentation, frontend, quality/,
+    ));
 
-  test('unknown task id', () => assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', '999'], /unknown task id 999/));
+  test('unknown task id', () =>
+    assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', '999'], /unknown task id 999/));
 
   test('task id that is not a number: the typo is echoed', () =>
-    assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'], /--task must be a positive integer task id, got "seven"/));
+    assertRefused(
+      ['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'],
+      /--task must be a positive integer task id, got "seven"/,
+    ));
 
   test('a task whose discipline row is missing: says so, and how to proceed', async () => {
     const q = sampleProject();
@@ -36,32 +46,53 @@ describe('startup fails closed', () => {
     db.pragma('foreign_keys = OFF');
     db.prepare("UPDATE tasks SET discipline = 'ghost' WHERE id = 5").run();
     db.close();
-    assertRefused(['--project', q.root, '--recipe', 'task_execution', '--task', '5'], /task 5's discipline "ghost" does not exist; pass --discipline NAME/);
+    assertRefused(
+      ['--project', q.root, '--recipe', 'task_execution', '--task', '5'],
+      /task 5's discipline "ghost" does not exist; pass --discipline NAME/,
+    );
   });
 
   test('a log file that cannot be opened (a directory)', () => {
     const dir = tempDir();
-    assertRefused(['--project', p.root, '--recipe', 'yap', '--log-file', dir], new RegExp(`cannot open log file ${dir}: .*EISDIR`));
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yap', '--log-file', dir],
+      new RegExp(`cannot open log file ${dir}: .*EISDIR`),
+    );
   });
 
   test('missing database: names the path and suggests init', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.ralph'));
-    assertRefused(['--project', dir, '--recipe', 'yap'], new RegExp(`database not found at ${join(dir, '.ralph', 'db', 'ralph.db')}; create it with: ralph-mcp init`));
+    assertRefused(
+      ['--project', dir, '--recipe', 'yap'],
+      new RegExp(`database not found at ${join(dir, '.ralph', 'db', 'ralph.db')}; create it with: ralph-mcp init`),
+    );
   });
 
-  test('--db pointing nowhere', () => assertRefused(['--project', p.root, '--db', join(p.root, 'nope.db')], /database not found at .*nope\.db/));
+  test('--db pointing nowhere', () =>
+    assertRefused(['--project', p.root, '--db', join(p.root, 'nope.db')], /database not found at .*nope\.db/));
 
-  test('a directory that is not a project', () => assertRefused(['--project', tempDir(), '--recipe', 'yap'], /is not a Ralph project \(no \.ralph\/ folder\)/));
+  test('a directory that is not a project', () =>
+    assertRefused(['--project', tempDir(), '--recipe', 'yap'], /is not a Ralph project \(no \.ralph\/ folder\)/));
 
-  test('a directory that does not exist', () => assertRefused(['--project', '/no/such/dir', '--recipe', 'yap'], /project directory \/no\/such\/dir does not exist/));
+  test('a directory that does not exist', () =>
+    assertRefused(
+      ['--project', '/no/such/dir', '--recipe', 'yap'],
+      /project directory \/no\/such\/dir does not exist/,
+    ));
 
-  test('RALPH_PROJECT is honoured (and checked)', () => assertRefused(['--recipe', 'yap'], /project directory \/no\/such\/env-dir does not exist/, { RALPH_PROJECT: '/no/such/env-dir' }));
+  test('RALPH_PROJECT is honoured (and checked)', () =>
+    assertRefused(['--recipe', 'yap'], /project directory \/no\/such\/env-dir does not exist/, {
+      RALPH_PROJECT: '/no/such/env-dir',
+    }));
 
   test('a file that is not a database', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.ralph', 'db'), { recursive: true });
-    writeFileSync(join(dir, '.ralph', 'db', 'ralph.db'), 'this is not sqlite, just text that is long enough to be read as a header block'.repeat(20));
+    writeFileSync(
+      join(dir, '.ralph', 'db', 'ralph.db'),
+      'this is not sqlite, just text that is long enough to be read as a header block'.repeat(20),
+    );
     assertRefused(['--project', dir, '--recipe', 'yap'], /cannot (open|read) database .*not a database/);
   });
 
@@ -72,7 +103,10 @@ describe('startup fails closed', () => {
     const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'));
     db.exec('CREATE TABLE other (x)');
     db.close();
-    assertRefused(['--project', dir, '--recipe', 'yap'], /is not a Ralph database \(missing tables: metadata, features/);
+    assertRefused(
+      ['--project', dir, '--recipe', 'yap'],
+      /is not a Ralph database \(missing tables: metadata, features/,
+    );
   });
 
   test('a database from a newer Ralph (unknown user_version)', async () => {
@@ -81,10 +115,14 @@ describe('startup fails closed', () => {
     const db = new Database(q.dbPath);
     db.pragma('user_version = 2');
     db.close();
-    assertRefused(['--project', q.root, '--recipe', 'yap'], /has schema version 2; this ralph-mcp understands version 1/);
+    assertRefused(
+      ['--project', q.root, '--recipe', 'yap'],
+      /has schema version 2; this ralph-mcp understands version 1/,
+    );
   });
 
-  test('unknown flag (a typo must not silently widen or change the session)', () => assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
+  test('unknown flag (a typo must not silently widen or change the session)', () =>
+    assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
 });
 
 describe('startup succeeds', () => {
@@ -119,7 +157,11 @@ describe('init', () => {
     const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'), { readonly: true });
     assert.equal(db.pragma('user_version', { simple: true }), 1);
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    const meta = db.prepare('SELECT * FROM metadata').all() as { project_title: string; schema_version: string; project_created: string }[];
+    const meta = db.prepare('SELECT * FROM metadata').all() as {
+      project_title: string;
+      schema_version: string;
+      project_created: string;
+    }[];
     db.close();
     assert.equal(meta.length, 1);
     assert.equal(meta[0]!.project_title, 'My Project');

@@ -27,7 +27,11 @@ test('two sessions appending at once never interleave inside an entry', async ()
     const [, , , who, i] = m;
     // An entry may end with one extra blank line: the "does the file end in a newline?" check before an
     // append can read a byte of another process's write in flight (see appendEntry). The text is whole.
-    assert.equal(e.replace(/\n+$/, '\n\n'), `${e.slice(0, e.indexOf('\n') + 1)}${body(who!, Number(i))}\n\n`, 'entry is whole');
+    assert.equal(
+      e.replace(/\n+$/, '\n\n'),
+      `${e.slice(0, e.indexOf('\n') + 1)}${body(who!, Number(i))}\n\n`,
+      'entry is whole',
+    );
     seen.add(`${who}${i}`);
   }
   assert.equal(seen.size, 120);

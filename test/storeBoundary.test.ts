@@ -24,7 +24,10 @@ export function sqlLiterals(file: string, source: string): string[] {
   const found: string[] = [];
   const visit = (n: ts.Node): void => {
     if (ts.isStringLiteralLike(n) || ts.isTemplateHead(n) || ts.isTemplateMiddle(n) || ts.isTemplateTail(n)) {
-      if (SQL.test(n.text)) found.push(`${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}: ${n.text.replace(/\s+/g, ' ').slice(0, 100)}`);
+      if (SQL.test(n.text))
+        found.push(
+          `${file}:${sf.getLineAndCharacterOfPosition(n.getStart()).line + 1}: ${n.text.replace(/\s+/g, ' ').slice(0, 100)}`,
+        );
     }
     ts.forEachChild(n, visit);
   };
@@ -43,7 +46,10 @@ test('no SQL outside src/store/ and src/db/', () => {
     );
   const outside = files.filter((f) => !BOUNDARY.some((b) => f.startsWith(b)));
   assert.ok(outside.length > 30, `only ${outside.length} files outside the store: the file walk is broken`);
-  assert.ok(files.some((f) => f.startsWith('src/store/legacy/')) && files.some((f) => f.startsWith('src/store/normalized/')), 'both generations live in src/store/');
+  assert.ok(
+    files.some((f) => f.startsWith('src/store/legacy/')) && files.some((f) => f.startsWith('src/store/normalized/')),
+    'both generations live in src/store/',
+  );
   const offenders = outside.flatMap((f) => sqlLiterals(f, readFileSync(join(REPO, f), 'utf8')));
   assert.deepEqual(offenders, [], 'SQL outside the storage boundary: move it behind RalphStore (src/store/store.ts)');
 });

@@ -11,7 +11,9 @@ import { tempDir } from './helpers/project.js';
  * whole), nothing failed with busy, and integrity_check is ok. The machinery is shared with the long
  * run: scripts/stress/concurrency.ts.
  */
-test('8 servers and a plain-SQL writer at once: every write there exactly once, no busy error, integrity ok', { timeout: 120_000 }, async () => {
+test('8 servers and a plain-SQL writer at once: every write there exactly once, no busy error, integrity ok', {
+  timeout: 120_000,
+}, async () => {
   const r = await runWriters({ processes: 8, opsPerProcess: 40, plainOps: 5000, dir: tempDir('ralph-mcp-writers-') });
   const summary = `seed ${r.seed}: ${r.toolCalls} tool writes + ${r.plainWrites} plain-SQL writes in ${r.seconds.toFixed(1)} s (${JSON.stringify(r.byKind)})`;
   console.log(`# ${summary}`);
@@ -24,7 +26,14 @@ test('8 servers and a plain-SQL writer at once: every write there exactly once, 
   assert.equal(r.serverCrashes, 0);
   assert.equal(r.toolCalls, 8 * 40, 'every call was answered ok');
   assert.ok(r.plainWrites >= 40, `the plain-SQL writer wrote throughout (${r.plainWrites} writes)`);
-  for (const kind of ['create_task', 'add_task_comment', 'set_task_status', 'append_feature_learning', 'append_progress', 'append_learning']) {
+  for (const kind of [
+    'create_task',
+    'add_task_comment',
+    'set_task_status',
+    'append_feature_learning',
+    'append_progress',
+    'append_learning',
+  ]) {
     assert.ok((r.byKind[kind] ?? 0) > 0, `the mix included ${kind}`);
   }
 });

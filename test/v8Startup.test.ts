@@ -41,16 +41,24 @@ function session() {
 test('no TurboFan during startup, pings and listings; turned on by the first tool call', async () => {
   const s = session();
   try {
-    const init = line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const init = line({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     let idle = `${init}${line({ method: 'notifications/initialized' })}${line({ id: 2, method: 'tools/list' })}`;
     for (let i = 0; i < 3000; i++) idle += line({ id: 10 + i, method: 'ping' });
     assert.equal(optimised(await s.send(idle, 3009)), 0, 'nothing optimised before the session worked on the project');
     let calls = '';
-    for (let i = 0; i < 3000; i++) calls += line({ id: 10_000 + i, method: 'tools/call', params: { name: 'list_tasks', arguments: { limit: 1 } } });
+    for (let i = 0; i < 3000; i++)
+      calls += line({ id: 10_000 + i, method: 'tools/call', params: { name: 'list_tasks', arguments: { limit: 1 } } });
     await s.send(calls, 12_999);
     // V8 optimises on background threads: give it a moment to finish what the calls made hot.
     await new Promise((r) => setTimeout(r, 500));
-    assert.ok(optimised(await s.send(line({ id: 20_000, method: 'ping' }), 20_000)) > 0, 'the calls got optimised code');
+    assert.ok(
+      optimised(await s.send(line({ id: 20_000, method: 'ping' }), 20_000)) > 0,
+      'the calls got optimised code',
+    );
   } finally {
     s.end();
   }

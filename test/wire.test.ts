@@ -13,7 +13,12 @@ import { ToolError } from '../src/errors.js';
  */
 
 const reply = (id: number | string, result: unknown) => ({ result, jsonrpc: '2.0', id }) as JSONRPCMessage;
-const awkward = { title: 'quotes " and \\ backslashes\nnewline\ttab', emoji: '🦀 and \u2028 line separator', n: [1, 2.5, -0, null], nested: { deep: { deeper: [] } } };
+const awkward = {
+  title: 'quotes " and \\ backslashes\nnewline\ttab',
+  emoji: '🦀 and \u2028 line separator',
+  n: [1, 2.5, -0, null],
+  nested: { deep: { deeper: [] } },
+};
 
 describe('wireLine', () => {
   test('an okResult reply is spliced, and the bytes equal JSON.stringify of the message', () => {
@@ -53,7 +58,9 @@ describe('messages taken without zod', () => {
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: { progressToken: {} } } },
     { jsonrpc: '2.0', method: 'notifications/initialized' },
     { jsonrpc: '2.0', id: 1, result: {} },
-    JSON.parse('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"__proto__":{"x":1}}}}'),
+    JSON.parse(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"__proto__":{"x":1}}}}',
+    ),
     [],
     null,
     'text',

@@ -39,12 +39,60 @@ export const FEATURES = [
 ] as const;
 
 export const DISCIPLINES = [
-  ['frontend', 'Frontend', 'FRNT', 'Code', '#068d87', 'You build the React UI with accessible components.', '["react","typescript","css"]'],
-  ['backend', 'Backend', 'BACK', 'Server', '#ea7805', 'You own the API, the services and their contracts.', '["node","postgres","http"]'],
-  ['database', 'Database', 'DATA', 'Database', '#2563eb', 'You design schemas, migrations and queries.', '["sql","sqlite","migrations"]'],
-  ['quality', 'Quality', 'QUAL', 'FlaskConical', '#7a10ff', 'You write unit, integration and end-to-end tests.', '["vitest","playwright"]'],
-  ['devops', 'DevOps', 'DVOP', 'Cloud', '#16a34a', 'You own CI, deployment and observability.', '["docker","github-actions","terraform"]'],
-  ['documentation', 'Documentation', 'DOCS', 'BookOpen', '#3b82f6', 'You write user and developer documentation.', '["markdown"]'],
+  [
+    'frontend',
+    'Frontend',
+    'FRNT',
+    'Code',
+    '#068d87',
+    'You build the React UI with accessible components.',
+    '["react","typescript","css"]',
+  ],
+  [
+    'backend',
+    'Backend',
+    'BACK',
+    'Server',
+    '#ea7805',
+    'You own the API, the services and their contracts.',
+    '["node","postgres","http"]',
+  ],
+  [
+    'database',
+    'Database',
+    'DATA',
+    'Database',
+    '#2563eb',
+    'You design schemas, migrations and queries.',
+    '["sql","sqlite","migrations"]',
+  ],
+  [
+    'quality',
+    'Quality',
+    'QUAL',
+    'FlaskConical',
+    '#7a10ff',
+    'You write unit, integration and end-to-end tests.',
+    '["vitest","playwright"]',
+  ],
+  [
+    'devops',
+    'DevOps',
+    'DVOP',
+    'Cloud',
+    '#16a34a',
+    'You own CI, deployment and observability.',
+    '["docker","github-actions","terraform"]',
+  ],
+  [
+    'documentation',
+    'Documentation',
+    'DOCS',
+    'BookOpen',
+    '#3b82f6',
+    'You write user and developer documentation.',
+    '["markdown"]',
+  ],
 ] as const;
 
 const VERBS = [
@@ -252,7 +300,20 @@ const CONTENT_WORDS = [
   'timezone',
   'graphql',
 ];
-const SUFFIXES = ['Service', 'Store', 'Handler', 'Controller', 'Repository', 'Client', 'Schema', 'View', 'Hook', 'Queue', 'Worker', 'Config'];
+const SUFFIXES = [
+  'Service',
+  'Store',
+  'Handler',
+  'Controller',
+  'Repository',
+  'Client',
+  'Schema',
+  'View',
+  'Hook',
+  'Queue',
+  'Worker',
+  'Config',
+];
 /** Code identifiers (invoiceService, tokenStore, …): most of a real project's distinct words. */
 const IDENTIFIERS = NOUNS.flatMap((n) => SUFFIXES.map((suf) => `${n}${suf}`));
 
@@ -292,10 +353,13 @@ export function sentence(r: Rand, min = 8, max = 16): string {
   const s = words.join(' ');
   return `${s[0]!.toUpperCase()}${s.slice(1)}.`;
 }
-export const paragraph = (r: Rand, min: number, max: number) => Array.from({ length: min + int(r, max - min + 1) }, () => sentence(r)).join(' ');
-export const title = (r: Rand) => `${pick(r, VERBS)} ${pick(r, ADJ)} ${pick(r, NOUNS)} ${r() < 0.5 ? pick(r, NOUNS) : `in ${pick(r, IDENTIFIERS)}`}`;
+export const paragraph = (r: Rand, min: number, max: number) =>
+  Array.from({ length: min + int(r, max - min + 1) }, () => sentence(r)).join(' ');
+export const title = (r: Rand) =>
+  `${pick(r, VERBS)} ${pick(r, ADJ)} ${pick(r, NOUNS)} ${r() < 0.5 ? pick(r, NOUNS) : `in ${pick(r, IDENTIFIERS)}`}`;
 /** Two words a search would plausibly use: a topic noun and an adjective, noun or code identifier. */
-export const searchQuery = (r: Rand) => `${pick(r, NOUNS)} ${pick(r, r() < 0.4 ? IDENTIFIERS : r() < 0.5 ? ADJ : NOUNS)}`;
+export const searchQuery = (r: Rand) =>
+  `${pick(r, NOUNS)} ${pick(r, r() < 0.4 ? IDENTIFIERS : r() < 0.5 ? ADJ : NOUNS)}`;
 
 const STATUS_WEIGHTS: [string, number][] = [
   ['done', 0.45],
@@ -401,7 +465,17 @@ function planProject(tasks: number, seed: number, sink: Sink): void {
   const r = rng(seed);
   for (const [name, display, acr, icon, color, prompt, skills] of DISCIPLINES) {
     const conventions = `- ${sentence(r)}\n- ${sentence(r)}`;
-    sink.discipline({ name, display_name: display, acronym: acr, icon, color, system_prompt: prompt, skills: JSON.parse(skills) as string[], conventions, description: sentence(r) });
+    sink.discipline({
+      name,
+      display_name: display,
+      acronym: acr,
+      icon,
+      color,
+      system_prompt: prompt,
+      skills: JSON.parse(skills) as string[],
+      conventions,
+      description: sentence(r),
+    });
   }
   for (const [name, display, acr, desc] of FEATURES) {
     const learnings = Array.from(
@@ -486,7 +560,9 @@ function planProject(tasks: number, seed: number, sink: Sink): void {
 
 /** Legacy (Ralph 936f316): one row per task, lists as JSON in TEXT columns, comments in task_comments. */
 function legacySink(db: Database.Database): Sink {
-  const disc = db.prepare('INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)');
+  const disc = db.prepare(
+    'INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, skills, conventions, description) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const feat = db.prepare(
     'INSERT INTO features (name, display_name, acronym, description, created, knowledge_paths, context_files, architecture, boundaries, learnings, dependencies) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
@@ -495,11 +571,37 @@ function legacySink(db: Database.Database): Sink {
        acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const comment = db.prepare('INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const comment = db.prepare(
+    'INSERT INTO task_comments (task_id, author, discipline, agent_task_id, priority, body, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   const j = JSON.stringify;
   return {
-    discipline: (d) => disc.run(d.name, d.display_name, d.acronym, d.icon, d.color, d.system_prompt, j(d.skills), d.conventions, d.description),
-    feature: (f) => feat.run(f.name, f.display_name, f.acronym, f.description, f.created, '[]', j(f.context_files), f.architecture, f.boundaries, j(f.learnings), '[]'),
+    discipline: (d) =>
+      disc.run(
+        d.name,
+        d.display_name,
+        d.acronym,
+        d.icon,
+        d.color,
+        d.system_prompt,
+        j(d.skills),
+        d.conventions,
+        d.description,
+      ),
+    feature: (f) =>
+      feat.run(
+        f.name,
+        f.display_name,
+        f.acronym,
+        f.description,
+        f.created,
+        '[]',
+        j(f.context_files),
+        f.architecture,
+        f.boundaries,
+        j(f.learnings),
+        '[]',
+      ),
     task(t) {
       task.run(
         t.id,
@@ -522,7 +624,8 @@ function legacySink(db: Database.Database): Sink {
         t.estimated_turns,
         t.provenance,
       );
-      for (const c of t.comments) comment.run(t.id, c.author, c.discipline, c.agent_task_id, c.priority, c.body, c.created);
+      for (const c of t.comments)
+        comment.run(t.id, c.author, c.discipline, c.agent_task_id, c.priority, c.body, c.created);
     },
   };
 }
@@ -539,11 +642,17 @@ function legacySink(db: Database.Database): Sink {
  * and the server makes its tables on its first write.
  */
 function normalizedSink(db: Database.Database): Sink {
-  const disc = db.prepare('INSERT INTO disciplines (name, display_name, acronym, icon, color, description, system_prompt, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)');
+  const disc = db.prepare(
+    'INSERT INTO disciplines (name, display_name, acronym, icon, color, description, system_prompt, conventions) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+  );
   const skill = db.prepare('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)');
-  const sub = db.prepare("INSERT INTO subsystems (name, display_name, acronym, description, architecture, boundaries, status, created) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)");
+  const sub = db.prepare(
+    "INSERT INTO subsystems (name, display_name, acronym, description, architecture, boundaries, status, created) VALUES (?, ?, ?, ?, ?, ?, 'active', ?)",
+  );
   const subFile = db.prepare('INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)');
-  const learning = db.prepare("INSERT INTO subsystem_comments (subsystem_id, category, agent_task_id, body, created) VALUES (?, 'learning', ?, ?, ?)");
+  const learning = db.prepare(
+    "INSERT INTO subsystem_comments (subsystem_id, category, agent_task_id, body, created) VALUES (?, 'learning', ?, ?, ?)",
+  );
   const details = db.prepare(
     `INSERT INTO task_details (id, discipline_id, title, description, priority, hints, estimated_turns, created, updated)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -554,29 +663,55 @@ function normalizedSink(db: Database.Database): Sink {
   );
   const tag = db.prepare('INSERT INTO task_tags (task_id, tag) VALUES (?, ?)');
   const dep = db.prepare('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)');
-  const criterion = db.prepare('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)');
+  const criterion = db.prepare(
+    'INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)',
+  );
   const file = db.prepare('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)');
   const artifact = db.prepare('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)');
-  const session = db.prepare("INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status) VALUES (?, ?, 'manual', 'human', ?, ?, ?, 'finished')");
-  const learned = db.prepare("INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, created) VALUES (?, ?, 'learned', ?, 'discovery', 'task', ?)");
-  const blocked = db.prepare("INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)");
+  const session = db.prepare(
+    "INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status) VALUES (?, ?, 'manual', 'human', ?, ?, ?, 'finished')",
+  );
+  const learned = db.prepare(
+    "INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, created) VALUES (?, ?, 'learned', ?, 'discovery', 'task', ?)",
+  );
+  const blocked = db.prepare(
+    "INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)",
+  );
   const disciplineIds = new Map<string, number>();
   const subsystemIds = new Map<string, number>();
-  let sessionNumber = (db.prepare('SELECT coalesce(max(session_number), 0) AS n FROM agent_sessions').get() as { n: number }).n;
+  let sessionNumber = (
+    db.prepare('SELECT coalesce(max(session_number), 0) AS n FROM agent_sessions').get() as { n: number }
+  ).n;
   return {
     discipline(d) {
-      const id = Number(disc.run(d.name, d.display_name, d.acronym, d.icon, d.color, d.description, d.system_prompt, d.conventions).lastInsertRowid);
+      const id = Number(
+        disc.run(d.name, d.display_name, d.acronym, d.icon, d.color, d.description, d.system_prompt, d.conventions)
+          .lastInsertRowid,
+      );
       disciplineIds.set(d.name, id);
       for (const s of d.skills) skill.run(id, s);
     },
     feature(f) {
-      const id = Number(sub.run(f.name, f.display_name, f.acronym, f.description, f.architecture, f.boundaries, f.created).lastInsertRowid);
+      const id = Number(
+        sub.run(f.name, f.display_name, f.acronym, f.description, f.architecture, f.boundaries, f.created)
+          .lastInsertRowid,
+      );
       subsystemIds.set(f.name, id);
       for (const p of f.context_files) subFile.run(id, p);
       for (const l of f.learnings) learning.run(id, l.task_id, l.text, l.created);
     },
     task(t) {
-      details.run(t.id, disciplineIds.get(t.discipline)!, t.title, t.description, t.priority, t.hints, t.estimated_turns, t.created, t.updated);
+      details.run(
+        t.id,
+        disciplineIds.get(t.discipline)!,
+        t.title,
+        t.description,
+        t.priority,
+        t.hints,
+        t.estimated_turns,
+        t.created,
+        t.updated,
+      );
       runtime.run(t.id, subsystemIds.get(t.feature)!, t.id, t.status, t.provenance, t.created, t.updated, t.completed);
       for (const x of t.tags) tag.run(t.id, x);
       for (const d of t.depends_on) dep.run(t.id, d);
@@ -623,14 +758,38 @@ export interface GenStats {
  * transaction. Returns counts and the time taken. The same seed gives the same project on either
  * generation.
  */
-export function generateProject(cli: string, dir: string, tasks: number, seed = 42, env: NodeJS.ProcessEnv = process.env, generation: Generation = 'legacy'): GenStats {
+export function generateProject(
+  cli: string,
+  dir: string,
+  tasks: number,
+  seed = 42,
+  env: NodeJS.ProcessEnv = process.env,
+  generation: Generation = 'legacy',
+): GenStats {
   const t0 = performance.now();
-  const init = spawnSync(process.execPath, [cli, 'init', '--project', dir, '--schema', generation, '--no-disciplines', '--title', `Bench ${tasks}`, '--description', 'Generated by npm run bench'], {
-    encoding: 'utf8',
-    timeout: 30_000,
-    env,
-  });
-  if (init.status !== 0) throw new Error(`ralph-mcp init --schema ${generation} failed (${init.status}): ${init.stderr}`);
+  const init = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'init',
+      '--project',
+      dir,
+      '--schema',
+      generation,
+      '--no-disciplines',
+      '--title',
+      `Bench ${tasks}`,
+      '--description',
+      'Generated by npm run bench',
+    ],
+    {
+      encoding: 'utf8',
+      timeout: 30_000,
+      env,
+    },
+  );
+  if (init.status !== 0)
+    throw new Error(`ralph-mcp init --schema ${generation} failed (${init.status}): ${init.stderr}`);
   const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
@@ -652,7 +811,10 @@ export function generateProject(cli: string, dir: string, tasks: number, seed = 
     });
   })();
   const fk = db.pragma('foreign_key_check') as unknown[];
-  if (fk.length > 0) throw new Error(`generated ${generation} database breaks ${fk.length} foreign key(s): ${JSON.stringify(fk.slice(0, 3))}`);
+  if (fk.length > 0)
+    throw new Error(
+      `generated ${generation} database breaks ${fk.length} foreign key(s): ${JSON.stringify(fk.slice(0, 3))}`,
+    );
   const ready = readyCount(db);
   const commentRows = rowCounts(db).comments;
   const rows = totalRows(db) - rowsBefore;
@@ -662,7 +824,13 @@ export function generateProject(cli: string, dir: string, tasks: number, seed = 
 }
 
 function totalRows(db: Database.Database): number {
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'ralph_mcp_%'").all() as { name: string }[]).map((t) => t.name);
+  const tables = (
+    db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'ralph_mcp_%'",
+      )
+      .all() as { name: string }[]
+  ).map((t) => t.name);
   return tables.reduce((n, t) => n + (db.prepare(`SELECT count(*) AS n FROM "${t}"`).get() as { n: number }).n, 0);
 }
 
@@ -670,7 +838,9 @@ function totalRows(db: Database.Database): number {
 
 /** Which generation a database is (by its tables: both report user_version 1). */
 export function generationOf(db: Database.Database): Generation {
-  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runtime_tasks'").get() ? 'normalized' : 'legacy';
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'runtime_tasks'").get()
+    ? 'normalized'
+    : 'legacy';
 }
 
 const SQL = {
@@ -705,7 +875,12 @@ export function pendingTaskId(db: Database.Database): number {
 
 /** Every task's status up to an id (set_task_status alternates them). */
 export function taskStatuses(db: Database.Database, maxId: number): Map<number, string> {
-  return new Map((db.prepare(SQL[generationOf(db)].statuses).all(maxId) as { id: number; status: string }[]).map((x) => [x.id, x.status]));
+  return new Map(
+    (db.prepare(SQL[generationOf(db)].statuses).all(maxId) as { id: number; status: string }[]).map((x) => [
+      x.id,
+      x.status,
+    ]),
+  );
 }
 
 /** Tasks and comment rows (legacy tasks / task_comments; normalized runtime_tasks / task_signals). */

@@ -36,14 +36,28 @@ const CASES: [string, string, Record<string, unknown>][] = [
   ['updated_since (time), sort updated', 'list_tasks', { updated_since: '2026-02-25T12:00:00Z', sort: 'updated' }],
   ['held by any', 'list_tasks', { held_by: 'any' }],
   ['not held, sort priority', 'list_tasks', { held_by: 'none', sort: 'priority' }],
-  ['ready+feature+discipline, sort priority', 'list_tasks', { ready: true, filter_feature: 'search', filter_discipline: 'backend', sort: 'priority' }],
+  [
+    'ready+feature+discipline, sort priority',
+    'list_tasks',
+    { ready: true, filter_feature: 'search', filter_discipline: 'backend', sort: 'priority' },
+  ],
   ['pending+tag, sort updated', 'list_tasks', { filter_status: 'pending', filter_tag: 'queue', sort: 'updated' }],
-  ['status+priority+feature+discipline', 'list_tasks', { filter_status: ['pending', 'in_progress'], filter_priority: 'high', filter_feature: 'billing', filter_discipline: 'frontend' }],
+  [
+    'status+priority+feature+discipline',
+    'list_tasks',
+    {
+      filter_status: ['pending', 'in_progress'],
+      filter_priority: 'high',
+      filter_feature: 'billing',
+      filter_discipline: 'frontend',
+    },
+  ],
   ['next_tasks', 'next_tasks', {}],
   ['next_tasks discipline', 'next_tasks', { discipline: 'backend', limit: 20 }],
 ];
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))]!;
 
 for (const generation of GENERATIONS) {
   const dir = mkdtempSync(join(tmpdir(), `ralph-bench-filters-${generation}-`));
@@ -58,8 +72,12 @@ for (const generation of GENERATIONS) {
       if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`);
       return r.structuredContent as { total?: number; tasks: unknown[]; next_cursor?: string | null };
     };
-    console.log(`\n${generation}: ${N.toLocaleString('en-US')} tasks (generated in ${(gen.ms / 1000).toFixed(1)} s, ${gen.ready} ready), ${RUNS} runs each`);
-    console.log(`${'case'.padEnd(42)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'total'.padStart(8)}   page 2 p50`);
+    console.log(
+      `\n${generation}: ${N.toLocaleString('en-US')} tasks (generated in ${(gen.ms / 1000).toFixed(1)} s, ${gen.ready} ready), ${RUNS} runs each`,
+    );
+    console.log(
+      `${'case'.padEnd(42)} ${'p50 ms'.padStart(8)} ${'p95 ms'.padStart(8)} ${'total'.padStart(8)}   page 2 p50`,
+    );
     for (const [label, tool, args] of CASES) {
       const times: number[] = [];
       const times2: number[] = [];

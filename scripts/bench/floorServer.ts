@@ -13,7 +13,9 @@ import { createInterface } from 'node:readline';
 
 const db = new Database(process.argv[2]!, { fileMustExist: true });
 db.pragma('busy_timeout = 5000');
-const tables = new Set((db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name));
+const tables = new Set(
+  (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name),
+);
 for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
   if (!tables.has(t)) {
     process.stderr.write(`floor: not a legacy Ralph database (missing ${t})\n`);
@@ -23,28 +25,42 @@ for (const t of ['tasks', 'features', 'disciplines', 'task_comments']) {
 // The statements ralph-mcp's get_task runs on this generation, character for character (src/store/legacy).
 const task = db.prepare('SELECT * FROM tasks WHERE id = ?');
 const head = db.prepare('SELECT id, title, status, feature, discipline FROM tasks WHERE id = ?');
-const comments = db.prepare('SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id');
+const comments = db.prepare(
+  'SELECT * FROM (SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)) ORDER BY id',
+);
 const commentCount = db.prepare('SELECT count(*) AS n FROM task_comments WHERE task_id = ?');
 const dependents = tables.has('ralph_mcp_task_deps')
-  ? db.prepare('SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)')
+  ? db.prepare(
+      'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)',
+    )
   : undefined;
 const questions = tables.has('ralph_mcp_task_signals')
-  ? db.prepare("SELECT id, task_id, question, options, preferred, blocking, answer, session_id, created FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id")
+  ? db.prepare(
+      "SELECT id, task_id, question, options, preferred, blocking, answer, session_id, created FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id",
+    )
   : undefined;
-const claim = tables.has('ralph_mcp_claims') ? db.prepare('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id = ?') : undefined;
+const claim = tables.has('ralph_mcp_claims')
+  ? db.prepare('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id = ?')
+  : undefined;
 
 const TOOLS = [
   {
     name: 'get_task',
     description: 'One task with its comments.',
-    inputSchema: { type: 'object', properties: { id: { type: 'integer', minimum: 1 } }, required: ['id'], additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'integer', minimum: 1 } },
+      required: ['id'],
+      additionalProperties: false,
+    },
   },
 ];
 const LISTS = ['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts'] as const;
 
 function getTask(args: unknown): { text: string; isError: boolean } {
   const id = (args as { id?: unknown } | undefined)?.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return { text: '{"error":{"code":"invalid_argument","message":"id: a positive integer"}}', isError: true };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1)
+    return { text: '{"error":{"code":"invalid_argument","message":"id: a positive integer"}}', isError: true };
   const row = task.get(id) as Record<string, unknown> | undefined;
   if (!row) return { text: `{"error":{"code":"not_found","message":"task ${id} does not exist"}}`, isError: true };
   for (const k of LISTS) row[k] = typeof row[k] === 'string' ? JSON.parse(row[k] as string) : [];
@@ -78,13 +94,26 @@ createInterface({ input: process.stdin }).on('line', (line) => {
   if (m.id === undefined) return; // a notification
   switch (m.method) {
     case 'initialize':
-      return send({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'floor', version: '0.0.0' } } });
+      return send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: {
+          protocolVersion: '2025-06-18',
+          capabilities: { tools: {} },
+          serverInfo: { name: 'floor', version: '0.0.0' },
+        },
+      });
     case 'tools/list':
       return send({ jsonrpc: '2.0', id: m.id, result: { tools: TOOLS } });
     case 'tools/call': {
-      if (m.params?.name !== 'get_task') return send({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'Unknown tool' } });
+      if (m.params?.name !== 'get_task')
+        return send({ jsonrpc: '2.0', id: m.id, error: { code: -32602, message: 'Unknown tool' } });
       const r = getTask(m.params.arguments);
-      return send({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: r.text }], isError: r.isError } });
+      return send({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { content: [{ type: 'text', text: r.text }], isError: r.isError },
+      });
     }
     case 'ping':
       return send({ jsonrpc: '2.0', id: m.id, result: {} });

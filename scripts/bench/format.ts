@@ -6,10 +6,24 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[i]!;
 }
 
-export function summarize(samples: readonly number[]): { n: number; p50: number; p99: number; mean: number; min: number; max: number } {
+export function summarize(samples: readonly number[]): {
+  n: number;
+  p50: number;
+  p99: number;
+  mean: number;
+  min: number;
+  max: number;
+} {
   const s = [...samples].sort((a, b) => a - b);
   const mean = s.reduce((a, b) => a + b, 0) / Math.max(1, s.length);
-  return { n: s.length, p50: percentile(s, 50), p99: percentile(s, 99), mean, min: s[0] ?? NaN, max: s[s.length - 1] ?? NaN };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p99: percentile(s, 99),
+    mean,
+    min: s[0] ?? NaN,
+    max: s[s.length - 1] ?? NaN,
+  };
 }
 
 export const median = (xs: readonly number[]) =>

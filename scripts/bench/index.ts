@@ -76,7 +76,10 @@ const CHILD_ENV: NodeJS.ProcessEnv = (() => {
   if (!KEEP_ENV) delete env.NODE_EXTRA_CA_CERTS;
   return env;
 })();
-const ENV_NOTE = !KEEP_ENV && process.env.NODE_EXTRA_CA_CERTS ? 'NODE_EXTRA_CA_CERTS unset for children (BENCH_KEEP_ENV=1 keeps it)' : '';
+const ENV_NOTE =
+  !KEEP_ENV && process.env.NODE_EXTRA_CA_CERTS
+    ? 'NODE_EXTRA_CA_CERTS unset for children (BENCH_KEEP_ENV=1 keeps it)'
+    : '';
 
 /** How long a family is measured: warm-up calls, sequential samples, pipelined calls. */
 interface Budget {
@@ -100,8 +103,26 @@ const CFG = QUICK
       concWrites: 480,
       concProcs: 8,
       concRounds: 1,
-      single: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 800, pipeGetTask: 3000, pipeMax: 2000, pipeMin: 10, pipeBudgetMs: 600 },
-      compare: { seqWarm: 50, seqMax: 300, seqMin: 10, seqBudgetMs: 500, pipeGetTask: 2000, pipeMax: 1000, pipeMin: 10, pipeBudgetMs: 400 },
+      single: {
+        seqWarm: 50,
+        seqMax: 300,
+        seqMin: 10,
+        seqBudgetMs: 800,
+        pipeGetTask: 3000,
+        pipeMax: 2000,
+        pipeMin: 10,
+        pipeBudgetMs: 600,
+      },
+      compare: {
+        seqWarm: 50,
+        seqMax: 300,
+        seqMin: 10,
+        seqBudgetMs: 500,
+        pipeGetTask: 2000,
+        pipeMax: 1000,
+        pipeMin: 10,
+        pipeBudgetMs: 400,
+      },
     }
   : {
       sizes: [1000, 10_000, 100_000],
@@ -113,9 +134,27 @@ const CFG = QUICK
       concWrites: 2400,
       concProcs: 8,
       concRounds: 2,
-      single: { seqWarm: 200, seqMax: 2000, seqMin: 10, seqBudgetMs: 2000, pipeGetTask: 20_000, pipeMax: 10_000, pipeMin: 10, pipeBudgetMs: 1500 },
+      single: {
+        seqWarm: 200,
+        seqMax: 2000,
+        seqMin: 10,
+        seqBudgetMs: 2000,
+        pipeGetTask: 20_000,
+        pipeMax: 10_000,
+        pipeMin: 10,
+        pipeBudgetMs: 1500,
+      },
       // Each round measures every configuration: shorter per run, the medians over the rounds steady it.
-      compare: { seqWarm: 100, seqMax: 2000, seqMin: 10, seqBudgetMs: 1200, pipeGetTask: 12_000, pipeMax: 6000, pipeMin: 10, pipeBudgetMs: 1000 },
+      compare: {
+        seqWarm: 100,
+        seqMax: 2000,
+        seqMin: 10,
+        seqBudgetMs: 1200,
+        pipeGetTask: 12_000,
+        pipeMax: 6000,
+        pipeMin: 10,
+        pipeBudgetMs: 1000,
+      },
     };
 if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || CFG.rounds);
 /** The size the configurations are compared at (the largest). */
@@ -133,7 +172,9 @@ interface Config {
 }
 const OURS_LEGACY: Config = { name: 'ours-legacy', build: 'ours', cli: CLI, generation: 'legacy' };
 const OURS_NORMALIZED: Config = { name: 'ours-normalized', build: 'ours', cli: CLI, generation: 'normalized' };
-const BASELINE: Config | undefined = BASELINE_CLI ? { name: 'baseline-legacy', build: 'baseline', cli: BASELINE_CLI, generation: 'legacy' } : undefined;
+const BASELINE: Config | undefined = BASELINE_CLI
+  ? { name: 'baseline-legacy', build: 'baseline', cli: BASELINE_CLI, generation: 'legacy' }
+  : undefined;
 /** Every configuration, the baseline first. */
 const CONFIGS: Config[] = [...(BASELINE ? [BASELINE] : []), OURS_LEGACY, OURS_NORMALIZED];
 const OURS: Config[] = [OURS_LEGACY, OURS_NORMALIZED];
@@ -141,7 +182,8 @@ const OURS: Config[] = [OURS_LEGACY, OURS_NORMALIZED];
 type Call = readonly [string, Record<string, unknown>];
 const T0 = performance.now();
 /** Progress goes to stderr; stdout carries only the final report. */
-const log = (msg: string) => process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
+const log = (msg: string) =>
+  process.stderr.write(`[bench ${((performance.now() - T0) / 1000).toFixed(1).padStart(5)}s] ${msg}\n`);
 
 interface Project {
   config: Config;
@@ -183,14 +225,22 @@ function loadNow(): Load {
   }
   return out;
 }
-const fmtLoad = (l: Load | undefined) => (l ? `${l.load1} ${l.load5} ${l.load15}${l.cpu_pressure_avg60_pct !== undefined ? ` (cpu pressure ${l.cpu_pressure_avg60_pct}%)` : ''}` : '-');
+const fmtLoad = (l: Load | undefined) =>
+  l
+    ? `${l.load1} ${l.load5} ${l.load15}${l.cpu_pressure_avg60_pct !== undefined ? ` (cpu pressure ${l.cpu_pressure_avg60_pct}%)` : ''}`
+    : '-';
 const fileMb = (p: string) => (existsSync(p) ? statSync(p).size / 1048576 : 0);
 
 function serverArgs(cli: string, dir: string, flags: readonly string[] = []): string[] {
   return [cli, '--project', dir, ...flags, '--log-level', 'warn'];
 }
 
-async function session(cli: string, dir: string, flags: readonly string[] = [], timeoutMs = 60_000): Promise<{ c: RpcChild; initMs: number; init: any }> {
+async function session(
+  cli: string,
+  dir: string,
+  flags: readonly string[] = [],
+  timeoutMs = 60_000,
+): Promise<{ c: RpcChild; initMs: number; init: any }> {
   const c = new RpcChild(process.execPath, serverArgs(cli, dir, flags), { timeoutMs, env: CHILD_ENV });
   try {
     const { result, ms: initMs } = await c.initialize();
@@ -213,7 +263,13 @@ const fmtRatio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}×` : '-')
  * configuration's own build: its first search builds the FTS5 index (ralph_mcp_search) from every task.
  * `keepPristine`: where to copy the database to before that warm-up.
  */
-async function prepareProject(tmp: string, size: number, config: Config, from?: { dir: string; gen: GenStats }, keepPristine?: string): Promise<Project> {
+async function prepareProject(
+  tmp: string,
+  size: number,
+  config: Config,
+  from?: { dir: string; gen: GenStats },
+  keepPristine?: string,
+): Promise<Project> {
   const dir = join(tmp, `${config.name}-${size}`);
   let gen: GenStats;
   let source: string;
@@ -241,8 +297,21 @@ async function prepareProject(tmp: string, size: number, config: Config, from?: 
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
   const dbMbIndexed = fileMb(dbPath(dir));
-  log(`  ${config.name} ${int(size)}: ${source} in ${ms(gen.ms)} ms, ${mb(dbMb)} MB; first session initialize ${ms(initMs)} ms, index build ${ms(indexBuildMs)} ms`);
-  return { config, size, dir, gen, source, dbMb, dbMbIndexed, firstInitMs: initMs, indexBuildMs, pendingTaskId: pending };
+  log(
+    `  ${config.name} ${int(size)}: ${source} in ${ms(gen.ms)} ms, ${mb(dbMb)} MB; first session initialize ${ms(initMs)} ms, index build ${ms(indexBuildMs)} ms`,
+  );
+  return {
+    config,
+    size,
+    dir,
+    gen,
+    source,
+    dbMb,
+    dbMbIndexed,
+    firstInitMs: initMs,
+    indexBuildMs,
+    pendingTaskId: pending,
+  };
 }
 
 /** A fresh copy of a project's (warmed) database for a run that writes; removed with removeCopy. */
@@ -266,11 +335,15 @@ function coldFlags(kind: string, p: Project): string[] {
 async function coldStart(projects: Project[]) {
   const NODE = 'node -e 0';
   const kinds: { key: string; p?: Project; recipe?: string }[] = [{ key: NODE }];
-  for (const p of projects) for (const recipe of COLD_KINDS) kinds.push({ key: `${p.config.name}|${recipe}`, p, recipe });
+  for (const p of projects)
+    for (const recipe of COLD_KINDS) kinds.push({ key: `${p.config.name}|${recipe}`, p, recipe });
   const samples: Record<string, number[]> = Object.fromEntries(kinds.map((k) => [k.key, []]));
   const once = async (k: (typeof kinds)[number]) => {
     if (!k.p || !k.recipe) return spawnTimed(process.execPath, ['-e', '0'], CHILD_ENV);
-    const c = new RpcChild(process.execPath, serverArgs(k.p.config.cli, k.p.dir, coldFlags(k.recipe, k.p)), { timeoutMs: 20_000, env: CHILD_ENV });
+    const c = new RpcChild(process.execPath, serverArgs(k.p.config.cli, k.p.dir, coldFlags(k.recipe, k.p)), {
+      timeoutMs: 20_000,
+      env: CHILD_ENV,
+    });
     try {
       return (await c.initialize()).ms;
     } finally {
@@ -278,7 +351,11 @@ async function coldStart(projects: Project[]) {
     }
   };
   // Each build's code cache (ours: src/launcher.ts), as after any earlier session on the machine.
-  for (const p of projects) await warmSession({ name: p.config.name, kind: 'ours', args: serverArgs(p.config.cli, p.dir, coldFlags('task_execution', p)) }, CHILD_ENV);
+  for (const p of projects)
+    await warmSession(
+      { name: p.config.name, kind: 'ours', args: serverArgs(p.config.cli, p.dir, coldFlags('task_execution', p)) },
+      CHILD_ENV,
+    );
   for (const k of kinds) await once(k); // page cache: not counted
   for (let i = 0; i < CFG.coldRuns; i++) {
     // Interleaved, rotating the order so that no kind always runs right after another.
@@ -323,14 +400,21 @@ async function toolsList(p: Project) {
   for (const recipe of [...RECIPES_ALL, 'full suite']) {
     // A recipe that changes one discipline is launched with one (the generated projects have backend).
     const target = recipeByName(recipe)?.needsDiscipline ? ['--discipline', 'backend'] : [];
-    const flags = recipe === 'full suite' ? [] : recipe === 'task_execution' ? coldFlags(recipe, p) : ['--recipe', recipe, ...target];
+    const flags =
+      recipe === 'full suite'
+        ? []
+        : recipe === 'task_execution'
+          ? coldFlags(recipe, p)
+          : ['--recipe', recipe, ...target];
     const { c, init } = await session(p.config.cli, p.dir, flags);
     const r = await c.request('tools/list', {});
     const tools = parseResult<{ tools: { name: string; description?: string; inputSchema: unknown }[] }>(r).tools;
     const mem = c.memory();
     await c.close();
     const bytes = Buffer.byteLength(r.line);
-    const visible = tools.map((t) => Buffer.byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })));
+    const visible = tools.map((t) =>
+      Buffer.byteLength(JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema })),
+    );
     const visibleTotal = visible.reduce((a, b) => a + b, 0);
     const largest = tools
       .map((t, i) => ({ name: t.name, bytes: visible[i]! }))
@@ -413,11 +497,20 @@ function familyResult(a: {
   return res;
 }
 
-const errLine = (r: Reply) => (r.rpcError ? `rpc ${r.rpcError.code}: ${r.rpcError.message}` : `${r.errorCode}: ${r.line.slice(0, 300)}`);
+const errLine = (r: Reply) =>
+  r.rpcError ? `rpc ${r.rpcError.code}: ${r.rpcError.message}` : `${r.errorCode}: ${r.line.slice(0, 300)}`;
 const tag = (p: Project) => `${p.config.name.padEnd(15)} ${int(p.size).padStart(7)}`;
 
 /** Warm-up, then sequential calls (one in flight) timed one by one, then pipelined calls. */
-async function measureFamily(c: RpcChild, b: Budget, p: Project, family: string, sessionName: string, next: () => Call, pipeCap = b.pipeMax): Promise<FamilyResult> {
+async function measureFamily(
+  c: RpcChild,
+  b: Budget,
+  p: Project,
+  family: string,
+  sessionName: string,
+  next: () => Call,
+  pipeCap = b.pipeMax,
+): Promise<FamilyResult> {
   let errors = 0;
   let firstError: string | undefined;
   const tally = (r: Reply) => {
@@ -451,8 +544,21 @@ async function measureFamily(c: RpcChild, b: Budget, p: Project, family: string,
   const calls = Array.from({ length: pn }, next);
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 10 * pn * s.p50));
   replies.forEach(tally);
-  const res = familyResult({ family, p, session: sessionName, n, s, pn, pms, errors, firstError, replyBytes: replyBytes / n });
-  log(`  ${tag(p)} ${family.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)}/s (n=${pn})${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`);
+  const res = familyResult({
+    family,
+    p,
+    session: sessionName,
+    n,
+    s,
+    pn,
+    pms,
+    errors,
+    firstError,
+    replyBytes: replyBytes / n,
+  });
+  log(
+    `  ${tag(p)} ${family.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)}/s (n=${pn})${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`,
+  );
   return res;
 }
 
@@ -503,7 +609,18 @@ async function measureClaims(p: Project, writeDir: string, b: Budget, sessionId:
   const { ms: pms, replies } = await c.pipeline(calls, Math.max(60_000, 20 * pn * s.p50));
   for (const [i, r] of replies.entries()) tally(r, i % 2 === 0);
   await c.close();
-  const res = familyResult({ family: 'claim_next_task', p, session: 'worker', n, s, pn, pms, errors, firstError, replyBytes: replyBytes / claims });
+  const res = familyResult({
+    family: 'claim_next_task',
+    p,
+    session: 'worker',
+    n,
+    s,
+    pn,
+    pms,
+    errors,
+    firstError,
+    replyBytes: replyBytes / claims,
+  });
   res.note = `${int(ready)} ready at start; pipelined = claim+done pairs/s${unclaimed ? `; ${unclaimed} claims found nothing` : ''}`;
   log(
     `  ${tag(p)} ${'claim_next_task'.padEnd(20)}: p50 ${ms(s.p50)} ms  p99 ${ms(s.p99)} ms  (n=${n})  pipelined ${int(res.calls_per_s)} pairs/s (n=${pn})  ready ${ready}${errors ? `  ERRORS ${errors}: ${firstError}` : ''}`,
@@ -551,13 +668,28 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
     const { c } = await session(p.config.cli, p.dir, ['--session-id', `bench-read-${runTag}`]);
     out.push(await measureFamily(c, b, p, 'ping (no tool)', 'full', () => ['rpc:ping', {}], b.pipeGetTask));
     r = fresh();
-    out.push(await measureFamily(c, b, p, 'get_task', 'full', () => ['get_task', { id: 1 + randInt(r, N) }], b.pipeGetTask));
+    out.push(
+      await measureFamily(c, b, p, 'get_task', 'full', () => ['get_task', { id: 1 + randInt(r, N) }], b.pipeGetTask),
+    );
     r = fresh();
-    out.push(await measureFamily(c, b, p, 'list_tasks page', 'full', () => ['list_tasks', { cursor: String(randInt(r, Math.max(1, N - 50))) }]));
+    out.push(
+      await measureFamily(c, b, p, 'list_tasks page', 'full', () => [
+        'list_tasks',
+        { cursor: String(randInt(r, Math.max(1, N - 50))) },
+      ]),
+    );
     r = fresh();
-    out.push(await measureFamily(c, b, p, 'list_tasks filtered', 'full', () => ['list_tasks', { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] }]));
+    out.push(
+      await measureFamily(c, b, p, 'list_tasks filtered', 'full', () => [
+        'list_tasks',
+        { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] },
+      ]),
+    );
     r = fresh();
-    const search = await measureFamily(c, b, p, 'search_tasks', 'full', () => ['search_tasks', { query: searchQuery(r) }]);
+    const search = await measureFamily(c, b, p, 'search_tasks', 'full', () => [
+      'search_tasks',
+      { query: searchQuery(r) },
+    ]);
     p.ftsMatches ??= ftsMatches(p.dir, N);
     search.note = `median ${int(p.ftsMatches)} FTS matches per query (ranked and snippeted before LIMIT 20)`;
     out.push(search);
@@ -595,7 +727,10 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
         const by = pick(r, DISCIPLINES)[0];
         // A build from before comments' authors were set by the server requires `author`; ours refuses it.
         const author = p.config.build === 'baseline' ? { author: by } : {};
-        return ['add_task_comment', { task_id: 1 + randInt(r, N), discipline: by, body: paragraph(r, 1, 2), ...author }];
+        return [
+          'add_task_comment',
+          { task_id: 1 + randInt(r, N), discipline: by, body: paragraph(r, 1, 2), ...author },
+        ];
       }),
     );
     r = fresh();
@@ -661,14 +796,18 @@ function medianOfRounds(runs: FamilyResult[][]): FamilyResult[] {
  * rotating (round k starts with configuration k), each run on a fresh copy of that configuration's
  * database. Returns each run's rows and, per configuration, the medians over the rounds.
  */
-async function compareRounds(projects: Project[]): Promise<{ runs: FamilyResult[]; medians: FamilyResult[]; order: string[][] }> {
+async function compareRounds(
+  projects: Project[],
+): Promise<{ runs: FamilyResult[]; medians: FamilyResult[]; order: string[][] }> {
   const byConfig = new Map<string, FamilyResult[][]>(projects.map((p) => [p.config.name, []]));
   const runs: FamilyResult[] = [];
   const order: string[][] = [];
   for (let rd = 0; rd < CFG.rounds; rd++) {
     const ps = projects.map((_, i) => projects[(i + rd) % projects.length]!);
     order.push(ps.map((p) => p.config.name));
-    log(`comparison round ${rd + 1}/${CFG.rounds} at ${int(CMP_SIZE)} tasks: ${ps.map((p) => p.config.name).join(' → ')} (load ${fmtLoad(loadNow())})`);
+    log(
+      `comparison round ${rd + 1}/${CFG.rounds} at ${int(CMP_SIZE)} tasks: ${ps.map((p) => p.config.name).join(' → ')} (load ${fmtLoad(loadNow())})`,
+    );
     for (const p of ps) {
       const rows = await measureRun(p, CFG.compare, `r${rd + 1}`);
       for (const x of rows) x.round = rd + 1;
@@ -745,7 +884,9 @@ async function concurrency(tmp: string, p: Project) {
     // tasks / comment rows of either generation (normalized: runtime_tasks / task_signals)
     const res = {
       ...rowCounts(db),
-      audit_ok: one("SELECT count(*) AS n FROM ralph_mcp_audit WHERE session_id LIKE 'bench-conc-%' AND outcome = 'ok'"),
+      audit_ok: one(
+        "SELECT count(*) AS n FROM ralph_mcp_audit WHERE session_id LIKE 'bench-conc-%' AND outcome = 'ok'",
+      ),
     };
     db.close();
     return res;
@@ -756,11 +897,23 @@ async function concurrency(tmp: string, p: Project) {
     return (): Call => {
       switch (i++ % 3) {
         case 0:
-          return ['create_task', { feature: pick(r, FEATURES)[0], discipline: pick(r, DISCIPLINES)[0], title: title(r), description: paragraph(r, 2, 3), depends_on: [1 + randInt(r, N)] }];
+          return [
+            'create_task',
+            {
+              feature: pick(r, FEATURES)[0],
+              discipline: pick(r, DISCIPLINES)[0],
+              title: title(r),
+              description: paragraph(r, 2, 3),
+              depends_on: [1 + randInt(r, N)],
+            },
+          ];
         case 1:
           return ['add_task_comment', { task_id: 1 + randInt(r, N), body: sentence(r) }];
         default:
-          return ['set_task_status', { id: 1 + randInt(r, N), status: pick(r, ['pending', 'in_progress', 'blocked'] as const) }];
+          return [
+            'set_task_status',
+            { id: 1 + randInt(r, N), status: pick(r, ['pending', 'in_progress', 'blocked'] as const) },
+          ];
       }
     };
   };
@@ -789,7 +942,9 @@ async function concurrency(tmp: string, p: Project) {
     }
   };
   const total = CFG.concWrites;
-  log(`concurrency ${p.config.name}: ${CFG.concRounds} round(s) of 1 writer × ${total} writes, then ${CFG.concProcs} writers × ${total / CFG.concProcs} (${int(N)} tasks)`);
+  log(
+    `concurrency ${p.config.name}: ${CFG.concRounds} round(s) of 1 writer × ${total} writes, then ${CFG.concProcs} writers × ${total / CFG.concProcs} (${int(N)} tasks)`,
+  );
   const before = counts();
   const single = newTally();
   const multi = newTally();
@@ -807,14 +962,23 @@ async function concurrency(tmp: string, p: Project) {
     await c.close();
     // 8 server processes on the same database, started first, then writing at the same time.
     const m0 = multi.ok;
-    const sessions = await Promise.all(Array.from({ length: CFG.concProcs }, (_, k) => session(p.config.cli, dir, ['--session-id', `bench-conc-${rd}-${k}`])));
+    const sessions = await Promise.all(
+      Array.from({ length: CFG.concProcs }, (_, k) =>
+        session(p.config.cli, dir, ['--session-id', `bench-conc-${rd}-${k}`]),
+      ),
+    );
     t = performance.now();
-    await Promise.all(sessions.map(({ c: ck }, k) => run(ck, total / CFG.concProcs, writer(100 * (rd + 1) + k), multi)));
+    await Promise.all(
+      sessions.map(({ c: ck }, k) => run(ck, total / CFG.concProcs, writer(100 * (rd + 1) + k), multi)),
+    );
     const mw = performance.now() - t;
     await Promise.all(sessions.map(({ c: ck }) => ck.close()));
     singleWall += sw;
     multiWall += mw;
-    rounds.push({ single_writes_per_s: Math.round(((single.ok - s0) / sw) * 1000), concurrent_writes_per_s: Math.round(((multi.ok - m0) / mw) * 1000) });
+    rounds.push({
+      single_writes_per_s: Math.round(((single.ok - s0) / sw) * 1000),
+      concurrent_writes_per_s: Math.round(((multi.ok - m0) / mw) * 1000),
+    });
   }
   const after = counts();
   const singleRate = (single.ok / singleWall) * 1000;
@@ -831,8 +995,22 @@ async function concurrency(tmp: string, p: Project) {
     rounds: CFG.concRounds,
     processes: CFG.concProcs,
     mix: 'create_task, add_task_comment, set_task_status in turn; each process one call in flight',
-    single: { writes_ok: single.ok, wall_ms: round(singleWall, 1), writes_per_s: Math.round(singleRate), busy_errors: single.busy, other_errors: single.otherErrors, first_error: single.firstError },
-    concurrent: { writes_ok: multi.ok, wall_ms: round(multiWall, 1), writes_per_s: Math.round(multiRate), busy_errors: multi.busy, other_errors: multi.otherErrors, first_error: multi.firstError },
+    single: {
+      writes_ok: single.ok,
+      wall_ms: round(singleWall, 1),
+      writes_per_s: Math.round(singleRate),
+      busy_errors: single.busy,
+      other_errors: single.otherErrors,
+      first_error: single.firstError,
+    },
+    concurrent: {
+      writes_ok: multi.ok,
+      wall_ms: round(multiWall, 1),
+      writes_per_s: Math.round(multiRate),
+      busy_errors: multi.busy,
+      other_errors: multi.otherErrors,
+      first_error: multi.firstError,
+    },
     ratio: round(multiRate / singleRate, 2),
     per_round: rounds,
     rows_verified: verified,
@@ -875,7 +1053,10 @@ async function main() {
   }, 15 * 60_000);
   hardStop.unref();
   if (!existsSync(CLI)) throw new Error(`${CLI} not found: run npm run build first (npm run bench does)`);
-  if (BASELINE_CLI && !existsSync(BASELINE_CLI)) throw new Error(`BENCH_BASELINE=${BASELINE_CLI} not found: build the baseline first (see the top of scripts/bench/index.ts)`);
+  if (BASELINE_CLI && !existsSync(BASELINE_CLI))
+    throw new Error(
+      `BENCH_BASELINE=${BASELINE_CLI} not found: build the baseline first (see the top of scripts/bench/index.ts)`,
+    );
   const cpus = os.cpus();
   const machine = {
     cpu: cpus[0]?.model ?? 'unknown',
@@ -884,13 +1065,17 @@ async function main() {
     node: process.version,
     platform: `${os.platform()} ${os.release()} ${os.arch()}`,
     artifact_kb: Math.round(statSync(CLI).size / 1024),
-    baseline: BASELINE_CLI ? { path: BASELINE_CLI, artifact_kb: Math.round(statSync(BASELINE_CLI).size / 1024) } : undefined,
+    baseline: BASELINE_CLI
+      ? { path: BASELINE_CLI, artifact_kb: Math.round(statSync(BASELINE_CLI).size / 1024) }
+      : undefined,
     env_note: ENV_NOTE || undefined,
   };
   const load: Record<string, Load> = { start: loadNow() };
   const tmp = mkdtempSync(join(os.tmpdir(), 'ralph-mcp-bench-'));
   onExit(() => rmSync(tmp, { recursive: true, force: true }));
-  log(`${QUICK ? 'QUICK run' : 'full run'}; configurations ${CONFIGS.map((c) => c.name).join(', ')}${BASELINE_CLI ? ` (baseline ${BASELINE_CLI})` : ''}; temp dir ${tmp}`);
+  log(
+    `${QUICK ? 'QUICK run' : 'full run'}; configurations ${CONFIGS.map((c) => c.name).join(', ')}${BASELINE_CLI ? ` (baseline ${BASELINE_CLI})` : ''}; temp dir ${tmp}`,
+  );
   try {
     // ours-legacy at every size; ours-normalized and the baseline where they are measured (cold start,
     // concurrency, the comparison). The baseline's database is ours-legacy's, copied before either opened it.
@@ -914,12 +1099,19 @@ async function main() {
       return p;
     };
 
-    log(`cold start (${CFG.coldRuns} interleaved runs, ${int(CFG.coldSize)}-task databases: ${CONFIGS.map((c) => c.name).join(', ')})`);
+    log(
+      `cold start (${CFG.coldRuns} interleaved runs, ${int(CFG.coldSize)}-task databases: ${CONFIGS.map((c) => c.name).join(', ')})`,
+    );
     load.before_cold_start = loadNow();
     const cold = await coldStart(CONFIGS.map((c) => need(c, CFG.coldSize)));
-    log(`  node -e 0 ${ms(cold.node_e0_ms)} ms; ${cold.recipes.map((x) => `${x.config} ${x.recipe} ${ms(x.median_ms)} ms (${x.ratio}×)`).join(', ')}`);
+    log(
+      `  node -e 0 ${ms(cold.node_e0_ms)} ms; ${cold.recipes.map((x) => `${x.config} ${x.recipe} ${ms(x.median_ms)} ms (${x.ratio}×)`).join(', ')}`,
+    );
     log('tools/list per recipe (ours, both generations)');
-    const lists = [...(await toolsList(need(OURS_LEGACY, CFG.coldSize))), ...(await toolsList(need(OURS_NORMALIZED, CFG.coldSize)))];
+    const lists = [
+      ...(await toolsList(need(OURS_LEGACY, CFG.coldSize))),
+      ...(await toolsList(need(OURS_NORMALIZED, CFG.coldSize))),
+    ];
 
     // The tool families: the smaller sizes once (ours-legacy), the largest in interleaved rounds.
     const families: FamilyResult[] = [];
@@ -928,7 +1120,9 @@ async function main() {
       families.push(...(await measureRun(need(OURS_LEGACY, size), CFG.single, 'once')));
     }
     load.before_comparison = loadNow();
-    log(`tool families at ${int(CMP_SIZE)} tasks: ${CFG.rounds} interleaved round(s) of ${CONFIGS.map((c) => c.name).join(', ')}`);
+    log(
+      `tool families at ${int(CMP_SIZE)} tasks: ${CFG.rounds} interleaved round(s) of ${CONFIGS.map((c) => c.name).join(', ')}`,
+    );
     const cmp = await compareRounds(CONFIGS.map((c) => need(c, CMP_SIZE)));
     families.push(...cmp.medians);
 
@@ -939,7 +1133,9 @@ async function main() {
     }
     const concs = [];
     for (const c of OURS) concs.push(await concurrency(tmp, need(c, CFG.concSize)));
-    log('beside the peers (floor, SDK one-tool example, server-memory, server-filesystem): cold start to tools/list, calls, memory');
+    log(
+      'beside the peers (floor, SDK one-tool example, server-memory, server-filesystem): cold start to tools/list, calls, memory',
+    );
     const site = (p: Project) => ({ dir: p.dir, tasks: p.size, pendingTask: p.pendingTaskId });
     const peers = await besidePeers({
       cli: CLI,
@@ -956,13 +1152,20 @@ async function main() {
     load.end = loadNow();
 
     // ---- targets
-    const fam = (config: string, f: string, n = CMP_SIZE) => families.find((x) => x.family === f && x.tasks === n && x.config === config);
+    const fam = (config: string, f: string, n = CMP_SIZE) =>
+      families.find((x) => x.family === f && x.tasks === n && x.config === config);
     const at = QUICK ? ` (at ${int(CMP_SIZE)}, quick run)` : '';
     const targets: Target[] = [];
-    const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
+    const add = (id: string, target: string, measured: string, pass: boolean) =>
+      targets.push({ id, target, measured, pass });
     targets.push(...peers.targets);
     for (const rcp of cold.recipes.filter((x) => x.config !== 'baseline-legacy')) {
-      add('1', `${rcp.config}: cold start ${rcp.recipe} ≤ 1.5× node -e 0`, `${ms(rcp.median_ms)} ms = ${rcp.ratio}× (node -e 0: ${ms(cold.node_e0_ms)} ms)`, rcp.ratio <= 1.5);
+      add(
+        '1',
+        `${rcp.config}: cold start ${rcp.recipe} ≤ 1.5× node -e 0`,
+        `${ms(rcp.median_ms)} ms = ${rcp.ratio}× (node -e 0: ${ms(cold.node_e0_ms)} ms)`,
+        rcp.ratio <= 1.5,
+      );
     }
     for (const rcp of cold.recipes.filter((x) => x.vs_baseline != null)) {
       const base = cold.recipes.find((b) => b.config === 'baseline-legacy' && b.recipe === rcp.recipe)!;
@@ -998,11 +1201,26 @@ async function main() {
       add('3', `${g.name}: list_tasks page p50 ≤ 5 ms${at}`, `${ms(l.p50_ms)} ms`, l.p50_ms <= 5);
       add('3', `${g.name}: search_tasks p50 ≤ 5 ms${at}`, `${ms(s.p50_ms)} ms`, s.p50_ms <= 5);
       add('3', `${g.name}: get_project_progress p50 ≤ 20 ms${at}`, `${ms(pr.p50_ms)} ms`, pr.p50_ms <= 20);
-      add('3', `${g.name}: pipelined get_task ≥ 15,000 calls/s${at}`, `${int(gt.calls_per_s)} calls/s`, gt.calls_per_s >= 15_000);
+      add(
+        '3',
+        `${g.name}: pipelined get_task ≥ 15,000 calls/s${at}`,
+        `${int(gt.calls_per_s)} calls/s`,
+        gt.calls_per_s >= 15_000,
+      );
     }
     for (const mem of mems) {
-      add('4', `${mem.config}: RSS ≤ 70 MB after ${int(CFG.rssCalls)} calls`, `${mb(mem.rss_after_first_mb)} MB (peak ${mb(mem.peak_rss_mb)} MB)`, mem.rss_after_first_mb <= 70);
-      add('4', `${mem.config}: no RSS growth over a further ${int(CFG.rssCalls)} (≤ 5 MB)`, `${mem.growth_mb >= 0 ? '+' : ''}${mb(mem.growth_mb)} MB`, mem.growth_mb <= 5);
+      add(
+        '4',
+        `${mem.config}: RSS ≤ 70 MB after ${int(CFG.rssCalls)} calls`,
+        `${mb(mem.rss_after_first_mb)} MB (peak ${mb(mem.peak_rss_mb)} MB)`,
+        mem.rss_after_first_mb <= 70,
+      );
+      add(
+        '4',
+        `${mem.config}: no RSS growth over a further ${int(CFG.rssCalls)} (≤ 5 MB)`,
+        `${mem.growth_mb >= 0 ? '+' : ''}${mb(mem.growth_mb)} MB`,
+        mem.growth_mb <= 5,
+      );
     }
     for (const conc of concs) {
       add(
@@ -1027,26 +1245,56 @@ async function main() {
         const b = fam(pair.b, f)!;
         const rp = ratio(a.p50_ms, b.p50_ms);
         const rc = ratio(a.calls_per_s, b.calls_per_s);
-        add('7', `${pair.a}: ${f} p50 ≤ ${TOLERANCE.toFixed(2)}× baseline${at}`, `${ms(a.p50_ms)} vs ${ms(b.p50_ms)} ms = ${fmtRatio(rp)}`, rp <= TOLERANCE);
-        add('7', `${pair.a}: ${f} calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}${at}`, `${int(a.calls_per_s)} vs ${int(b.calls_per_s)} calls/s = ${fmtRatio(rc)}`, rc >= 1 / TOLERANCE);
+        add(
+          '7',
+          `${pair.a}: ${f} p50 ≤ ${TOLERANCE.toFixed(2)}× baseline${at}`,
+          `${ms(a.p50_ms)} vs ${ms(b.p50_ms)} ms = ${fmtRatio(rp)}`,
+          rp <= TOLERANCE,
+        );
+        add(
+          '7',
+          `${pair.a}: ${f} calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}${at}`,
+          `${int(a.calls_per_s)} vs ${int(b.calls_per_s)} calls/s = ${fmtRatio(rc)}`,
+          rc >= 1 / TOLERANCE,
+        );
       }
     }
 
     // ---- print
     const lines: string[] = [];
     const h = (t: string) => lines.push('', `== ${t} ${'='.repeat(Math.max(0, 96 - t.length))}`);
-    lines.push(`ralph-mcp bench  ${new Date().toISOString()}${QUICK ? '  (BENCH_QUICK=1)' : ''}; configurations: ${CONFIGS.map((c) => c.name).join(', ')}`);
+    lines.push(
+      `ralph-mcp bench  ${new Date().toISOString()}${QUICK ? '  (BENCH_QUICK=1)' : ''}; configurations: ${CONFIGS.map((c) => c.name).join(', ')}`,
+    );
     lines.push(
       `load average (1/5/15 min): start ${fmtLoad(load.start)}; before cold start ${fmtLoad(load.before_cold_start)}; before comparison ${fmtLoad(load.before_comparison)}; end ${fmtLoad(load.end)}. The bench itself keeps 1–2 cores busy; more means other work shared the machine.`,
     );
     lines.push(
       `machine: ${machine.cpu}, ${machine.cores} cores, ${machine.memory_gb} GB, node ${machine.node}, ${machine.platform}; artifact dist/ralph-mcp.js ${machine.artifact_kb} KB${ENV_NOTE ? `; ${ENV_NOTE}` : ''}`,
     );
-    if (machine.baseline) lines.push(`baseline: ${machine.baseline.path} (${machine.baseline.artifact_kb} KB), on a copy of ours-legacy's database`);
+    if (machine.baseline)
+      lines.push(
+        `baseline: ${machine.baseline.path} (${machine.baseline.artifact_kb} KB), on a copy of ours-legacy's database`,
+      );
     h('DATABASES  (same seed per size: the same project on either generation)');
     lines.push(
       table(
-        ['<config', '<generation', 'tasks', 'comments', 'comment rows', 'with deps', 'ready', 'rows', '<source', 'ms', 'DB MB', 'DB+FTS MB', '1st initialize ms', 'warm-up: 1st search (FTS build) ms'],
+        [
+          '<config',
+          '<generation',
+          'tasks',
+          'comments',
+          'comment rows',
+          'with deps',
+          'ready',
+          'rows',
+          '<source',
+          'ms',
+          'DB MB',
+          'DB+FTS MB',
+          '1st initialize ms',
+          'warm-up: 1st search (FTS build) ms',
+        ],
         projects.map((p) => [
           p.config.name,
           p.config.generation,
@@ -1065,8 +1313,12 @@ async function main() {
         ]),
       ),
     );
-    lines.push('comment rows: the table the server reads comments from (normalized: task_signals, i.e. the comments as learned signals + a blocked signal per blocked task, its blocked_by).');
-    h(`COLD START  spawn → initialize response, median of ${cold.runs}, interleaved with node -e 0 (${int(cold.db_tasks)} tasks)`);
+    lines.push(
+      'comment rows: the table the server reads comments from (normalized: task_signals, i.e. the comments as learned signals + a blocked signal per blocked task, its blocked_by).',
+    );
+    h(
+      `COLD START  spawn → initialize response, median of ${cold.runs}, interleaved with node -e 0 (${int(cold.db_tasks)} tasks)`,
+    );
     lines.push(
       table(
         ['<config', '<session', 'median ms', 'min ms', 'max ms', '× node -e 0', ...(BASELINE ? ['× baseline'] : [])],
@@ -1087,7 +1339,19 @@ async function main() {
     h('TOOLS/LIST  (model-visible = JSON of {name, description, inputSchema}; tokens ≈ bytes/4)');
     lines.push(
       table(
-        ['<config', '<recipe', 'tools', 'total B', 'B/tool', 'visible B', 'visible B/tool', '~tokens', 'instructions B', 'RSS init MB', '<largest (visible B)'],
+        [
+          '<config',
+          '<recipe',
+          'tools',
+          'total B',
+          'B/tool',
+          'visible B',
+          'visible B/tool',
+          '~tokens',
+          'instructions B',
+          'RSS init MB',
+          '<largest (visible B)',
+        ],
         lists.map((x) => [
           x.config,
           x.recipe,
@@ -1105,7 +1369,20 @@ async function main() {
     );
     const familyTable = (rows: FamilyResult[]) =>
       table(
-        ['<family', '<config', '<session', 'n', 'p50 ms', 'p99 ms', 'mean ms', 'pipelined n', 'calls/s', 'reply B', 'errors', '<note'],
+        [
+          '<family',
+          '<config',
+          '<session',
+          'n',
+          'p50 ms',
+          'p99 ms',
+          'mean ms',
+          'pipelined n',
+          'calls/s',
+          'reply B',
+          'errors',
+          '<note',
+        ],
         rows.map((f) => [
           f.family,
           f.config,
@@ -1126,15 +1403,26 @@ async function main() {
       lines.push(familyTable(families.filter((f) => f.tasks === size)));
     }
     for (const c of CONFIGS) {
-      h(`TOOL FAMILIES at ${int(CMP_SIZE)} tasks, ${c.name}  (medians of ${CFG.rounds} interleaved round(s); n summed)`);
+      h(
+        `TOOL FAMILIES at ${int(CMP_SIZE)} tasks, ${c.name}  (medians of ${CFG.rounds} interleaved round(s); n summed)`,
+      );
       lines.push(familyTable(cmp.medians.filter((f) => f.config === c.name)));
     }
-    h(`COMPARISON at ${int(CMP_SIZE)} tasks  (median over ${CFG.rounds} interleaved round(s) of each run's p50 and calls/s; ratio = first / second)`);
+    h(
+      `COMPARISON at ${int(CMP_SIZE)} tasks  (median over ${CFG.rounds} interleaved round(s) of each run's p50 and calls/s; ratio = first / second)`,
+    );
     const cfgNames = CONFIGS.map((c) => c.name);
-    const short = (n: string) => n.replace('baseline-legacy', 'base').replace('ours-legacy', 'ours-leg').replace('ours-normalized', 'ours-norm');
+    const short = (n: string) =>
+      n.replace('baseline-legacy', 'base').replace('ours-legacy', 'ours-leg').replace('ours-normalized', 'ours-norm');
     lines.push(
       table(
-        ['<family', ...cfgNames.map((n) => `${short(n)} p50 ms`), ...PAIRS.map((x) => `p50 ${x.label}`), ...cfgNames.map((n) => `${short(n)} calls/s`), ...PAIRS.map((x) => `calls/s ${x.label}`)],
+        [
+          '<family',
+          ...cfgNames.map((n) => `${short(n)} p50 ms`),
+          ...PAIRS.map((x) => `p50 ${x.label}`),
+          ...cfgNames.map((n) => `${short(n)} calls/s`),
+          ...PAIRS.map((x) => `calls/s ${x.label}`),
+        ],
         familyNames.map((f) => {
           const rows = cfgNames.map((n) => fam(n, f)!);
           return [
@@ -1168,7 +1456,16 @@ async function main() {
       h(`MEMORY ${mem.config} (${int(mem.tasks)} tasks, full suite; ${mem.mix})`);
       lines.push(
         table(
-          ['after initialize MB', `after ${int(CFG.rssCalls)} calls MB`, `after ${int(CFG.rssCalls * 2)} calls MB`, 'growth MB', 'median 1st/2nd half MB', 'peak (VmHWM) MB', 'errors', 'wall s'],
+          [
+            'after initialize MB',
+            `after ${int(CFG.rssCalls)} calls MB`,
+            `after ${int(CFG.rssCalls * 2)} calls MB`,
+            'growth MB',
+            'median 1st/2nd half MB',
+            'peak (VmHWM) MB',
+            'errors',
+            'wall s',
+          ],
           [
             [
               mb(mem.rss_after_initialize_mb),
@@ -1191,7 +1488,9 @@ async function main() {
       );
     }
     for (const conc of concs) {
-      h(`CONCURRENCY ${conc.config} (${int(conc.tasks)} tasks, ${conc.rounds} round(s) alternating 1 and ${conc.processes} processes; ${conc.mix})`);
+      h(
+        `CONCURRENCY ${conc.config} (${int(conc.tasks)} tasks, ${conc.rounds} round(s) alternating 1 and ${conc.processes} processes; ${conc.mix})`,
+      );
       lines.push(
         table(
           ['<writers', 'writes ok', 'wall ms', 'writes/s', 'busy errors', 'other errors', '<first error'],
@@ -1230,7 +1529,10 @@ async function main() {
         targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']),
       ),
     );
-    lines.push('', `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`);
+    lines.push(
+      '',
+      `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
 
     mkdirSync(dirname(OUT), { recursive: true });

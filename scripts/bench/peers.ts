@@ -56,8 +56,19 @@ export function sdkPeers(scratch: string): PeerServer[] {
         args: [pkgFile('@modelcontextprotocol/sdk', 'dist/esm/examples/server/mcpServerOutputSchema.js')],
         call: ['get_weather', () => ({ city: 'Oslo', country: 'NO' })],
       },
-      { name: 'server-memory', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-memory', 'dist/index.js')], env: { MEMORY_FILE_PATH: memoryFile }, call: ['read_graph', () => ({})] },
-      { name: 'server-filesystem', kind: 'peer', args: [pkgFile('@modelcontextprotocol/server-filesystem', 'dist/index.js'), scratch], call: ['list_allowed_directories', () => ({})] },
+      {
+        name: 'server-memory',
+        kind: 'peer',
+        args: [pkgFile('@modelcontextprotocol/server-memory', 'dist/index.js')],
+        env: { MEMORY_FILE_PATH: memoryFile },
+        call: ['read_graph', () => ({})],
+      },
+      {
+        name: 'server-filesystem',
+        kind: 'peer',
+        args: [pkgFile('@modelcontextprotocol/server-filesystem', 'dist/index.js'), scratch],
+        call: ['list_allowed_directories', () => ({})],
+      },
     ];
   } catch (err) {
     process.stderr.write(`bench: peers not installed (${(err as Error).message.split('\n')[0]}); run npm install\n`);
@@ -66,20 +77,45 @@ export function sdkPeers(scratch: string): PeerServer[] {
 }
 
 export function floorServer(dbPath: string, tasks: number): PeerServer {
-  return { name: 'floor', kind: 'floor', args: [join(REPO, 'dist', 'scripts', 'bench', 'floorServer.js'), dbPath], call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })] };
+  return {
+    name: 'floor',
+    kind: 'floor',
+    args: [join(REPO, 'dist', 'scripts', 'bench', 'floorServer.js'), dbPath],
+    call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })],
+  };
 }
 
-export function oursServer(cli: string, project: string, flags: string[], label: string, tasks: number, clientInfo?: PeerServer['clientInfo']): PeerServer {
-  return { name: `ralph-mcp ${label}`, kind: 'ours', args: [cli, '--project', project, '--log-level', 'error', ...flags], call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })], clientInfo };
+export function oursServer(
+  cli: string,
+  project: string,
+  flags: string[],
+  label: string,
+  tasks: number,
+  clientInfo?: PeerServer['clientInfo'],
+): PeerServer {
+  return {
+    name: `ralph-mcp ${label}`,
+    kind: 'ours',
+    args: [cli, '--project', project, '--log-level', 'error', ...flags],
+    call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })],
+    clientInfo,
+  };
 }
 
 /** Ours as the single executable (npm run build:exe): the same flags, no runtime or script before them. */
 export function oursExe(exe: string, project: string, flags: string[], label: string, tasks: number): PeerServer {
-  return { ...oursServer(exe, project, flags, `exe ${label}`, tasks), command: exe, args: ['--project', project, '--log-level', 'error', ...flags] };
+  return {
+    ...oursServer(exe, project, flags, `exe ${label}`, tasks),
+    command: exe,
+    args: ['--project', project, '--log-level', 'error', ...flags],
+  };
 }
 
 /** spawn → initialize → notifications/initialized → tools/list reply, in ms; and the reply's bytes. */
-async function startToList(s: PeerServer, env: NodeJS.ProcessEnv): Promise<{ ms: number; bytes: number; rssMb: number }> {
+async function startToList(
+  s: PeerServer,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ms: number; bytes: number; rssMb: number }> {
   const c = new RpcChild(s.command ?? process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
   try {
     await c.initialize(s.clientInfo);
@@ -124,12 +160,18 @@ export interface ColdRow {
  */
 function asInstalled(file: string): void {
   const synced = spawnSync('sync', [file]);
-  const dropped = synced.status === 0 && spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0;
-  if (!dropped) process.stderr.write(`bench: could not drop ${file} from the page cache; its RSS is measured as just written\n`);
+  const dropped =
+    synced.status === 0 && spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0;
+  if (!dropped)
+    process.stderr.write(`bench: could not drop ${file} from the page cache; its RSS is measured as just written\n`);
 }
 
 /** Cold start of every server, interleaved with `node -e 0`, rotating the order each run. */
-export async function coldStarts(servers: PeerServer[], runs: number, env: NodeJS.ProcessEnv): Promise<{ node_e0_ms: number; rows: ColdRow[] }> {
+export async function coldStarts(
+  servers: PeerServer[],
+  runs: number,
+  env: NodeJS.ProcessEnv,
+): Promise<{ node_e0_ms: number; rows: ColdRow[] }> {
   const NODE = 'node -e 0';
   const keys = [NODE, ...servers.map((s) => s.name)];
   const samples = new Map<string, number[]>(keys.map((k) => [k, []]));
@@ -183,8 +225,16 @@ export interface CallRow {
   rss_after_calls_mb: number;
 }
 
-/** `calls` pipelined calls of each server's read tool (batches of 256), after a warm-up; interleaved by server over `rounds`. */
-export async function callRuns(servers: PeerServer[], calls: number, rounds: number, env: NodeJS.ProcessEnv): Promise<CallRow[]> {
+/**
+ * `calls` pipelined calls of each server's read tool (batches of 256), after a warm-up; interleaved by server over
+ * `rounds`.
+ */
+export async function callRuns(
+  servers: PeerServer[],
+  calls: number,
+  rounds: number,
+  env: NodeJS.ProcessEnv,
+): Promise<CallRow[]> {
   const results = new Map<string, { cps: number[]; cpu: number[]; errors: number; rss: number }>();
   for (let round_ = 0; round_ < rounds; round_++) {
     for (let j = 0; j < servers.length; j++) {
@@ -196,7 +246,9 @@ export async function callRuns(servers: PeerServer[], calls: number, rounds: num
         await c.initialize(s.clientInfo);
         await c.pipeline(Array.from({ length: 500 }, (_, i) => [tool, args(i)] as const));
         const cpu0 = cpuMs(c.pid);
-        const { ms, replies } = await c.pipeline(Array.from({ length: calls }, (_, i) => [tool, args(i + 500)] as const));
+        const { ms, replies } = await c.pipeline(
+          Array.from({ length: calls }, (_, i) => [tool, args(i + 500)] as const),
+        );
         const cpu = cpuMs(c.pid) - cpu0;
         const r = results.get(s.name) ?? { cps: [], cpu: [], errors: 0, rss: 0 };
         r.cps.push((calls / ms) * 1000);
@@ -267,10 +319,15 @@ export async function besidePeers(o: {
   try {
     const peers = sdkPeers(scratch.dir);
     const dbOf = (dir: string) => join(dir, '.ralph', 'db', 'ralph.db');
-    const ours = [...o.recipes, 'full suite'].map((r) => oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks));
+    const ours = [...o.recipes, 'full suite'].map((r) =>
+      oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks),
+    );
     const exe = o.exe && existsSync(o.exe) ? o.exe : undefined;
     if (exe) asInstalled(exe);
-    if (exe) ours.push(...o.recipes.map((r) => oursExe(exe, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks)));
+    if (exe)
+      ours.push(
+        ...o.recipes.map((r) => oursExe(exe, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks)),
+      );
     const cold = await coldStarts([floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours], o.coldRuns, o.env);
     const callServers = [
       floorServer(dbOf(o.calls.dir), o.calls.tasks),
@@ -281,16 +338,29 @@ export async function besidePeers(o: {
     const calls = await callRuns(callServers, o.callCount, o.callRounds, o.env);
 
     const targets: PeersResult['targets'] = [];
-    const add = (id: string, target: string, measured: string, pass: boolean) => targets.push({ id, target, measured, pass });
+    const add = (id: string, target: string, measured: string, pass: boolean) =>
+      targets.push({ id, target, measured, pass });
     const sdk = cold.rows.filter((r) => r.kind === 'peer');
     const fastestPeer = sdk.length ? sdk.reduce((a, b) => (a.median_ms <= b.median_ms ? a : b)) : undefined;
     // Every recipe, as the bundle (dist/ralph-mcp.js) and, when built, as the single executable.
     for (const r of cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite')) {
-      add('P1', `${r.name}: cold start to tools/list ≤ 3.0× node -e 0`, `${r.median_ms} ms = ${r.ratio_node}×`, r.ratio_node <= 3.0);
-      if (fastestPeer) add('P2', `${r.name}: ≤ 0.5× the fastest SDK peer (${fastestPeer.name})`, `${round(r.median_ms / fastestPeer.median_ms, 2)}×`, r.median_ms <= 0.5 * fastestPeer.median_ms);
+      add(
+        'P1',
+        `${r.name}: cold start to tools/list ≤ 3.0× node -e 0`,
+        `${r.median_ms} ms = ${r.ratio_node}×`,
+        r.ratio_node <= 3.0,
+      );
+      if (fastestPeer)
+        add(
+          'P2',
+          `${r.name}: ≤ 0.5× the fastest SDK peer (${fastestPeer.name})`,
+          `${round(r.median_ms / fastestPeer.median_ms, 2)}×`,
+          r.median_ms <= 0.5 * fastestPeer.median_ms,
+        );
     }
     const floor = calls.find((c) => c.kind === 'floor');
-    // Ralph launches Claude Code: its sessions are the ones measured against the targets (the other row shows a client given both copies).
+    // Ralph launches Claude Code: its sessions are the ones measured against the targets (the other row shows a client
+    // given both copies).
     const our = calls.find((c) => c.kind === 'ours');
     const other = calls.find((c) => c.kind === 'ours' && c !== our);
     if (floor && other)
@@ -328,7 +398,12 @@ export async function besidePeers(o: {
     const peerCalls = calls.filter((c) => c.kind === 'peer');
     if (our && peerCalls.length) {
       const lowest = Math.min(...peerCalls.map((c) => c.rss_after_calls_mb));
-      add('P6', `RSS after ${o.callCount.toLocaleString('en-US')} calls ≤ the lowest peer's`, `${our.rss_after_calls_mb} MB vs ${lowest} MB`, our.rss_after_calls_mb <= lowest);
+      add(
+        'P6',
+        `RSS after ${o.callCount.toLocaleString('en-US')} calls ≤ the lowest peer's`,
+        `${our.rss_after_calls_mb} MB vs ${lowest} MB`,
+        our.rss_after_calls_mb <= lowest,
+      );
     }
     return { cold, calls, targets };
   } finally {
@@ -339,18 +414,37 @@ export async function besidePeers(o: {
 /** The report's section for besidePeers' results. */
 export function peersReport(r: PeersResult, table: (h: string[], rows: (string | number)[][]) => string): string[] {
   const lines: string[] = [];
-  lines.push(`cold start: spawn → initialize → tools/list reply; median of the interleaved runs; node -e 0 = ${r.cold.node_e0_ms} ms`);
+  lines.push(
+    `cold start: spawn → initialize → tools/list reply; median of the interleaved runs; node -e 0 = ${r.cold.node_e0_ms} ms`,
+  );
   lines.push(
     table(
       ['<server', 'median ms', 'x node -e 0', 'tools/list B', 'RSS after init MB'],
-      r.cold.rows.map((x) => [x.name, x.median_ms, `${x.ratio_node}×`, x.tools_list_bytes.toLocaleString('en-US'), x.rss_after_initialize_mb]),
+      r.cold.rows.map((x) => [
+        x.name,
+        x.median_ms,
+        `${x.ratio_node}×`,
+        x.tools_list_bytes.toLocaleString('en-US'),
+        x.rss_after_initialize_mb,
+      ]),
     ),
   );
-  lines.push('', "calls: each server's read tool, pipelined (batches of 256), after 500 warm-up calls; server CPU from /proc (10 ms ticks)");
+  lines.push(
+    '',
+    "calls: each server's read tool, pipelined (batches of 256), after 500 warm-up calls; server CPU from /proc (10 ms ticks)",
+  );
   lines.push(
     table(
       ['<server', '<tool', 'calls', 'calls/s', 'CPU µs/call', 'errors', 'RSS after MB'],
-      r.calls.map((x) => [x.name, x.tool, x.calls, x.calls_per_s.toLocaleString('en-US'), x.cpu_us_per_call, x.errors, x.rss_after_calls_mb]),
+      r.calls.map((x) => [
+        x.name,
+        x.tool,
+        x.calls,
+        x.calls_per_s.toLocaleString('en-US'),
+        x.cpu_us_per_call,
+        x.errors,
+        x.rss_after_calls_mb,
+      ]),
     ),
   );
   return lines;

@@ -66,7 +66,8 @@ export function installExitHooks(): void {
   }
 }
 
-const callMessage = (name: string, args: Record<string, unknown>): [string, unknown] => (name.startsWith('rpc:') ? [name.slice(4), args] : ['tools/call', { name, arguments: args }]);
+const callMessage = (name: string, args: Record<string, unknown>): [string, unknown] =>
+  name.startsWith('rpc:') ? [name.slice(4), args] : ['tools/call', { name, arguments: args }];
 
 const TAIL_ID = /"id":(\d+)\}$/;
 const IS_ERROR_TAIL = '"isError":true},"jsonrpc":"2.0","id":';
@@ -110,7 +111,11 @@ export class RpcChild {
     this.exited = new Promise((resolve) => {
       this.proc.once('exit', (code, signal) => {
         this.exitCode = code ?? (signal ? -1 : null);
-        this.failAll(new Error(`server exited (code ${code}, signal ${signal}) with ${this.pending.size} request(s) pending; stderr:\n${this.stderrTail}`));
+        this.failAll(
+          new Error(
+            `server exited (code ${code}, signal ${signal}) with ${this.pending.size} request(s) pending; stderr:\n${this.stderrTail}`,
+          ),
+        );
         resolve();
       });
       this.proc.once('error', (err) => {
@@ -221,7 +226,9 @@ export class RpcChild {
   }
 
   /** MCP handshake: initialize (as `clientInfo`), then notifications/initialized. Returns the initialize result. */
-  async initialize(clientInfo: { name: string; version: string } = { name: 'ralph-mcp-bench', version: '0.0.0' }): Promise<{ result: any; ms: number }> {
+  async initialize(
+    clientInfo: { name: string; version: string } = { name: 'ralph-mcp-bench', version: '0.0.0' },
+  ): Promise<{ result: any; ms: number }> {
     const r = await this.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo });
     const ms = performance.now() - this.spawnedAt;
     if (r.isError) throw new Error(`initialize failed: ${r.line}\n${this.stderrTail}`);
@@ -233,7 +240,11 @@ export class RpcChild {
    * Writes many calls at once (in chunks, honouring back-pressure) and waits for every reply.
    * Returns the wall time from the first write to the last reply.
    */
-  async pipeline(calls: ReadonlyArray<readonly [string, Record<string, unknown>]>, timeoutMs = this.timeoutMs, chunk = 256): Promise<{ ms: number; replies: Reply[] }> {
+  async pipeline(
+    calls: ReadonlyArray<readonly [string, Record<string, unknown>]>,
+    timeoutMs = this.timeoutMs,
+    chunk = 256,
+  ): Promise<{ ms: number; replies: Reply[] }> {
     const prepared = calls.map(([name, args]) => this.prepare(...callMessage(name, args), timeoutMs));
     const all = Promise.all(prepared.map((p) => p.reply));
     all.catch(() => undefined); // rejections are rethrown by the await below
@@ -246,7 +257,9 @@ export class RpcChild {
         await Promise.race([
           new Promise<void>((resolve) => stdin.once('drain', () => resolve())),
           this.exited,
-          new Promise<void>((_, reject) => setTimeout(() => reject(new Error('stdin did not drain in 60 s')), 60_000).unref()),
+          new Promise<void>((_, reject) =>
+            setTimeout(() => reject(new Error('stdin did not drain in 60 s')), 60_000).unref(),
+          ),
         ]);
         if (this.exitCode !== undefined) break;
       }
@@ -284,7 +297,12 @@ export class RpcChild {
 }
 
 /** Spawns `cmd args` and resolves with the time from spawn to exit (ms); rejects after timeoutMs. */
-export function spawnTimed(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeoutMs = 20_000): Promise<number> {
+export function spawnTimed(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = 20_000,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const c = spawn(cmd, args, { stdio: 'ignore', env });

@@ -61,7 +61,13 @@ const SAMPLE_TASKS = 8;
 /** Feature learnings per stress feature, under the cap of 50 (past which a write is refused). */
 const LEARNINGS_PER_FEATURE = 35;
 
-type Kind = 'create_task' | 'add_task_comment' | 'set_task_status' | 'append_feature_learning' | 'append_progress' | 'append_learning';
+type Kind =
+  | 'create_task'
+  | 'add_task_comment'
+  | 'set_task_status'
+  | 'append_feature_learning'
+  | 'append_progress'
+  | 'append_learning';
 const MIX: readonly [Kind, number][] = [
   ['create_task', 24],
   ['add_task_comment', 20],
@@ -155,9 +161,12 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
   {
     const db = new Database(project.dbPath);
     db.pragma('busy_timeout = 5000');
-    const ins = db.prepare("INSERT INTO features (name, display_name, acronym, description, created) VALUES (?, ?, ?, 'stress', '2026-01-01')");
+    const ins = db.prepare(
+      "INSERT INTO features (name, display_name, acronym, description, created) VALUES (?, ?, ?, 'stress', '2026-01-01')",
+    );
     db.transaction(() => {
-      for (const [k, f] of features.entries()) ins.run(f, `Stress ${k}`, `S${k.toString(36).toUpperCase().padStart(3, '0')}`);
+      for (const [k, f] of features.entries())
+        ins.run(f, `Stress ${k}`, `S${k.toString(36).toUpperCase().padStart(3, '0')}`);
     })();
     db.close();
   }
@@ -178,7 +187,13 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
 
   const env = { ...process.env, ...opts.env };
   const sessions = Array.from({ length: servers }, (_, p) => `stress-${runId}-p${p}`);
-  const children = sessions.map((sid) => new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', sid, '--log-level', 'warn'], { env, timeoutMs: 120_000 }));
+  const children = sessions.map(
+    (sid) =>
+      new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', sid, '--log-level', 'warn'], {
+        env,
+        timeoutMs: 120_000,
+      }),
+  );
   const closing = new Set<RpcChild>();
   let serverCrashes = 0;
   for (const c of children) {
@@ -188,10 +203,15 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
   }
   try {
     await Promise.all(children.map((c) => c.initialize()));
-    log(`${servers} servers up on ${project.dbPath} (seed ${seed}); ${opts.opsPerProcess} writes each, up to ${opts.plainOps} plain-SQL writes`);
+    log(
+      `${servers} servers up on ${project.dbPath} (seed ${seed}); ${opts.opsPerProcess} writes each, up to ${opts.plainOps} plain-SQL writes`,
+    );
 
     const t0 = performance.now();
-    const plain = opts.plainOps > 0 ? startPlainWriter(project.dbPath, project.progressFile, opts.plainOps, runId, seed) : undefined;
+    const plain =
+      opts.plainOps > 0
+        ? startPlainWriter(project.dbPath, project.progressFile, opts.plainOps, runId, seed)
+        : undefined;
     await plain?.ready;
 
     const client = async (p: number) => {
@@ -210,7 +230,12 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
         switch (kind) {
           case 'create_task': {
             const title = `task ${marker}`;
-            args = { feature: pick(r, TASK_FEATURES), discipline: pick(r, DISCIPLINES), title, description: words(r, 12) };
+            args = {
+              feature: pick(r, TASK_FEATURES),
+              discipline: pick(r, DISCIPLINES),
+              title,
+              description: words(r, 12),
+            };
             onOk = (out) => {
               exp.tasks.set(title, (exp.tasks.get(title) ?? 0) + 1);
               own.push(out.task.id as number);
@@ -237,7 +262,8 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
             const feature = features[learningSeq++ % features.length]!;
             args = { feature_name: feature, text };
             onOk = (out) => {
-              if (out.outcome !== 'added') otherErrors.push(`append_feature_learning ${marker}: outcome ${out.outcome} (matched ${out.matched})`);
+              if (out.outcome !== 'added')
+                otherErrors.push(`append_feature_learning ${marker}: outcome ${out.outcome} (matched ${out.matched})`);
               else exp.learnings.set(text, feature);
             };
             break;
@@ -309,18 +335,25 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
       if (got !== s) lost.push(`task ${id}: last acknowledged status ${s}, found ${got}`);
     }
     const stored = new Map<string, number>();
-    for (const f of db.prepare("SELECT name, learnings FROM features WHERE name LIKE 'stress-%'").all() as { name: string; learnings: string }[]) {
+    for (const f of db.prepare("SELECT name, learnings FROM features WHERE name LIKE 'stress-%'").all() as {
+      name: string;
+      learnings: string;
+    }[]) {
       for (const l of JSON.parse(f.learnings) as { text: string }[]) {
         const key = `${f.name}\t${l.text}`;
         stored.set(key, (stored.get(key) ?? 0) + 1);
       }
     }
-    for (const [text, f] of exp.learnings) once(`learning "${text.slice(0, 40)}" of ${f}`, stored.get(`${f}\t${text}`) ?? 0);
+    for (const [text, f] of exp.learnings)
+      once(`learning "${text.slice(0, 40)}" of ${f}`, stored.get(`${f}\t${text}`) ?? 0);
     const audited = tally("SELECT session_id || char(9) || tool FROM ralph_mcp_audit WHERE outcome = 'ok'");
     for (const [key, n] of exp.auditOk) {
       const [sid, tool] = key.split('\t') as [string, string];
       const got = audited.get(key) ?? 0;
-      if (got !== n) lost.push(`${sid} ${tool}: ${n} acknowledged, ${got} audit rows (each write is recorded once, in its own transaction)`);
+      if (got !== n)
+        lost.push(
+          `${sid} ${tool}: ${n} acknowledged, ${got} audit rows (each write is recorded once, in its own transaction)`,
+        );
     }
     if (plainResult) {
       for (const m of plainResult.tasks) once(`plain task ${m}`, titles.get(`plain task ${m}`) ?? 0);
@@ -333,7 +366,9 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
 
     const toolCalls = Object.values(byKind).reduce((a, b) => a + b, 0);
     const plainWrites = plainResult?.committed ?? 0;
-    log(`clients done in ${(clientsMs / 1000).toFixed(1)} s; verified ${toolCalls} tool writes + ${plainWrites} plain-SQL writes`);
+    log(
+      `clients done in ${(clientsMs / 1000).toFixed(1)} s; verified ${toolCalls} tool writes + ${plainWrites} plain-SQL writes`,
+    );
     return {
       seed,
       servers,
@@ -374,12 +409,15 @@ function checkStateFile(file: string, tool: Map<string, string>, plain: Map<stri
     const marker = body.split('\n', 1)[0]!;
     const want = tool.get(marker) ?? plain.get(marker);
     if (!/^## \S+Z · /.test(header) || want === undefined || body !== want) {
-      problems.push(`${name}: an entry that is not one whole acknowledged write: ${JSON.stringify(entry.slice(0, 120))}`);
+      problems.push(
+        `${name}: an entry that is not one whole acknowledged write: ${JSON.stringify(entry.slice(0, 120))}`,
+      );
       continue;
     }
     seen.set(marker, (seen.get(marker) ?? 0) + 1);
   }
-  for (const m of [...tool.keys(), ...plain.keys()]) if (seen.get(m) !== 1) problems.push(`${name}: entry ${m} found ${seen.get(m) ?? 0} times`);
+  for (const m of [...tool.keys(), ...plain.keys()])
+    if (seen.get(m) !== 1) problems.push(`${name}: entry ${m} found ${seen.get(m) ?? 0} times`);
   return problems;
 }
 
@@ -400,8 +438,18 @@ interface PlainResult {
  * Starts the plain-SQL writer; `ready` when it has its connection, `stop()` (its stdin closing) ends it
  * when the servers are done (after at least MIN_PLAIN_OPS writes).
  */
-function startPlainWriter(dbPath: string, progressFile: string, ops: number, runId: string, seed: number): { ready: Promise<void>; stop: () => void; done: Promise<PlainResult> } {
-  const child = spawn(process.execPath, [HERE, 'plain-writer', dbPath, progressFile, String(ops), runId, String(seed)], { stdio: ['pipe', 'pipe', 'pipe'] });
+function startPlainWriter(
+  dbPath: string,
+  progressFile: string,
+  ops: number,
+  runId: string,
+  seed: number,
+): { ready: Promise<void>; stop: () => void; done: Promise<PlainResult> } {
+  const child = spawn(
+    process.execPath,
+    [HERE, 'plain-writer', dbPath, progressFile, String(ops), runId, String(seed)],
+    { stdio: ['pipe', 'pipe', 'pipe'] },
+  );
   child.stdin.on('error', () => undefined);
   const ready = new Promise<void>((resolveReady, reject) => {
     child.stdout.once('data', () => resolveReady());
@@ -416,7 +464,9 @@ function startPlainWriter(dbPath: string, progressFile: string, ops: number, run
     child.once('error', reject);
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`plain-SQL writer exited with ${code}: ${err}`));
-      const r = JSON.parse(out.slice(out.indexOf('\n') + 1)) as Omit<PlainResult, 'progress'> & { progress: [string, string][] };
+      const r = JSON.parse(out.slice(out.indexOf('\n') + 1)) as Omit<PlainResult, 'progress'> & {
+        progress: [string, string][];
+      };
       resolvePlain({ ...r, progress: new Map(r.progress) });
     });
   });
@@ -429,15 +479,32 @@ function startPlainWriter(dbPath: string, progressFile: string, ops: number, run
  * each. It paces itself (0-3 ms between writes) and stops after `ops` writes or when its stdin closes
  * (the servers are done) once it has made MIN_PLAIN_OPS, so that it writes throughout their run.
  */
-async function plainWriter(dbPath: string, progressFile: string, ops: number, runId: string, seed: number): Promise<void> {
+async function plainWriter(
+  dbPath: string,
+  progressFile: string,
+  ops: number,
+  runId: string,
+  seed: number,
+): Promise<void> {
   const db = new Database(dbPath);
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
   const r = rng(seed ^ 0x5eed);
-  const res = { committed: 0, tasks: [] as string[], comments: [] as string[], progress: [] as [string, string][], busy: 0, errors: [] as string[] };
+  const res = {
+    committed: 0,
+    tasks: [] as string[],
+    comments: [] as string[],
+    progress: [] as [string, string][],
+    busy: 0,
+    errors: [] as string[],
+  };
   const nextId = db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks');
-  const insTask = db.prepare("INSERT INTO tasks (id, feature, discipline, title, status, created, provenance) VALUES (?, ?, ?, ?, 'pending', '2026-01-01', 'human')");
-  const insComment = db.prepare("INSERT INTO task_comments (task_id, author, body, created) VALUES (?, 'human', ?, '2026-01-01T00:00:00Z')");
+  const insTask = db.prepare(
+    "INSERT INTO tasks (id, feature, discipline, title, status, created, provenance) VALUES (?, ?, ?, ?, 'pending', '2026-01-01', 'human')",
+  );
+  const insComment = db.prepare(
+    "INSERT INTO task_comments (task_id, author, body, created) VALUES (?, 'human', ?, '2026-01-01T00:00:00Z')",
+  );
   let stop = false;
   process.stdin
     .on('close', () => (stop = true))
@@ -485,7 +552,8 @@ export async function run(): Promise<StressFigures> {
   const r = await runWriters({ processes: servers, opsPerProcess: ops, plainOps: 1_000_000, log });
   const problems = [...r.lost, ...r.otherErrors];
   for (const p of problems.slice(0, 20)) log(`PROBLEM: ${p}`);
-  if (r.integrity !== 'ok' || r.foreignKeyProblems > 0) log(`PROBLEM: integrity_check ${r.integrity}, ${r.foreignKeyProblems} foreign-key problems`);
+  if (r.integrity !== 'ok' || r.foreignKeyProblems > 0)
+    log(`PROBLEM: integrity_check ${r.integrity}, ${r.foreignKeyProblems} foreign-key problems`);
   const kinds = Object.entries(r.byKind)
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');

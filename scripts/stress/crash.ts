@@ -70,7 +70,18 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
   const project = createSampleProject(dir, 'Crash');
   installExitHooks();
   const t0 = performance.now();
-  const res: CrashResult = { seed, rounds: 0, kills: 0, calls: 0, whole: 0, absent: 0, answered: 0, problems: [], serverCrashes: 0, seconds: 0 };
+  const res: CrashResult = {
+    seed,
+    rounds: 0,
+    kills: 0,
+    calls: 0,
+    whole: 0,
+    absent: 0,
+    answered: 0,
+    problems: [],
+    serverCrashes: 0,
+    seconds: 0,
+  };
   const all: Issued[] = [];
   const live: RpcChild[] = [];
   try {
@@ -79,7 +90,9 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
       const db = new Database(project.dbPath);
       db.pragma('busy_timeout = 5000');
       let next = (db.prepare('SELECT coalesce(max(id), 0) + 1 AS id FROM tasks').get() as { id: number }).id;
-      const ins = db.prepare("INSERT INTO tasks (id, feature, discipline, title, status, depends_on, created, provenance) VALUES (?, 'recipes', 'backend', ?, 'pending', ?, '2026-01-01', 'human')");
+      const ins = db.prepare(
+        "INSERT INTO tasks (id, feature, discipline, title, status, depends_on, created, provenance) VALUES (?, 'recipes', 'backend', ?, 'pending', ?, '2026-01-01', 'human')",
+      );
       const issued: Issued[] = [];
       let ownTask = 0;
       let upstream = 0;
@@ -96,7 +109,11 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
               tag,
               parent,
               dependent,
-              args: { parent_id: parent, chain: true, tasks: Array.from({ length: SUBTASKS }, (_, k) => ({ title: `sub ${tag} ${k}` })) },
+              args: {
+                parent_id: parent,
+                chain: true,
+                tasks: Array.from({ length: SUBTASKS }, (_, k) => ({ title: `sub ${tag} ${k}` })),
+              },
             });
           } else {
             const target = next++;
@@ -115,10 +132,30 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
         return { kind: 'blocker', tag, target: ownTask, args: { reason: `waiting ${tag}`, on_task_id: upstream } };
       });
 
-      const a = new RpcChild(process.execPath, [CLI, '--project', project.root, '--session-id', `crash-${round}-a`, '--log-level', 'error'], { timeoutMs: 30_000 });
-      const b = new RpcChild(process.execPath, [CLI, '--project', project.root, '--recipe', 'task_execution', '--task', String(ownTask), '--session-id', `crash-${round}-b`, '--log-level', 'error'], {
-        timeoutMs: 30_000,
-      });
+      const a = new RpcChild(
+        process.execPath,
+        [CLI, '--project', project.root, '--session-id', `crash-${round}-a`, '--log-level', 'error'],
+        { timeoutMs: 30_000 },
+      );
+      const b = new RpcChild(
+        process.execPath,
+        [
+          CLI,
+          '--project',
+          project.root,
+          '--recipe',
+          'task_execution',
+          '--task',
+          String(ownTask),
+          '--session-id',
+          `crash-${round}-b`,
+          '--log-level',
+          'error',
+        ],
+        {
+          timeoutMs: 30_000,
+        },
+      );
       live.push(a, b);
       let killing = false;
       for (const c of [a, b]) c.proc.once('exit', () => !killing && res.serverCrashes++);
@@ -162,7 +199,10 @@ export async function runCrashRounds(opts: CrashOptions): Promise<CrashResult> {
       const before = res.problems.length;
       check(project.dbPath, round_, res);
       if (res.problems.length > before) log(`round ${round}: ${res.problems.length - before} problem(s)`);
-      if ((round + 1) % 10 === 0) log(`${round + 1} rounds: ${res.whole} whole, ${res.absent} absent, ${res.answered} answered, ${res.problems.length} problems`);
+      if ((round + 1) % 10 === 0)
+        log(
+          `${round + 1} rounds: ${res.whole} whole, ${res.absent} absent, ${res.answered} answered, ${res.problems.length} problems`,
+        );
     }
     // A last look with every round's writes: later rounds' recovery must not have undone earlier ones.
     const again: CrashResult = { ...res, whole: 0, absent: 0, answered: 0, problems: [] };
@@ -186,20 +226,37 @@ function check(dbPath: string, writes: Issued[], res: CrashResult): void {
     const fk = db.pragma('foreign_key_check') as unknown[];
     if (fk.length > 0) res.problems.push(`foreign_key_check: ${JSON.stringify(fk.slice(0, 3))}`);
     const n = (sql: string, ...v: unknown[]) => (db.prepare(sql).get(...v) as { n: number }).n;
-    const audited = (tool: string, tag: string) => n("SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = ? AND outcome = 'ok' AND instr(arguments, ?) > 0", tool, tag);
-    const hasAudit = (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ralph_mcp_audit'").get() as unknown) !== undefined;
+    const audited = (tool: string, tag: string) =>
+      n(
+        "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = ? AND outcome = 'ok' AND instr(arguments, ?) > 0",
+        tool,
+        tag,
+      );
+    const hasAudit =
+      (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'ralph_mcp_audit'").get() as unknown) !== undefined;
     for (const w of writes) {
       // Each part of the write, true when present.
       let parts: Record<string, boolean>;
       if (w.kind === 'spawn') {
-        const subs = db.prepare('SELECT id FROM tasks WHERE title LIKE ? ORDER BY id').all(`sub ${w.tag} %`) as { id: number }[];
+        const subs = db.prepare('SELECT id FROM tasks WHERE title LIKE ? ORDER BY id').all(`sub ${w.tag} %`) as {
+          id: number;
+        }[];
         const ids = subs.map((s) => s.id);
         const last = ids[ids.length - 1];
-        const dep = JSON.parse((db.prepare('SELECT depends_on AS d FROM tasks WHERE id = ?').get(w.dependent) as { d: string }).d) as number[];
-        if (subs.length !== 0 && subs.length !== SUBTASKS) res.problems.push(`spawn ${w.tag}: ${subs.length} of ${SUBTASKS} subtasks`);
+        const dep = JSON.parse(
+          (db.prepare('SELECT depends_on AS d FROM tasks WHERE id = ?').get(w.dependent) as { d: string }).d,
+        ) as number[];
+        if (subs.length !== 0 && subs.length !== SUBTASKS)
+          res.problems.push(`spawn ${w.tag}: ${subs.length} of ${SUBTASKS} subtasks`);
         parts = {
           subtasks: subs.length === SUBTASKS,
-          comment: ids.length > 0 && n('SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?', w.parent, `Split: subtasks ${ids.map((i) => `#${i}`).join(', ')}`) === 1,
+          comment:
+            ids.length > 0 &&
+            n(
+              'SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?',
+              w.parent,
+              `Split: subtasks ${ids.map((i) => `#${i}`).join(', ')}`,
+            ) === 1,
           rewired: last !== undefined && dep.includes(last),
           audit: hasAudit && audited('spawn_subtasks', w.tag) === 1,
         };
@@ -207,37 +264,65 @@ function check(dbPath: string, writes: Issued[], res: CrashResult): void {
         const t = db.prepare('SELECT status FROM tasks WHERE id = ?').get(w.target) as { status: string };
         parts = {
           status: t.status === 'skipped',
-          comment: n('SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?', w.target, `Skipped: ${w.args.reason as string}`) === 1,
+          comment:
+            n(
+              'SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?',
+              w.target,
+              `Skipped: ${w.args.reason as string}`,
+            ) === 1,
           audit: hasAudit && audited('skip_task', w.tag) === 1,
         };
       } else {
         const reason = w.args.reason as string;
         const upstream = w.args.on_task_id as number;
         parts = {
-          own_comment: n('SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?', w.target, `Blocked: ${reason} (blocked on task #${upstream})`) === 1,
-          upstream_comment: n('SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body LIKE ?', upstream, `%is blocked on this task: ${reason}`) === 1,
+          own_comment:
+            n(
+              'SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body = ?',
+              w.target,
+              `Blocked: ${reason} (blocked on task #${upstream})`,
+            ) === 1,
+          upstream_comment:
+            n(
+              'SELECT count(*) AS n FROM task_comments WHERE task_id = ? AND body LIKE ?',
+              upstream,
+              `%is blocked on this task: ${reason}`,
+            ) === 1,
           audit: hasAudit && audited('report_blocker', w.tag) === 1,
         };
       }
       const present = Object.values(parts).filter(Boolean).length;
-      if (present !== 0 && present !== Object.keys(parts).length) res.problems.push(`${w.kind} ${w.tag}: half written ${JSON.stringify(parts)}`);
+      if (present !== 0 && present !== Object.keys(parts).length)
+        res.problems.push(`${w.kind} ${w.tag}: half written ${JSON.stringify(parts)}`);
       else if (present === 0) res.absent++;
       else res.whole++;
       const ok = w.reply !== undefined && !w.reply.isError;
       if (ok) res.answered++;
       if (ok && present === 0) res.problems.push(`${w.kind} ${w.tag}: answered ok but missing after the kill`);
-      if (w.reply?.isError) res.problems.push(`${w.kind} ${w.tag}: failed before the kill: ${w.reply.line.slice(0, 300)}`);
+      if (w.reply?.isError)
+        res.problems.push(`${w.kind} ${w.tag}: failed before the kill: ${w.reply.line.slice(0, 300)}`);
     }
     // The blocked task's status and blocked_by come from the last report_blocker that committed.
     const byTask = new Map<number, Issued[]>();
     for (const w of writes) if (w.kind === 'blocker') byTask.set(w.target!, [...(byTask.get(w.target!) ?? []), w]);
     for (const [task, list] of byTask) {
-      const t = db.prepare('SELECT status, blocked_by FROM tasks WHERE id = ?').get(task) as { status: string; blocked_by: string | null };
-      const lastComment = db.prepare("SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1").get(task) as { body: string } | undefined;
-      const committed = lastComment ? list.find((w) => lastComment.body.startsWith(`Blocked: ${w.args.reason as string} `)) : undefined;
-      const want = committed ? { status: 'blocked', blocked_by: committed.args.reason } : { status: 'pending', blocked_by: null };
+      const t = db.prepare('SELECT status, blocked_by FROM tasks WHERE id = ?').get(task) as {
+        status: string;
+        blocked_by: string | null;
+      };
+      const lastComment = db
+        .prepare("SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1")
+        .get(task) as { body: string } | undefined;
+      const committed = lastComment
+        ? list.find((w) => lastComment.body.startsWith(`Blocked: ${w.args.reason as string} `))
+        : undefined;
+      const want = committed
+        ? { status: 'blocked', blocked_by: committed.args.reason }
+        : { status: 'pending', blocked_by: null };
       if (t.status !== want.status || t.blocked_by !== want.blocked_by) {
-        res.problems.push(`task ${task}: ${JSON.stringify(t)}, but its last committed report_blocker says ${JSON.stringify(want)}`);
+        res.problems.push(
+          `task ${task}: ${JSON.stringify(t)}, but its last committed report_blocker says ${JSON.stringify(want)}`,
+        );
       }
     }
   } finally {

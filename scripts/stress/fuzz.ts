@@ -104,7 +104,9 @@ export function describeSchema(schema: z.ZodType, path = ''): FieldSpec {
     case 'object':
       spec.kind = 'object';
       spec.strict = def.catchall?._zod?.def?.type === 'never';
-      spec.fields = Object.entries(def.shape as Record<string, z.ZodType>).map(([k, v]) => describeSchema(v, path ? `${path}.${k}` : k));
+      spec.fields = Object.entries(def.shape as Record<string, z.ZodType>).map(([k, v]) =>
+        describeSchema(v, path ? `${path}.${k}` : k),
+      );
       break;
   }
   return spec;
@@ -122,7 +124,11 @@ export interface ToolSpec {
 }
 
 /** Every tool of the full suite, in registry order, with its input schema described. */
-export const TOOL_SPECS: ToolSpec[] = REGISTRY.map((t) => ({ name: t.name, readOnly: t.annotations.readOnlyHint, input: describeSchema(t.input) }));
+export const TOOL_SPECS: ToolSpec[] = REGISTRY.map((t) => ({
+  name: t.name,
+  readOnly: t.annotations.readOnlyHint,
+  input: describeSchema(t.input),
+}));
 
 /** Every field of a tool's input, depth-first: nested object fields and list elements too. */
 export function allFields(spec: FieldSpec): FieldSpec[] {
@@ -149,9 +155,12 @@ export function limitRows(): LimitRow[] {
   const rows: LimitRow[] = [];
   for (const t of TOOL_SPECS) {
     for (const f of allFields(t.input)) {
-      if (f.kind === 'string' && f.max !== undefined) rows.push({ tool: t.name, field: f.path, kind: 'characters', max: f.max });
-      if (f.kind === 'array' && f.max !== undefined) rows.push({ tool: t.name, field: f.path, kind: 'items', max: f.max });
-      if (f.kind === 'number' && f.max !== undefined && f.min !== undefined) rows.push({ tool: t.name, field: f.path, kind: 'range', min: f.min, max: f.max });
+      if (f.kind === 'string' && f.max !== undefined)
+        rows.push({ tool: t.name, field: f.path, kind: 'characters', max: f.max });
+      if (f.kind === 'array' && f.max !== undefined)
+        rows.push({ tool: t.name, field: f.path, kind: 'items', max: f.max });
+      if (f.kind === 'number' && f.max !== undefined && f.min !== undefined)
+        rows.push({ tool: t.name, field: f.path, kind: 'range', min: f.min, max: f.max });
     }
   }
   return rows;
@@ -168,7 +177,33 @@ export const UNLIMITED_OK: Record<string, string> = {
 const NAMES = ['recipes', 'search', 'auth', 'backend', 'frontend', 'quality', 'documentation', 'new-thing', 'x_1'];
 const PATHS = ['src/app.ts', 'docs/readme.md', 'src/api/recipes.ts', './src//a.ts', 'café/ａｐｐ.ts'];
 /** Characters that have broken servers before: NUL, controls, separators, lone surrogates, quotes. */
-const NASTY = ['\0', '\x01', '\x07', '\b', '\t', '\n', '\r', '\x1b[31m', '\x7f', '\u0085', '\u2028', '\u2029', '\ufeff', '\ud800', '\udfff', '😀', '"', "'", '\\', '%2e', '../', '{', '}', ' ', 'é'];
+const NASTY = [
+  '\0',
+  '\x01',
+  '\x07',
+  '\b',
+  '\t',
+  '\n',
+  '\r',
+  '\x1b[31m',
+  '\x7f',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\ud800',
+  '\udfff',
+  '😀',
+  '"',
+  "'",
+  '\\',
+  '%2e',
+  '../',
+  '{',
+  '}',
+  ' ',
+  'é',
+];
 
 /**
  * Any code point, lone surrogates included (what fast-check's 'binary' unit gives, without the
@@ -178,7 +213,10 @@ const ANY_CHAR = fc.integer({ min: 0, max: 0x10ffff }).map((cp) => String.fromCo
 
 const nastyString = (maxLength: number) =>
   fc
-    .array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ minLength: 1, maxLength: 3 })), { minLength: 1, maxLength: Math.max(1, Math.min(12, Math.floor(maxLength / 3))) })
+    .array(fc.oneof(fc.constantFrom(...NASTY), fc.string({ minLength: 1, maxLength: 3 })), {
+      minLength: 1,
+      maxLength: Math.max(1, Math.min(12, Math.floor(maxLength / 3))),
+    })
     .map((parts) => parts.join('').slice(0, maxLength));
 
 /** Arbitraries are built once per field (building them is far slower than drawing from them). */
@@ -197,12 +235,21 @@ export const validValue = memo((f: FieldSpec): fc.Arbitrary<unknown> => {
       const max = f.max ?? 100;
       const min = f.min ?? 0;
       const key = keyOf(f);
-      const pool = /path|file/.test(key) ? PATHS : /name|feature|discipline|author/.test(key) ? NAMES : key === 'color' ? ['#000000', '#1e90ff', 'red'] : ['hello', 'Rank title matches first', 'x'];
+      const pool = /path|file/.test(key)
+        ? PATHS
+        : /name|feature|discipline|author/.test(key)
+          ? NAMES
+          : key === 'color'
+            ? ['#000000', '#1e90ff', 'red']
+            : ['hello', 'Rank title matches first', 'x'];
       return fc
         .oneof(
           { weight: 3, arbitrary: fc.constantFrom(...pool) },
           { weight: 2, arbitrary: fc.string({ minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }) },
-          { weight: 1, arbitrary: fc.string({ unit: ANY_CHAR, minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }) },
+          {
+            weight: 1,
+            arbitrary: fc.string({ unit: ANY_CHAR, minLength: Math.max(min, 1), maxLength: Math.min(max, 40) }),
+          },
           { weight: 2, arbitrary: nastyString(max) },
         )
         .filter((s) => s.length >= min && s.length <= max);
@@ -210,14 +257,19 @@ export const validValue = memo((f: FieldSpec): fc.Arbitrary<unknown> => {
     case 'number': {
       const lo = f.min === undefined ? -1000 : f.minExclusive ? f.min + 1 : f.min;
       const hi = f.max ?? lo + 20;
-      return f.int ? fc.oneof(fc.integer({ min: lo, max: Math.min(hi, lo + 12) }), fc.integer({ min: lo, max: hi })) : fc.double({ min: lo, max: hi, noNaN: true });
+      return f.int
+        ? fc.oneof(fc.integer({ min: lo, max: Math.min(hi, lo + 12) }), fc.integer({ min: lo, max: hi }))
+        : fc.double({ min: lo, max: hi, noNaN: true });
     }
     case 'boolean':
       return fc.boolean();
     case 'enum':
       return fc.constantFrom(...f.values!);
     case 'array':
-      return fc.array(validValue(f.element!), { minLength: f.min ?? 0, maxLength: Math.min(f.max ?? 4, Math.max(f.min ?? 0, 4)) });
+      return fc.array(validValue(f.element!), {
+        minLength: f.min ?? 0,
+        maxLength: Math.min(f.max ?? 4, Math.max(f.min ?? 0, 4)),
+      });
     case 'object':
       return validObject(f);
     default:
@@ -250,7 +302,9 @@ const otherThan = (kind: FieldKind) =>
     ...(kind !== 'number' ? [fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))] : []),
     ...(kind !== 'boolean' ? [fc.boolean()] : []),
     ...(kind !== 'array' ? [fc.array(fc.integer(), { maxLength: 3 })] : []),
-    ...(kind !== 'object' ? [fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.integer(), { maxKeys: 3 })] : []),
+    ...(kind !== 'object'
+      ? [fc.dictionary(fc.string({ minLength: 1, maxLength: 5 }), fc.integer(), { maxKeys: 3 })]
+      : []),
     fc.constant(null),
     fc.integer({ min: 2, max: 300 }).map(deepValue),
   );
@@ -261,18 +315,25 @@ const hugeString = (): string => (huge ??= 'x'.repeat(1024 * 1024));
 
 /** A value this field refuses whatever the tool's own rules: the case's `why` says how. */
 export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; why: string }> => {
-  const options: fc.Arbitrary<{ value: unknown; why: string }>[] = [otherThan(f.kind).map((value) => ({ value, why: 'wrong type' }))];
+  const options: fc.Arbitrary<{ value: unknown; why: string }>[] = [
+    otherThan(f.kind).map((value) => ({ value, why: 'wrong type' })),
+  ];
   switch (f.kind) {
     case 'string':
       if (f.max !== undefined) {
         const max = f.max;
         options.push(
-          fc.integer({ min: 1, max: 40 }).map((k) => ({ value: 'x'.repeat(max + k), why: `over the limit (${max} chars)` })),
-          fc.constantFrom('\0', '\x01', '\n', '\ud800').map((c) => ({ value: `x${c.repeat(max)}x`, why: `over the limit with control characters` })),
+          fc
+            .integer({ min: 1, max: 40 })
+            .map((k) => ({ value: 'x'.repeat(max + k), why: `over the limit (${max} chars)` })),
+          fc
+            .constantFrom('\0', '\x01', '\n', '\ud800')
+            .map((c) => ({ value: `x${c.repeat(max)}x`, why: `over the limit with control characters` })),
           fc.constant(null).map(() => ({ value: hugeString(), why: 'huge string (1 MiB)' })),
         );
       }
-      if ((f.min ?? 0) >= 1) options.push(fc.constantFrom('', ...(f.trim ? [' ', '\t\n '] : [])).map((value) => ({ value, why: 'empty' })));
+      if ((f.min ?? 0) >= 1)
+        options.push(fc.constantFrom('', ...(f.trim ? [' ', '\t\n '] : [])).map((value) => ({ value, why: 'empty' })));
       break;
     case 'number': {
       const lo = f.min;
@@ -282,10 +343,21 @@ export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; 
       if (f.int) bad.push(1.5, 0.1 + (lo ?? 0) + 1, 7.000001);
       options.push(
         fc
-          .constantFrom(...bad.filter((n) => lo === undefined || n < lo || (f.minExclusive && n === lo) || (f.max !== undefined && n > f.max) || (f.int && !Number.isSafeInteger(n))))
+          .constantFrom(
+            ...bad.filter(
+              (n) =>
+                lo === undefined ||
+                n < lo ||
+                (f.minExclusive && n === lo) ||
+                (f.max !== undefined && n > f.max) ||
+                (f.int && !Number.isSafeInteger(n)),
+            ),
+          )
           .map((value) => ({ value, why: 'out of range' })),
       );
-      options.push(fc.constantFrom(NaN, Infinity, -Infinity).map((value) => ({ value, why: 'NaN/Infinity (null on the wire)' })));
+      options.push(
+        fc.constantFrom(NaN, Infinity, -Infinity).map((value) => ({ value, why: 'NaN/Infinity (null on the wire)' })),
+      );
       options.push(fc.constantFrom('1', '1e3', ' 2').map((value) => ({ value, why: 'number as a string' })));
       break;
     }
@@ -301,10 +373,18 @@ export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; 
       const el = f.element!;
       if (f.max !== undefined) {
         const max = f.max;
-        options.push(fc.array(validValue(el), { minLength: max + 1, maxLength: max + 3 }).map((value) => ({ value, why: `over the limit (${max} items)` })));
+        options.push(
+          fc
+            .array(validValue(el), { minLength: max + 1, maxLength: max + 3 })
+            .map((value) => ({ value, why: `over the limit (${max} items)` })),
+        );
       }
       if ((f.min ?? 0) >= 1) options.push(fc.constant({ value: [], why: 'empty list' }));
-      options.push(fc.tuple(fc.array(validValue(el), { maxLength: 2 }), invalidValue(el)).map(([ok, bad]) => ({ value: [...ok, bad.value], why: `an element: ${bad.why}` })));
+      options.push(
+        fc
+          .tuple(fc.array(validValue(el), { maxLength: 2 }), invalidValue(el))
+          .map(([ok, bad]) => ({ value: [...ok, bad.value], why: `an element: ${bad.why}` })),
+      );
       break;
     }
     case 'object':
@@ -331,7 +411,11 @@ export const invalidObject = memo((f: FieldSpec): fc.Arbitrary<Mutated> => {
       fc
         .constantFrom(...fields)
         .chain((c) => fc.tuple(validObject(f), invalidValue(c), fc.constant(c)))
-        .map(([args, bad, c]) => ({ args: { ...args, [keyOf(c)]: bad.value }, why: `${c.path}: ${bad.why}`, field: keyOf(c) })),
+        .map(([args, bad, c]) => ({
+          args: { ...args, [keyOf(c)]: bad.value },
+          why: `${c.path}: ${bad.why}`,
+          field: keyOf(c),
+        })),
     );
   }
   const required = fields.filter((c) => !c.optional);
@@ -348,7 +432,10 @@ export const invalidObject = memo((f: FieldSpec): fc.Arbitrary<Mutated> => {
     );
   }
   if (f.strict) {
-    const extraKey = fc.oneof(fc.string({ minLength: 1, maxLength: 20 }), fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'ID', 'Id ', 'x'.repeat(5000), '\0'));
+    const extraKey = fc.oneof(
+      fc.string({ minLength: 1, maxLength: 20 }),
+      fc.constantFrom('constructor', 'toString', '__proto__', 'hasOwnProperty', 'ID', 'Id ', 'x'.repeat(5000), '\0'),
+    );
     const extraValue = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.integer({ min: 50, max: 500 }).map(deepValue));
     options.push(
       fc
@@ -383,14 +470,21 @@ export function toolCase(t: ToolSpec): fc.Arbitrary<ArgCase> {
   return toolCases.get(t)!;
 }
 function buildToolCase(t: ToolSpec): fc.Arbitrary<ArgCase> {
-  const valid = validObject(t.input).map((args): ArgCase => ({ tool: t.name, args, expect: 'any', why: 'valid shape' }));
-  const invalid = invalidObject(t.input).map((m): ArgCase => ({ tool: t.name, args: m.args, expect: 'invalid', field: m.field, why: m.why }));
+  const valid = validObject(t.input).map(
+    (args): ArgCase => ({ tool: t.name, args, expect: 'any', why: 'valid shape' }),
+  );
+  const invalid = invalidObject(t.input).map(
+    (m): ArgCase => ({ tool: t.name, args: m.args, expect: 'invalid', field: m.field, why: m.why }),
+  );
   // A tool without fields can only be broken by an unknown one.
-  return (t.input.fields ?? []).length === 0 && !t.input.strict ? valid : fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: invalid });
+  return (t.input.fields ?? []).length === 0 && !t.input.strict
+    ? valid
+    : fc.oneof({ weight: 1, arbitrary: valid }, { weight: 2, arbitrary: invalid });
 }
 
 /** A case for any tool of the list (default: every tool of the full suite). */
-export const argCase = (tools: ToolSpec[] = TOOL_SPECS): fc.Arbitrary<ArgCase> => fc.constantFrom(...tools).chain(toolCase);
+export const argCase = (tools: ToolSpec[] = TOOL_SPECS): fc.Arbitrary<ArgCase> =>
+  fc.constantFrom(...tools).chain(toolCase);
 
 /** Error codes a tool may answer a single session with; `internal`, `busy` and `io_error` are failures here. */
 export const EXPECTED_REFUSALS = ['invalid_argument', 'not_found', 'conflict', 'out_of_scope'];
@@ -411,19 +505,25 @@ export function checkToolResult(c: ArgCase, r: CallToolResult | undefined): stri
   if (!r || !Array.isArray(r.content)) return `${label}: not a tool result: ${short(r)}`;
   const error = (r.structuredContent as { error?: { code?: unknown; message?: unknown } } | undefined)?.error;
   if (r.isError) {
-    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || error.message === '') return `${label}: isError without a structured error: ${short(r)}`;
+    if (!error || typeof error.code !== 'string' || typeof error.message !== 'string' || error.message === '')
+      return `${label}: isError without a structured error: ${short(r)}`;
     if (c.expect === 'invalid') {
-      if (error.code !== 'invalid_argument') return `${label}: expected invalid_argument, got ${error.code}: ${error.message}`;
+      if (error.code !== 'invalid_argument')
+        return `${label}: expected invalid_argument, got ${error.code}: ${error.message}`;
       const f = c.field!;
-      const named = error.message.includes(`${f}:`) || error.message.includes(`${f}.`) || error.message.includes(JSON.stringify(f));
-      if (!named) return `${label}: the message does not name the field ${JSON.stringify(f.slice(0, 40))}: ${error.message.slice(0, 300)}`;
+      const named =
+        error.message.includes(`${f}:`) || error.message.includes(`${f}.`) || error.message.includes(JSON.stringify(f));
+      if (!named)
+        return `${label}: the message does not name the field ${JSON.stringify(f.slice(0, 40))}: ${error.message.slice(0, 300)}`;
       return null;
     }
     if (!EXPECTED_REFUSALS.includes(error.code)) return `${label}: unexpected ${error.code}: ${error.message}`;
     return null;
   }
-  if (c.expect === 'invalid') return `${label}: expected invalid_argument, but the call succeeded: ${short(r.structuredContent)}`;
-  if (!r.structuredContent || typeof r.structuredContent !== 'object') return `${label}: a success without structuredContent`;
+  if (c.expect === 'invalid')
+    return `${label}: expected invalid_argument, but the call succeeded: ${short(r.structuredContent)}`;
+  if (!r.structuredContent || typeof r.structuredContent !== 'object')
+    return `${label}: a success without structuredContent`;
   return null;
 }
 
@@ -449,14 +549,24 @@ export function integrityCheck(project: Project): string {
 export async function sdkSession(
   project: Project,
   flags: string[] = [],
-): Promise<{ client: Client; call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>; pid: () => number | null; close: () => Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, '--project', project.root, '--log-level', 'error', ...flags], stderr: 'ignore' });
+): Promise<{
+  client: Client;
+  call: (name: string, args: Record<string, unknown>) => Promise<CallToolResult>;
+  pid: () => number | null;
+  close: () => Promise<void>;
+}> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, '--project', project.root, '--log-level', 'error', ...flags],
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'ralph-mcp-fuzz', version: '0' });
   await client.connect(transport);
   await client.listTools(); // caches the output schemas: the client then checks every success against its tool's
   return {
     client,
-    call: async (name, args) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
+    call: async (name, args) =>
+      (await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 })) as CallToolResult,
     pid: () => transport.pid,
     close: () => client.close(),
   };
@@ -504,7 +614,11 @@ export class LineServer {
 
   static async start(project: Project, flags: string[] = []): Promise<LineServer> {
     const s = new LineServer(['--project', project.root, '--log-level', 'warn', ...flags]);
-    const init = await s.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '0' } });
+    const init = await s.request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'fuzz', version: '0' },
+    });
     if (!init?.result) throw new Error(`initialize failed: ${short(init)}\n${s.stderr()}`);
     s.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     return s;
@@ -542,8 +656,14 @@ export class LineServer {
       this.junk.push(buf.subarray(0, 300).toString('utf8'));
       return;
     }
-    const isAnswer = msg !== null && typeof msg === 'object' && !Array.isArray(msg) && msg.jsonrpc === '2.0' && ('result' in msg || 'error' in msg);
-    const isServerMessage = msg !== null && typeof msg === 'object' && msg.jsonrpc === '2.0' && typeof msg.method === 'string';
+    const isAnswer =
+      msg !== null &&
+      typeof msg === 'object' &&
+      !Array.isArray(msg) &&
+      msg.jsonrpc === '2.0' &&
+      ('result' in msg || 'error' in msg);
+    const isServerMessage =
+      msg !== null && typeof msg === 'object' && msg.jsonrpc === '2.0' && typeof msg.method === 'string';
     if (!isAnswer && !isServerMessage) {
       this.junk.push(text.slice(0, 300));
       return;
@@ -583,7 +703,10 @@ export class LineServer {
   }
 
   line(method: string, params: unknown, id: Id = this.id()): { id: Id; text: string } {
-    return { id, text: `${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n` };
+    return {
+      id,
+      text: `${JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) })}\n`,
+    };
   }
 
   /** Resolves with the (first) answer to this id, or undefined after the timeout or the server's exit. */
@@ -650,12 +773,15 @@ const READ_TOOLS = TOOL_SPECS.filter((t) => t.readOnly).map((t) => t.name);
  * The fixed hostile lines every protocol run sends, one of each kind the issue names. Ids of hostile
  * lines are strings 'h…' (or integers from 1e9), never the small integers of the well-formed requests.
  */
-export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: number; deepDepth?: number } = {}): FuzzLine[] {
+export function fixedHostileLines(
+  opts: { hugeBytes?: number; oversizeBytes?: number; deepDepth?: number } = {},
+): FuzzLine[] {
   const { hugeBytes = 6 * 1024 * 1024, oversizeBytes = 11 * 1024 * 1024, deepDepth = 100_000 } = opts;
   let n = 0;
   const hid = () => `h${++n}`;
   const lines: FuzzLine[] = [];
-  const add = (what: string, data: Buffer, expect: Expect, id?: Id) => lines.push({ what, data, expect, ...(id !== undefined ? { id } : {}) });
+  const add = (what: string, data: Buffer, expect: Expect, id?: Id) =>
+    lines.push({ what, data, expect, ...(id !== undefined ? { id } : {}) });
   const req = (what: string, o: Record<string, unknown>, expect: Expect, end = '\n') => {
     const id = 'id' in o && (typeof o.id === 'string' || Number.isSafeInteger(o.id)) ? (o.id as Id) : undefined;
     add(what, obj(o, end), expect, id);
@@ -699,31 +825,86 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   req('unknown method', { jsonrpc: '2.0', id: hid(), method: 'no/such/method' }, 'rpc:-32601');
   req('empty method', { jsonrpc: '2.0', id: hid(), method: '' }, 'rpc:-32601');
   req('method with NUL', { jsonrpc: '2.0', id: hid(), method: 'tools/\0list' }, 'rpc:-32601');
-  req('notification method with an id', { jsonrpc: '2.0', id: hid(), method: 'notifications/initialized' }, 'rpc:-32601');
-  req('cancel with an id', { jsonrpc: '2.0', id: hid(), method: 'notifications/cancelled', params: { requestId: 'nobody' } }, 'rpc:-32601');
+  req(
+    'notification method with an id',
+    { jsonrpc: '2.0', id: hid(), method: 'notifications/initialized' },
+    'rpc:-32601',
+  );
+  req(
+    'cancel with an id',
+    { jsonrpc: '2.0', id: hid(), method: 'notifications/cancelled', params: { requestId: 'nobody' } },
+    'rpc:-32601',
+  );
   req('request without an id (a notification to an unknown method)', { jsonrpc: '2.0', method: 'tools/list' }, 'none');
-  req('cancel of an unknown request', { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody' } }, 'none');
+  req(
+    'cancel of an unknown request',
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'nobody' } },
+    'none',
+  );
   req('response to nothing', { jsonrpc: '2.0', id: hid(), result: {} }, 'none');
   req('error response to nothing', { jsonrpc: '2.0', id: hid(), error: { code: 1, message: 'x' } }, 'none');
   req('malformed response', { jsonrpc: '2.0', id: hid(), error: 'boom' }, 'none');
   req('tools/call without params', { jsonrpc: '2.0', id: hid(), method: 'tools/call' }, 'rpc:-32602');
   req('tools/call without a name', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: {} }, 'rpc:-32602');
-  req('tools/call with string arguments', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_task', arguments: 'id=1' } }, 'rpc:-32602');
-  req('tools/call with array arguments', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_task', arguments: [1] } }, 'rpc:-32602');
-  req('tools/call of an unknown tool', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'drop_database', arguments: {} } }, 'rpc:-32602');
-  req('tools/call bad arguments', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: { id: 'one' } } }, 'tool:invalid_argument');
+  req(
+    'tools/call with string arguments',
+    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_task', arguments: 'id=1' } },
+    'rpc:-32602',
+  );
+  req(
+    'tools/call with array arguments',
+    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_task', arguments: [1] } },
+    'rpc:-32602',
+  );
+  req(
+    'tools/call of an unknown tool',
+    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'drop_database', arguments: {} } },
+    'rpc:-32602',
+  );
+  req(
+    'tools/call bad arguments',
+    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: { id: 'one' } } },
+    'tool:invalid_argument',
+  );
   req(
     'tools/call __proto__ argument',
-    { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: JSON.parse('{"__proto__":{"x":1}}') } },
+    {
+      jsonrpc: '2.0',
+      id: hid(),
+      method: 'tools/call',
+      params: { name: 'get_project_info', arguments: JSON.parse('{"__proto__":{"x":1}}') },
+    },
     'tool:invalid_argument',
   );
   // Tool calls go to get_project_info: every session has it (recipe runs too).
-  req('tools/call NUL in an argument name', { jsonrpc: '2.0', id: hid(), method: 'tools/call', params: { name: 'get_project_info', arguments: { 'a\0b': '\0' } } }, 'tool:invalid_argument');
-  req('resources/read without a uri', { jsonrpc: '2.0', id: hid(), method: 'resources/read', params: {} }, 'rpc:-32602');
+  req(
+    'tools/call NUL in an argument name',
+    {
+      jsonrpc: '2.0',
+      id: hid(),
+      method: 'tools/call',
+      params: { name: 'get_project_info', arguments: { 'a\0b': '\0' } },
+    },
+    'tool:invalid_argument',
+  );
+  req(
+    'resources/read without a uri',
+    { jsonrpc: '2.0', id: hid(), method: 'resources/read', params: {} },
+    'rpc:-32602',
+  );
   req('prompts/get without a name', { jsonrpc: '2.0', id: hid(), method: 'prompts/get', params: {} }, 'rpc:-32602');
-  req('initialize again, garbage params', { jsonrpc: '2.0', id: hid(), method: 'initialize', params: { protocolVersion: 7 } }, 'rpc:-32602');
+  req(
+    'initialize again, garbage params',
+    { jsonrpc: '2.0', id: hid(), method: 'initialize', params: { protocolVersion: 7 } },
+    'rpc:-32602',
+  );
   req('CRLF line end', { jsonrpc: '2.0', id: hid(), method: 'ping' }, 'result', '\r\n');
-  req('CR CR LF line end (a CR is JSON white space)', { jsonrpc: '2.0', id: hid(), method: 'ping' }, 'result', '\r\r\n');
+  req(
+    'CR CR LF line end (a CR is JSON white space)',
+    { jsonrpc: '2.0', id: hid(), method: 'ping' },
+    'result',
+    '\r\r\n',
+  );
   req('blank lines around', { jsonrpc: '2.0', id: hid(), method: 'ping' }, 'result', '\n\n\n');
   add('NUL bytes', Buffer.from([0, 0, 0, 0x0a]), 'none');
   add('NUL inside JSON', text('{"jsonrpc":"2.0","id":"h-nul","method":"ping"}\0\n'), 'none', 'h-nul');
@@ -736,7 +917,12 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   add('invalid UTF-8 inside a string', badUtf8InString, 'tool:invalid_argument', 'h-utf8');
   add('UTF-8 BOM', text('\ufeff{"jsonrpc":"2.0","id":"h-bom","method":"ping"}\n'), 'none', 'h-bom');
   // (its newline is 0a 00: the extra newline keeps the stray 00 off the next line)
-  add('UTF-16 text', Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"h-16","method":"ping"}\n', 'utf16le'), text('\n')]), 'none', 'h-16');
+  add(
+    'UTF-16 text',
+    Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"h-16","method":"ping"}\n', 'utf16le'), text('\n')]),
+    'none',
+    'h-16',
+  );
   add(
     'random binary',
     Buffer.from(
@@ -748,29 +934,65 @@ export function fixedHostileLines(opts: { hugeBytes?: number; oversizeBytes?: nu
   );
   add('control characters', text('\x1b[2J\x07\x08\x7f\n'), 'none');
   add('deeply nested array', text(`${deepJson(deepDepth)}\n`), 'none');
-  add('deeply nested params', text(`{"jsonrpc":"2.0","id":"h-deep1","method":"ping","params":{"x":${deepJson(deepDepth)}}}\n`), 'result', 'h-deep1');
+  add(
+    'deeply nested params',
+    text(`{"jsonrpc":"2.0","id":"h-deep1","method":"ping","params":{"x":${deepJson(deepDepth)}}}\n`),
+    'result',
+    'h-deep1',
+  );
   add(
     'deeply nested arguments',
-    text(`{"jsonrpc":"2.0","id":"h-deep2","method":"tools/call","params":{"name":"get_project_info","arguments":{"x":${deepJson(deepDepth)}}}}\n`),
+    text(
+      `{"jsonrpc":"2.0","id":"h-deep2","method":"tools/call","params":{"name":"get_project_info","arguments":{"x":${deepJson(deepDepth)}}}}\n`,
+    ),
     'tool:invalid_argument',
     'h-deep2',
   );
   add('deeply nested id', text(`{"jsonrpc":"2.0","id":${deepJson(1000)},"method":"ping"}\n`), 'none');
-  add('long method name', text(`{"jsonrpc":"2.0","id":"h-longm","method":"${'m'.repeat(100_000)}"}\n`), 'rpc:-32601', 'h-longm');
-  add('many members', text(`{"jsonrpc":"2.0","id":"h-many","method":"ping","params":{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":${i}`).join(',')}}}\n`), 'result', 'h-many');
-  add('duplicate members', text('{"jsonrpc":"2.0","id":"h-dup","method":"tools/list","method":"ping"}\n'), 'result', 'h-dup');
+  add(
+    'long method name',
+    text(`{"jsonrpc":"2.0","id":"h-longm","method":"${'m'.repeat(100_000)}"}\n`),
+    'rpc:-32601',
+    'h-longm',
+  );
+  add(
+    'many members',
+    text(
+      `{"jsonrpc":"2.0","id":"h-many","method":"ping","params":{${Array.from({ length: 20_000 }, (_, i) => `"k${i}":${i}`).join(',')}}}\n`,
+    ),
+    'result',
+    'h-many',
+  );
+  add(
+    'duplicate members',
+    text('{"jsonrpc":"2.0","id":"h-dup","method":"tools/list","method":"ping"}\n'),
+    'result',
+    'h-dup',
+  );
   if (hugeBytes > 0) {
     const pad = 'x'.repeat(hugeBytes);
     add(
       `a ${(hugeBytes / 1048576).toFixed(1)} MB tool call`,
-      text(`{"jsonrpc":"2.0","id":"h-huge","method":"tools/call","params":{"name":"get_project_info","arguments":{"text":"${pad}"}}}\n`),
+      text(
+        `{"jsonrpc":"2.0","id":"h-huge","method":"tools/call","params":{"name":"get_project_info","arguments":{"text":"${pad}"}}}\n`,
+      ),
       'tool:invalid_argument',
       'h-huge',
     );
-    add(`a ${(hugeBytes / 1048576).toFixed(1)} MB ping`, text(`{"jsonrpc":"2.0","id":"h-huge2","method":"ping","params":{"_meta":{"pad":"${pad}"}}}\n`), 'result', 'h-huge2');
+    add(
+      `a ${(hugeBytes / 1048576).toFixed(1)} MB ping`,
+      text(`{"jsonrpc":"2.0","id":"h-huge2","method":"ping","params":{"_meta":{"pad":"${pad}"}}}\n`),
+      'result',
+      'h-huge2',
+    );
   }
   if (oversizeBytes > 0) {
-    add(`an oversized ${(oversizeBytes / 1048576).toFixed(1)} MB line`, text(`{"jsonrpc":"2.0","id":"h-over","method":"ping","params":{"pad":"${'y'.repeat(oversizeBytes)}"}}\n`), 'none', 'h-over');
+    add(
+      `an oversized ${(oversizeBytes / 1048576).toFixed(1)} MB line`,
+      text(`{"jsonrpc":"2.0","id":"h-over","method":"ping","params":{"pad":"${'y'.repeat(oversizeBytes)}"}}\n`),
+      'none',
+      'h-over',
+    );
   }
   return lines;
 }
@@ -803,7 +1025,10 @@ export function randomHostileLines(count: number, seed: number): FuzzLine[] {
     { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 1.25, true, [], {}, -0.5, 2 ** 60) },
     { weight: 1, arbitrary: fc.constant('absent') },
   );
-  const jsonrpcArb = fc.oneof({ weight: 5, arbitrary: fc.constant<unknown>('2.0') }, { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', '2', 2, null, 'absent') });
+  const jsonrpcArb = fc.oneof(
+    { weight: 5, arbitrary: fc.constant<unknown>('2.0') },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>('1.0', '2', 2, null, 'absent') },
+  );
   const methodArb = fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom<unknown>(...HOSTILE_METHODS) },
     { weight: 1, arbitrary: fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.constant('absent')) },
@@ -817,18 +1042,26 @@ export function randomHostileLines(count: number, seed: number): FuzzLine[] {
   );
   const paramsFor = (method: unknown): fc.Arbitrary<unknown> => {
     if (method === 'tools/call') {
-      return fc.record({ name: fc.oneof(fc.constantFrom(...READ_TOOLS), fc.string({ maxLength: 20 })), arguments: argsArb }, { requiredKeys: [] });
+      return fc.record(
+        { name: fc.oneof(fc.constantFrom(...READ_TOOLS), fc.string({ maxLength: 20 })), arguments: argsArb },
+        { requiredKeys: [] },
+      );
     }
     if (method === 'notifications/cancelled') return fc.constant({ requestId: 'nobody' });
     return fc.oneof(
       { weight: 3, arbitrary: fc.constant('absent') },
-      { weight: 3, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }) },
+      {
+        weight: 3,
+        arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+      },
       { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
     );
   };
   const requestish = fc
     .tuple(idArb, jsonrpcArb, methodArb, fc.boolean(), fc.constantFrom('\n', '\r\n', '\n\n'))
-    .chain(([id, jsonrpc, method, extra, end]) => fc.tuple(fc.constant({ id, jsonrpc, method, extra, end }), paramsFor(method)))
+    .chain(([id, jsonrpc, method, extra, end]) =>
+      fc.tuple(fc.constant({ id, jsonrpc, method, extra, end }), paramsFor(method)),
+    )
     .map(([p, params]): FuzzLine => {
       const o: Record<string, unknown> = {};
       if (p.jsonrpc !== 'absent') o.jsonrpc = p.jsonrpc;
@@ -843,21 +1076,39 @@ export function randomHostileLines(count: number, seed: number): FuzzLine[] {
       if (p.extra) o.trace = 'x';
       // Only a line with a usable id can be answered with it; one that looks like a response is never answered.
       const looksLikeResponse = !('method' in o) && ('result' in o || 'error' in o);
-      return { what: 'random request', data: obj(o, p.end), ...(id !== undefined ? { id, expect: looksLikeResponse ? 'none' : 'answer' } : { expect: 'none' }) };
+      return {
+        what: 'random request',
+        data: obj(o, p.end),
+        ...(id !== undefined ? { id, expect: looksLikeResponse ? 'none' : 'answer' } : { expect: 'none' }),
+      };
     });
   const garbage = fc.oneof(
-    fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b): FuzzLine => ({ what: 'random bytes', data: Buffer.concat([Buffer.from(b), text('\n')]), expect: 'none' })),
-    fc.string({ unit: ANY_CHAR, maxLength: 200 }).map((s): FuzzLine => ({ what: 'random text', data: text(`${s}\n`), expect: 'none' })),
+    fc
+      .uint8Array({ minLength: 1, maxLength: 300 })
+      .map(
+        (b): FuzzLine => ({ what: 'random bytes', data: Buffer.concat([Buffer.from(b), text('\n')]), expect: 'none' }),
+      ),
+    fc
+      .string({ unit: ANY_CHAR, maxLength: 200 })
+      .map((s): FuzzLine => ({ what: 'random text', data: text(`${s}\n`), expect: 'none' })),
     fc
       .jsonValue({ maxDepth: 4 })
       .filter((v) => !(v !== null && typeof v === 'object' && !Array.isArray(v) && ('id' in v || 'method' in v)))
       .map((v): FuzzLine => ({ what: 'random JSON', data: obj(v), expect: 'none' })),
-    fc.integer({ min: 100, max: 5000 }).map((d): FuzzLine => ({ what: 'deep JSON', data: text(`${deepJson(d)}\n`), expect: 'none' })),
+    fc
+      .integer({ min: 100, max: 5000 })
+      .map((d): FuzzLine => ({ what: 'deep JSON', data: text(`${deepJson(d)}\n`), expect: 'none' })),
   );
-  return fc.sample(fc.oneof({ weight: 3, arbitrary: requestish }, { weight: 2, arbitrary: garbage }), { seed, numRuns: count });
+  return fc.sample(fc.oneof({ weight: 3, arbitrary: requestish }, { weight: 2, arbitrary: garbage }), {
+    seed,
+    numRuns: count,
+  });
 }
 
-/** The well-formed requests of a run: each with the answer it must get. `hidden` is a tool the session lacks (recipe runs). */
+/**
+ * The well-formed requests of a run: each with the answer it must get. `hidden` is a tool the session lacks (recipe
+ * runs).
+ */
 export function wellFormed(
   s: LineServer,
   count: number,
@@ -875,7 +1126,10 @@ export function wellFormed(
         out.push({
           line: s.line('tools/list', {}),
           expect: 'result',
-          check: (a) => (a.result?.tools?.length === opts.toolCount ? null : `tools/list gave ${a.result?.tools?.length} tools, expected ${opts.toolCount}`),
+          check: (a) =>
+            a.result?.tools?.length === opts.toolCount
+              ? null
+              : `tools/list gave ${a.result?.tools?.length} tools, expected ${opts.toolCount}`,
         });
         break;
       case 2:
@@ -883,17 +1137,25 @@ export function wellFormed(
         out.push({
           line: s.line('tools/call', { name: 'get_task', arguments: { id: 1 } }),
           expect: 'result',
-          check: (a) => (a.result?.structuredContent?.task?.id === 1 ? null : `get_task 1 gave ${short(a.result, 200)}`),
+          check: (a) =>
+            a.result?.structuredContent?.task?.id === 1 ? null : `get_task 1 gave ${short(a.result, 200)}`,
         });
         break;
       case 3:
-        out.push({ line: s.line('tools/call', { name: 'get_task', arguments: { id: -i } }), expect: 'tool:invalid_argument' });
+        out.push({
+          line: s.line('tools/call', { name: 'get_task', arguments: { id: -i } }),
+          expect: 'tool:invalid_argument',
+        });
         break;
       case 5:
         out.push({ line: s.line(`unknown/method-${i}`, {}), expect: 'rpc:-32601' });
         break;
       case 7:
-        out.push(opts.hidden ? { line: s.line('tools/call', { name: opts.hidden, arguments: {} }), expect: 'rpc:-32602' } : { line: s.line('resources/read', {}), expect: 'rpc:-32602' });
+        out.push(
+          opts.hidden
+            ? { line: s.line('tools/call', { name: opts.hidden, arguments: {} }), expect: 'rpc:-32602' }
+            : { line: s.line('resources/read', {}), expect: 'rpc:-32602' },
+        );
         break;
     }
   }
@@ -901,7 +1163,13 @@ export function wellFormed(
 }
 
 /** Checks the answers to one line; returns what is wrong, or null. */
-export function checkAnswers(s: LineServer, id: Id | undefined, expect: Expect, what: string, check?: (a: any) => string | null): string | null {
+export function checkAnswers(
+  s: LineServer,
+  id: Id | undefined,
+  expect: Expect,
+  what: string,
+  check?: (a: any) => string | null,
+): string | null {
   if (id === undefined) return null;
   const got = s.answers.get(idKey(id)) ?? [];
   const label = `${what} (id ${idKey(id)})`;
@@ -967,7 +1235,9 @@ function* chunks(buf: Buffer, seed: number): Generator<Buffer> {
 /** One protocol fuzz session: start, write everything, wait for the answers, check, close. */
 export async function protocolFuzz(project: Project, o: ProtocolOptions): Promise<ProtocolReport> {
   const t0 = performance.now();
-  const lap = (m: string) => process.env.FUZZ_DEBUG && process.stderr.write(`  [protocol ${((performance.now() - t0) / 1000).toFixed(2)}s] ${m}\n`);
+  const lap = (m: string) =>
+    process.env.FUZZ_DEBUG &&
+    process.stderr.write(`  [protocol ${((performance.now() - t0) / 1000).toFixed(2)}s] ${m}\n`);
   const s = await LineServer.start(project, o.flags ?? []);
   lap('started');
   const failures: string[] = [];
@@ -1007,7 +1277,11 @@ export async function protocolFuzz(project: Project, o: ProtocolOptions): Promis
 
   // Wait for every answer that must come (well-formed and hostile with a usable id).
   lap('flood written');
-  const must = [...good.map((w) => w.line.id), ...flood.map((w) => w.line.id), ...hostile.filter((h) => h.id !== undefined && h.expect !== 'none').map((h) => h.id!)];
+  const must = [
+    ...good.map((w) => w.line.id),
+    ...flood.map((w) => w.line.id),
+    ...hostile.filter((h) => h.id !== undefined && h.expect !== 'none').map((h) => h.id!),
+  ];
   const deadline = Date.now() + (o.timeoutMs ?? 30_000);
   for (const id of must) {
     if (s.exit) break;
@@ -1016,7 +1290,8 @@ export async function protocolFuzz(project: Project, o: ProtocolOptions): Promis
   lap('answers in');
   // And a last round trip, so anything still queued has been written.
   const last = await s.request('tools/call', { name: 'get_task', arguments: { id: 1 } }, 10_000);
-  if (last?.result?.structuredContent?.task?.id !== 1) failures.push(`the final get_task did not work: ${short(last, 300)}`);
+  if (last?.result?.structuredContent?.task?.id !== 1)
+    failures.push(`the final get_task did not work: ${short(last, 300)}`);
   const ping = await s.request('ping', {}, 10_000);
   if (!ping?.result) failures.push(`the final ping got ${short(ping)}`);
 
@@ -1029,20 +1304,32 @@ export async function protocolFuzz(project: Project, o: ProtocolOptions): Promis
     if (f) failures.push(f);
   }
   // Every answer must belong to something we sent.
-  const known = new Set([...must, ...hostile.filter((h) => h.id !== undefined).map((h) => h.id!), last === undefined ? -1 : last.id, ping === undefined ? -1 : ping.id, 1].map(idKey));
-  for (const k of s.answers.keys()) if (!known.has(k)) failures.push(`an answer to an id never sent: ${k} ${short(s.answers.get(k), 200)}`);
+  const known = new Set(
+    [
+      ...must,
+      ...hostile.filter((h) => h.id !== undefined).map((h) => h.id!),
+      last === undefined ? -1 : last.id,
+      ping === undefined ? -1 : ping.id,
+      1,
+    ].map(idKey),
+  );
+  for (const k of s.answers.keys())
+    if (!known.has(k)) failures.push(`an answer to an id never sent: ${k} ${short(s.answers.get(k), 200)}`);
   for (const [k, list] of s.answers) {
     for (const a of list) {
       if (a.error?.code === -32603) failures.push(`an Internal error (-32603) answer to ${k}: ${short(a.error, 300)}`);
-      if (a.result?.structuredContent?.error?.code === 'internal') failures.push(`an internal tool error answer to ${k}: ${short(a.result.structuredContent, 300)}`);
+      if (a.result?.structuredContent?.error?.code === 'internal')
+        failures.push(`an internal tool error answer to ${k}: ${short(a.result.structuredContent, 300)}`);
     }
   }
-  if (s.junk.length > 0) failures.push(`${s.junk.length} stdout line(s) that are not JSON-RPC, e.g. ${short(s.junk[0])}`);
+  if (s.junk.length > 0)
+    failures.push(`${s.junk.length} stdout line(s) that are not JSON-RPC, e.g. ${short(s.junk[0])}`);
 
   const crashedBeforeClose = s.crashed;
   if (crashedBeforeClose) failures.push(`the server exited on its own: ${short(s.exit)}\n${s.stderr()}`);
   const exit = await s.close();
-  if (!crashedBeforeClose && (exit.code !== 0 || exit.signal)) failures.push(`the server did not exit cleanly when stdin closed: ${short(exit)}\n${s.stderr()}`);
+  if (!crashedBeforeClose && (exit.code !== 0 || exit.signal))
+    failures.push(`the server did not exit cleanly when stdin closed: ${short(exit)}\n${s.stderr()}`);
   return {
     hostileLines: hostile.length,
     wellFormed: good.length + flood.length,
@@ -1068,7 +1355,10 @@ export interface ArgsReport {
 }
 
 /** Runs `numRuns` seeded cases through one SDK session; every failure is collected (no shrinking). */
-export async function argsFuzz(project: Project, o: { seed: number; numRuns: number; flags?: string[] }): Promise<ArgsReport> {
+export async function argsFuzz(
+  project: Project,
+  o: { seed: number; numRuns: number; flags?: string[] },
+): Promise<ArgsReport> {
   const t0 = performance.now();
   const session = await sdkSession(project, o.flags ?? []);
   const failures: string[] = [];
@@ -1084,7 +1374,9 @@ export async function argsFuzz(project: Project, o: { seed: number; numRuns: num
     try {
       r = await session.call(c.tool, c.args);
     } catch (err) {
-      failures.push(`${c.tool} [${c.why}] ${short(c.args, 200)}: the call threw: ${(err as Error).message.slice(0, 400)}`);
+      failures.push(
+        `${c.tool} [${c.why}] ${short(c.args, 200)}: the call threw: ${(err as Error).message.slice(0, 400)}`,
+      );
       if (pid !== null && !alive(pid)) {
         crashed = true;
         break;
@@ -1118,7 +1410,11 @@ const RECIPE_RUNS: { recipe: string[]; toolCount: number; hidden: string }[] = [
   // Counted from the recipes (a hard-coded count went stale when a recipe gained a tool).
   { recipe: ['--recipe', 'yap'], toolCount: recipeByName('yap')!.allow.length, hidden: 'delete_task' },
   { recipe: ['--recipe', 'worker'], toolCount: recipeByName('worker')!.allow.length, hidden: 'create_task' },
-  { recipe: ['--recipe', 'task_execution', '--task', '3'], toolCount: recipeByName('task_execution')!.allow.length, hidden: 'list_tasks' },
+  {
+    recipe: ['--recipe', 'task_execution', '--task', '3'],
+    toolCount: recipeByName('task_execution')!.allow.length,
+    hidden: 'list_tasks',
+  },
 ];
 
 /** Runs the jobs, `width` at a time (the machine may have two cores). */
@@ -1150,14 +1446,33 @@ export async function run(): Promise<StressFigures> {
   let fuzzCases = 0;
   let crashes = 0;
   let hangs = 0;
-  const log = (m: string) => process.stderr.write(`  fuzz ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s ${m}\n`);
+  const log = (m: string) =>
+    process.stderr.write(`  fuzz ${((performance.now() - t0) / 1000).toFixed(1).padStart(5)}s ${m}\n`);
 
   const big = { hugeBytes: 8 * 1024 * 1024, oversizeBytes: 24 * 1024 * 1024, deepDepth: 1_000_000 };
   const small = { hugeBytes: 6 * 1024 * 1024, oversizeBytes: 11 * 1024 * 1024, deepDepth: 100_000 };
   const protocolRuns = [
-    { flags: [] as string[], toolCount: TOOL_SPECS.length, hidden: undefined as string | undefined, seed: 7001, fixed: big },
-    { flags: [] as string[], toolCount: TOOL_SPECS.length, hidden: undefined as string | undefined, seed: 7002, fixed: small },
-    ...RECIPE_RUNS.map((r, k) => ({ flags: r.recipe, toolCount: r.toolCount, hidden: r.hidden as string | undefined, seed: 8001 + k, fixed: small })),
+    {
+      flags: [] as string[],
+      toolCount: TOOL_SPECS.length,
+      hidden: undefined as string | undefined,
+      seed: 7001,
+      fixed: big,
+    },
+    {
+      flags: [] as string[],
+      toolCount: TOOL_SPECS.length,
+      hidden: undefined as string | undefined,
+      seed: 7002,
+      fixed: small,
+    },
+    ...RECIPE_RUNS.map((r, k) => ({
+      flags: r.recipe,
+      toolCount: r.toolCount,
+      hidden: r.hidden as string | undefined,
+      seed: 8001 + k,
+      fixed: small,
+    })),
   ];
   await pool(
     protocolRuns.map((pr) => async () => {
@@ -1181,7 +1496,9 @@ export async function run(): Promise<StressFigures> {
         if (rep.crashed) crashes++;
         else if (rep.failures.some((f) => /no answer/.test(f))) hangs++;
         failures.push(...rep.failures.map((f) => `protocol ${name} seed ${pr.seed}: ${f}`));
-        log(`protocol ${name}: ${rep.hostileLines} hostile lines, ${rep.wellFormed} well-formed, ${rep.failures.length} failure(s), ${rep.seconds.toFixed(1)} s`);
+        log(
+          `protocol ${name}: ${rep.hostileLines} hostile lines, ${rep.wellFormed} well-formed, ${rep.failures.length} failure(s), ${rep.seconds.toFixed(1)} s`,
+        );
       } finally {
         remove();
       }

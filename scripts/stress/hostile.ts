@@ -56,34 +56,66 @@ const HUGE_TASK = 7;
 const HUGE_DEPS = 300_000;
 
 export function battery(tasks: number): HostileCase[] {
-  const search = (label: string, args: Record<string, unknown>): HostileCase => ({ label: `search ${label}`, tool: 'search_tasks', args: { limit: 100, ...args } });
+  const search = (label: string, args: Record<string, unknown>): HostileCase => ({
+    label: `search ${label}`,
+    tool: 'search_tasks',
+    args: { limit: 100, ...args },
+  });
   const cases: HostileCase[] = [
     search('26 one-letter words', { query: letters(26) }),
     search('250 one-letter words', { query: letters(250) }),
     search('200-char single term', { query: 'x'.repeat(200) }),
     search('500-char single term', { query: 'a'.repeat(500) }),
-    search('quotes, operators, NEAR, column filters', { query: '"session" NEAR(token cache, 2) title:invoice OR description:* AND NOT - ^queue {title}: "' }),
+    search('quotes, operators, NEAR, column filters', {
+      query: '"session" NEAR(token cache, 2) title:invoice OR description:* AND NOT - ^queue {title}: "',
+    }),
     search('12 function words', { query: 'the and to of in it when with for on that we' }),
     search('12 three-letter prefixes', { query: 'con pre res sta com sub tra int dis pro rep per' }),
     search('repeated word', { query: Array.from({ length: 60 }, () => 'session').join(' ') }),
   ];
   for (const status of STATUSES) {
     cases.push(search(`one-letter words, status ${status}`, { query: letters(26), status }));
-    cases.push(search(`function words, ${status} + feature + discipline`, { query: 'the and to of in it when with', status, feature: 'auth', discipline: 'backend' }));
+    cases.push(
+      search(`function words, ${status} + feature + discipline`, {
+        query: 'the and to of in it when with',
+        status,
+        feature: 'auth',
+        discipline: 'backend',
+      }),
+    );
     cases.push({ label: `list_tasks ${status}`, tool: 'list_tasks', args: { filter_status: status, limit: 500 } });
-    cases.push({ label: `list_tasks ${status} + feature + discipline`, tool: 'list_tasks', args: { filter_status: status, filter_feature: 'sync', filter_discipline: 'quality', limit: 500 } });
+    cases.push({
+      label: `list_tasks ${status} + feature + discipline`,
+      tool: 'list_tasks',
+      args: { filter_status: status, filter_feature: 'sync', filter_discipline: 'quality', limit: 500 },
+    });
   }
   cases.push(
     { label: 'list_tasks no filter, last page', tool: 'list_tasks', args: { limit: 500, cursor: String(tasks - 100) } },
     { label: 'list_tasks page holding the huge row', tool: 'list_tasks', args: { limit: 500 } },
-    { label: 'get_dependency_details depth 10, deep chain', tool: 'get_dependency_details', args: { id: tasks, depth: 10 } },
-    { label: 'get_dependency_details depth 10, huge row', tool: 'get_dependency_details', args: { id: HUGE_TASK, depth: 10 } },
+    {
+      label: 'get_dependency_details depth 10, deep chain',
+      tool: 'get_dependency_details',
+      args: { id: tasks, depth: 10 },
+    },
+    {
+      label: 'get_dependency_details depth 10, huge row',
+      tool: 'get_dependency_details',
+      args: { id: HUGE_TASK, depth: 10 },
+    },
     { label: 'get_task, 300,000 dependencies', tool: 'get_task', args: { id: HUGE_TASK } },
     { label: 'get_task, 100 comments', tool: 'get_task', args: { id: HUGE_TASK, comment_limit: 100 } },
-    { label: 'task_brief, 300,000 dependencies', prompt: { name: 'task_brief', arguments: { task_id: String(HUGE_TASK) } } },
+    {
+      label: 'task_brief, 300,000 dependencies',
+      prompt: { name: 'task_brief', arguments: { task_id: String(HUGE_TASK) } },
+    },
     { label: 'task_brief, deep chain', prompt: { name: 'task_brief', arguments: { task_id: String(tasks) } } },
     { label: 'claim_next_task', tool: 'claim_next_task', args: {} },
-    { label: 'unknown tool, 1 MB name and arguments', tool: `x${'y'.repeat(1 << 20)}`, args: { blob: 'z'.repeat(1 << 20) } },
+    {
+      label: 'unknown tool, 1 MB name and arguments',
+      tool: `x${'y'.repeat(1 << 20)}`,
+      args: { blob: 'z'.repeat(1 << 20) },
+    },
   );
   return cases;
 }
@@ -100,9 +132,14 @@ function hostileRows(dbPath: string, generation: Generation, tasks: number): voi
   db.transaction(() => {
     if (generation === 'legacy') {
       db.prepare('UPDATE tasks SET depends_on = json_array(id - 1) WHERE id > 1 AND id > ? ').run(tasks - 2000);
-      db.prepare("UPDATE tasks SET status = 'pending', depends_on = ? WHERE id = ?").run(JSON.stringify(deps), HUGE_TASK);
+      db.prepare("UPDATE tasks SET status = 'pending', depends_on = ? WHERE id = ?").run(
+        JSON.stringify(deps),
+        HUGE_TASK,
+      );
     } else {
-      db.prepare('INSERT OR IGNORE INTO task_dependencies (task_id, depends_on_task_id) SELECT id, id - 1 FROM runtime_tasks WHERE id > 1 AND id > ?').run(tasks - 2000);
+      db.prepare(
+        'INSERT OR IGNORE INTO task_dependencies (task_id, depends_on_task_id) SELECT id, id - 1 FROM runtime_tasks WHERE id > 1 AND id > ?',
+      ).run(tasks - 2000);
       db.prepare("UPDATE runtime_tasks SET status = 'pending' WHERE id = ?").run(HUGE_TASK);
       const ins = db.prepare('INSERT OR IGNORE INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)');
       for (const d of deps) ins.run(HUGE_TASK, d);
@@ -113,7 +150,11 @@ function hostileRows(dbPath: string, generation: Generation, tasks: number): voi
 }
 
 async function startSocketServer(project: string, socket: string): Promise<{ stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [CLI, '--project', project, '--transport', 'socket', '--socket', socket, '--log-level', 'error'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--project', project, '--transport', 'socket', '--socket', socket, '--log-level', 'error'],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   for (let i = 0; i < 200 && !existsSync(socket); i++) await new Promise((r) => setTimeout(r, 50));
@@ -164,7 +205,9 @@ export async function runHostile(generation: Generation, tasks: number): Promise
       const sizeOf = () => {
         const db = new Database(dbPath, { readonly: true });
         try {
-          return db.prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()').get() as { n: number };
+          return db
+            .prepare('SELECT page_count * page_size AS n FROM pragma_page_count(), pragma_page_size()')
+            .get() as { n: number };
         } finally {
           db.close();
         }
@@ -212,8 +255,12 @@ export async function run(): Promise<StressFigures> {
       `${generation}: ${r.timings.length} hostile requests, slowest ${worst.map((t) => `${t.label} ${t.ms.toFixed(0)} ms${t.error ? ` (${t.error})` : ''}`).join('; ')}; ` +
         `${r.pings.length} pings, max ${maxPing.toFixed(1)} ms; index build ${r.indexBuildMs.toFixed(0)} ms (first search, before the battery); audit growth ${r.auditGrowth} bytes`,
     );
-    for (const t of r.timings) process.stderr.write(`  ${generation} ${t.label}: ${t.ms.toFixed(1)} ms${t.error ? ` (${t.error})` : ''}\n`);
-    if (slow.length > 0) notes.push(`${generation} OVER ${MAX_REQUEST_MS} ms: ${slow.map((t) => `${t.label} ${t.ms.toFixed(0)} ms`).join('; ')}`);
+    for (const t of r.timings)
+      process.stderr.write(`  ${generation} ${t.label}: ${t.ms.toFixed(1)} ms${t.error ? ` (${t.error})` : ''}\n`);
+    if (slow.length > 0)
+      notes.push(
+        `${generation} OVER ${MAX_REQUEST_MS} ms: ${slow.map((t) => `${t.label} ${t.ms.toFixed(0)} ms`).join('; ')}`,
+      );
     if (maxPing > MAX_PING_MS) notes.push(`${generation} ping OVER ${MAX_PING_MS} ms: ${maxPing.toFixed(1)} ms`);
     bad += slow.length + (maxPing > MAX_PING_MS ? 1 : 0);
   }

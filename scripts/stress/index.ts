@@ -28,7 +28,11 @@ const cols: [string, (r: StressFigures) => string | number][] = [
   ['seconds', (r) => r.seconds.toFixed(1)],
 ];
 const line = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
-const table = [line(cols.map((c) => c[0])), line(cols.map(() => '---')), ...rows.map((r) => line(cols.map((c) => c[1](r))))].join('\n');
+const table = [
+  line(cols.map((c) => c[0])),
+  line(cols.map(() => '---')),
+  ...rows.map((r) => line(cols.map((c) => c[1](r)))),
+].join('\n');
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}`;
 process.stdout.write(`\n${table}\n\nmachine: ${machine}\n`);
 for (const r of rows) if (r.notes) process.stdout.write(`${r.name}: ${r.notes}\n`);

@@ -65,9 +65,19 @@ function socketWorker(path: string): Promise<Worker & { sock: Socket }> {
         sock.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method, params })}\n`);
       });
     sock.once('connect', () => {
-      void ask('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stress-leases', version: '0' } }).then(() => {
+      void ask('initialize', {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'stress-leases', version: '0' },
+      }).then(() => {
         sock.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-        resolve({ sock, call: async (name, args = {}) => (await ask('tools/call', { name, arguments: args })).result?.structuredContent ?? { error: { code: 'rpc' } } });
+        resolve({
+          sock,
+          call: async (name, args = {}) =>
+            (await ask('tools/call', { name, arguments: args })).result?.structuredContent ?? {
+              error: { code: 'rpc' },
+            },
+        });
       });
     });
   });
@@ -91,7 +101,9 @@ export interface LeasesResult {
   seconds: number;
 }
 
-export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s: string) => void } = {}): Promise<LeasesResult> {
+export async function runLeases(
+  opts: { seed?: number; tasks?: number; log?: (s: string) => void } = {},
+): Promise<LeasesResult> {
   const seed = opts.seed ?? (Math.random() * 2 ** 31) >>> 0;
   const r = rng(seed);
   const log = opts.log ?? (() => undefined);
@@ -101,7 +113,21 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
   installExitHooks();
   const t0 = performance.now();
   const problems: string[] = [];
-  const res: LeasesResult = { seed, tasks: n, claims: 0, takeovers: 0, kills: 0, killedHolding: 0, closedHolding: 0, calls: 0, problems, busyErrors: 0, serverCrashes: 0, maxStaleMs: 0, seconds: 0 };
+  const res: LeasesResult = {
+    seed,
+    tasks: n,
+    claims: 0,
+    takeovers: 0,
+    kills: 0,
+    killedHolding: 0,
+    closedHolding: 0,
+    calls: 0,
+    problems,
+    busyErrors: 0,
+    serverCrashes: 0,
+    maxStaleMs: 0,
+    seconds: 0,
+  };
   // The sample's own tasks out of the way (done), then n generated ones, a third depending on an earlier one.
   const ids: number[] = [];
   {
@@ -123,8 +149,20 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
     db.close();
   }
   const idSet = new Set(ids);
-  const flags = ['--project', project.root, '--recipe', 'worker', '--lease-seconds', String(LEASE_SECONDS), '--log-level', 'error'];
-  const children = Array.from({ length: WORKERS }, (_, i) => new RpcChild(process.execPath, [CLI, ...flags, '--session-id', `lease-w${i}`], { timeoutMs: 60_000 }));
+  const flags = [
+    '--project',
+    project.root,
+    '--recipe',
+    'worker',
+    '--lease-seconds',
+    String(LEASE_SECONDS),
+    '--log-level',
+    'error',
+  ];
+  const children = Array.from(
+    { length: WORKERS },
+    (_, i) => new RpcChild(process.execPath, [CLI, ...flags, '--session-id', `lease-w${i}`], { timeoutMs: 60_000 }),
+  );
   const killed = new Set<RpcChild>();
   for (const c of children) {
     c.proc.once('exit', () => {
@@ -133,21 +171,36 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
   }
   let stopping = false;
   const socketPath = join(dir, 'mcp.sock');
-  const socketServer = spawn(process.execPath, [CLI, ...flags, '--transport', 'socket', '--socket', socketPath, '--session-id', 'lease-sock'], { stdio: 'ignore' });
+  const socketServer = spawn(
+    process.execPath,
+    [CLI, ...flags, '--transport', 'socket', '--socket', socketPath, '--session-id', 'lease-sock'],
+    { stdio: 'ignore' },
+  );
   track(socketServer);
   socketServer.once('exit', () => void (stopping ? undefined : res.serverCrashes++));
   const db = new Database(project.dbPath, { readonly: true });
   db.pragma('busy_timeout = 5000');
-  const remaining = () => Number((db.prepare("SELECT count(*) AS n FROM tasks WHERE id >= ? AND status <> 'done'").get(ids[0]) as { n: number }).n);
+  const remaining = () =>
+    Number(
+      (db.prepare("SELECT count(*) AS n FROM tasks WHERE id >= ? AND status <> 'done'").get(ids[0]) as { n: number }).n,
+    );
   const tookOver: { task: number; from: string }[] = [];
   const heldBy = new Map<Worker, number>();
   try {
     await Promise.all(children.map((c) => c.initialize()));
-    for (let waited = 0; !(existsSync(`${socketPath}.pid`) && readFileSync(`${socketPath}.pid`, 'utf8').trim() === String(socketServer.pid)); waited += 25) {
+    for (
+      let waited = 0;
+      !(
+        existsSync(`${socketPath}.pid`) && readFileSync(`${socketPath}.pid`, 'utf8').trim() === String(socketServer.pid)
+      );
+      waited += 25
+    ) {
       if (waited > 15_000) throw new Error('socket server did not start');
       await sleep(25);
     }
-    log(`${WORKERS} stdio workers + a socket server on ${project.dbPath} (seed ${seed}), ${n} tasks, lease ${LEASE_SECONDS}s`);
+    log(
+      `${WORKERS} stdio workers + a socket server on ${project.dbPath} (seed ${seed}), ${n} tasks, lease ${LEASE_SECONDS}s`,
+    );
 
     // The loop every worker runs: claim, work (a few reads, which renew the lease), done; idle: poll.
     const loop = async (w: Worker, alive: () => boolean, onHolding?: () => void) => {
@@ -231,7 +284,11 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
     const monitor = (async () => {
       while (monitoring) {
         const now = Date.now();
-        const rows = db.prepare("SELECT t.id, c.lease_until FROM tasks t LEFT JOIN ralph_mcp_claims c ON c.task_id = t.id WHERE t.status = 'in_progress' AND t.id >= ?").all(ids[0]) as {
+        const rows = db
+          .prepare(
+            "SELECT t.id, c.lease_until FROM tasks t LEFT JOIN ralph_mcp_claims c ON c.task_id = t.id WHERE t.status = 'in_progress' AND t.id >= ?",
+          )
+          .all(ids[0]) as {
           id: number;
           lease_until: string | null;
         }[];
@@ -259,30 +316,60 @@ export async function runLeases(opts: { seed?: number; tasks?: number; log?: (s:
     // ---- checks ----------------------------------------------------------------------------
     if (res.kills < 2) problems.push(`only ${res.kills} workers were killed holding a task (2 planned)`);
     if (res.closedHolding < 1) problems.push('the socket connection never closed holding a task');
-    const statusRows = db.prepare('SELECT id, status FROM tasks WHERE id >= ?').all(ids[0]) as { id: number; status: string }[];
-    for (const row of statusRows) if (idSet.has(row.id) && row.status !== 'done') problems.push(`task ${row.id} ends ${row.status}`);
+    const statusRows = db.prepare('SELECT id, status FROM tasks WHERE id >= ?').all(ids[0]) as {
+      id: number;
+      status: string;
+    }[];
+    for (const row of statusRows)
+      if (idSet.has(row.id) && row.status !== 'done') problems.push(`task ${row.id} ends ${row.status}`);
     const doneCounts = db
-      .prepare("SELECT task_id, count(*) AS n FROM ralph_mcp_audit WHERE tool = 'set_task_status' AND outcome = 'ok' AND json_extract(arguments, '$.status') = 'done' GROUP BY task_id")
+      .prepare(
+        "SELECT task_id, count(*) AS n FROM ralph_mcp_audit WHERE tool = 'set_task_status' AND outcome = 'ok' AND json_extract(arguments, '$.status') = 'done' GROUP BY task_id",
+      )
       .all() as { task_id: number; n: number }[];
     const doneOf = new Map(doneCounts.map((d) => [d.task_id, d.n]));
     for (const id of ids) if (doneOf.get(id) !== 1) problems.push(`task ${id} set done ${doneOf.get(id) ?? 0} times`);
-    const audited = db.prepare("SELECT task_id, json_extract(arguments, '$.took_over.session_id') AS from_session FROM ralph_mcp_audit WHERE outcome = 'took_over' ORDER BY id").all() as {
+    const audited = db
+      .prepare(
+        "SELECT task_id, json_extract(arguments, '$.took_over.session_id') AS from_session FROM ralph_mcp_audit WHERE outcome = 'took_over' ORDER BY id",
+      )
+      .all() as {
       task_id: number;
       from_session: string;
     }[];
     res.takeovers = audited.length;
-    const comments = Number((db.prepare("SELECT count(*) AS n FROM task_comments WHERE body LIKE 'Taken over from session %'").get() as { n: number }).n);
+    const comments = Number(
+      (
+        db.prepare("SELECT count(*) AS n FROM task_comments WHERE body LIKE 'Taken over from session %'").get() as {
+          n: number;
+        }
+      ).n,
+    );
     const key = (x: { task: number; from: string }) => `${x.task}<-${x.from}`;
     const seen = new Set(audited.map((a) => key({ task: a.task_id, from: a.from_session })));
-    for (const t of tookOver) if (!seen.has(key(t))) problems.push(`takeover of task ${t.task} from ${t.from} answered but not recorded`);
-    if (audited.length !== tookOver.length) problems.push(`${tookOver.length} took_over answers, ${audited.length} audit rows`);
+    for (const t of tookOver)
+      if (!seen.has(key(t))) problems.push(`takeover of task ${t.task} from ${t.from} answered but not recorded`);
+    if (audited.length !== tookOver.length)
+      problems.push(`${tookOver.length} took_over answers, ${audited.length} audit rows`);
     if (comments !== audited.length) problems.push(`${audited.length} takeovers recorded, ${comments} comments`);
     const victimsTakenOver = new Set(audited.map((a) => a.from_session).filter((s) => /^lease-w\d$/.test(s)));
-    if (victimsTakenOver.size < res.kills) problems.push(`${res.kills} workers killed holding a task, only ${victimsTakenOver.size} of their tasks taken over`);
-    const released = Number((db.prepare("SELECT count(*) AS n FROM task_comments WHERE body = 'Released: connection closed'").get() as { n: number }).n);
-    if (released !== res.closedHolding) problems.push(`${res.closedHolding} connections closed holding a task, ${released} released`);
+    if (victimsTakenOver.size < res.kills)
+      problems.push(
+        `${res.kills} workers killed holding a task, only ${victimsTakenOver.size} of their tasks taken over`,
+      );
+    const released = Number(
+      (
+        db.prepare("SELECT count(*) AS n FROM task_comments WHERE body = 'Released: connection closed'").get() as {
+          n: number;
+        }
+      ).n,
+    );
+    if (released !== res.closedHolding)
+      problems.push(`${res.closedHolding} connections closed holding a task, ${released} released`);
     if (res.maxStaleMs > SLACK_MS) problems.push(`an in_progress task was seen ${res.maxStaleMs} ms past its lease`);
-    const leftover = Number((db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'in_progress'").get() as { n: number }).n);
+    const leftover = Number(
+      (db.prepare("SELECT count(*) AS n FROM tasks WHERE status = 'in_progress'").get() as { n: number }).n,
+    );
     if (leftover > 0) problems.push(`${leftover} tasks still in_progress`);
   } finally {
     stopping = true;

@@ -38,7 +38,12 @@ function sampler(pid: number) {
   };
 }
 
-const INIT = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stress', version: '0' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'stress', version: '0' } },
+};
 
 /** Sends one line-delimited request and resolves with the answer to `id` (on a reading connection). */
 function lineClient(path: string): Promise<{ sock: Socket; ask: (id: number, method: string) => Promise<unknown> }> {
@@ -73,12 +78,20 @@ async function socketFlood(dir: string): Promise<StressFigures> {
   const started = Date.now();
   const project = createSampleProject(join(dir, 'socket-project'));
   const path = join(dir, 'mcp.sock');
-  const child = spawn(process.execPath, [CLI, '--project', project.root, '--transport', 'socket', '--socket', path, '--log-level', 'error'], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    [CLI, '--project', project.root, '--transport', 'socket', '--socket', path, '--log-level', 'error'],
+    { stdio: 'ignore' },
+  );
   // A crash is an exit before we ask for one (it exits 0 on our SIGTERM).
   let stopping = false;
   let crashed = false;
   child.once('exit', () => (crashed = !stopping));
-  for (let waited = 0; !(existsSync(`${path}.pid`) && readFileSync(`${path}.pid`, 'utf8').trim() === String(child.pid)); waited += 25) {
+  for (
+    let waited = 0;
+    !(existsSync(`${path}.pid`) && readFileSync(`${path}.pid`, 'utf8').trim() === String(child.pid));
+    waited += 25
+  ) {
     if (waited > 15_000) throw new Error('socket server did not start');
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -98,13 +111,23 @@ async function socketFlood(dir: string): Promise<StressFigures> {
     while (batch.length < 256 * 1024) batch += `{"jsonrpc":"2.0","id":${id++},"method":"tools/list"}\n`;
     bytes += batch.length;
     if (!flood.sock.write(batch)) {
-      const drained = await Promise.race([new Promise((r) => flood.sock.once('drain', () => r(true))), new Promise((r) => setTimeout(() => r(false), 3000))]);
+      const drained = await Promise.race([
+        new Promise((r) => flood.sock.once('drain', () => r(true))),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
       if (!drained) break;
     }
   }
   const sent = id - 1;
   let pings = 0;
-  for (let k = 0; k < 20; k++) if (await Promise.race([other.ask(100 + k, 'ping').then(() => true), new Promise((r) => setTimeout(() => r(false), 10_000))])) pings++;
+  for (let k = 0; k < 20; k++)
+    if (
+      await Promise.race([
+        other.ask(100 + k, 'ping').then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 10_000)),
+      ])
+    )
+      pings++;
   const peak = peakOf();
 
   // Now read everything: each request written must have exactly one whole answer.
@@ -156,7 +179,13 @@ async function socketFlood(dir: string): Promise<StressFigures> {
   };
 }
 
-function post(port: number, token: string, body: unknown, agent: Agent, headers: Record<string, string> = {}): Promise<{ status: number; retryAfter?: string; sid?: string }> {
+function post(
+  port: number,
+  token: string,
+  body: unknown,
+  agent: Agent,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; retryAfter?: string; sid?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -165,11 +194,22 @@ function post(port: number, token: string, body: unknown, agent: Agent, headers:
         path: '/mcp',
         method: 'POST',
         agent,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}`, ...headers },
+        headers: {
+          'Content-Type': 'application/json',
+          Accept: 'application/json, text/event-stream',
+          Authorization: `Bearer ${token}`,
+          ...headers,
+        },
       },
       (res) => {
         res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'] as string | undefined, sid: res.headers['mcp-session-id'] as string | undefined }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            retryAfter: res.headers['retry-after'] as string | undefined,
+            sid: res.headers['mcp-session-id'] as string | undefined,
+          }),
+        );
       },
     );
     req.on('error', reject);
@@ -181,9 +221,13 @@ async function httpSessions(dir: string): Promise<StressFigures> {
   const started = Date.now();
   const project = createSampleProject(join(dir, 'http-project'));
   const token = 'stress-token-0123456789abcdef0123';
-  const child: ChildProcess = spawn(process.execPath, [CLI, '--project', project.root, '--recipe', 'yap', '--transport', 'http', '--port', '0', '--auth-token', token], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [CLI, '--project', project.root, '--recipe', 'yap', '--transport', 'http', '--port', '0', '--auth-token', token],
+    {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   // A crash is an exit before we ask for one (it exits 0 on our SIGTERM).
   let stopping = false;
   let crashed = false;
@@ -202,14 +246,19 @@ async function httpSessions(dir: string): Promise<StressFigures> {
   const peakOf = sampler(child.pid!);
   const t0 = Date.now();
   const answers: { status: number; retryAfter?: string }[] = [];
-  for (let i = 0; i < 1500; i += 50) answers.push(...(await Promise.all(Array.from({ length: 50 }, () => post(port, token, INIT, agent)))));
+  for (let i = 0; i < 1500; i += 50)
+    answers.push(...(await Promise.all(Array.from({ length: 50 }, () => post(port, token, INIT, agent)))));
   const seconds1500 = (Date.now() - t0) / 1000;
   const opened = answers.filter((a) => a.status === 200).length;
   const refused = answers.filter((a) => a.status === 503 && a.retryAfter !== undefined).length;
-  const still = await post(port, token, { jsonrpc: '2.0', id: 9, method: 'ping' }, agent, { 'Mcp-Session-Id': first.sid ?? '', 'Mcp-Protocol-Version': '2025-06-18' });
+  const still = await post(port, token, { jsonrpc: '2.0', id: 9, method: 'ping' }, agent, {
+    'Mcp-Session-Id': first.sid ?? '',
+    'Mcp-Protocol-Version': '2025-06-18',
+  });
   const peak = peakOf();
   // lost: anything but "opened up to the cap, then refused with Retry-After", or the old session not served.
-  const lost = answers.length - opened - refused + (opened === 63 ? 0 : Math.abs(opened - 63)) + (still.status === 200 ? 0 : 1);
+  const lost =
+    answers.length - opened - refused + (opened === 63 ? 0 : Math.abs(opened - 63)) + (still.status === 200 ? 0 : 1);
   agent.destroy();
   stopping = true;
   if (child.exitCode === null) {

@@ -7,14 +7,22 @@ import { openStore } from '../store/open.js';
  * Ralph's UI does the same (task_signals.answer); on the legacy one, whose UI cannot, this is the way.
  * Agents read it with get_answers; get_task and task_brief stop listing the question as open.
  */
-export function answerQuestion(projectDir: string, dbOverride: string | undefined, questionId: number, text: string): string {
+export function answerQuestion(
+  projectDir: string,
+  dbOverride: string | undefined,
+  questionId: number,
+  text: string,
+): string {
   const answer = text.trim();
   if (answer === '') throw new StartupError('--text must not be empty');
   const project = locateProject(projectDir, dbOverride);
   const { store } = openStore(project.dbPath);
   try {
     const q = store.write(() => store.answerQuestion(questionId, answer));
-    if (!q) throw new StartupError(`no question with id ${questionId} in ${project.dbPath}; agents see the ids with get_answers, get_task (open_questions)`);
+    if (!q)
+      throw new StartupError(
+        `no question with id ${questionId} in ${project.dbPath}; agents see the ids with get_answers, get_task (open_questions)`,
+      );
     return `answered question ${q.id} on task ${q.task_id}: ${JSON.stringify(q.question)}`;
   } finally {
     store.close();

@@ -11,18 +11,33 @@ import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions 
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
  * plain serving launch does not come here (cli.ts parses it with node:util and serves at once).
  */
-const PROJECT = { type: 'string', describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)' } as const;
+const PROJECT = {
+  type: 'string',
+  describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)',
+} as const;
 const DB = { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' } as const;
 
 /** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
 const sessionFlags = <T>(y: Argv<T>) =>
   y
     .option('project', PROJECT)
-    .option('recipe', { type: 'string', describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)` })
-    .option('discipline', { type: 'string', describe: "Discipline whose tool overrides apply (default: the task's discipline)" })
+    .option('recipe', {
+      type: 'string',
+      describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)`,
+    })
+    .option('discipline', {
+      type: 'string',
+      describe: "Discipline whose tool overrides apply (default: the task's discipline)",
+    })
     .option('task', { type: 'string', describe: 'Scope the session to this task id' })
-    .option('session-id', { type: 'string', describe: "Id recorded with this session's writes and signals (default: generated)" })
-    .option('context', { type: 'string', describe: 'SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove' })
+    .option('session-id', {
+      type: 'string',
+      describe: "Id recorded with this session's writes and signals (default: generated)",
+    })
+    .option('context', {
+      type: 'string',
+      describe: 'SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove',
+    })
     .option('db', DB);
 
 const list = (v: unknown): string[] | undefined =>
@@ -50,26 +65,43 @@ function servingLaunch(args: readonly string[]): boolean {
 export async function runCommandLine(): Promise<void> {
   await yargs(hideBin(process.argv))
     .scriptName('ralph-mcp')
-    .usage('$0 [serve] --project DIR --recipe NAME [--discipline NAME] [--task ID]\n\nServes the Ralph project tools over MCP (stdio) for one agent session.')
+    .usage(
+      '$0 [serve] --project DIR --recipe NAME [--discipline NAME] [--task ID]\n\nServes the Ralph project tools over MCP (stdio) for one agent session.',
+    )
     .command(
       ['serve', '$0'],
       'Serve MCP over stdio for one session (the default command)',
       (y) =>
         sessionFlags(y)
-          .option('log-level', { choices: LOG_LEVELS, default: 'info' as LogLevel, describe: 'Log level (logs go to stderr)' })
+          .option('log-level', {
+            choices: LOG_LEVELS,
+            default: 'info' as LogLevel,
+            describe: 'Log level (logs go to stderr)',
+          })
           .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
           .option('transport', {
             choices: ['stdio', 'socket', 'http'] as const,
             default: 'stdio' as const,
             describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp',
           })
-          .option('socket', { type: 'string', describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)' })
-          .option('host', { type: 'string', default: '127.0.0.1', describe: 'HTTP bind address (non-loopback requires a token)' })
+          .option('socket', {
+            type: 'string',
+            describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)',
+          })
+          .option('host', {
+            type: 'string',
+            default: '127.0.0.1',
+            describe: 'HTTP bind address (non-loopback requires a token)',
+          })
           .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
-          .option('auth-token', { type: 'string', describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)' })
+          .option('auth-token', {
+            type: 'string',
+            describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)',
+          })
           .option('lease-seconds', {
             type: 'number',
-            describe: "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)",
+            describe:
+              "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)",
           }),
       // yargs may still run the handler after its fail callback: a refused launch serves nothing.
       (argv) => (refused ? undefined : serveCommand(argv)),
@@ -87,14 +119,25 @@ export async function runCommandLine(): Promise<void> {
             default: 'normalized' as const,
             describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against",
           })
-          .option('disciplines', { type: 'boolean', default: true, describe: "Seed Ralph's default disciplines (--no-disciplines: none)" }),
+          .option('disciplines', {
+            type: 'boolean',
+            default: true,
+            describe: "Seed Ralph's default disciplines (--no-disciplines: none)",
+          }),
       (argv) =>
         run(async () => {
           const { initProject } = await import('../project.js');
           const { print } = await import('./output.js');
-          const p = initProject(argv.project ?? defaultProject(), { title: argv.title, description: argv.description, schema: argv.schema, disciplines: argv.disciplines });
+          const p = initProject(argv.project ?? defaultProject(), {
+            title: argv.title,
+            description: argv.description,
+            schema: argv.schema,
+            disciplines: argv.disciplines,
+          });
           print(`created ${p.dbPath} (${argv.schema} schema${argv.disciplines ? ', default disciplines' : ''})`);
-          print(`next: ralph-mcp --project ${p.root} --recipe braindump   # an agent turns your notes into features and tasks`);
+          print(
+            `next: ralph-mcp --project ${p.root} --recipe braindump   # an agent turns your notes into features and tasks`,
+          );
         }),
     )
     .command(
@@ -115,20 +158,28 @@ export async function runCommandLine(): Promise<void> {
         y
           .option('project', PROJECT)
           .option('db', DB)
-          .option('question', { type: 'number', demandOption: true, describe: 'The question id (get_answers, get_task open_questions)' })
+          .option('question', {
+            type: 'number',
+            demandOption: true,
+            describe: 'The question id (get_answers, get_task open_questions)',
+          })
           .option('text', { type: 'string', demandOption: true, describe: 'The answer' }),
       (argv) =>
         run(async () => {
           const { answerQuestion } = await import('./answer.js');
           const { print } = await import('./output.js');
-          if (!Number.isSafeInteger(argv.question) || argv.question < 1) throw new StartupError(`--question must be a question id (a positive integer), got ${String(argv.question)}`);
+          if (!Number.isSafeInteger(argv.question) || argv.question < 1)
+            throw new StartupError(
+              `--question must be a question id (a positive integer), got ${String(argv.question)}`,
+            );
           print(answerQuestion(argv.project ?? defaultProject(), argv.db, argv.question, argv.text));
         }),
     )
     .command(
       'plan',
       'Show the session plan (tools, instructions) that serve would use with the same flags',
-      (y) => sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),
+      (y) =>
+        sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),
       (argv) =>
         run(async () => {
           const { openSession } = await import('../session/open.js');
@@ -144,9 +195,16 @@ export async function runCommandLine(): Promise<void> {
       'Print (or --out write) the MCP client configuration that launches this session',
       (y) =>
         sessionFlags(y)
-          .option('format', { choices: ['claude', 'vscode', 'cursor'] as const, default: 'claude' as const, describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}' })
+          .option('format', {
+            choices: ['claude', 'vscode', 'cursor'] as const,
+            default: 'claude' as const,
+            describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}',
+          })
           .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' })
-          .option('api-port', { type: 'number', describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)" }),
+          .option('api-port', {
+            type: 'number',
+            describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)",
+          }),
       (argv) =>
         run(async () => {
           const { openSession } = await import('../session/open.js');
@@ -156,7 +214,9 @@ export async function runCommandLine(): Promise<void> {
           // The entry serves what this plan serves: what a person should know before using it, on stderr.
           for (const w of plan.warnings) {
             const text =
-              plan.recipe === null && w.startsWith('no --recipe given') ? 'no --recipe given: this entry serves the full tool suite, meant for debugging; pass --recipe R for an agent session' : w;
+              plan.recipe === null && w.startsWith('no --recipe given')
+                ? 'no --recipe given: this entry serves the full tool suite, meant for debugging; pass --recipe R for an agent session'
+                : w;
             process.stderr.write(`ralph-mcp: warning: ${text}\n`);
           }
           try {
@@ -173,9 +233,11 @@ export async function runCommandLine(): Promise<void> {
       'tools',
       'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
       (y) =>
-        y
-          .option('recipe', { type: 'string', describe: 'Only the tools of this recipe' })
-          .option('project', { type: 'string', describe: "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)" }),
+        y.option('recipe', { type: 'string', describe: 'Only the tools of this recipe' }).option('project', {
+          type: 'string',
+          describe:
+            "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)",
+        }),
       (argv) =>
         run(async () => {
           const { toolsTable } = await import('./toolsTable.js');
@@ -193,7 +255,11 @@ export async function runCommandLine(): Promise<void> {
           .option('project', PROJECT)
           .option('db', DB)
           .option('discipline', { type: 'string', demandOption: true, describe: 'The discipline' })
-          .option('disable', { type: 'string', array: true, describe: 'Tools to add to additional_disabled (comma-separated or repeated)' })
+          .option('disable', {
+            type: 'string',
+            array: true,
+            describe: 'Tools to add to additional_disabled (comma-separated or repeated)',
+          })
           .option('enable', { type: 'string', array: true, describe: 'Tools to remove from additional_disabled' })
           .option('clear', { type: 'boolean', describe: 'Remove every override of this discipline' }),
       (argv) =>

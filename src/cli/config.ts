@@ -20,12 +20,20 @@ interface StdioServer {
  * environment variables, the same session id as the "ralph" entry so both record one agent session.
  */
 function signalsEntry(plan: SessionPlan, sessionId: string, apiPort: number | undefined): StdioServer {
-  const env: Record<string, string> = { RALPH_TASK_ID: String(plan.task!.id), RALPH_SESSION_ID: sessionId, RALPH_DB_PATH: plan.project.dbPath };
+  const env: Record<string, string> = {
+    RALPH_TASK_ID: String(plan.task!.id),
+    RALPH_SESSION_ID: sessionId,
+    RALPH_DB_PATH: plan.project.dbPath,
+  };
   if (apiPort !== undefined) env.RALPH_API_PORT = String(apiPort);
   return { ...serverLaunch(), env };
 }
 
-const wantsSignals = (plan: SessionPlan) => plan.generation === 'normalized' && plan.task !== null && plan.recipe?.ownTaskOnly === true && plan.recipe.name !== 'signals';
+const wantsSignals = (plan: SessionPlan) =>
+  plan.generation === 'normalized' &&
+  plan.task !== null &&
+  plan.recipe?.ownTaskOnly === true &&
+  plan.recipe.name !== 'signals';
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
 function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
@@ -49,18 +57,35 @@ function disciplineServers(store: RalphStore, discipline: string | null): Record
   if (items === null) throw new StartupError(`${where} (disciplines.mcp_servers) is not a JSON array`);
   const out: Record<string, StdioServer> = {};
   items.forEach((item, i) => {
-    const bad = (why: string) => new StartupError(`${where}[${i}] ${why}; each entry must be {"name": string, "command": string, "args"?: string[], "env"?: {string: string}}`);
+    const bad = (why: string) =>
+      new StartupError(
+        `${where}[${i}] ${why}; each entry must be {"name": string, "command": string, "args"?: string[], "env"?: {string: string}}`,
+      );
     if (item === null || typeof item !== 'object' || Array.isArray(item)) throw bad('is not an object');
     const o = item as Record<string, unknown>;
     if (typeof o.name !== 'string' || !/^[\w.-]{1,64}$/.test(o.name)) throw bad('has no valid "name"');
-    if (o.name === 'ralph' || o.name === 'ralph-signals') throw bad(`is named ${JSON.stringify(o.name)}, which is reserved for ralph-mcp itself`);
+    if (o.name === 'ralph' || o.name === 'ralph-signals')
+      throw bad(`is named ${JSON.stringify(o.name)}, which is reserved for ralph-mcp itself`);
     if (out[o.name]) throw bad(`repeats the name ${JSON.stringify(o.name)}`);
     if (typeof o.command !== 'string' || o.command.trim() === '') throw bad('has no "command"');
-    if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string'))) throw bad('has "args" that is not a list of strings');
-    if (o.env !== undefined && !(o.env !== null && typeof o.env === 'object' && !Array.isArray(o.env) && Object.values(o.env).every((v) => typeof v === 'string'))) {
+    if (o.args !== undefined && !(Array.isArray(o.args) && o.args.every((a) => typeof a === 'string')))
+      throw bad('has "args" that is not a list of strings');
+    if (
+      o.env !== undefined &&
+      !(
+        o.env !== null &&
+        typeof o.env === 'object' &&
+        !Array.isArray(o.env) &&
+        Object.values(o.env).every((v) => typeof v === 'string')
+      )
+    ) {
       throw bad('has "env" that is not an object of strings');
     }
-    out[o.name] = { command: o.command, args: (o.args as string[] | undefined) ?? [], ...(o.env ? { env: o.env as Record<string, string> } : {}) };
+    out[o.name] = {
+      command: o.command,
+      args: (o.args as string[] | undefined) ?? [],
+      ...(o.env ? { env: o.env as Record<string, string> } : {}),
+    };
   });
   return out;
 }
@@ -77,7 +102,13 @@ export interface ConfigExtras {
   apiPort?: number | undefined;
 }
 
-export function buildConfig(plan: SessionPlan, store: RalphStore, format: ConfigFormat, dbOverride?: string, extra: ConfigExtras = {}): Record<string, unknown> {
+export function buildConfig(
+  plan: SessionPlan,
+  store: RalphStore,
+  format: ConfigFormat,
+  dbOverride?: string,
+  extra: ConfigExtras = {},
+): Record<string, unknown> {
   const signals = wantsSignals(plan);
   // Both entries must record one session: pin the id the plan made when none was given.
   const shared = signals ? { ...extra, sessionId: extra.sessionId ?? plan.scope.sessionId } : extra;

@@ -12,7 +12,14 @@ import { resolveTools } from '../session/resolveTools.js';
 import { storeFor } from '../store/open.js';
 import { integrityCheck, schemaReadable, sqliteVersion } from '../store/own/record.js';
 import { OWN_SCHEMA_VERSION } from '../store/own/schema.js';
-import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, ralphTables, type SchemaInfo } from '../store/schema.js';
+import {
+  RALPH_USER_VERSION,
+  generationLabel,
+  inspectSchema,
+  notRalphMessage,
+  ralphTables,
+  type SchemaInfo,
+} from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
 
 /** ✓ passed, ✗ failed, – not run (what it needs failed first): a check that could not run never shows ✓. */
@@ -45,7 +52,11 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
 
   info('ralph-mcp', packageVersion());
   if (RUNTIME === 'bun') info('bun', `${process.versions.bun} (SQLite through bun:sqlite)`);
-  else info('node', process.version + (Number(process.versions.node.split('.')[0]) >= 20 ? '' : ' (ralph-mcp needs >= 20)'));
+  else
+    info(
+      'node',
+      process.version + (Number(process.versions.node.split('.')[0]) >= 20 ? '' : ' (ralph-mcp needs >= 20)'),
+    );
   check('project', () => {
     if (!existsSync(p.root) || !statSync(p.root).isDirectory()) throw new Error(`${p.root} is not a directory`);
     if (!existsSync(p.ralphDir)) throw new Error(`${p.root} has no .ralph/ folder (ralph-mcp init creates one)`);
@@ -146,21 +157,26 @@ function databaseChecks(
   check('schema', () => {
     const s = inspectSchema(db);
     if (s.generation === null) throw new Error(notRalphMessage(p.dbPath, s));
-    if (s.userVersion !== RALPH_USER_VERSION) throw new Error(`user_version ${s.userVersion}; this ralph-mcp understands ${RALPH_USER_VERSION}`);
+    if (s.userVersion !== RALPH_USER_VERSION)
+      throw new Error(`user_version ${s.userVersion}; this ralph-mcp understands ${RALPH_USER_VERSION}`);
     if (s.drift.length) throw new Error(`schema drift: ${s.drift.join('; ')}`);
     schema = s;
     const tables = ralphTables(s.generation);
     return `${generationLabel(s.generation)}; user_version ${s.userVersion}, all ${tables.length} of its tables (${tables.slice(0, 6).join(', ')}${tables.length > 6 ? ', …' : ''})`;
   });
   if (!schema) {
-    for (const label of ['ralph-mcp tables', 'overrides', 'recipes']) skip(label, 'the schema is not one ralph-mcp can serve');
+    for (const label of ['ralph-mcp tables', 'overrides', 'recipes'])
+      skip(label, 'the schema is not one ralph-mcp can serve');
     return;
   }
   const store = storeFor(db, schema);
   check('ralph-mcp tables', () => {
     const v = store.ownSchemaVersion();
     if (v === undefined) return 'none yet (created on the first write)';
-    if (Number(v) > OWN_SCHEMA_VERSION) throw new Error(`version ${v}, newer than this ralph-mcp understands (${OWN_SCHEMA_VERSION}): writes would be refused; upgrade ralph-mcp`);
+    if (Number(v) > OWN_SCHEMA_VERSION)
+      throw new Error(
+        `version ${v}, newer than this ralph-mcp understands (${OWN_SCHEMA_VERSION}): writes would be refused; upgrade ralph-mcp`,
+      );
     return `version ${v}`;
   });
   const parsed = overrideChecks(store, check);
@@ -169,7 +185,8 @@ function databaseChecks(
     const empty: string[] = [];
     for (const r of recipes) {
       if (resolveTools(TOOL_NAMES, r.allow).enabled.length === 0) empty.push(r.name);
-      for (const [name, list] of parsed) if (resolveTools(TOOL_NAMES, r.allow, list).enabled.length === 0) empty.push(`${r.name}+${name}`);
+      for (const [name, list] of parsed)
+        if (resolveTools(TOOL_NAMES, r.allow, list).enabled.length === 0) empty.push(`${r.name}+${name}`);
     }
     if (empty.length) throw new Error(`no tools left in: ${empty.join(', ')}`);
     return `${recipes.length} recipes resolve (${recipes.map((r) => r.name).join(', ')}), with each discipline too`;

@@ -46,8 +46,18 @@ export function inWords(err: unknown): string | undefined {
   const words = FS_ERRORS[e.code];
   if (!words || typeof e.path !== 'string') return undefined;
   const verb =
-    typeof e.syscall === 'string' ? (({ mkdir: 'create', open: 'open', rename: 'move', lstat: 'read', stat: 'read', unlink: 'remove' } as Record<string, string>)[e.syscall] ?? e.syscall) : 'use';
-  const fix = e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS' ? '; run as a user who may write there, or choose another --project' : '';
+    typeof e.syscall === 'string'
+      ? ((
+          { mkdir: 'create', open: 'open', rename: 'move', lstat: 'read', stat: 'read', unlink: 'remove' } as Record<
+            string,
+            string
+          >
+        )[e.syscall] ?? e.syscall)
+      : 'use';
+  const fix =
+    e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS'
+      ? '; run as a user who may write there, or choose another --project'
+      : '';
   return `cannot ${verb} ${e.path}: ${words} (${e.code})${fix}`;
 }
 
@@ -68,7 +78,15 @@ export type SessionArgv = {
  * RALPH_SESSION_ID, RALPH_DB_PATH), the one it describes, the flags only allowed to agree with it.
  */
 export async function sessionOptions(argv: SessionArgv) {
-  const flags = { project: argv.project, context: argv.context, recipe: argv.recipe, discipline: argv.discipline, task: argv.task, sessionId: argv['session-id'], db: argv.db };
+  const flags = {
+    project: argv.project,
+    context: argv.context,
+    recipe: argv.recipe,
+    discipline: argv.discipline,
+    task: argv.task,
+    sessionId: argv['session-id'],
+    db: argv.db,
+  };
   const { readRalphEnv, ralphEnvSession } = await import('../session/ralphEnv.js');
   const launch = readRalphEnv(process.env);
   if (launch) return ralphEnvSession(launch, flags);

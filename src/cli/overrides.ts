@@ -32,7 +32,8 @@ export function overrides(opts: OverridesOptions): string {
   }
   const named = [...(opts.disable ?? []), ...(opts.enable ?? [])];
   const unknown = unknownNames(TOOL_NAMES, named);
-  if (unknown.length > 0) throw new StartupError(`unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`);
+  if (unknown.length > 0)
+    throw new StartupError(`unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`);
 
   const project = locateProject(opts.project, opts.db);
   const { store } = openStore(project.dbPath);
@@ -52,11 +53,18 @@ export function overrides(opts: OverridesOptions): string {
             `the overrides of discipline ${JSON.stringify(row!.name)} have key(s) ${others.map((k) => JSON.stringify(k)).join(', ')} besides "additional_disabled"; run --clear first, then --disable the tools again`,
           );
         }
-        const before = Array.isArray(stored.additional_disabled) ? stored.additional_disabled.filter((t): t is string => typeof t === 'string') : [];
+        const before = Array.isArray(stored.additional_disabled)
+          ? stored.additional_disabled.filter((t): t is string => typeof t === 'string')
+          : [];
         let list = opts.clear ? [] : before;
         if (opts.disable) list = [...new Set([...list, ...opts.disable])];
         if (opts.enable) list = list.filter((t) => !opts.enable!.includes(t));
-        store.writeToolOverrides(row!.name, list.length === 0 ? null : JSON.stringify({ additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) }));
+        store.writeToolOverrides(
+          row!.name,
+          list.length === 0
+            ? null
+            : JSON.stringify({ additional_disabled: TOOL_NAMES.filter((t) => list.includes(t)) }),
+        );
       });
     }
     return report(opts.discipline, current(store, opts.discipline), loadRecipes(project));
@@ -68,13 +76,18 @@ export function overrides(opts: OverridesOptions): string {
 function current(store: RalphStore, discipline: string): string[] {
   const row = store.toolOverrides(discipline);
   if (!row) {
-    throw new StartupError(`unknown discipline ${JSON.stringify(discipline)}; disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`);
+    throw new StartupError(
+      `unknown discipline ${JSON.stringify(discipline)}; disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`,
+    );
   }
   return readOverrides(row.name, row.raw, store.overridesLocation() ?? undefined);
 }
 
 function report(discipline: string, disabled: string[], recipes: readonly Recipe[]): string {
-  const lines = [`discipline ${discipline}: additional_disabled = ${disabled.length ? disabled.join(', ') : '(none)'}`, ''];
+  const lines = [
+    `discipline ${discipline}: additional_disabled = ${disabled.length ? disabled.join(', ') : '(none)'}`,
+    '',
+  ];
   for (const r of recipes) {
     const { enabled } = resolveTools(TOOL_NAMES, r.allow, disabled);
     lines.push(`${r.name.padEnd(15)} ${String(enabled.length).padStart(2)} tools: ${enabled.join(', ')}`);

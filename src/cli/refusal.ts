@@ -36,7 +36,11 @@ export function answerInitializeWithRefusal(message: string, wait = REFUSAL_WAIT
         buffered = buffered.slice(nl + 1);
         const id = initializeId(line);
         if (id === undefined) continue;
-        const reply = { jsonrpc: '2.0', id, error: { code: REFUSED_CODE, message: `ralph-mcp refused to start: ${message}` } };
+        const reply = {
+          jsonrpc: '2.0',
+          id,
+          error: { code: REFUSED_CODE, message: `ralph-mcp refused to start: ${message}` },
+        };
         process.stdout.write(`${JSON.stringify(reply)}\n`, () => finish()); // stdout-ok: the one JSON-RPC response of a refused launch
         return;
       }

@@ -32,7 +32,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
   if (opts.apiPort) {
     if (opts.transport && opts.transport !== 'stdio') {
       store.close();
-      throw new StartupError("signals forwarded to Ralph's app (RALPH_API_PORT) are served over stdio only, as Ralph launches them");
+      throw new StartupError(
+        "signals forwarded to Ralph's app (RALPH_API_PORT) are served over stdio only, as Ralph launches them",
+      );
     }
     const { RalphApi } = await import('../server/ralphApi.js');
     forward = new RalphApi(opts.apiPort, project.dbPath, plan.scope.sessionId);
@@ -78,7 +80,17 @@ export async function serve(opts: ServeOptions): Promise<void> {
     const { serveHttp } = await import('../transport/http.js');
     try {
       const token = opts.authToken || process.env.RALPH_MCP_TOKEN || undefined; // none: serveHttp makes one
-      await serveHttp({ host: opts.host ?? '127.0.0.1', port: opts.port ?? 8765, token, sessionIdleMs: sessionIdleMs(process.env.RALPH_MCP_SESSION_IDLE_SECONDS) }, plan, store, log);
+      await serveHttp(
+        {
+          host: opts.host ?? '127.0.0.1',
+          port: opts.port ?? 8765,
+          token,
+          sessionIdleMs: sessionIdleMs(process.env.RALPH_MCP_SESSION_IDLE_SECONDS),
+        },
+        plan,
+        store,
+        log,
+      );
     } catch (err) {
       store.close();
       throw err;
@@ -115,7 +127,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
 function sessionIdleMs(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined;
   const seconds = Number(value);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new StartupError(`RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new StartupError(
+      `RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got ${JSON.stringify(value)}`,
+    );
   return seconds * 1000;
 }
 
@@ -134,6 +149,9 @@ function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): voi
     // Creating a task looks in it for duplicate titles (tools/duplicates.ts).
     if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.prepareSearch();
   } catch (err) {
-    log.warn({ err }, 'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)');
+    log.warn(
+      { err },
+      'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)',
+    );
   }
 }

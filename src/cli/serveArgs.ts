@@ -21,7 +21,23 @@ export interface ServeArgv extends SessionArgv {
   'lease-seconds'?: number | undefined;
 }
 
-const STRING_FLAGS = ['project', 'recipe', 'discipline', 'task', 'session-id', 'context', 'db', 'log-level', 'log-file', 'transport', 'socket', 'host', 'port', 'auth-token', 'lease-seconds'] as const;
+const STRING_FLAGS = [
+  'project',
+  'recipe',
+  'discipline',
+  'task',
+  'session-id',
+  'context',
+  'db',
+  'log-level',
+  'log-file',
+  'transport',
+  'socket',
+  'host',
+  'port',
+  'auth-token',
+  'lease-seconds',
+] as const;
 const TRANSPORTS = ['stdio', 'socket', 'http'] as const;
 
 /** A number as yargs reads one (a decimal literal); undefined for anything it would not give back as that number. */
@@ -30,11 +46,21 @@ function number(v: string): number | undefined {
 }
 
 export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
-  let parsed: ReturnType<typeof parseArgs<{ options: Record<(typeof STRING_FLAGS)[number], { type: 'string' }>; allowPositionals: true; strict: true; tokens: true }>>;
+  let parsed: ReturnType<
+    typeof parseArgs<{
+      options: Record<(typeof STRING_FLAGS)[number], { type: 'string' }>;
+      allowPositionals: true;
+      strict: true;
+      tokens: true;
+    }>
+  >;
   try {
     parsed = parseArgs({
       args: [...args],
-      options: Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' }])) as Record<(typeof STRING_FLAGS)[number], { type: 'string' }>,
+      options: Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
+        (typeof STRING_FLAGS)[number],
+        { type: 'string' }
+      >,
       allowPositionals: true,
       strict: true,
       tokens: true,

@@ -7,13 +7,18 @@ export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUI
   let tools = REGISTRY;
   if (recipeName !== undefined) {
     const recipe = recipes.find((r) => r.name === recipeName);
-    if (!recipe) throw new StartupError(`unknown recipe ${JSON.stringify(recipeName)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`);
+    if (!recipe)
+      throw new StartupError(
+        `unknown recipe ${JSON.stringify(recipeName)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`,
+      );
     tools = REGISTRY.filter((t) => recipe.allow.includes(t.name));
   }
   const rows = tools.map((t) => {
     const a = t.annotations;
     const kind = a.readOnlyHint ? 'read' : a.destructiveHint ? 'destructive' : 'write';
-    const allowedBy = recipes.filter((r) => r.allow.includes(t.name)).map((r) => (r.narrow?.[t.name] ? `${r.name}*` : r.name));
+    const allowedBy = recipes
+      .filter((r) => r.allow.includes(t.name))
+      .map((r) => (r.narrow?.[t.name] ? `${r.name}*` : r.name));
     return [t.name, t.category, kind, allowedBy.join(', ') || '(none: full suite only)'];
   });
   const header = ['TOOL', 'CATEGORY', 'KIND', 'RECIPES'];
@@ -21,7 +26,10 @@ export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUI
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
   const out = [line(header), ...rows.map(line)];
   if (recipes.some((r) => r.narrow && Object.keys(r.narrow).some((n) => tools.some((t) => t.name === n)))) {
-    out.push('', `* narrowed in that recipe: ${recipes.flatMap((r) => Object.entries(r.narrow ?? {}).map(([n, f]) => `${n} in ${r.name} accepts only ${f.join(', ')}`)).join('; ')}`);
+    out.push(
+      '',
+      `* narrowed in that recipe: ${recipes.flatMap((r) => Object.entries(r.narrow ?? {}).map(([n, f]) => `${n} in ${r.name} accepts only ${f.join(', ')}`)).join('; ')}`,
+    );
   }
   return out.join('\n');
 }

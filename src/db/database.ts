@@ -25,7 +25,9 @@ export function busyTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   if (raw === undefined || raw.trim() === '') return DEFAULT_BUSY_TIMEOUT_MS;
   const text = raw.trim();
   if (!/^\d{1,7}$/.test(text) || Number(text) > MAX_BUSY_TIMEOUT_MS) {
-    throw new StartupError(`${BUSY_TIMEOUT_ENV} must be a whole number of milliseconds from 0 to ${MAX_BUSY_TIMEOUT_MS}, got ${JSON.stringify(raw)}`);
+    throw new StartupError(
+      `${BUSY_TIMEOUT_ENV} must be a whole number of milliseconds from 0 to ${MAX_BUSY_TIMEOUT_MS}, got ${JSON.stringify(raw)}`,
+    );
   }
   return Number(text);
 }
@@ -45,7 +47,9 @@ export function synchronousMode(env: NodeJS.ProcessEnv = process.env): (typeof S
   if (raw === undefined || raw.trim() === '') return 'NORMAL';
   const mode = raw.trim().toUpperCase();
   if (!(SYNCHRONOUS_MODES as readonly string[]).includes(mode)) {
-    throw new StartupError(`${SYNCHRONOUS_ENV} must be one of ${SYNCHRONOUS_MODES.join(', ')}, got ${JSON.stringify(raw)}`);
+    throw new StartupError(
+      `${SYNCHRONOUS_ENV} must be one of ${SYNCHRONOUS_MODES.join(', ')}, got ${JSON.stringify(raw)}`,
+    );
   }
   return mode as (typeof SYNCHRONOUS_MODES)[number];
 }
@@ -89,12 +93,20 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connectio
   return raw;
 }
 
-const SYNCHRONOUS_PRAGMA = { NORMAL: 'synchronous = NORMAL', FULL: 'synchronous = FULL', EXTRA: 'synchronous = EXTRA' } as const;
+const SYNCHRONOUS_PRAGMA = {
+  NORMAL: 'synchronous = NORMAL',
+  FULL: 'synchronous = FULL',
+  EXTRA: 'synchronous = EXTRA',
+} as const;
 
 const isReadOnlyError = (err: unknown): boolean => {
   const code = sqliteCode(err);
   // a replaced file is not reopened behind the session's back
-  return code !== undefined && (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) && code !== 'SQLITE_READONLY_DBMOVED';
+  return (
+    code !== undefined &&
+    (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) &&
+    code !== 'SQLITE_READONLY_DBMOVED'
+  );
 };
 
 export class Db {
@@ -222,14 +234,25 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
   const code = sqliteCode(err);
   if (code === undefined) return undefined;
   const message = (err as Error).message;
-  if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED' || code.startsWith('SQLITE_BUSY_') || code.startsWith('SQLITE_LOCKED_')) {
-    return new ToolError('busy', `the database stayed locked by another program for over ${busyTimeoutForMessages()} ms (${BUSY_TIMEOUT_ENV}); nothing was written; retry shortly`);
+  if (
+    code === 'SQLITE_BUSY' ||
+    code === 'SQLITE_LOCKED' ||
+    code.startsWith('SQLITE_BUSY_') ||
+    code.startsWith('SQLITE_LOCKED_')
+  ) {
+    return new ToolError(
+      'busy',
+      `the database stayed locked by another program for over ${busyTimeoutForMessages()} ms (${BUSY_TIMEOUT_ENV}); nothing was written; retry shortly`,
+    );
   }
   if (code.startsWith('SQLITE_CONSTRAINT')) {
     return new ToolError('conflict', `the database refused the write: ${message}`);
   }
   if (code === 'SQLITE_READONLY_DBMOVED') {
-    return new ToolError('io_error', 'the database file was moved or deleted while this session had it open; nothing was written; restart the session');
+    return new ToolError(
+      'io_error',
+      'the database file was moved or deleted while this session had it open; nothing was written; restart the session',
+    );
   }
   if (code === 'SQLITE_READONLY' || code.startsWith('SQLITE_READONLY_')) {
     return new ToolError(
@@ -238,10 +261,16 @@ export function mapSqliteError(err: unknown): ToolError | undefined {
     );
   }
   if (code === 'SQLITE_FULL') {
-    return new ToolError('io_error', 'the disk is full; nothing was written. Free space on the disk that holds the database, then retry');
+    return new ToolError(
+      'io_error',
+      'the disk is full; nothing was written. Free space on the disk that holds the database, then retry',
+    );
   }
   if (code.startsWith('SQLITE_IOERR') || code === 'SQLITE_CANTOPEN') {
-    return new ToolError('io_error', `the database file could not be read or written (${code}: ${message}); nothing was written`);
+    return new ToolError(
+      'io_error',
+      `the database file could not be read or written (${code}: ${message}); nothing was written`,
+    );
   }
   return undefined;
 }

@@ -48,7 +48,8 @@ export interface ConnectOptions {
 }
 
 /** Which driver this process uses. */
-export const RUNTIME: 'bun' | 'node' = typeof (process.versions as Record<string, string | undefined>).bun === 'string' ? 'bun' : 'node';
+export const RUNTIME: 'bun' | 'node' =
+  typeof (process.versions as Record<string, string | undefined>).bun === 'string' ? 'bun' : 'node';
 
 // Imported statically so that bundles carry it (the single executable has no node_modules); under Bun
 // the import gives Bun's placeholder module, which is never called.
@@ -98,7 +99,8 @@ function openNode(path: string, options: ConnectOptions): Connection {
   // better-sqlite3's own API already is this interface; `fn` is the one name added.
   Object.defineProperty(conn, 'fn', {
     // better-sqlite3 takes the SQL arity from the function's length: always one argument here.
-    value: (name: string, impl: (arg: unknown) => unknown) => raw.function(name, { deterministic: false }, (arg: unknown) => impl(arg)),
+    value: (name: string, impl: (arg: unknown) => unknown) =>
+      raw.function(name, { deterministic: false }, (arg: unknown) => impl(arg)),
   });
   return conn;
 }
@@ -118,9 +120,13 @@ interface BunDatabase {
 }
 
 function openBun(path: string, options: ConnectOptions): Connection {
-  const { Database } = requireHere('bun:sqlite') as { Database: new (path: string, options: Record<string, boolean>) => BunDatabase };
+  const { Database } = requireHere('bun:sqlite') as {
+    Database: new (path: string, options: Record<string, boolean>) => BunDatabase;
+  };
   const readonly = options.readonly ?? false;
-  const mode: Record<string, boolean> = readonly ? { readonly: true } : { readwrite: true, create: !(options.fileMustExist ?? false) };
+  const mode: Record<string, boolean> = readonly
+    ? { readonly: true }
+    : { readwrite: true, create: !(options.fileMustExist ?? false) };
   // strict: named parameters bind without their prefix, as better-sqlite3 binds them.
   const raw = new Database(path, { ...mode, strict: true });
   let open = true;

@@ -43,4 +43,5 @@ export function upstreamTaskIn(text: string | null): number | null {
 }
 
 /** report_blocker's comment on the legacy generation, whose blocked_by holds only the reason. */
-export const blockedComment = (reason: string, upstream: number | null): string => `Blocked: ${reason}${upstream !== null ? ` (blocked on task #${upstream})` : ''}`;
+export const blockedComment = (reason: string, upstream: number | null): string =>
+  `Blocked: ${reason}${upstream !== null ? ` (blocked on task #${upstream})` : ''}`;

@@ -58,7 +58,14 @@ export function normalizeLearning(item: unknown): Learning | undefined {
 
 /** The documented fields only, for tool output. */
 export function publicLearning(l: Learning): Learning {
-  const out: Learning = { text: l.text, source: l.source, created: l.created, hit_count: l.hit_count, reviewed: l.reviewed, review_count: l.review_count };
+  const out: Learning = {
+    text: l.text,
+    source: l.source,
+    created: l.created,
+    hit_count: l.hit_count,
+    reviewed: l.reviewed,
+    review_count: l.review_count,
+  };
   if (l.reason !== undefined) out.reason = l.reason;
   if (l.task_id !== undefined) out.task_id = l.task_id;
   if (l.iteration !== undefined) out.iteration = l.iteration;
@@ -111,7 +118,13 @@ export function truncateLearning(text: string): string {
  * they find is wrapped in the marker in the text as written (counted as instructions or markup).
  */
 export type SanitizeChange = 'instructions' | 'markup' | 'invisible' | 'shouting' | 'length';
-export const SANITIZE_CHANGES: readonly SanitizeChange[] = ['instructions', 'markup', 'invisible', 'shouting', 'length'];
+export const SANITIZE_CHANGES: readonly SanitizeChange[] = [
+  'instructions',
+  'markup',
+  'invisible',
+  'shouting',
+  'length',
+];
 
 export interface SanitizeResult {
   text: string;
@@ -125,7 +138,8 @@ const MARKER_RE = /\[neutralised: [^\]\n]*\]/g;
 
 /** Verbs and nouns of "ignore all previous instructions" and its variants. */
 const OVERRIDE_VERB = '(?:ignore|disregard|forget|override|overrule|discard)';
-const OVERRIDE_NOUN = '(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|messages?|commands?|orders|constraints)';
+const OVERRIDE_NOUN =
+  '(?:instructions?|prompts?|rules|directions?|directives?|guidelines|guidance|context|messages?|commands?|orders|constraints)';
 const DETERMINER = '(?:all|any|every|the|your|my|these|those|of|everything)';
 const EARLIER = '(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer|old)';
 
@@ -138,9 +152,15 @@ const INSTRUCTION_RES: RegExp[] = [
   // "ignore all previous instructions", "forget your prior rules", "override the system prompt"
   new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}${EARLIER}\s+${OVERRIDE_NOUN}\b`, 'giu'),
   // "disregard the above", "IGNORE PREVIOUS"
-  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}(?:previous|prior|above|preceding|foregoing)\b`, 'giu'),
+  new RegExp(
+    String.raw`\b${OVERRIDE_VERB}\s+(?:${DETERMINER}\s+){0,3}(?:previous|prior|above|preceding|foregoing)\b`,
+    'giu',
+  ),
   // "ignore all instructions", "forget any rules"
-  new RegExp(String.raw`\b${OVERRIDE_VERB}\s+(?:all|any|every)\s+(?:(?:the|your|of|these|those)\s+){0,2}${OVERRIDE_NOUN}\b`, 'giu'),
+  new RegExp(
+    String.raw`\b${OVERRIDE_VERB}\s+(?:all|any|every)\s+(?:(?:the|your|of|these|those)\s+){0,2}${OVERRIDE_NOUN}\b`,
+    'giu',
+  ),
   // Role words in brackets, as some chat formats and jailbreaks write turns: [system], [/assistant],
   // [SYSTEM_PROMPT] (Mistral); in parentheses only the roles no lesson names that way, (system), (assistant).
   /\[\s*\/?\s*(?:system(?:[ _]?prompt)?|assistant|user|human|developer|sys)\s*\]/giu,
@@ -169,7 +189,14 @@ const MARKUP_RES: RegExp[] = [
 /** Ralph's urgency labels: kept, but no longer shouted. */
 const URGENCY_RE = /\b(?:IMPORTANT|CRITICAL|URGENT|MANDATORY)\s*:/gu;
 
-const defang = (s: string): string => s.replace(/<</g, '‹‹').replace(/>>/g, '››').replace(/</g, '‹').replace(/>/g, '›').replace(/\[/g, '⟦').replace(/\]/g, '⟧');
+const defang = (s: string): string =>
+  s
+    .replace(/<</g, '‹‹')
+    .replace(/>>/g, '››')
+    .replace(/</g, '‹')
+    .replace(/>/g, '›')
+    .replace(/\[/g, '⟦')
+    .replace(/\]/g, '⟧');
 
 /**
  * Mostly upper case: more than half of the cased letters, once there are at least 12 of them. Words
@@ -286,7 +313,10 @@ function lookalikeSpans(text: string): Span[] {
   const folds = asCapital.text === asWritten.text ? [asWritten] : [asWritten, asCapital];
   const spans: Span[] = [];
   for (const view of folds.flatMap((f) => [f, collapseSpacedLetters(f)])) {
-    const kinds: [RegExp, SanitizeChange][] = [...MARKUP_RES.map((re): [RegExp, SanitizeChange] => [re, 'markup']), ...INSTRUCTION_RES.map((re): [RegExp, SanitizeChange] => [re, 'instructions'])];
+    const kinds: [RegExp, SanitizeChange][] = [
+      ...MARKUP_RES.map((re): [RegExp, SanitizeChange] => [re, 'markup']),
+      ...INSTRUCTION_RES.map((re): [RegExp, SanitizeChange] => [re, 'instructions']),
+    ];
     for (const [re, kind] of kinds) {
       for (const m of view.text.matchAll(re)) {
         let s = m.index!;
@@ -394,14 +424,32 @@ export function mergeLearning(stored: readonly unknown[], incoming: Learning): M
     if (isNegated(bestView.text) !== newNeg) {
       // A contradiction: the new lesson supersedes the old one where it stood.
       const old = items[best];
-      const identity = typeof old === 'object' && old !== null ? (old as { [ITEM_IDENTITY]?: unknown })[ITEM_IDENTITY] : undefined;
+      const identity =
+        typeof old === 'object' && old !== null ? (old as { [ITEM_IDENTITY]?: unknown })[ITEM_IDENTITY] : undefined;
       items[best] = identity === undefined ? incoming : { ...incoming, [ITEM_IDENTITY]: identity };
-      return { outcome: 'replaced', items, learning: incoming, matched: bestView.text, similarity: bestScore, pruned: 0 };
+      return {
+        outcome: 'replaced',
+        items,
+        learning: incoming,
+        matched: bestView.text,
+        similarity: bestScore,
+        pruned: 0,
+      };
     }
     const old = items[best];
-    const bumped = typeof old === 'object' && old !== null ? { ...(old as object), hit_count: bestView.hit_count + 1 } : { ...bestView, hit_count: bestView.hit_count + 1 };
+    const bumped =
+      typeof old === 'object' && old !== null
+        ? { ...(old as object), hit_count: bestView.hit_count + 1 }
+        : { ...bestView, hit_count: bestView.hit_count + 1 };
     items[best] = bumped;
-    return { outcome: 'duplicate', items, learning: { ...bestView, hit_count: bestView.hit_count + 1 }, matched: bestView.text, similarity: bestScore, pruned: 0 };
+    return {
+      outcome: 'duplicate',
+      items,
+      learning: { ...bestView, hit_count: bestView.hit_count + 1 },
+      matched: bestView.text,
+      similarity: bestScore,
+      pruned: 0,
+    };
   }
   items.push(incoming);
   const pruned = prune(items);
@@ -417,7 +465,11 @@ function isPrunable(item: unknown): boolean {
   if (typeof item === 'string') return true;
   if (item === null || typeof item !== 'object') return false;
   const o = item as Record<string, unknown>;
-  return o.source === 'auto' && o.reviewed !== true && (o.hit_count === undefined || (typeof o.hit_count === 'number' && o.hit_count <= 1));
+  return (
+    o.source === 'auto' &&
+    o.reviewed !== true &&
+    (o.hit_count === undefined || (typeof o.hit_count === 'number' && o.hit_count <= 1))
+  );
 }
 
 /** Drops the oldest prunable items (never the one just added, the last) until at most MAX remain. */

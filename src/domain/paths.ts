@@ -22,9 +22,13 @@ export function checkProjectPath(projectRoot: string, input: string, field = 'pa
   if (!why) {
     const nfkc = input.normalize('NFKC');
     const looksLike = nfkc !== input ? lexicalProblem(nfkc) : undefined;
-    if (looksLike) why = `it uses Unicode look-alike characters that normalise to ${JSON.stringify(nfkc)} (${looksLike})`;
+    if (looksLike)
+      why = `it uses Unicode look-alike characters that normalise to ${JSON.stringify(nfkc)} (${looksLike})`;
   }
-  if (why) throw invalid(`${field} ${JSON.stringify(input)} is not allowed: ${why}. Use a path relative to the project root, e.g. "src/app.ts".`);
+  if (why)
+    throw invalid(
+      `${field} ${JSON.stringify(input)} is not allowed: ${why}. Use a path relative to the project root, e.g. "src/app.ts".`,
+    );
   const canonical = canonicalPath(input);
   if (canonical === '') throw invalid(`${field} must name a file or folder inside the project, not the root itself`);
   if (escapesThroughSymlink(projectRoot, canonical)) {

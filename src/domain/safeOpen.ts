@@ -43,7 +43,8 @@ function realOrAbsent(p: string): string | undefined {
   try {
     return realpathSync(p);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return undefined;
     throw err;
   }
 }
@@ -56,7 +57,11 @@ function checkFolder(root: string, file: string): void {
   const realRoot = realpathSync(root);
   const folder = realOrAbsent(dirname(file));
   if (folder !== undefined && folder !== realRoot && !inside(realRoot, folder)) {
-    throw new UnsafeFileError(file, 'outside_project', `lies in a folder that resolves to ${folder}, outside the project ${realRoot} (through a symbolic link)`);
+    throw new UnsafeFileError(
+      file,
+      'outside_project',
+      `lies in a folder that resolves to ${folder}, outside the project ${realRoot} (through a symbolic link)`,
+    );
   }
 }
 
@@ -64,8 +69,20 @@ function checkFolder(root: string, file: string): void {
 function checkOpened(root: string, file: string, fd: number): number {
   const st = fstatSync(fd);
   if (!st.isFile()) {
-    const kind = st.isDirectory() ? 'a directory' : st.isFIFO() ? 'a FIFO (named pipe)' : st.isSocket() ? 'a socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'a device' : 'not a regular file';
-    throw new UnsafeFileError(file, 'not_regular', `is ${kind}, not a regular file; refusing to use it (replace it with a plain text file)`);
+    const kind = st.isDirectory()
+      ? 'a directory'
+      : st.isFIFO()
+        ? 'a FIFO (named pipe)'
+        : st.isSocket()
+          ? 'a socket'
+          : st.isCharacterDevice() || st.isBlockDevice()
+            ? 'a device'
+            : 'not a regular file';
+    throw new UnsafeFileError(
+      file,
+      'not_regular',
+      `is ${kind}, not a regular file; refusing to use it (replace it with a plain text file)`,
+    );
   }
   // Linux names the opened file here; elsewhere (no /proc) the folder check before the open stands alone.
   let opened: string | undefined;
@@ -76,7 +93,8 @@ function checkOpened(root: string, file: string, fd: number): number {
   }
   if (opened?.startsWith('/') && !opened.endsWith(' (deleted)')) {
     const realRoot = realpathSync(root);
-    if (!inside(realRoot, opened)) throw new UnsafeFileError(file, 'outside_project', `opened as ${opened}, outside the project ${realRoot}`);
+    if (!inside(realRoot, opened))
+      throw new UnsafeFileError(file, 'outside_project', `opened as ${opened}, outside the project ${realRoot}`);
   }
   return st.size;
 }
@@ -90,7 +108,12 @@ export function checkFileInProject(root: string, file: string): void {
   checkFolder(root, file);
   const st = lstatSync(file, { throwIfNoEntry: false });
   if (!st) return;
-  if (st.isSymbolicLink()) throw new UnsafeFileError(file, 'symlink', 'is a symbolic link; refusing to follow it (replace it with the file itself)');
+  if (st.isSymbolicLink())
+    throw new UnsafeFileError(
+      file,
+      'symlink',
+      'is a symbolic link; refusing to follow it (replace it with the file itself)',
+    );
   if (!st.isFile()) throw new UnsafeFileError(file, 'not_regular', 'is not a regular file; refusing to use it');
 }
 
@@ -102,7 +125,10 @@ export type OpenMode = 'read' | 'append';
  */
 export function openInProject(root: string, file: string, mode: OpenMode): { fd: number; size: number } | undefined {
   checkFolder(root, file);
-  const flags = (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+  const flags =
+    (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) |
+    constants.O_NOFOLLOW |
+    constants.O_NONBLOCK;
   let fd: number;
   try {
     fd = openSync(file, flags, 0o644);
@@ -110,9 +136,24 @@ export function openInProject(root: string, file: string, mode: OpenMode): { fd:
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' && mode === 'read') return undefined;
     // O_NOFOLLOW on a link (also a dangling one, which O_CREAT would otherwise create outside): ELOOP.
-    if (code === 'ELOOP' || code === 'EMLINK') throw new UnsafeFileError(file, 'symlink', 'is a symbolic link; refusing to follow it (replace it with a plain text file)');
-    if (code === 'EISDIR') throw new UnsafeFileError(file, 'not_regular', 'is a directory, not a regular file; refusing to use it (replace it with a plain text file)');
-    if (code === 'ENXIO') throw new UnsafeFileError(file, 'not_regular', 'is a FIFO or socket, not a regular file; refusing to use it (replace it with a plain text file)');
+    if (code === 'ELOOP' || code === 'EMLINK')
+      throw new UnsafeFileError(
+        file,
+        'symlink',
+        'is a symbolic link; refusing to follow it (replace it with a plain text file)',
+      );
+    if (code === 'EISDIR')
+      throw new UnsafeFileError(
+        file,
+        'not_regular',
+        'is a directory, not a regular file; refusing to use it (replace it with a plain text file)',
+      );
+    if (code === 'ENXIO')
+      throw new UnsafeFileError(
+        file,
+        'not_regular',
+        'is a FIFO or socket, not a regular file; refusing to use it (replace it with a plain text file)',
+      );
     throw err;
   }
   try {
@@ -166,10 +207,12 @@ export function readWholeInProject(root: string, file: string, maxBytes: number)
   const opened = openInProject(root, file, 'read');
   if (!opened) return undefined;
   try {
-    if (opened.size > maxBytes) throw new UnsafeFileError(file, 'too_large', `is ${opened.size} bytes; at most ${maxBytes} are read`);
+    if (opened.size > maxBytes)
+      throw new UnsafeFileError(file, 'too_large', `is ${opened.size} bytes; at most ${maxBytes} are read`);
     // One byte more than allowed tells a file that grew since fstat from one that did not.
     const buf = readAt(opened.fd, maxBytes + 1, 0);
-    if (buf.length > maxBytes) throw new UnsafeFileError(file, 'too_large', `is over ${maxBytes} bytes; at most ${maxBytes} are read`);
+    if (buf.length > maxBytes)
+      throw new UnsafeFileError(file, 'too_large', `is over ${maxBytes} bytes; at most ${maxBytes} are read`);
     return buf.toString('utf8');
   } finally {
     closeSync(opened.fd);

@@ -8,7 +8,16 @@ export const VERBS = ['done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'sug
 export type Verb = (typeof VERBS)[number];
 
 export const FLAG_SEVERITIES = ['info', 'warning', 'blocking'] as const;
-export const FLAG_CATEGORIES = ['bug', 'stale', 'contradiction', 'ambiguity', 'overlap', 'performance', 'security', 'incomplete_prior'] as const;
+export const FLAG_CATEGORIES = [
+  'bug',
+  'stale',
+  'contradiction',
+  'ambiguity',
+  'overlap',
+  'performance',
+  'security',
+  'incomplete_prior',
+] as const;
 export const LEARNED_KINDS = ['discovery', 'decision', 'convention'] as const;
 export const LEARNED_SCOPES = ['project', 'subsystem', 'task'] as const;
 /** What an agent may send for learned.scope: Ralph's three, plus its signal server's `feature`. */
@@ -76,7 +85,12 @@ export function signalRow(verb: Verb, p: SignalPayload): SignalRow {
     case 'ask':
       return {
         verb,
-        columns: { question: s('question'), options: Array.isArray(p.options) ? p.options.join('\n') : null, preferred: s('preferred'), blocking: p.blocking === true ? 1 : 0 },
+        columns: {
+          question: s('question'),
+          options: Array.isArray(p.options) ? p.options.join('\n') : null,
+          preferred: s('preferred'),
+          blocking: p.blocking === true ? 1 : 0,
+        },
       };
     case 'flag':
       return { verb, columns: { what: s('what'), severity: s('severity'), category: s('category') } };

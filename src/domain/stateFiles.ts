@@ -30,7 +30,12 @@ const HEADER_RE = /^## \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/;
  * discipline is any string a person or Ralph stored): each one that is not a plain name is JSON-quoted
  * (labelName), so no name can put a line break, a control character or a fake part into the header.
  */
-export function formatEntry(text: string, stamp: string, who: string | readonly string[], taskId: number | null = null): string {
+export function formatEntry(
+  text: string,
+  stamp: string,
+  who: string | readonly string[],
+  taskId: number | null = null,
+): string {
   // A line in the text that looks like a header would split the entry when read back: indent it.
   const body = text
     .replace(/\r\n?/g, '\n')
@@ -60,7 +65,11 @@ function needsLeadingNewline(fd: number): boolean {
 /** A refusal of safeOpen as the tool error agents get: io_error, naming the file and what is wrong. */
 export function toStateFileError(err: unknown, verb: 'append to' | 'read', file: string): ToolError {
   if (err instanceof UnsafeFileError) {
-    return new ToolError('io_error', `could not ${verb} ${file}: it ${err.problem}; nothing was ${verb === 'read' ? 'read' : 'written'}`, { file, reason: err.reason });
+    return new ToolError(
+      'io_error',
+      `could not ${verb} ${file}: it ${err.problem}; nothing was ${verb === 'read' ? 'read' : 'written'}`,
+      { file, reason: err.reason },
+    );
   }
   if (err instanceof ToolError) return err;
   return new ToolError('io_error', `could not ${verb} ${file}: ${(err as Error).message}`);
@@ -81,13 +90,16 @@ export function appendEntry(root: string, file: string, entry: string): number {
       // The disk filled up mid-entry (a short write carries no errno): take our bytes back off the end,
       // unless another process has appended after them, so that the file never keeps half an entry.
       const removed = written === 0 || takeBack(fd, out.subarray(0, written));
-      throw new Error(`the disk is probably full: only ${written} of ${out.length} bytes fit; ${removed ? 'nothing was written' : 'part of the entry may remain at the end of the file'}`);
+      throw new Error(
+        `the disk is probably full: only ${written} of ${out.length} bytes fit; ${removed ? 'nothing was written' : 'part of the entry may remain at the end of the file'}`,
+      );
     }
     return out.length;
   } catch (err) {
     if (err instanceof ToolError) throw err;
     const e = err as NodeJS.ErrnoException;
-    const why = e.code === 'ENOSPC' || e.code === 'EDQUOT' ? `the disk is full (${e.code}); nothing was written` : e.message;
+    const why =
+      e.code === 'ENOSPC' || e.code === 'EDQUOT' ? `the disk is full (${e.code}); nothing was written` : e.message;
     throw new ToolError('io_error', `could not append to ${file}: ${why}`);
   } finally {
     if (fd !== undefined) closeSync(fd);

@@ -49,19 +49,31 @@ export function loadRecipes(project: Project): readonly Recipe[] {
     const where = `${file}: recipes.${name}`;
     for (const field of ['allow', 'disable'] as const) {
       const unknown = unknownNames(TOOL_NAMES, spec[field] ?? []);
-      if (unknown.length) throw new StartupError(`${where}.${field} names unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`);
+      if (unknown.length)
+        throw new StartupError(
+          `${where}.${field} names unknown tool(s): ${unknown.join(', ')} (\`ralph-mcp tools\` lists them)`,
+        );
     }
-    if (name === 'task_brief' || name === 'full_suite') throw new StartupError(`${where}: the name ${name} is reserved (a built-in prompt)`);
+    if (name === 'task_brief' || name === 'full_suite')
+      throw new StartupError(`${where}: the name ${name} is reserved (a built-in prompt)`);
     const builtin = out.get(name);
     if (builtin) {
       const widened = (spec.allow ?? []).filter((t) => !builtin.allow.includes(t));
-      if (widened.length) throw new StartupError(`${where}.allow would widen the built-in recipe with ${widened.join(', ')}; a built-in recipe may only be narrowed`);
+      if (widened.length)
+        throw new StartupError(
+          `${where}.allow would widen the built-in recipe with ${widened.join(', ')}; a built-in recipe may only be narrowed`,
+        );
       const allow = (spec.allow ?? builtin.allow).filter((t) => !(spec.disable ?? []).includes(t));
       out.set(name, { ...builtin, purpose: spec.purpose ?? builtin.purpose, allow });
     } else {
       if (!spec.allow) throw new StartupError(`${where}: a new recipe must list its tools in "allow"`);
-      if (!spec.purpose) throw new StartupError(`${where}: a new recipe needs a "purpose" (one sentence for the agent)`);
-      out.set(name, { name, purpose: spec.purpose, allow: spec.allow.filter((t) => !(spec.disable ?? []).includes(t)) });
+      if (!spec.purpose)
+        throw new StartupError(`${where}: a new recipe needs a "purpose" (one sentence for the agent)`);
+      out.set(name, {
+        name,
+        purpose: spec.purpose,
+        allow: spec.allow.filter((t) => !(spec.disable ?? []).includes(t)),
+      });
     }
   }
   return [...out.values()];
@@ -71,10 +83,14 @@ export function loadRecipes(project: Project): readonly Recipe[] {
 function validateShape(file: string, doc: unknown): void {
   // Loaded only when a project has a recipes.json. In the bundle, esbuild resolves this literal
   // require() to its bundled copy of ajv; tsc's ESM output (the unit tests) has no global require.
-  const Ajv2020 = (typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')) as {
+  const Ajv2020 = (
+    typeof require === 'function' ? require('ajv/dist/2020.js') : createRequire(import.meta.url)('ajv/dist/2020.js')
+  ) as {
     default: new (o: object) => { compile: (s: object) => ValidateFn };
   };
-  const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(JSON.parse(schemaText('recipes.schema.json')));
+  const validate = new Ajv2020.default({ allErrors: true, strict: false }).compile(
+    JSON.parse(schemaText('recipes.schema.json')),
+  );
   if (!validate(doc)) {
     const e = validate.errors![0]!;
     const at = e.instancePath ? e.instancePath.slice(1).replaceAll('/', '.') : '(top level)';
@@ -83,4 +99,6 @@ function validateShape(file: string, doc: unknown): void {
   }
 }
 
-type ValidateFn = ((d: unknown) => boolean) & { errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null };
+type ValidateFn = ((d: unknown) => boolean) & {
+  errors?: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null;
+};

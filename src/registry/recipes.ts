@@ -53,21 +53,54 @@ const TASK_EXECUTION = [
 export const RECIPES: readonly Recipe[] = [
   {
     name: 'braindump',
-    purpose: 'Turn unstructured input into the project skeleton: features, disciplines and tasks. Create, do not modify.',
+    purpose:
+      'Turn unstructured input into the project skeleton: features, disciplines and tasks. Create, do not modify.',
     // + search_tasks: look for existing work before creating a duplicate (scenario 8).
-    allow: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
+    allow: [
+      'create_feature',
+      'create_discipline',
+      'create_task',
+      'list_features',
+      'list_disciplines',
+      'list_tasks',
+      'get_feature',
+      'get_discipline',
+      'get_project_info',
+      'search_tasks',
+    ],
     acrossTasks: true,
   },
   {
     name: 'yap',
     purpose: 'Refine and create tasks within the existing features and disciplines.',
     // + add/remove_dependency: refining tasks includes their order, one dependency at a time.
-    allow: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'],
+    allow: [
+      'list_tasks',
+      'get_task',
+      'create_task',
+      'update_task',
+      'list_features',
+      'list_disciplines',
+      'set_task_status',
+      'get_project_info',
+      'search_tasks',
+      'add_dependency',
+      'remove_dependency',
+    ],
   },
   {
     name: 'ramble',
     purpose: "Discuss and refine a feature's design, learnings and context files.",
-    allow: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
+    allow: [
+      'list_features',
+      'get_feature',
+      'create_feature',
+      'update_feature',
+      'append_feature_learning',
+      'add_feature_context_file',
+      'list_tasks',
+      'get_project_info',
+    ],
     acrossTasks: true,
   },
   {
@@ -152,7 +185,8 @@ export const RECIPES: readonly Recipe[] = [
   },
   {
     name: 'signals',
-    purpose: "Finish or annotate one task through Ralph's eight signal verbs (what Ralph launches beside a task session).",
+    purpose:
+      "Finish or annotate one task through Ralph's eight signal verbs (what Ralph launches beside a task session).",
     // Exactly the verbs of the signal server Ralph launches (ralph-signals), which this recipe replaces.
     allow: SIGNAL_VERBS,
     ownTaskOnly: true,

@@ -13,7 +13,8 @@ import type { AnyTool } from './types.js';
 
 /**
  * The full suite: SPEC-070's six category tables in the spec's order, each followed by the workflow
- * tools of its category, then the session tools, then Ralph's signal verbs. This order is the order of `tools/list` in every
+ * tools of its category, then the session tools, then Ralph's signal verbs. This order is the order of `tools/list` in
+ * every
  * session (a recipe only removes entries), so snapshots are stable.
  */
 export const REGISTRY: readonly AnyTool[] = [

@@ -4,7 +4,16 @@ import type { Project } from '../project.js';
 import type { RalphStore, Writer } from '../store/store.js';
 import type { SignalPayload, Verb } from '../domain/signals.js';
 
-export const CATEGORIES = ['tasks', 'comments', 'features', 'disciplines', 'project', 'state', 'session', 'signals'] as const;
+export const CATEGORIES = [
+  'tasks',
+  'comments',
+  'features',
+  'disciplines',
+  'project',
+  'state',
+  'session',
+  'signals',
+] as const;
 export type Category = (typeof CATEGORIES)[number];
 
 /**
@@ -101,7 +110,12 @@ export interface SignalForwarder {
 }
 
 /** Who this session is, as the store records it with comments, signals and audit rows. */
-export const writerOf = (s: SessionScope): Writer => ({ sessionId: s.sessionId, recipe: s.recipe, discipline: s.discipline, taskId: s.taskId });
+export const writerOf = (s: SessionScope): Writer => ({
+  sessionId: s.sessionId,
+  recipe: s.recipe,
+  discipline: s.discipline,
+  taskId: s.taskId,
+});
 
 /** A short label for state-file entries: "task_execution · frontend · task #7". */
 export function sessionLabel(s: SessionScope): string {
@@ -166,7 +180,10 @@ export type AnyTool = ToolDef<any, any>;
  * schemas cost about 2.5 KB of heap and 14 µs each, and the registry holds about a thousand, of which a
  * session uses a few dozen.
  */
-export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = Omit<ToolDef<I, O>, 'input' | 'output'> & { input: () => I; output: () => O };
+export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = Omit<ToolDef<I, O>, 'input' | 'output'> & {
+  input: () => I;
+  output: () => O;
+};
 
 /** The tool, its `input` and `output` made on first use and kept. */
 export function defineTool<I extends z.ZodObject, O extends z.ZodObject>(spec: ToolSpec<I, O>): ToolDef<I, O> {
@@ -192,9 +209,34 @@ function memoGetter<T>(make: () => T): PropertyDescriptor {
   return { get, enumerable: true };
 }
 
-export const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-export const CREATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false };
-export const UPDATE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READ: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const CREATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: false,
+};
+export const UPDATE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Overwrites or removes what was there before. */
-export const REPLACE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
-export const DELETE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+export const REPLACE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+export const DELETE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: false,
+};

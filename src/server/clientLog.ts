@@ -9,10 +9,20 @@ import type { ClientSink } from '../log.js';
  * --log-level (stderr or file logging is unchanged); refused calls are sent on their own, at `notice`,
  * whatever --log-level says.
  */
-const SEVERITY: Record<LoggingLevel, number> = { debug: 0, info: 1, notice: 2, warning: 3, error: 4, critical: 5, alert: 6, emergency: 7 };
+const SEVERITY: Record<LoggingLevel, number> = {
+  debug: 0,
+  info: 1,
+  notice: 2,
+  warning: 3,
+  error: 4,
+  critical: 5,
+  alert: 6,
+  emergency: 7,
+};
 
 /** pino's numeric levels (10 trace … 60 fatal) as syslog's, which MCP uses. */
-const fromPino = (level: number): LoggingLevel => (level >= 60 ? 'critical' : level >= 50 ? 'error' : level >= 40 ? 'warning' : level >= 30 ? 'info' : 'debug');
+const fromPino = (level: number): LoggingLevel =>
+  level >= 60 ? 'critical' : level >= 50 ? 'error' : level >= 40 ? 'warning' : level >= 30 ? 'info' : 'debug';
 
 type SendNotification = (n: ServerNotification) => Promise<void>;
 

@@ -1,11 +1,26 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  type CallToolResult,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { packageVersion } from '../packageInfo.js';
-import { applyNow, applySessionPatch, patchedSession, writerOf, type SessionPatch, type SessionScope, type SignalForwarder, type ToolContext } from '../registry/types.js';
+import {
+  applyNow,
+  applySessionPatch,
+  patchedSession,
+  writerOf,
+  type SessionPatch,
+  type SessionScope,
+  type SignalForwarder,
+  type ToolContext,
+} from '../registry/types.js';
 import { requireTaskExists, sessionTask } from '../tools/lookups.js';
 import { signalAnswer } from '../tools/signals.js';
 import { releaseOnClose, renewLease } from '../tools/claims.js';
@@ -32,7 +47,12 @@ import { startServing } from '../v8Startup.js';
  * session plan (per-session schemas, e.g. opus_review's narrowed update_task), and tools/call
  * validates, scopes and dispatches in one place.
  */
-export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLog: Logger, forward?: SignalForwarder): Server {
+export function createMcpServer(
+  launched: SessionPlan,
+  store: RalphStore,
+  rootLog: Logger,
+  forward?: SignalForwarder,
+): Server {
   // Each server (a socket connection, an HTTP session) has its own session state: its claims and
   // what they removed are never another connection's.
   const plan: SessionPlan = { ...launched, scope: { ...launched.scope, removed: new Set(launched.scope.removed) } };
@@ -100,7 +120,13 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
     };
   }
 
-  const handleCall = ({ name, arguments: rawArgs }: { name: string; arguments?: Record<string, unknown> | undefined }) => {
+  const handleCall = ({
+    name,
+    arguments: rawArgs,
+  }: {
+    name: string;
+    arguments?: Record<string, unknown> | undefined;
+  }) => {
     startServing();
     const tool = visibleTool(tools, ctx.session, name);
     if (!tool) {
@@ -113,7 +139,8 @@ export function createMcpServer(launched: SessionPlan, store: RalphStore, rootLo
     const hidden = ctx.session.removed.size;
     const result = callTool(tool, rawArgs ?? {}, ctx);
     if (!result.isError && resultCopies() === 'structured') result.content = [];
-    if (ctx.session.removed.size !== hidden) void server.sendToolListChanged().catch((err: unknown) => log.warn({ err }, 'could not send tools/list_changed'));
+    if (ctx.session.removed.size !== hidden)
+      void server.sendToolListChanged().catch((err: unknown) => log.warn({ err }, 'could not send tools/list_changed'));
     const outcome = result.isError ? (result.structuredContent as { error: { code: string } }).error.code : 'ok';
     // debug, not info: a line per call on stderr costs more than a primary-key read (writes are in ralph_mcp_audit).
     log.debug({ tool: name, ms: Math.round((performance.now() - started) * 100) / 100, outcome }, 'call');
@@ -149,7 +176,8 @@ function parsedArgs(tool: SessionTool, rawArgs: Record<string, unknown>): Record
 }
 
 /** The arguments as the tool's handler takes them: valid for this session's schema, scope applied. */
-const checkedArgs = (tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> => applyScope(tool, parsedArgs(tool, rawArgs), ctx);
+const checkedArgs = (tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> =>
+  applyScope(tool, parsedArgs(tool, rawArgs), ctx);
 
 /** What every handler of this session gets. */
 export function toolContext(plan: SessionPlan, store: RalphStore, log: Logger, forward?: SignalForwarder): ToolContext {
@@ -166,14 +194,20 @@ export function toolContext(plan: SessionPlan, store: RalphStore, log: Logger, f
       try {
         return readOverrides(row.name, row.raw, store.overridesLocation() ?? undefined);
       } catch (err) {
-        throw conflict(`${(err as Error).message}; fix them first (ralph-mcp doctor lists every discipline's overrides)`);
+        throw conflict(
+          `${(err as Error).message}; fix them first (ralph-mcp doctor lists every discipline's overrides)`,
+        );
       }
     },
   };
 }
 
 /** The tool this session may call by that name now: the plan's, less what a claim removed since. */
-export function visibleTool(tools: ReadonlyMap<string, SessionTool>, session: SessionScope, name: string): SessionTool | undefined {
+export function visibleTool(
+  tools: ReadonlyMap<string, SessionTool>,
+  session: SessionScope,
+  name: string,
+): SessionTool | undefined {
   return session.removed.has(name) ? undefined : tools.get(name);
 }
 
@@ -183,7 +217,8 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
   renewLease(ctx);
   try {
     const parsed = parsedArgs(tool, rawArgs);
-    if (def.annotations.readOnlyHint) return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
+    if (def.annotations.readOnlyHint)
+      return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
     if (def.category === 'state') {
       // State files are not in the database: never wait on its write lock for them. Their audit row
       // is best-effort, after the append (a file append cannot be rolled back with a transaction).
@@ -217,7 +252,12 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
  * A signal verb in a session whose signals Ralph's app records: the same validation and scope as
  * callTool, the task checked to exist (a read), then one request to Ralph's API; nothing is written here.
  */
-export async function callForwarded(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext, forward: SignalForwarder): Promise<CallToolResult> {
+export async function callForwarded(
+  tool: SessionTool,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+  forward: SignalForwarder,
+): Promise<CallToolResult> {
   const { def } = tool;
   try {
     const args = checkedArgs(tool, rawArgs, ctx);
@@ -286,8 +326,12 @@ class RalphServer extends Server {
       if (!parsed.success) throw invalidParams(method, parsed.error!);
       // zod's record() rebuilds tools/call arguments key by key and loses a "__proto__" key on the
       // way: hand the tool its arguments exactly as sent, so its strict schema refuses that key too.
-      const sent = method === 'tools/call' ? (request as { params?: { arguments?: unknown } }).params?.arguments : undefined;
-      return handler(sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data?.params, arguments: sent } }, extra);
+      const sent =
+        method === 'tools/call' ? (request as { params?: { arguments?: unknown } }).params?.arguments : undefined;
+      return handler(
+        sent === undefined ? parsed.data : { ...parsed.data, params: { ...parsed.data?.params, arguments: sent } },
+        extra,
+      );
     };
     const methodOnly = z.looseObject({ method: z.literal(method) });
     // Server wraps a tools/call handler to parse the request a second time and to re-validate every
@@ -321,30 +365,53 @@ class RalphServer extends Server {
     if (!sdk || !this.callNow) return;
     transport.onmessage = (message, extra) => {
       const m = message as { method?: unknown; id?: unknown };
-      if (m.method !== 'tools/call' || (typeof m.id !== 'number' && typeof m.id !== 'string') || !this.callNow || this.getClientVersion() === undefined || !isPlainToolCall(message)) {
+      if (
+        m.method !== 'tools/call' ||
+        (typeof m.id !== 'number' && typeof m.id !== 'string') ||
+        !this.callNow ||
+        this.getClientVersion() === undefined ||
+        !isPlainToolCall(message)
+      ) {
         sdk(message, extra);
         return;
       }
       const id = m.id;
       let response: JSONRPCMessage;
       try {
-        response = { result: this.callNow((message as unknown as { params: CallParams }).params), jsonrpc: '2.0', id } as JSONRPCMessage;
+        response = {
+          result: this.callNow((message as unknown as { params: CallParams }).params),
+          jsonrpc: '2.0',
+          id,
+        } as JSONRPCMessage;
       } catch (err) {
         const e = err as { code?: unknown; message?: string; data?: unknown };
         response = {
           jsonrpc: '2.0',
           id,
-          error: { code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError, message: e.message ?? 'Internal error', ...(e.data !== undefined && { data: e.data }) },
+          error: {
+            code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError,
+            message: e.message ?? 'Internal error',
+            ...(e.data !== undefined && { data: e.data }),
+          },
         } as JSONRPCMessage;
       }
-      transport.send(response).catch((err: unknown) => this.onerror?.(new Error(`Failed to send response: ${String(err)}`)));
+      transport
+        .send(response)
+        .catch((err: unknown) => this.onerror?.(new Error(`Failed to send response: ${String(err)}`)));
     };
   }
 }
 
 /** Requests that work on the project: the first one puts V8 back to its serving defaults (src/v8Startup.ts). */
-const SERVING_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/list', 'resources/read', 'prompts/get', 'completion/complete']);
-const PROTOCOL_SET_REQUEST_HANDLER = Object.getPrototypeOf(Server.prototype).setRequestHandler as Server['setRequestHandler'];
+const SERVING_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'resources/list',
+  'resources/read',
+  'prompts/get',
+  'completion/complete',
+]);
+const PROTOCOL_SET_REQUEST_HANDLER = Object.getPrototypeOf(Server.prototype)
+  .setRequestHandler as Server['setRequestHandler'];
 
 /**
  * tools/call params with only a string name and plain-object (or no) arguments: what
@@ -359,8 +426,12 @@ export function isPlainToolCall(request: unknown): boolean {
 }
 
 function invalidParams(method: string, error: z.ZodError): Error {
-  const parts = error.issues.slice(0, 10).map((i) => `${i.path.length > 0 ? i.path.join('.') : 'request'}: ${i.message}`);
-  return Object.assign(new Error(`Invalid params for ${method}: ${parts.join('; ')}`), { code: ErrorCode.InvalidParams });
+  const parts = error.issues
+    .slice(0, 10)
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'request'}: ${i.message}`);
+  return Object.assign(new Error(`Invalid params for ${method}: ${parts.join('; ')}`), {
+    code: ErrorCode.InvalidParams,
+  });
 }
 
 /**

@@ -8,7 +8,8 @@ export type PrebuiltListings = Record<string, { input: Tool['inputSchema']; outp
  * Named once, here: esbuild writes the whole table in at each place that names it.
  */
 declare const __RALPH_LISTINGS__: PrebuiltListings | undefined;
-const PREBUILT: PrebuiltListings | undefined = typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined;
+const PREBUILT: PrebuiltListings | undefined =
+  typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined;
 
 /** A tool's schemas as the build computed them, unnarrowed; undefined outside the bundle. */
 export const builtAhead = (name: string) => PREBUILT?.[name];

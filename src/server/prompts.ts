@@ -1,5 +1,11 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CompleteRequestSchema, ErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, type Prompt } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CompleteRequestSchema,
+  ErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  type Prompt,
+} from '@modelcontextprotocol/sdk/types.js';
 import { quoteData } from '../domain/quote.js';
 import { ToolError } from '../errors.js';
 import type { ToolContext } from '../registry/types.js';
@@ -37,14 +43,22 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
     name: plan.recipe?.name ?? 'full_suite',
     title: plan.recipe ? `Recipe ${plan.recipe.name}` : 'Full tool suite',
     // A purpose may come from .ralph/mcp/recipes.json: quoted like any project text (domain/quote.ts).
-    description: plan.recipe ? `Recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}` : 'Every ralph-mcp tool (debugging session).',
+    description: plan.recipe
+      ? `Recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}`
+      : 'Every ralph-mcp tool (debugging session).',
   };
   return [
     {
       name: 'task_brief',
       title: 'Task brief',
       description: "A task, what its dependencies produced, its feature's learnings, and how to report back.",
-      arguments: [{ name: 'task_id', description: plan.task ? `Default ${plan.task.id}` : 'Task id', required: plan.task === null }],
+      arguments: [
+        {
+          name: 'task_id',
+          description: plan.task ? `Default ${plan.task.id}` : 'Task id',
+          required: plan.task === null,
+        },
+      ],
     },
     recipePrompt,
   ];
@@ -62,7 +76,10 @@ type BriefComment = { author: string; created: string | null; body: string };
 const briefComment = (c: BriefComment): BriefComment => ({
   author: c.author,
   created: c.created,
-  body: c.body.length > BRIEF_BUDGET.body ? `${c.body.slice(0, BRIEF_BUDGET.body)}… (cut at ${BRIEF_BUDGET.body} of ${c.body.length} characters)` : c.body,
+  body:
+    c.body.length > BRIEF_BUDGET.body
+      ? `${c.body.slice(0, BRIEF_BUDGET.body)}… (cut at ${BRIEF_BUDGET.body} of ${c.body.length} characters)`
+      : c.body,
 });
 
 /** The most recent comments (given oldest first) that fit `budget`, oldest first; and what they cost. */
@@ -97,7 +114,14 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
       const { kept, spent } = recentWithin(bodies, depBudget);
       depBudget -= spent;
       const left = bodies.length - kept.length;
-      return { id: d.id, title: d.title, status: d.status, output_artifacts: d.output_artifacts, comments: kept, ...(left > 0 ? { older_comments_left_out: left } : {}) };
+      return {
+        id: d.id,
+        title: d.title,
+        status: d.status,
+        output_artifacts: d.output_artifacts,
+        comments: kept,
+        ...(left > 0 ? { older_comments_left_out: left } : {}),
+      };
     }),
     ...details.missing.map((mid) => ({ id: mid, status: 'missing: this task does not exist' })),
   ];
@@ -116,7 +140,9 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     'The task:',
     data(got.task),
     '',
-    leftOut > 0 ? `Comments on it (the ${own.length} most recent of ${got.comment_count}; ${leftOut} older left out, get_task pages them):` : 'Comments on it:',
+    leftOut > 0
+      ? `Comments on it (the ${own.length} most recent of ${got.comment_count}; ${leftOut} older left out, get_task pages them):`
+      : 'Comments on it:',
     data(own),
     '',
     'What its dependencies produced:',
@@ -125,23 +151,35 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
     ...(got.open_questions.length > 0
       ? [
           'Questions asked on it that still wait for an answer from a person:',
-          data(got.open_questions.map((q) => ({ question: q.question, options: q.options, preferred: q.preferred, blocking: q.blocking }))),
+          data(
+            got.open_questions.map((q) => ({
+              question: q.question,
+              options: q.options,
+              preferred: q.preferred,
+              blocking: q.blocking,
+            })),
+          ),
           '',
         ]
       : []),
     `Learnings of feature ${JSON.stringify(got.task.feature)} (most trusted first):`,
     data(learnings),
     '',
-    reporting.length ? `To report back in this session:\n${reporting.join('\n')}` : 'This session has no tools to report back with.',
+    reporting.length
+      ? `To report back in this session:\n${reporting.join('\n')}`
+      : 'This session has no tools to report back with.',
   ].join('\n');
 }
 
 /** U+2028 and U+2029 as JSON escapes: still the same JSON value, never a line break. */
-export const escapeLineSeparators = (json: string): string => json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+export const escapeLineSeparators = (json: string): string =>
+  json.replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 
 function recipeText(plan: SessionPlan): string {
   return [
-    plan.recipe ? `Session recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}` : 'No recipe: the full tool suite (debugging).',
+    plan.recipe
+      ? `Session recipe ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}`
+      : 'No recipe: the full tool suite (debugging).',
     '',
     'Tools in this session:',
     ...plan.tools.map((t) => `- ${t.def.name}: ${t.description}`),
@@ -154,10 +192,18 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
   server.setRequestHandler(GetPromptRequestSchema, (req) => {
     const { name, arguments: args } = req.params;
     if (name === 'task_brief') {
-      return { description: 'Task brief', messages: [{ role: 'user' as const, content: { type: 'text' as const, text: taskBrief(plan, ctx, args?.task_id) } }] };
+      return {
+        description: 'Task brief',
+        messages: [
+          { role: 'user' as const, content: { type: 'text' as const, text: taskBrief(plan, ctx, args?.task_id) } },
+        ],
+      };
     }
     if (name === prompts[1]!.name) {
-      return { description: prompts[1]!.description, messages: [{ role: 'user' as const, content: { type: 'text' as const, text: recipeText(plan) } }] };
+      return {
+        description: prompts[1]!.description,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text: recipeText(plan) } }],
+      };
     }
     throw invalid(`Unknown prompt: ${name}`);
   });
@@ -168,7 +214,8 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
     const prefix = argument.value ?? '';
     let values: string[] = [];
     const isTaskArg =
-      (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') || (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
+      (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') ||
+      (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
     if (isTaskArg) {
       values = ctx.store.completeTaskIds(prefix, 101).map(String);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://features/{name}' && argument.name === 'name') {

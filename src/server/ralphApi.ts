@@ -30,7 +30,9 @@ export class RalphApi {
       const res = await this.post('/api/set-db-path', { db_path: this.dbPath });
       if (!res.ok) throw new Error(`HTTP ${res.status}: ${await errorText(res)}`);
     } catch (err) {
-      throw new StartupError(`RALPH_API_PORT=${this.port}: Ralph's app did not accept /api/set-db-path (${describe(err)}); is Ralph running?`);
+      throw new StartupError(
+        `RALPH_API_PORT=${this.port}: Ralph's app did not accept /api/set-db-path (${describe(err)}); is Ralph running?`,
+      );
     }
   }
 
@@ -40,15 +42,22 @@ export class RalphApi {
     try {
       res = await this.post('/api/task-signal', { task_id: taskId, session_id: this.sessionId, verb, payload });
     } catch (err) {
-      throw new ToolError('unavailable', `could not reach Ralph's app at ${this.base} (${describe(err)}); the signal was not recorded, retry shortly`);
+      throw new ToolError(
+        'unavailable',
+        `could not reach Ralph's app at ${this.base} (${describe(err)}); the signal was not recorded, retry shortly`,
+      );
     }
     if (res.ok) {
       await res.body?.cancel();
       return;
     }
     const why = await errorText(res);
-    if (res.status >= 400 && res.status < 500) throw new ToolError('invalid_argument', `Ralph's app refused the ${verb} signal (HTTP ${res.status}): ${why}`);
-    throw new ToolError('unavailable', `Ralph's app failed to record the ${verb} signal (HTTP ${res.status}): ${why}; retry shortly`);
+    if (res.status >= 400 && res.status < 500)
+      throw new ToolError('invalid_argument', `Ralph's app refused the ${verb} signal (HTTP ${res.status}): ${why}`);
+    throw new ToolError(
+      'unavailable',
+      `Ralph's app failed to record the ${verb} signal (HTTP ${res.status}): ${why}; retry shortly`,
+    );
   }
 
   private post(path: string, body: unknown): Promise<Response> {

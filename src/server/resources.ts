@@ -33,21 +33,45 @@ const FIXED: Resource[] = [
 ];
 
 export const TEMPLATES = [
-  { uriTemplate: 'ralph://tasks/{id}', name: 'task', title: 'A task with its comments and dependencies', mimeType: JSON_TYPE },
-  { uriTemplate: 'ralph://features/{name}', name: 'feature', title: 'A feature with its learnings and context files', mimeType: JSON_TYPE },
-  { uriTemplate: 'ralph://disciplines/{name}', name: 'discipline', title: 'A discipline: persona, skills, conventions', mimeType: JSON_TYPE },
+  {
+    uriTemplate: 'ralph://tasks/{id}',
+    name: 'task',
+    title: 'A task with its comments and dependencies',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uriTemplate: 'ralph://features/{name}',
+    name: 'feature',
+    title: 'A feature with its learnings and context files',
+    mimeType: JSON_TYPE,
+  },
+  {
+    uriTemplate: 'ralph://disciplines/{name}',
+    name: 'discipline',
+    title: 'A discipline: persona, skills, conventions',
+    mimeType: JSON_TYPE,
+  },
 ];
 
-const notFound = (uri: string, why: string) => Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
+const notFound = (uri: string, why: string) =>
+  Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
 
 /** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
 function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
   const offset = cursor === undefined ? 0 : Number(cursor);
-  if (!Number.isSafeInteger(offset) || offset < 0) throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
+  if (!Number.isSafeInteger(offset) || offset < 0)
+    throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
   const rows = ctx.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
-  const page = rows.slice(0, room).map((r): Resource => ({ uri: `ralph://${r.kind}/${encodeURIComponent(r.key)}`, name: `${r.kind.slice(0, -1)} ${r.key}`, title: r.title, mimeType: JSON_TYPE }));
+  const page = rows.slice(0, room).map(
+    (r): Resource => ({
+      uri: `ralph://${r.kind}/${encodeURIComponent(r.key)}`,
+      name: `${r.kind.slice(0, -1)} ${r.key}`,
+      title: r.title,
+      mimeType: JSON_TYPE,
+    }),
+  );
   const resources = [...fixed, ...page];
   return rows.length > room ? { resources, nextCursor: String(offset + resources.length) } : { resources };
 }
@@ -60,18 +84,27 @@ function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Re
 function stateFileText(ctx: ToolContext, file: string): string {
   try {
     const r = readEntries(ctx.project.root, file);
-    return r.truncated ? `[ralph-mcp: ${r.omitted_bytes} earlier bytes of this file are not shown; the newest entries follow]\n${r.content}` : r.content;
+    return r.truncated
+      ? `[ralph-mcp: ${r.omitted_bytes} earlier bytes of this file are not shown; the newest entries follow]\n${r.content}`
+      : r.content;
   } catch (err) {
-    if (err instanceof ToolError) throw Object.assign(new Error(err.message), { code: ErrorCode.InternalError, data: { code: err.code, ...err.details } });
+    if (err instanceof ToolError)
+      throw Object.assign(new Error(err.message), {
+        code: ErrorCode.InternalError,
+        data: { code: err.code, ...err.details },
+      });
     throw err;
   }
 }
 
 function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; text: string } {
   const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) });
-  if (uri === 'ralph://project') return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
-  if (uri === 'ralph://progress') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.progressFile) };
-  if (uri === 'ralph://learnings') return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.learningsFile) };
+  if (uri === 'ralph://project')
+    return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
+  if (uri === 'ralph://progress')
+    return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.progressFile) };
+  if (uri === 'ralph://learnings')
+    return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.learningsFile) };
   const r = rowResource(uri);
   try {
     if (r.kind === 'tasks') return json(getTask.handler({ id: r.id }, ctx));
@@ -84,13 +117,18 @@ function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; t
 }
 
 /** A subscribable resource's key: the project, or a task, feature or discipline named as `read` takes it. */
-type Watchable = { kind: 'project' } | { kind: 'tasks'; id: number } | { kind: 'features' | 'disciplines'; name: string };
+type Watchable =
+  | { kind: 'project' }
+  | { kind: 'tasks'; id: number }
+  | { kind: 'features' | 'disciplines'; name: string };
 
 function watchable(uri: string): Watchable {
   if (uri === 'ralph://project') return { kind: 'project' };
   if (uri === 'ralph://progress' || uri === 'ralph://learnings') {
     throw Object.assign(
-      new Error(`${uri} is a state file and cannot be subscribed to (only ralph://project, ralph://tasks/{id}, ralph://features/{name} and ralph://disciplines/{name} can); read it again instead`),
+      new Error(
+        `${uri} is a state file and cannot be subscribed to (only ralph://project, ralph://tasks/{id}, ralph://features/{name} and ralph://disciplines/{name} can); read it again instead`,
+      ),
       {
         code: ErrorCode.InvalidParams,
         data: { uri },
@@ -135,7 +173,9 @@ export function resourceFingerprint(store: RalphStore, uri: string): string | nu
     }
     case 'disciplines': {
       const name = store.disciplineName(w.name);
-      return name === undefined ? null : JSON.stringify([store.getDiscipline(name) ?? null, store.toolOverrides(name) ?? null]);
+      return name === undefined
+        ? null
+        : JSON.stringify([store.getDiscipline(name) ?? null, store.toolOverrides(name) ?? null]);
     }
   }
 }
@@ -148,7 +188,9 @@ export function registerResources(server: Server, ctx: ToolContext): void {
   // Subscriptions: this session's, in the process's one watcher (watch.ts); gone when the session closes.
   const watcher = watcherFor(ctx.store, (uri) => resourceFingerprint(ctx.store, uri), ctx.log);
   const notify: Notify = (uri) => {
-    server.sendResourceUpdated({ uri }).catch((err: unknown) => ctx.log.debug({ err, uri }, 'could not send notifications/resources/updated'));
+    server
+      .sendResourceUpdated({ uri })
+      .catch((err: unknown) => ctx.log.debug({ err, uri }, 'could not send notifications/resources/updated'));
   };
   server.setRequestHandler(SubscribeRequestSchema, (req) => {
     const { uri } = req.params;

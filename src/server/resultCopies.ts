@@ -30,7 +30,8 @@ export function resultTextMode(env: NodeJS.ProcessEnv = process.env): (typeof MO
   const raw = env[RESULT_TEXT_ENV];
   if (raw === undefined || raw.trim() === '') return 'auto';
   const mode = raw.trim().toLowerCase();
-  if (!(MODES as readonly string[]).includes(mode)) throw new StartupError(`${RESULT_TEXT_ENV} must be one of ${MODES.join(', ')}, got ${JSON.stringify(raw)}`);
+  if (!(MODES as readonly string[]).includes(mode))
+    throw new StartupError(`${RESULT_TEXT_ENV} must be one of ${MODES.join(', ')}, got ${JSON.stringify(raw)}`);
   return mode as (typeof MODES)[number];
 }
 
@@ -40,7 +41,8 @@ function versionOf(v: string): [number, number, number] | null {
   return m ? [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)] : null;
 }
 
-const atLeast = (v: [number, number, number] | null, min: [number, number, number]): boolean => v !== null && (v[0] !== min[0] ? v[0] > min[0] : v[1] !== min[1] ? v[1] > min[1] : v[2] >= min[2]);
+const atLeast = (v: [number, number, number] | null, min: [number, number, number]): boolean =>
+  v !== null && (v[0] !== min[0] ? v[0] > min[0] : v[1] !== min[1] ? v[1] > min[1] : v[2] >= min[2]);
 
 /** What this client gets, by the mode and the client's initialize `clientInfo` (undefined before initialize: both). */
 export function resultCopiesFor(client: ClientInfo | undefined, mode: (typeof MODES)[number]): ResultCopies {

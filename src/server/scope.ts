@@ -11,7 +11,11 @@ import type { SessionTool } from '../session/plan.js';
  *   was when the session got the task; in a session about one feature (context.json), only that one.
  * - discipline: with `--discipline D`, a tool that changes a discipline may change only D.
  */
-export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+export function applyScope(
+  tool: SessionTool,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Record<string, unknown> {
   const { taskTarget, featureTarget, disciplineTarget, name } = tool.def;
   const s = ctx.session;
   const own = s.taskId; // --task N, or the task this session claimed
@@ -19,18 +23,28 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     const given = args[taskTarget.arg];
     if (given === undefined) {
       // Only reachable where the schema made the argument optional: a task session, or a claiming one.
-      if (own === null) throw new ToolError('invalid_argument', `${taskTarget.arg} is required: this session has no task yet`);
+      if (own === null)
+        throw new ToolError('invalid_argument', `${taskTarget.arg} is required: this session has no task yet`);
       args = { ...args, [taskTarget.arg]: own };
     } else if (taskTarget.writes && own !== null && given !== own) {
-      throw new ToolError('out_of_scope', `this session is scoped to task ${own}; ${name} cannot change task ${String(given)} (reading other tasks is allowed)`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session is scoped to task ${own}; ${name} cannot change task ${String(given)} (reading other tasks is allowed)`,
+      );
     } else if (taskTarget.writes && own === null && s.ownTaskOnly) {
-      throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change task ${String(given)}`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change task ${String(given)}`,
+      );
     }
   }
   // A claimed task whose lease ran out and that another session took over is no longer this session's.
   if (taskTarget?.writes && s.claimed && own !== null && args[taskTarget.arg] === own) {
     const other = takenOverFrom(ctx, own);
-    if (other) throw conflict(`task ${own} was taken over by session ${other.session_id} after your lease ran out (${other.lease_until}): it is not yours any more; claim another`);
+    if (other)
+      throw conflict(
+        `task ${own} was taken over by session ${other.session_id} after your lease ran out (${other.lease_until}): it is not yours any more; claim another`,
+      );
   }
   if (featureTarget) {
     // The feature this session may change was fixed at launch (or at its claim): never re-read from the
@@ -39,13 +53,20 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     // Fail closed: an own-task-only recipe without a task may change no feature at all (an unknown
     // scope must not mean "any feature").
     if (own === null && s.ownTaskOnly && scoped === undefined) {
-      throw new ToolError('out_of_scope', `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change a feature`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session works on its own task only and has none (launch it with --task N, or claim one first); ${name} cannot change a feature`,
+      );
     }
     const noun = ctx.store.featureNoun;
-    const why = own !== null ? `this session's task ${own} belongs to ${noun} ${String(scoped)}` : `this session is about ${noun} ${String(scoped)}`;
+    const why =
+      own !== null
+        ? `this session's task ${own} belongs to ${noun} ${String(scoped)}`
+        : `this session is about ${noun} ${String(scoped)}`;
     const given = args[featureTarget.arg];
     if (given === undefined) {
-      if (scoped === undefined) throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
+      if (scoped === undefined)
+        throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
       args = { ...args, [featureTarget.arg]: scoped };
     } else if (scoped !== undefined && (ctx.store.featureName(String(given)) ?? given) !== scoped) {
       // Compared as stored: on the normalized generation "Search" names the subsystem "search".
@@ -53,7 +74,10 @@ export function applyScope(tool: SessionTool, args: Record<string, unknown>, ctx
     }
   }
   if (disciplineTarget && s.disciplineScoped && args[disciplineTarget.arg] !== s.discipline) {
-    throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(s.discipline)}; ${name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`);
+    throw new ToolError(
+      'out_of_scope',
+      `this session is scoped to discipline ${String(s.discipline)}; ${name} cannot change discipline ${JSON.stringify(args[disciplineTarget.arg])}`,
+    );
   }
   return args;
 }

@@ -76,7 +76,11 @@ interface StdioInternals {
  * only leaving it out). Valid messages go to the SDK exactly as before. Call before `connect()`;
  * returns false (and changes nothing) if the transport is not the shape this was written against.
  */
-export function guardStdioTransport(transport: StdioServerTransport, log: Logger, maxBytes = MAX_MESSAGE_BYTES): boolean {
+export function guardStdioTransport(
+  transport: StdioServerTransport,
+  log: Logger,
+  maxBytes = MAX_MESSAGE_BYTES,
+): boolean {
   const internals = transport as unknown as StdioInternals;
   if (typeof internals._ondata !== 'function' || internals._started) {
     log.warn('stdio transport not guarded (unexpected SDK internals): a malformed line may go unanswered');
@@ -150,7 +154,10 @@ export function guardStdioTransport(transport: StdioServerTransport, log: Logger
     },
     (bytes) => {
       log.warn({ bytes, max: maxBytes }, 'message too large: skipped');
-      reply({ code: ErrorCode.InvalidRequest, message: `Invalid Request: message longer than ${maxBytes} bytes; skipped` });
+      reply({
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid Request: message longer than ${maxBytes} bytes; skipped`,
+      });
     },
     blocked,
     () => {
@@ -189,7 +196,10 @@ function readLine(line: Buffer): LineOutcome | null {
   const parsed = JSONRPCMessageSchema.safeParse(value);
   if (parsed.success) return { message: parsed.data as JSONRPCMessage };
   if (Array.isArray(value)) {
-    return { reason: 'Invalid Request: batches (JSON arrays) are not supported; send one JSON-RPC message per line', answer: ErrorCode.InvalidRequest };
+    return {
+      reason: 'Invalid Request: batches (JSON arrays) are not supported; send one JSON-RPC message per line',
+      answer: ErrorCode.InvalidRequest,
+    };
   }
   if (value === null || typeof value !== 'object') {
     return { reason: 'Invalid Request: a message must be a JSON-RPC 2.0 object', answer: ErrorCode.InvalidRequest };
@@ -199,10 +209,15 @@ function readLine(line: Buffer): LineOutcome | null {
   if ('method' in obj && !('id' in obj)) return { reason: 'invalid JSON-RPC notification' };
   const id = obj.id;
   const usableId = typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : undefined;
-  return { reason: `Invalid Request: ${requestProblems(obj).join('; ')}`, answer: ErrorCode.InvalidRequest, ...(usableId !== undefined ? { id: usableId } : {}) };
+  return {
+    reason: `Invalid Request: ${requestProblems(obj).join('; ')}`,
+    answer: ErrorCode.InvalidRequest,
+    ...(usableId !== undefined ? { id: usableId } : {}),
+  };
 }
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
  * The shape nearly every line has: a request with a usable id, a method and plain params without
@@ -222,9 +237,11 @@ export function isPlainRequest(v: unknown): v is JSONRPCMessage {
 function requestProblems(obj: Record<string, unknown>): string[] {
   const out: string[] = [];
   if (obj.jsonrpc !== '2.0') out.push('jsonrpc must be "2.0"');
-  if (typeof obj.id !== 'string' && !(typeof obj.id === 'number' && Number.isSafeInteger(obj.id))) out.push('id must be a string or an integer');
+  if (typeof obj.id !== 'string' && !(typeof obj.id === 'number' && Number.isSafeInteger(obj.id)))
+    out.push('id must be a string or an integer');
   if (typeof obj.method !== 'string') out.push('method must be a string');
-  if ('params' in obj && (obj.params === null || typeof obj.params !== 'object' || Array.isArray(obj.params))) out.push('params must be an object');
+  if ('params' in obj && (obj.params === null || typeof obj.params !== 'object' || Array.isArray(obj.params)))
+    out.push('params must be an object');
   const extra = Object.keys(obj).filter((k) => !REQUEST_MEMBERS.includes(k));
   if (extra.length > 0)
     out.push(

@@ -8,7 +8,8 @@ import { builtAhead, type PrebuiltListings } from './prebuiltListings.js';
  * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
  * keeps what tells a model how to call a tool (types, enums, required, descriptions, patterns) and
  * leaves out what only a validator needs: size bounds (maxLength, maxItems, minimum, …), `$schema`,
- * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of them: the zod schema validates each
+ * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of them: the
+ * zod schema validates each
  * call and a violation is an `invalid_argument` naming the limit (limits are listed in the README).
  * Where a bound matters to a caller (a page size), the parameter's description states it.
  */
@@ -17,7 +18,16 @@ export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inp
   return compact(rest) as Tool['inputSchema'];
 }
 
-const VALIDATOR_ONLY = new Set(['minLength', 'maxLength', 'minItems', 'maxItems', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum']);
+const VALIDATOR_ONLY = new Set([
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+]);
 
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
@@ -46,7 +56,11 @@ const ERROR_RESULT_SCHEMA = {
   properties: {
     error: {
       type: 'object',
-      properties: { code: { type: 'string', enum: [...ERROR_CODES] }, message: { type: 'string' }, details: { type: 'object' } },
+      properties: {
+        code: { type: 'string', enum: [...ERROR_CODES] },
+        message: { type: 'string' },
+        details: { type: 'object' },
+      },
       required: ['code', 'message'],
     },
   },
@@ -55,12 +69,19 @@ const ERROR_RESULT_SCHEMA = {
 } as const;
 
 export function outputSchema(t: SessionTool): Tool['outputSchema'] {
-  return { type: 'object', anyOf: [builtAhead(t.def.name)?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA] } as Tool['outputSchema'];
+  return {
+    type: 'object',
+    anyOf: [builtAhead(t.def.name)?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA],
+  } as Tool['outputSchema'];
 }
 
 /** The build's table: each tool's JSON Schemas, as the session's listing would compute them unnarrowed. */
-export function prebuildListings(tools: readonly { name: string; input: z.ZodType; output: z.ZodType }[]): PrebuiltListings {
-  return Object.fromEntries(tools.map((t) => [t.name, { input: jsonSchema(t.input, 'input'), output: jsonSchema(t.output, 'output') }]));
+export function prebuildListings(
+  tools: readonly { name: string; input: z.ZodType; output: z.ZodType }[],
+): PrebuiltListings {
+  return Object.fromEntries(
+    tools.map((t) => [t.name, { input: jsonSchema(t.input, 'input'), output: jsonSchema(t.output, 'output') }]),
+  );
 }
 
 /**

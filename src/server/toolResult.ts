@@ -14,7 +14,11 @@ export function okResult(out: Record<string, unknown>): CallToolResult {
 export function errorResult(err: ToolError): CallToolResult {
   const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
   // isError last: the key order replies had when the SDK re-validated (and re-built) every result.
-  return { content: [{ type: 'text', text: `${err.code}: ${err.message}` }], structuredContent: { error }, isError: true };
+  return {
+    content: [{ type: 'text', text: `${err.code}: ${err.message}` }],
+    structuredContent: { error },
+    isError: true,
+  };
 }
 
 export function toToolError(err: unknown): ToolError {
@@ -33,8 +37,10 @@ export function argumentError(error: z.ZodError, allowedFields: readonly string[
     }
     const path = issue.path.length > 0 ? issue.path.join('.') : 'arguments';
     // zod's wording for the two commonest mistakes, said plainly.
-    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) return `${path}: required (${issue.expected})`;
-    if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1) return `${path}: must not be empty`;
+    if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message))
+      return `${path}: required (${issue.expected})`;
+    if (issue.code === 'too_small' && issue.origin === 'string' && issue.minimum === 1)
+      return `${path}: must not be empty`;
     return `${path}: ${issue.message}`;
   });
   return new ToolError('invalid_argument', `invalid arguments: ${parts.join('; ')}`);

@@ -23,21 +23,31 @@ export function mergeContextFile(path: string, flags: SessionRequest, text?: str
   } catch (err) {
     throw new StartupError(`${file}: not valid JSON (${(err as Error).message})`);
   }
-  if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) throw new StartupError(`${file}: must be a JSON object with ${FIELDS.join(', ')}`);
+  if (doc === null || typeof doc !== 'object' || Array.isArray(doc))
+    throw new StartupError(`${file}: must be a JSON object with ${FIELDS.join(', ')}`);
   const o = doc as Record<string, unknown>;
   const unknown = Object.keys(o).filter((k) => !(FIELDS as readonly string[]).includes(k));
-  if (unknown.length) throw new StartupError(`${file}: unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${FIELDS.join(', ')}`);
+  if (unknown.length)
+    throw new StartupError(
+      `${file}: unknown field(s) ${unknown.map((k) => JSON.stringify(k)).join(', ')}; allowed: ${FIELDS.join(', ')}`,
+    );
 
   const str = (k: string): string | undefined => {
     const v = o[k];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string' || v === '') throw new StartupError(`${file}: field "${k}" must be a non-empty string or null`);
+    if (typeof v !== 'string' || v === '')
+      throw new StartupError(`${file}: field "${k}" must be a non-empty string or null`);
     return v;
   };
   // A context without a recipe would serve the full suite: never from a file Ralph wrote for an agent.
-  if (typeof o.recipe !== 'string' || o.recipe === '') throw new StartupError(`${file}: field "recipe" is required (a recipe name)`);
+  if (typeof o.recipe !== 'string' || o.recipe === '')
+    throw new StartupError(`${file}: field "recipe" is required (a recipe name)`);
   const taskId = o.task_id;
-  if (taskId !== undefined && taskId !== null && !(typeof taskId === 'number' && Number.isSafeInteger(taskId) && taskId > 0)) {
+  if (
+    taskId !== undefined &&
+    taskId !== null &&
+    !(typeof taskId === 'number' && Number.isSafeInteger(taskId) && taskId > 0)
+  ) {
     throw new StartupError(`${file}: field "task_id" must be a positive integer or null`);
   }
   const disabled = o.disabled_tools ?? [];
@@ -45,18 +55,26 @@ export function mergeContextFile(path: string, flags: SessionRequest, text?: str
     throw new StartupError(`${file}: field "disabled_tools" must be an array of tool names`);
   }
   const unknownTools = unknownNames(TOOL_NAMES, disabled);
-  if (unknownTools.length) throw new StartupError(`${file}: field "disabled_tools" names unknown tool(s): ${unknownTools.join(', ')}`);
+  if (unknownTools.length)
+    throw new StartupError(`${file}: field "disabled_tools" names unknown tool(s): ${unknownTools.join(', ')}`);
 
   const agree = <T>(flag: string, fromFlag: T | undefined, field: string, fromFile: T | undefined): T | undefined => {
     if (fromFlag !== undefined && fromFile !== undefined && String(fromFlag) !== String(fromFile)) {
-      throw new StartupError(`--${flag} ${String(fromFlag)} disagrees with ${file}: field "${field}" is ${JSON.stringify(fromFile)}`);
+      throw new StartupError(
+        `--${flag} ${String(fromFlag)} disagrees with ${file}: field "${field}" is ${JSON.stringify(fromFile)}`,
+      );
     }
     return fromFlag ?? fromFile;
   };
   return {
     recipe: agree('recipe', flags.recipe, 'recipe', str('recipe')),
     discipline: agree('discipline', flags.discipline, 'discipline', str('discipline')),
-    task: agree('task', flags.task === undefined ? undefined : String(flags.task), 'task_id', taskId === undefined || taskId === null ? undefined : String(taskId)),
+    task: agree(
+      'task',
+      flags.task === undefined ? undefined : String(flags.task),
+      'task_id',
+      taskId === undefined || taskId === null ? undefined : String(taskId),
+    ),
     sessionId: agree('session-id', flags.sessionId, 'session_id', str('session_id')),
     feature: str('feature'),
     extraDisabled: disabled,
@@ -77,12 +95,15 @@ function readContextText(file: string): string {
     fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new StartupError(`${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : `cannot open (${code ?? String(err)})`}`);
+    throw new StartupError(
+      `${file}: ${code === 'ENOENT' ? 'no such file' : code === 'EACCES' ? 'permission denied' : `cannot open (${code ?? String(err)})`}`,
+    );
   }
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new StartupError(`${file}: not a regular file`);
-    if (st.size > MAX_CONTEXT_BYTES) throw new StartupError(`${file}: ${st.size} bytes; a context file is at most ${MAX_CONTEXT_BYTES}`);
+    if (st.size > MAX_CONTEXT_BYTES)
+      throw new StartupError(`${file}: ${st.size} bytes; a context file is at most ${MAX_CONTEXT_BYTES}`);
     const buf = Buffer.alloc(st.size);
     const n = readSync(fd, buf, 0, st.size, 0);
     return buf.toString('utf8', 0, n);

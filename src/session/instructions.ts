@@ -12,8 +12,13 @@ const q = (v: string): string => quoteData(v, 300);
  */
 export function buildInstructions(plan: SessionPlan): string {
   const lines: string[] = [];
-  lines.push(`Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`);
-  if (plan.generation === 'normalized') lines.push('A feature here is what Ralph calls a subsystem: tools keep the word feature; names match case-insensitively.');
+  lines.push(
+    `Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`,
+  );
+  if (plan.generation === 'normalized')
+    lines.push(
+      'A feature here is what Ralph calls a subsystem: tools keep the word feature; names match case-insensitively.',
+    );
   // Recipe names are checked against a pattern when recipes.json is loaded; purposes are free text.
   if (plan.recipe) lines.push(`Session recipe: ${plan.recipe.name}: ${quoteData(plan.recipe.purpose)}`);
   else lines.push('Session recipe: none (full tool suite, for debugging).');
@@ -32,6 +37,8 @@ export function buildInstructions(plan: SessionPlan): string {
     lines.push('Tools:');
     for (const t of plan.tools) lines.push(`- ${t.def.name}: ${t.description}`);
   }
-  lines.push('Errors come back with isError and a code (invalid_argument, not_found, conflict, out_of_scope, busy); the message says what is allowed.');
+  lines.push(
+    'Errors come back with isError and a code (invalid_argument, not_found, conflict, out_of_scope, busy); the message says what is allowed.',
+  );
   return lines.join('\n');
 }

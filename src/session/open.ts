@@ -61,7 +61,9 @@ function describedSession(project: Project, opts: SessionOptions): SessionReques
   }
   if (text === undefined) return opts;
   if (opts.fromRalphEnv) {
-    throw new StartupError(`${file} describes a session, and so does Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH); remove the stale one`);
+    throw new StartupError(
+      `${file} describes a session, and so does Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH); remove the stale one`,
+    );
   }
   return mergeContextFile(file, opts, text);
 }

@@ -20,13 +20,18 @@ export function readOverrides(discipline: string, raw: unknown, storage = 'disci
   if (!obj) throw new StartupError(`${where} is not a JSON object like {"additional_disabled": ["tool", ...]}`);
   const unknownKeys = Object.keys(obj).filter((k) => !KEYS.includes(k));
   if (unknownKeys.length > 0) {
-    throw new StartupError(`${where} has unknown key(s) ${unknownKeys.map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}; the only key is "additional_disabled" (a list of tool names)`);
+    throw new StartupError(
+      `${where} has unknown key(s) ${unknownKeys.map((k) => JSON.stringify(k.slice(0, 64))).join(', ')}; the only key is "additional_disabled" (a list of tool names)`,
+    );
   }
   const list = obj.additional_disabled ?? [];
   if (!Array.isArray(list) || !list.every((x): x is string => typeof x === 'string')) {
     throw new StartupError(`${where}: additional_disabled must be an array of tool names`);
   }
   const unknown = unknownNames(TOOL_NAMES, list);
-  if (unknown.length > 0) throw new StartupError(`${where} names unknown tool(s): ${unknown.join(', ')} (see \`ralph-mcp --help\` for the tool list)`);
+  if (unknown.length > 0)
+    throw new StartupError(
+      `${where} names unknown tool(s): ${unknown.join(', ')} (see \`ralph-mcp --help\` for the tool list)`,
+    );
   return list;
 }

@@ -70,12 +70,21 @@ export interface SessionPlan {
  * Flags → session plan. Everything that can be wrong with a launch is found here, before any MCP
  * traffic, and reported as a StartupError: we never fall back to "all tools" on a bad name.
  */
-export function buildSessionPlan(project: Project, store: RalphStore, schema: SchemaInfo, req: SessionRequest, recipes: readonly Recipe[] = RECIPES): SessionPlan {
+export function buildSessionPlan(
+  project: Project,
+  store: RalphStore,
+  schema: SchemaInfo,
+  req: SessionRequest,
+  recipes: readonly Recipe[] = RECIPES,
+): SessionPlan {
   const warnings: string[] = [];
   let recipe: Recipe | null = null;
   if (req.recipe !== undefined) {
     recipe = recipes.find((r) => r.name === req.recipe) ?? null;
-    if (!recipe) throw new StartupError(`unknown recipe ${JSON.stringify(req.recipe)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`);
+    if (!recipe)
+      throw new StartupError(
+        `unknown recipe ${JSON.stringify(req.recipe)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`,
+      );
   } else {
     warnings.push('no --recipe given: serving the full tool suite (meant for debugging with the MCP Inspector)');
   }
@@ -83,7 +92,8 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   let task: SessionPlan['task'] = null;
   if (req.task !== undefined) {
     const raw = String(req.task);
-    if (!/^[1-9]\d{0,14}$/.test(raw)) throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(raw)}`);
+    if (!/^[1-9]\d{0,14}$/.test(raw))
+      throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(raw)}`);
     const row = store.taskHead(Number(raw));
     if (!row) throw new StartupError(`unknown task id ${raw} in ${project.dbPath}`);
     task = row;
@@ -91,7 +101,10 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
 
   // Refusing belongs with the same rule for task_execution (a launch that cannot do its job); until
   // then the launch says so where a person looks, and every call that needs the task is refused.
-  if (recipe?.needsTask && !task) warnings.push(`recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`);
+  if (recipe?.needsTask && !task)
+    warnings.push(
+      `recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`,
+    );
   else if (recipe?.ownTaskOnly && !recipe.claimsTasks && !task) {
     warnings.push(
       `recipe ${recipe.name} works on its own task and none was given: its changes to a task (status, blockers, context) will be refused; pass --task N, or use --recipe worker, whose sessions claim tasks`,
@@ -109,7 +122,9 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   let disciplineName = req.discipline ?? task?.discipline ?? null;
   const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
   if (recipe?.needsDiscipline && req.discipline === undefined) {
-    throw new StartupError(`recipe ${recipe.name} changes one discipline and none was given; pass --discipline NAME (disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'})`);
+    throw new StartupError(
+      `recipe ${recipe.name} changes one discipline and none was given; pass --discipline NAME (disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'})`,
+    );
   }
   let additionalDisabled: string[] = [];
   if (disciplineName !== null) {
@@ -117,7 +132,9 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
     if (!row) {
       const known = `disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`;
       if (disciplineSource === 'task') {
-        throw new StartupError(`task ${task!.id}'s discipline ${JSON.stringify(disciplineName)} does not exist; pass --discipline NAME (${known})`);
+        throw new StartupError(
+          `task ${task!.id}'s discipline ${JSON.stringify(disciplineName)} does not exist; pass --discipline NAME (${known})`,
+        );
       }
       throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; ${known}`);
     }
@@ -134,17 +151,24 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
   if (req.feature !== undefined) {
     const stored = store.featureName(req.feature);
     if (stored === undefined) {
-      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature": unknown ${store.featureNoun} ${JSON.stringify(req.feature)}`);
+      throw new StartupError(
+        `${req.contextFile ?? 'context'}: field "feature": unknown ${store.featureNoun} ${JSON.stringify(req.feature)}`,
+      );
     }
     if (task && task.feature !== stored) {
-      throw new StartupError(`${req.contextFile ?? 'context'}: field "feature" is ${JSON.stringify(req.feature)} but task ${task.id} belongs to ${store.featureNoun} ${task.feature}`);
+      throw new StartupError(
+        `${req.contextFile ?? 'context'}: field "feature" is ${JSON.stringify(req.feature)} but task ${task.id} belongs to ${store.featureNoun} ${task.feature}`,
+      );
     }
     feature = stored;
   }
   const removed = [...additionalDisabled, ...(req.extraDisabled ?? [])];
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
-  if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`);
+  if (!/^[\w.:@+-]{1,128}$/.test(sessionId))
+    throw new StartupError(
+      `--session-id must be 1-128 characters of letters, digits and . : @ + - _ (got ${JSON.stringify(sessionId)})`,
+    );
   const scopeFeature = task?.feature ?? feature;
   const scope: SessionScope = {
     sessionId,
@@ -159,7 +183,9 @@ export function buildSessionPlan(project: Project, store: RalphStore, schema: Sc
     removed: new Set(),
     leaseMs: leaseMs(req.leaseSeconds),
   };
-  const tools = enabled.map((name) => sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation));
+  const tools = enabled.map((name) =>
+    sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation),
+  );
 
   const plan: SessionPlan = {
     project,
@@ -200,7 +226,13 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
  * here from the argument names alone; the zod schema it gives is made when the tool is first called
  * (listings replay the narrowing on the schemas the build computed: src/server/toolListing.ts).
  */
-function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null, feature: string | null, generation: Generation): SessionTool {
+function sessionTool(
+  def: AnyTool,
+  recipe: Recipe | null,
+  taskId: number | null,
+  feature: string | null,
+  generation: Generation,
+): SessionTool {
   const narrowing: Narrowing = { optional: [] };
   const keep = recipe?.narrow?.[def.name];
   const args = toolArgs(def);
@@ -223,19 +255,25 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, taskId: number | null,
     get input() {
       return input();
     },
-    description: generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description,
+    description:
+      generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description,
     narrowing,
   };
 }
 
 /** A tool's argument names, from the listing the build computed when there is one (no zod schema made). */
-const toolArgs = (def: AnyTool): string[] => Object.keys(builtAhead(def.name)?.input.properties ?? (def.input as z.ZodObject).shape);
+const toolArgs = (def: AnyTool): string[] =>
+  Object.keys(builtAhead(def.name)?.input.properties ?? (def.input as z.ZodObject).shape);
 
 /** The tool's zod input schema with a session's narrowing applied. */
 function narrowedSchema(base: z.ZodObject, n: Narrowing): z.ZodObject {
   let input = base;
-  if (n.keep) input = input.pick(Object.fromEntries(n.keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>) as unknown as z.ZodObject;
-  for (const { arg, note } of n.optional) input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
+  if (n.keep)
+    input = input.pick(
+      Object.fromEntries(n.keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>,
+    ) as unknown as z.ZodObject;
+  for (const { arg, note } of n.optional)
+    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
   return input;
 }
 
@@ -245,14 +283,18 @@ function narrowedSchema(base: z.ZodObject, n: Narrowing): z.ZodObject {
  * parenthesis or a possessive follows). Argument names stay SPEC-070's; the instructions say it once for all
  * (every word here is paid for on every turn).
  */
-export const subsystemWording = (text: string): string => text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
+export const subsystemWording = (text: string): string =>
+  text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);
 
 /** A claim's lease: --lease-seconds, else RALPH_MCP_LEASE_SECONDS, else 15 minutes. */
 export const LEASE_SECONDS_DEFAULT = 900;
 function leaseMs(flag: number | undefined): number {
-  const raw = flag ?? (process.env.RALPH_MCP_LEASE_SECONDS ? Number(process.env.RALPH_MCP_LEASE_SECONDS) : LEASE_SECONDS_DEFAULT);
+  const raw =
+    flag ?? (process.env.RALPH_MCP_LEASE_SECONDS ? Number(process.env.RALPH_MCP_LEASE_SECONDS) : LEASE_SECONDS_DEFAULT);
   if (!Number.isFinite(raw) || raw <= 0 || raw > 7 * 24 * 3600) {
-    throw new StartupError(`--lease-seconds (or RALPH_MCP_LEASE_SECONDS) must be a number of seconds above 0 and at most a week, got ${JSON.stringify(flag ?? process.env.RALPH_MCP_LEASE_SECONDS)}`);
+    throw new StartupError(
+      `--lease-seconds (or RALPH_MCP_LEASE_SECONDS) must be a number of seconds above 0 and at most a week, got ${JSON.stringify(flag ?? process.env.RALPH_MCP_LEASE_SECONDS)}`,
+    );
   }
   return Math.round(raw * 1000);
 }

@@ -16,7 +16,14 @@ export interface PlanJson {
   discipline_source: 'flag' | 'task' | null;
   task: { id: number; title: string; status: string; feature: string; discipline: string } | null;
   feature: string | null;
-  enabled_tools: { name: string; title: string; category: string; purpose: string; read_only: boolean; destructive: boolean }[];
+  enabled_tools: {
+    name: string;
+    title: string;
+    category: string;
+    purpose: string;
+    read_only: boolean;
+    destructive: boolean;
+  }[];
   disabled_tools: string[];
   instructions: string;
   /** What is wrong or unusual with this launch (e.g. no recipe: the full debugging suite). */
@@ -26,7 +33,12 @@ export interface PlanJson {
 export function planToJson(plan: SessionPlan): PlanJson {
   return {
     format: PLAN_FORMAT,
-    project: { root: plan.project.root, database: plan.project.dbPath, title: plan.projectTitle, schema: plan.generation },
+    project: {
+      root: plan.project.root,
+      database: plan.project.dbPath,
+      title: plan.projectTitle,
+      schema: plan.generation,
+    },
     session_id: plan.scope.sessionId,
     recipe: plan.recipe ? { name: plan.recipe.name, purpose: plan.recipe.purpose } : null,
     discipline: plan.discipline,
@@ -57,7 +69,10 @@ export function planToText(plan: SessionPlan): string {
     `task        ${j.task ? `#${j.task.id} ${j.task.title} [${j.task.status}]` : '(none)'}`,
     '',
     `enabled tools (${j.enabled_tools.length}):`,
-    ...j.enabled_tools.map((t) => `  ${t.name.padEnd(26)} ${(t.read_only ? 'read' : t.destructive ? 'destructive' : 'write').padEnd(12)} ${t.purpose}`),
+    ...j.enabled_tools.map(
+      (t) =>
+        `  ${t.name.padEnd(26)} ${(t.read_only ? 'read' : t.destructive ? 'destructive' : 'write').padEnd(12)} ${t.purpose}`,
+    ),
     '',
     `disabled tools (${j.disabled_tools.length}): ${j.disabled_tools.join(', ') || '(none)'}`,
     '',

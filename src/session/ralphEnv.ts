@@ -34,15 +34,21 @@ export function readRalphEnv(env: NodeJS.ProcessEnv): RalphEnvLaunch | null {
     );
   }
   const task = env.RALPH_TASK_ID!;
-  if (!/^[1-9]\d{0,14}$/.test(task)) throw new StartupError(`RALPH_TASK_ID must be a positive integer task id, got ${JSON.stringify(task)}`);
+  if (!/^[1-9]\d{0,14}$/.test(task))
+    throw new StartupError(`RALPH_TASK_ID must be a positive integer task id, got ${JSON.stringify(task)}`);
   const sessionId = env.RALPH_SESSION_ID!;
-  if (!/^[\w.:@+-]{1,128}$/.test(sessionId)) throw new StartupError(`RALPH_SESSION_ID must be 1-128 characters of letters, digits and . : @ + - _, got ${JSON.stringify(sessionId.slice(0, 140))}`);
+  if (!/^[\w.:@+-]{1,128}$/.test(sessionId))
+    throw new StartupError(
+      `RALPH_SESSION_ID must be 1-128 characters of letters, digits and . : @ + - _, got ${JSON.stringify(sessionId.slice(0, 140))}`,
+    );
   const dbPath = env.RALPH_DB_PATH!;
-  if (!dbPath.startsWith('/')) throw new StartupError(`RALPH_DB_PATH must be an absolute path to ralph.db, got ${JSON.stringify(dbPath)}`);
+  if (!dbPath.startsWith('/'))
+    throw new StartupError(`RALPH_DB_PATH must be an absolute path to ralph.db, got ${JSON.stringify(dbPath)}`);
   let apiPort: number | null = null;
   const port = env.RALPH_API_PORT;
   if (port !== undefined && port !== '') {
-    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new StartupError(`RALPH_API_PORT must be a port number 1-65535, got ${JSON.stringify(port)}`);
+    if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535)
+      throw new StartupError(`RALPH_API_PORT must be a port number 1-65535, got ${JSON.stringify(port)}`);
     apiPort = Number(port);
   }
   return { taskId: Number(task), sessionId, dbPath: resolve(dbPath), apiPort };
@@ -63,20 +69,36 @@ export interface LaunchFlags {
  * The session the environment describes, with the flags given beside it (each must agree with it).
  * The project is the folder holding `.ralph/db/` when RALPH_DB_PATH lies there, else --project.
  */
-export function ralphEnvSession(launch: RalphEnvLaunch, flags: LaunchFlags): SessionOptions & { apiPort: number | null } {
+export function ralphEnvSession(
+  launch: RalphEnvLaunch,
+  flags: LaunchFlags,
+): SessionOptions & { apiPort: number | null } {
   const disagree = (flag: string, given: string, wanted: string, variable: string) =>
-    new StartupError(`--${flag} ${JSON.stringify(given)} disagrees with ${variable}=${JSON.stringify(wanted)} (Ralph's task-session environment); drop the flag or fix the environment`);
-  if (flags.recipe !== undefined && flags.recipe !== SIGNALS_RECIPE) throw disagree('recipe', flags.recipe, SIGNALS_RECIPE, 'RALPH_TASK_ID (a signals session)');
-  if (flags.task !== undefined && flags.task !== String(launch.taskId)) throw disagree('task', flags.task, String(launch.taskId), 'RALPH_TASK_ID');
-  if (flags.sessionId !== undefined && flags.sessionId !== launch.sessionId) throw disagree('session-id', flags.sessionId, launch.sessionId, 'RALPH_SESSION_ID');
-  if (flags.db !== undefined && resolve(flags.db) !== launch.dbPath) throw disagree('db', flags.db, launch.dbPath, 'RALPH_DB_PATH');
+    new StartupError(
+      `--${flag} ${JSON.stringify(given)} disagrees with ${variable}=${JSON.stringify(wanted)} (Ralph's task-session environment); drop the flag or fix the environment`,
+    );
+  if (flags.recipe !== undefined && flags.recipe !== SIGNALS_RECIPE)
+    throw disagree('recipe', flags.recipe, SIGNALS_RECIPE, 'RALPH_TASK_ID (a signals session)');
+  if (flags.task !== undefined && flags.task !== String(launch.taskId))
+    throw disagree('task', flags.task, String(launch.taskId), 'RALPH_TASK_ID');
+  if (flags.sessionId !== undefined && flags.sessionId !== launch.sessionId)
+    throw disagree('session-id', flags.sessionId, launch.sessionId, 'RALPH_SESSION_ID');
+  if (flags.db !== undefined && resolve(flags.db) !== launch.dbPath)
+    throw disagree('db', flags.db, launch.dbPath, 'RALPH_DB_PATH');
   if (flags.context !== undefined)
-    throw new StartupError("--context cannot be combined with Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH), which already describes the session");
+    throw new StartupError(
+      "--context cannot be combined with Ralph's task-session environment (RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH), which already describes the session",
+    );
   const dbDir = dirname(launch.dbPath);
-  const fromDb = basename(dbDir) === 'db' && basename(dirname(dbDir)) === '.ralph' ? dirname(dirname(dbDir)) : undefined;
-  if (flags.project !== undefined && fromDb !== undefined && resolve(flags.project) !== fromDb) throw disagree('project', flags.project, fromDb, 'RALPH_DB_PATH');
+  const fromDb =
+    basename(dbDir) === 'db' && basename(dirname(dbDir)) === '.ralph' ? dirname(dirname(dbDir)) : undefined;
+  if (flags.project !== undefined && fromDb !== undefined && resolve(flags.project) !== fromDb)
+    throw disagree('project', flags.project, fromDb, 'RALPH_DB_PATH');
   const project = fromDb ?? flags.project;
-  if (project === undefined) throw new StartupError(`RALPH_DB_PATH ${launch.dbPath} is not inside a project's .ralph/db/ folder; pass --project DIR`);
+  if (project === undefined)
+    throw new StartupError(
+      `RALPH_DB_PATH ${launch.dbPath} is not inside a project's .ralph/db/ folder; pass --project DIR`,
+    );
   return {
     project,
     db: launch.dbPath,

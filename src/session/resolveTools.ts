@@ -12,7 +12,11 @@ export interface ResolvedTools {
   disabled: string[];
 }
 
-export function resolveTools(registry: readonly string[], allow: readonly string[] | null, additionalDisabled: readonly string[] = []): ResolvedTools {
+export function resolveTools(
+  registry: readonly string[],
+  allow: readonly string[] | null,
+  additionalDisabled: readonly string[] = [],
+): ResolvedTools {
   const allowed = allow === null ? null : new Set(allow);
   const removed = new Set(additionalDisabled);
   const enabled: string[] = [];

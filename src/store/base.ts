@@ -10,7 +10,10 @@ import type { OwnStore, ProjectStore, RalphStore, WatchStore } from './store.js'
 export function baseStore(
   db: Db,
   generation: Generation,
-): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> & OwnStore & Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'> & Pick<WatchStore, 'dataVersion'> {
+): Pick<RalphStore, 'generation' | 'db' | 'write' | 'close'> &
+  OwnStore &
+  Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'> &
+  Pick<WatchStore, 'dataVersion'> {
   return {
     generation,
     db,

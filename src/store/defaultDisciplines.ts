@@ -12,7 +12,8 @@ export const DEFAULT_DISCIPLINES: readonly DisciplineInsert[] = [
     acronym: 'IMPL',
     icon: 'Hammer',
     color: '#077bf8',
-    system_prompt: 'You implement features and fixes: small, working, tested changes that follow the codebase as it is.',
+    system_prompt:
+      'You implement features and fixes: small, working, tested changes that follow the codebase as it is.',
     skills: ['coding', 'debugging', 'testing'],
     conventions: '- Match the surrounding style\n- Keep changes small and reviewable',
   },

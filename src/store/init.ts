@@ -21,9 +21,20 @@ export function createRalphDatabase(path: string, generation: Generation, meta: 
   try {
     db.write(() => {
       db.raw.exec(ralphDdl(generation));
-      db.run('INSERT INTO metadata (id, schema_version, project_title, project_description, project_created) VALUES (1, ?, ?, ?, ?)', '1.0', meta.title, meta.description, today());
+      db.run(
+        'INSERT INTO metadata (id, schema_version, project_title, project_description, project_created) VALUES (1, ?, ?, ?, ?)',
+        '1.0',
+        meta.title,
+        meta.description,
+        today(),
+      );
       if (meta.disciplines) {
-        const store = storeFor(db, { generation, userVersion: RALPH_USER_VERSION, hasToolOverrides: generation === 'legacy', drift: [] });
+        const store = storeFor(db, {
+          generation,
+          userVersion: RALPH_USER_VERSION,
+          hasToolOverrides: generation === 'legacy',
+          drift: [],
+        });
         for (const d of DEFAULT_DISCIPLINES) store.createDiscipline(d);
       }
     });

@@ -37,12 +37,16 @@ export function requireJsonArray(text: unknown, where: string): unknown[] {
     v = undefined;
   }
   if (!Array.isArray(v)) {
-    throw new ToolError('conflict', `${where} does not hold a JSON array, so it was left untouched; repair it in Ralph first`);
+    throw new ToolError(
+      'conflict',
+      `${where} does not hold a JSON array, so it was left untouched; repair it in Ralph first`,
+    );
   }
   return v;
 }
 
-export const stringArray = (text: unknown): string[] => parseJsonArray(text).filter((x): x is string => typeof x === 'string');
+export const stringArray = (text: unknown): string[] =>
+  parseJsonArray(text).filter((x): x is string => typeof x === 'string');
 /** Task ids; integer strings ("8") written by other tools are read as the ids they name. */
 export const numberArray = (text: unknown): number[] =>
   parseJsonArray(text)
@@ -88,7 +92,9 @@ export function parseJsonArrayHead(text: unknown, max: number = LIST_READ_MAX): 
 
 /** Task ids as numberArray reads them, from a list of items already parsed. */
 export const numbersOf = (items: unknown[]): number[] =>
-  items.map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x)).filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
+  items
+    .map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x))
+    .filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
 
 /** Whether a stored dependency item names task `id`, read as numbersOf reads it. */
 export const namesTask =

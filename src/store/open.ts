@@ -15,7 +15,10 @@ import type { RalphStore } from './store.js';
  * as it was, and no -wal or -shm file is left beside it (for a WAL database, SQLite removes them when
  * the last read-write connection closes; a read-only one would leave them).
  */
-export function openStore(dbPath: string, options: { readonly?: boolean } = {}): { store: RalphStore; schema: SchemaInfo } {
+export function openStore(
+  dbPath: string,
+  options: { readonly?: boolean } = {},
+): { store: RalphStore; schema: SchemaInfo } {
   let schema: SchemaInfo | undefined;
   let opened = false;
   try {
@@ -31,13 +34,16 @@ export function openStore(dbPath: string, options: { readonly?: boolean } = {}):
 }
 
 /** The implementation for a checked database's generation. */
-export const storeFor = (db: Db, schema: SchemaInfo): RalphStore => (schema.generation === 'legacy' ? legacyStore(db) : normalizedStore(db));
+export const storeFor = (db: Db, schema: SchemaInfo): RalphStore =>
+  schema.generation === 'legacy' ? legacyStore(db) : normalizedStore(db);
 
 function checkSchema(dbPath: string, db: Db): SchemaInfo {
   const info = inspectSchema(db);
   if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
   if (info.userVersion !== RALPH_USER_VERSION) {
-    throw new StartupError(`${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`);
+    throw new StartupError(
+      `${dbPath} has schema version ${info.userVersion}; this ralph-mcp understands version ${RALPH_USER_VERSION} (upgrade ralph-mcp, or open the project in a matching Ralph)`,
+    );
   }
   if (info.drift.length > 0) {
     throw new StartupError(

@@ -5,5 +5,9 @@ import type { Discipline } from './records.js';
 export function overridesView(raw: unknown): Discipline['mcp_tool_overrides'] {
   const o = parseJsonObject(raw);
   if (!o) return null;
-  return { additional_disabled: Array.isArray(o.additional_disabled) ? o.additional_disabled.filter((x): x is string => typeof x === 'string') : [] };
+  return {
+    additional_disabled: Array.isArray(o.additional_disabled)
+      ? o.additional_disabled.filter((x): x is string => typeof x === 'string')
+      : [],
+  };
 }

@@ -16,7 +16,15 @@ export const RALPH_USER_VERSION = 1;
 export const ralphDdl = (generation: Generation): string => schemaText(`ralph-${generation}.sql`);
 
 /** What each generation tolerates and what ralph-mcp writes there. */
-const SPEC: Record<Generation, { label: string; optionalColumns: Record<string, readonly string[]>; inserted: ReadonlySet<string>; checked: readonly (readonly [string, string])[] }> = {
+const SPEC: Record<
+  Generation,
+  {
+    label: string;
+    optionalColumns: Record<string, readonly string[]>;
+    inserted: ReadonlySet<string>;
+    checked: readonly (readonly [string, string])[];
+  }
+> = {
   legacy: {
     label: 'legacy schema (Ralph 936f316: features, tasks with JSON lists)',
     // SPEC-070's override column, absent from databases before it.
@@ -91,9 +99,22 @@ export function expectedData(g: Generation): ExpectedData {
   const mem = connectSqlite(':memory:');
   try {
     mem.exec(ralphDdl(g));
-    const tables = (mem.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
-    const columns = tables.map((t) => [t, mem.prepare('SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)').all(t) as Column[]] as [string, Column[]]);
-    const sqlOf = (t: string) => (mem.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) as { sql: string }).sql;
+    const tables = (
+      mem
+        .prepare(
+          "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY rowid",
+        )
+        .all() as { name: string }[]
+    ).map((r) => r.name);
+    const columns = tables.map(
+      (t) =>
+        [t, mem.prepare('SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)').all(t) as Column[]] as [
+          string,
+          Column[],
+        ],
+    );
+    const sqlOf = (t: string) =>
+      (mem.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(t) as { sql: string }).sql;
     const checks = SPEC[g].checked.map(([t, c]) => [`${t}.${c}`, checkLists(sqlOf(t), c)] as [string, string]);
     return { tables, columns, checks };
   } finally {
@@ -123,7 +144,14 @@ function expected(g: Generation): Expected {
 /** The tables of Ralph's schema of this generation, in creation order. */
 export const ralphTables = (g: Generation): string[] => expected(g).tables;
 /** The legacy tables (kept under this name for the checks written before the normalized generation). */
-export const RALPH_TABLES = ['metadata', 'features', 'disciplines', 'tasks', 'task_comments', 'recipe_configs'] as const;
+export const RALPH_TABLES = [
+  'metadata',
+  'features',
+  'disciplines',
+  'tasks',
+  'task_comments',
+  'recipe_configs',
+] as const;
 export const expectedColumns = (g: Generation = 'legacy'): Map<string, Column[]> => expected(g).columns;
 
 /**
@@ -159,26 +187,39 @@ export function columnDrift(db: Db, tables: readonly string[], g: Generation = '
     const have = db.all<Column>('SELECT name, "notnull", dflt_value, pk FROM pragma_table_info(?)', table);
     const known = new Set(want.map((c) => c.name));
     const optional = spec.optionalColumns[table] ?? [];
-    const missing = want.filter((c) => !have.some((h) => h.name === c.name) && !optional.includes(c.name)).map((c) => c.name);
+    const missing = want
+      .filter((c) => !have.some((h) => h.name === c.name) && !optional.includes(c.name))
+      .map((c) => c.name);
     const unknown = have.filter((h) => !known.has(h.name) && !optional.includes(h.name));
     const parts: string[] = [];
     if (missing.length > 0) {
-      const renamed = unknown.length > 0 ? ` (it has unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => c.name).join(', ')}: renamed?)` : '';
+      const renamed =
+        unknown.length > 0
+          ? ` (it has unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => c.name).join(', ')}: renamed?)`
+          : '';
       parts.push(`lacks column${missing.length > 1 ? 's' : ''} ${missing.join(', ')}${renamed}`);
     }
     if (spec.inserted.has(table)) {
       const required = (c: Column) => c.notnull === 1 && c.dflt_value === null && c.pk === 0;
-      const newlyRequired = have.filter((h) => required(h) && (!known.has(h.name) || !required(want.find((w) => w.name === h.name)!)));
+      const newlyRequired = have.filter(
+        (h) => required(h) && (!known.has(h.name) || !required(want.find((w) => w.name === h.name)!)),
+      );
       if (newlyRequired.length > 0) {
-        parts.push(`has NOT NULL column${newlyRequired.length > 1 ? 's' : ''} without a default that ralph-mcp does not fill: ${newlyRequired.map((c) => c.name).join(', ')}`);
+        parts.push(
+          `has NOT NULL column${newlyRequired.length > 1 ? 's' : ''} without a default that ralph-mcp does not fill: ${newlyRequired.map((c) => c.name).join(', ')}`,
+        );
       }
     }
-    const createSql = db.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", table)?.sql ?? '';
+    const createSql =
+      db.get<{ sql: string }>("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", table)?.sql ?? '';
     for (const [t, column] of spec.checked) {
       if (t !== table) continue;
       const wantList = expected(g).checks.get(`${t}.${column}`)!;
       const haveList = checkLists(createSql, column);
-      if (haveList !== wantList) parts.push(`has a CHECK on ${column} allowing (${haveList.replace(/\|/g, ' / ') || 'no list'}) where ralph-mcp knows (${wantList.replace(/\|/g, ' / ')})`);
+      if (haveList !== wantList)
+        parts.push(
+          `has a CHECK on ${column} allowing (${haveList.replace(/\|/g, ' / ') || 'no list'}) where ralph-mcp knows (${wantList.replace(/\|/g, ' / ')})`,
+        );
     }
     if (parts.length > 0) problems.push(`table ${table} ${parts.join('; ')}`);
   }
@@ -212,10 +253,16 @@ const OWN_TABLES = (g: Generation): string[] => {
 
 export function inspectSchema(db: Db): SchemaInfo | NotRalph {
   const userVersion = Number(db.raw.pragma('user_version', { simple: true }));
-  const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name));
+  const present = new Set(
+    db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'table'").map((r) => r.name),
+  );
   const fit = GENERATIONS.map((g) => {
     const other = GENERATIONS.find((x) => x !== g)!;
-    return { g, missing: ralphTables(g).filter((t) => !present.has(t)), foreign: OWN_TABLES(other).filter((t) => present.has(t)) };
+    return {
+      g,
+      missing: ralphTables(g).filter((t) => !present.has(t)),
+      foreign: OWN_TABLES(other).filter((t) => present.has(t)),
+    };
   });
   const clean = fit.find((f) => f.missing.length === 0 && f.foreign.length === 0);
   if (!clean) {
@@ -225,7 +272,11 @@ export function inspectSchema(db: Db): SchemaInfo | NotRalph {
     return { generation: null, userVersion, resembles: best.g, missing: best.missing, foreign: best.foreign };
   }
   const g = clean.g;
-  const hasToolOverrides = g === 'legacy' && db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines').some((c) => c.name === 'mcp_tool_overrides');
+  const hasToolOverrides =
+    g === 'legacy' &&
+    db
+      .all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines')
+      .some((c) => c.name === 'mcp_tool_overrides');
   return { generation: g, userVersion, hasToolOverrides, drift: columnDrift(db, ralphTables(g), g) };
 }
 

@@ -34,7 +34,15 @@ import type { HolderFilter, TaskListAfter, TaskSort } from './taskList.js';
  * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
  * it for each writing call together with its audit row.
  */
-export interface RalphStore extends TaskStore, CommentStore, SignalStore, FeatureStore, DisciplineStore, ProjectStore, OwnStore, WatchStore {
+export interface RalphStore
+  extends TaskStore,
+    CommentStore,
+    SignalStore,
+    FeatureStore,
+    DisciplineStore,
+    ProjectStore,
+    OwnStore,
+    WatchStore {
   readonly generation: Generation;
   /** The connection (transactions, closing, fault handling). SQL on Ralph's tables stays in the store. */
   readonly db: Db;
@@ -101,7 +109,19 @@ export interface TaskInsert {
 
 /** update_task: only the fields given change; lists are replaced whole. */
 export type TaskChanges = Partial<
-  Pick<TaskInsert, 'title' | 'description' | 'priority' | 'acceptance_criteria' | 'depends_on' | 'tags' | 'context_files' | 'output_artifacts' | 'hints' | 'estimated_turns'>
+  Pick<
+    TaskInsert,
+    | 'title'
+    | 'description'
+    | 'priority'
+    | 'acceptance_criteria'
+    | 'depends_on'
+    | 'tags'
+    | 'context_files'
+    | 'output_artifacts'
+    | 'hints'
+    | 'estimated_turns'
+  >
 >;
 
 export interface TaskStore {
@@ -118,7 +138,9 @@ export interface TaskStore {
   dependenciesOf(id: number): number[];
   /** The tasks that depend on this one, by id (the first `limit`, when given). */
   dependentsOf(id: number, limit?: number): number[];
-  /** The task's dependencies that are not done (status 'missing' for an id no task has), in list order, at most `limit`. */
+  /**
+   * The task's dependencies that are not done (status 'missing' for an id no task has), in list order, at most `limit`.
+   */
   unfinishedDependencies(id: number, limit: number): { id: number; status: string }[];
   /** What the task's rows say blocks it (whatever its status now). */
   blocker(id: number): Blocker;
@@ -132,7 +154,12 @@ export interface TaskStore {
   /** done stamps `completed` (today); any other status clears it. */
   setTaskStatus(id: number, status: string): void;
   /** Draft → pending with pseudocode; lists not given stay exactly as stored. */
-  enrichTask(id: number, pseudocode: string, acceptance: string[] | undefined, contextFiles: string[] | undefined): void;
+  enrichTask(
+    id: number,
+    pseudocode: string,
+    acceptance: string[] | undefined,
+    contextFiles: string[] | undefined,
+  ): void;
   /** Deletes the task and its comments; returns how many comments went with it. */
   deleteTask(id: number): number;
   moveTask(id: number, feature: string): void;
@@ -146,9 +173,15 @@ export interface TaskStore {
   writeDependencyItems(id: number, items: unknown[]): void;
   /** Sets the task blocked and records why (and, with an upstream task, on which); returns that record as a comment. */
   markBlocked(id: number, reason: string, upstreamId: number | null, by: Writer): Comment;
-  /** The highest-priority pending task whose dependencies are all done, and how many such tasks there are (up to READY_COUNT_MAX + 1). */
+  /**
+   * The highest-priority pending task whose dependencies are all done, and how many such tasks there are (up to
+   * READY_COUNT_MAX + 1).
+   */
   pickReadyTask(query: TaskQuery): { id: number; ready: number } | undefined;
-  /** The first `limit` tasks a claim would take, in the claim's order (the same statement as pickReadyTask's pick); reads only. */
+  /**
+   * The first `limit` tasks a claim would take, in the claim's order (the same statement as pickReadyTask's pick);
+   * reads only.
+   */
   readyTasks(query: TaskQuery, limit: number): number[];
   progressGroups(): ProgressGroup[];
   /**
@@ -239,7 +272,9 @@ export interface DisciplineInsert {
   conventions: string | null;
 }
 
-export type DisciplineChanges = Partial<Pick<DisciplineInsert, 'display_name' | 'icon' | 'color' | 'system_prompt' | 'skills' | 'conventions'>>;
+export type DisciplineChanges = Partial<
+  Pick<DisciplineInsert, 'display_name' | 'icon' | 'color' | 'system_prompt' | 'skills' | 'conventions'>
+>;
 
 export interface DisciplineStore {
   listDisciplines(): DisciplineRow[];
@@ -313,6 +348,9 @@ export interface WatchStore {
    * plain SQL) commits to the file; never for this connection's own commits (Db.onCommit sees those).
    */
   dataVersion(): number;
-  /** A short text that changes whenever ralph://tasks/{id} would (its rows, lists, comments); null when there is no such task. */
+  /**
+   * A short text that changes whenever ralph://tasks/{id} would (its rows, lists, comments); null when there is no such
+   * task.
+   */
   taskFingerprint(id: number): string | null;
 }

@@ -9,7 +9,9 @@ import { priorityRank } from './ready.js';
 export const TASK_SORTS = ['id', 'priority', 'updated'] as const;
 export type TaskSort = (typeof TASK_SORTS)[number];
 
-/** A page start: the last row of the previous page, in the sort's terms (`rank`/`day` as changedDay/priorityRank read). */
+/**
+ * A page start: the last row of the previous page, in the sort's terms (`rank`/`day` as changedDay/priorityRank read).
+ */
 export interface TaskListAfter {
   id: number;
   rank?: number;
@@ -30,7 +32,8 @@ const DAY_GLOB = "'[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'";
  * When a task last changed, as the day get_task shows: `updated`, or `created` for a task never updated
  * (Ralph writes 'YYYY-MM-DD', its triggers 'YYYY-MM-DD HH:MM:SS'); '' when neither reads as a date.
  */
-export const changedDay = (c: ListColumns): string => `(CASE WHEN coalesce(${c.updated}, ${c.created}) GLOB ${DAY_GLOB} THEN substr(coalesce(${c.updated}, ${c.created}), 1, 10) ELSE '' END)`;
+export const changedDay = (c: ListColumns): string =>
+  `(CASE WHEN coalesce(${c.updated}, ${c.created}) GLOB ${DAY_GLOB} THEN substr(coalesce(${c.updated}, ${c.created}), 1, 10) ELSE '' END)`;
 
 /**
  * Changed at or after @since_time ('YYYY-MM-DD HH:MM:SS', UTC): a stored time compares to the second;
@@ -47,12 +50,21 @@ export const changedSince = (c: ListColumns): string => {
  * the first day: every task of a later day passes it, and counting those needs no task row (15 -> 1.4 ms
  * for 7,000 tasks at 100,000). A stored time at or after @since_time starts with a day at or after @since_day.
  */
-export const changedSinceIndexed = (c: ListColumns): string => `(${changedDay(c)} > @since_day OR (${changedDay(c)} = @since_day AND ${changedSince(c)}))`;
+export const changedSinceIndexed = (c: ListColumns): string =>
+  `(${changedDay(c)} > @since_day OR (${changedDay(c)} = @since_day AND ${changedSince(c)}))`;
 
-/** `priority IN (…)` as ranks: the same rows (each of the four priorities has its own rank), over an index on the rank. */
-export function priorityIn(column: string, values: readonly string[]): { clause: string; params: Record<string, number> } {
+/**
+ * `priority IN (…)` as ranks: the same rows (each of the four priorities has its own rank), over an index on the rank.
+ */
+export function priorityIn(
+  column: string,
+  values: readonly string[],
+): { clause: string; params: Record<string, number> } {
   const names = values.map((_, i) => `pr${i}`);
-  return { clause: `${priorityRank(column)} IN (${names.map((n) => `@${n}`).join(', ')})`, params: Object.fromEntries(values.map((v, i) => [names[i], rankOf(v)])) };
+  return {
+    clause: `${priorityRank(column)} IN (${names.map((n) => `@${n}`).join(', ')})`,
+    params: Object.fromEntries(values.map((v, i) => [names[i], rankOf(v)])),
+  };
 }
 
 /**
@@ -84,7 +96,8 @@ export function afterSql(sort: TaskSort, c: ListColumns, sortRows = false): stri
 }
 
 /** Whether a query's filters name few enough rows to sort them (orderSql's sortRows). */
-export const fewRows = (q: { feature?: string | undefined; discipline?: string | undefined }): boolean => q.feature !== undefined && q.discipline !== undefined;
+export const fewRows = (q: { feature?: string | undefined; discipline?: string | undefined }): boolean =>
+  q.feature !== undefined && q.discipline !== undefined;
 
 export function afterParams(sort: TaskSort, after: TaskListAfter | null): Record<string, string | number> {
   if (after === null) {
@@ -99,13 +112,21 @@ export function afterParams(sort: TaskSort, after: TaskListAfter | null): Record
 }
 
 /** `column IN (@prefix0, @prefix1, …)` for a list of values (names are ours: the prefix and an index). */
-export function inList(column: string, prefix: 'st' | 'pr', values: readonly string[]): { clause: string; params: Record<string, string> } {
+export function inList(
+  column: string,
+  prefix: 'st' | 'pr',
+  values: readonly string[],
+): { clause: string; params: Record<string, string> } {
   const names = values.map((_, i) => `${prefix}${i}`);
-  return { clause: `${column} IN (${names.map((n) => `@${n}`).join(', ')})`, params: Object.fromEntries(values.map((v, i) => [names[i], v])) };
+  return {
+    clause: `${column} IN (${names.map((n) => `@${n}`).join(', ')})`,
+    params: Object.fromEntries(values.map((v, i) => [names[i], v])),
+  };
 }
 
 /** The rank priorityRank gives a stored priority (the cursor of the priority sort). */
-export const rankOf = (priority: string | null): number => ({ critical: 0, high: 1, medium: 2, low: 3 })[priority ?? ''] ?? 4;
+export const rankOf = (priority: string | null): number =>
+  ({ critical: 0, high: 1, medium: 2, low: 3 })[priority ?? ''] ?? 4;
 
 /** list_tasks' holder filter: held by one session, by any, or by none (taskList.ts holderSql). */
 export type HolderFilter = { session: string } | 'any' | 'none';
@@ -114,18 +135,28 @@ export type HolderFilter = { session: string } | 'any' | 'none';
  * A task is held while it is in_progress under a claim row (ralph_mcp_claims; the rule get_task's
  * held_by shows, a lease that ran out included). Before our tables exist nothing is held.
  */
-export function holderSql(h: HolderFilter, c: { id: string; status: string }, claimsExist: boolean): { clause: string; params: Record<string, string> } {
+export function holderSql(
+  h: HolderFilter,
+  c: { id: string; status: string },
+  claimsExist: boolean,
+): { clause: string; params: Record<string, string> } {
   if (!claimsExist) return { clause: h === 'none' ? '1' : '0', params: {} };
   if (h === 'any' || h === 'none') {
     const held = `(${c.status} = 'in_progress' AND ${c.id} IN (SELECT task_id FROM ralph_mcp_claims))`;
     return { clause: h === 'any' ? held : `NOT ${held}`, params: {} };
   }
-  return { clause: `(${c.status} = 'in_progress' AND ${c.id} IN (SELECT task_id FROM ralph_mcp_claims WHERE session_id = @holder))`, params: { holder: h.session } };
+  return {
+    clause: `(${c.status} = 'in_progress' AND ${c.id} IN (SELECT task_id FROM ralph_mcp_claims WHERE session_id = @holder))`,
+    params: { holder: h.session },
+  };
 }
 
 /** COUNT(*) of a WHERE; `capped`: counting stops after @count_max rows (bound by the caller: the cap + 1). */
 export const countSql = (from: string, where: string, capped: boolean): string =>
-  capped ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT CAST(@count_max AS INTEGER))` : `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
+  capped
+    ? `SELECT count(*) AS n FROM (SELECT 1 FROM ${from} WHERE ${where} LIMIT CAST(@count_max AS INTEGER))`
+    : `SELECT count(*) AS n FROM ${from} WHERE ${where}`;
 
 /** The parameter countSql's cap reads: one row more than `max`, so a count above it shows. */
-export const countParams = (max: number | undefined): Record<string, number> => (max === undefined ? {} : { count_max: max + 1 });
+export const countParams = (max: number | undefined): Record<string, number> =>
+  max === undefined ? {} : { count_max: max + 1 };

@@ -8,7 +8,8 @@ import type { Task } from './records.js';
  * dates (the normalized generation's triggers may leave a time in them).
  */
 export const str = (v: unknown): string | null => (typeof v === 'string' ? v : v == null ? null : String(v));
-export const num = (v: unknown): number | null => (typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null);
+export const num = (v: unknown): number | null =>
+  typeof v === 'number' ? v : typeof v === 'bigint' ? Number(v) : null;
 
 export const TASK_LISTS = ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'] as const;
 export type TaskList = (typeof TASK_LISTS)[number];

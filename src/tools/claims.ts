@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { conflict } from '../errors.js';
-import { once, READ, UPDATE, applySessionPatch, defineTool, writerOf, type SessionScope, type ToolContext } from '../registry/types.js';
+import {
+  once,
+  READ,
+  UPDATE,
+  applySessionPatch,
+  defineTool,
+  writerOf,
+  type SessionScope,
+  type ToolContext,
+} from '../registry/types.js';
 import { isoTime, type Claim } from '../store/own/claims.js';
 import type { RalphStore } from '../store/store.js';
 import { sessionNote } from './comments.js';
@@ -23,16 +32,24 @@ import { CommentOut, TaskOut } from './shapes.js';
 export const HolderOut = once(() => z.object({ session_id: z.string(), since: z.string(), lease_until: z.string() }));
 export type Holder = z.infer<ReturnType<typeof HolderOut>>;
 
-export const holder = (c: Claim | undefined, status: string): Holder | null => (c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null);
+export const holder = (c: Claim | undefined, status: string): Holder | null =>
+  c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null;
 
-export const holderOf = (store: RalphStore, id: number, status: string): Holder | null => (status === 'in_progress' ? holder(store.claimOf(id), status) : null);
+export const holderOf = (store: RalphStore, id: number, status: string): Holder | null =>
+  status === 'in_progress' ? holder(store.claimOf(id), status) : null;
 
 /**
  * Claims whose lease ran out before `now` on tasks still in_progress, in the filters, longest expired
  * first: what claims take over, in the order they take them. `finished` sees each stale row of a task
  * that is no longer in_progress (a claim, inside its write, drops those; the next_tasks preview reads only).
  */
-export function staleClaims(store: RalphStore, now: string, q: { discipline?: string | undefined; feature?: string | undefined }, limit: number, finished?: (c: Claim) => void): Claim[] {
+export function staleClaims(
+  store: RalphStore,
+  now: string,
+  q: { discipline?: string | undefined; feature?: string | undefined },
+  limit: number,
+  finished?: (c: Claim) => void,
+): Claim[] {
   const out: Claim[] = [];
   for (const c of store.expiredClaims(now, 50)) {
     const head = store.taskHead(c.task_id);
@@ -40,7 +57,11 @@ export function staleClaims(store: RalphStore, now: string, q: { discipline?: st
       finished?.(c);
       continue;
     }
-    if ((q.discipline === undefined || head.discipline === q.discipline) && (q.feature === undefined || head.feature === q.feature)) out.push(c);
+    if (
+      (q.discipline === undefined || head.discipline === q.discipline) &&
+      (q.feature === undefined || head.feature === q.feature)
+    )
+      out.push(c);
     if (out.length >= limit) break;
   }
   return out;
@@ -51,7 +72,12 @@ const lastRenewed = new WeakMap<SessionScope, number>();
 
 /** Records this session's claim on a task, its lease starting now. Inside the claim's write. */
 export function recordClaim(ctx: ToolContext, taskIdValue: number, now = Date.now()): Claim {
-  const claim = { task_id: taskIdValue, session_id: ctx.session.sessionId, claimed_at: isoTime(now), lease_until: isoTime(now + ctx.session.leaseMs) };
+  const claim = {
+    task_id: taskIdValue,
+    session_id: ctx.session.sessionId,
+    claimed_at: isoTime(now),
+    lease_until: isoTime(now + ctx.session.leaseMs),
+  };
   ctx.store.putClaim(claim);
   lastRenewed.set(ctx.session, now);
   return claim;
@@ -107,9 +133,13 @@ export const releaseTask = defineTool({
   handler(args, ctx) {
     const id = sessionTask(ctx, 'release_task');
     const head = requireTaskHead(ctx.store, id);
-    if (head.status !== 'in_progress') throw conflict(`task ${id} is ${head.status}; only an in_progress task can be released`);
+    if (head.status !== 'in_progress')
+      throw conflict(`task ${id} is ${head.status}; only an in_progress task can be released`);
     const other = takenOverFrom(ctx, id);
-    if (other) throw conflict(`task ${id} was taken over by session ${other.session_id} after your lease ran out; it is not yours to release`);
+    if (other)
+      throw conflict(
+        `task ${id} was taken over by session ${other.session_id} after your lease ran out; it is not yours to release`,
+      );
     const comment = giveBack(ctx, id, args.reason);
     const s = ctx.session;
     ctx.onCommit({ taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });

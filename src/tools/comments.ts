@@ -14,7 +14,14 @@ export const commentAuthor = (session: ToolContext['session']): string => sessio
 /** A note this session leaves on a task in its own name (skips, splits, overrides). */
 export function sessionNote(ctx: ToolContext, taskIdValue: number, body: string, prio: string | null = null): Comment {
   return ctx.store.addComment(
-    { task_id: taskIdValue, author: commentAuthor(ctx.session), discipline: ctx.session.discipline, agent_task_id: ctx.session.taskId, priority: prio, body },
+    {
+      task_id: taskIdValue,
+      author: commentAuthor(ctx.session),
+      discipline: ctx.session.discipline,
+      agent_task_id: ctx.session.taskId,
+      priority: prio,
+      body,
+    },
     writerOf(ctx.session),
   );
 }
@@ -55,7 +62,10 @@ export const addTaskComment = defineTool({
     // a person's word. A session with a discipline comments as that discipline only.
     const discipline = args.discipline !== undefined ? requireDiscipline(store, args.discipline) : session.discipline;
     if (session.discipline !== null && discipline !== session.discipline) {
-      throw new ToolError('out_of_scope', `this session comments as discipline ${session.discipline}; it cannot sign a comment as ${JSON.stringify(args.discipline)}`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session comments as discipline ${session.discipline}; it cannot sign a comment as ${JSON.stringify(args.discipline)}`,
+      );
     }
     return {
       comment: store.addComment(

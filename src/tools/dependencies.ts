@@ -19,9 +19,15 @@ const input = once(() =>
     depends_on: taskId(),
   }),
 );
-const output = once(() => z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() }));
+const output = once(() =>
+  z.object({ task_id: z.number().int(), depends_on: z.array(z.number().int()), changed: z.boolean() }),
+);
 
-const answer = (taskId: number, items: unknown[], changed: boolean) => ({ task_id: taskId, depends_on: numbersOf(items).slice(0, LIST_READ_MAX), changed });
+const answer = (taskId: number, items: unknown[], changed: boolean) => ({
+  task_id: taskId,
+  depends_on: numbersOf(items).slice(0, LIST_READ_MAX),
+  changed,
+});
 
 /** The stored list, read before anything is written (a list that cannot be rewritten refuses the call). */
 function storedDependencies(ctx: ToolContext, id: number): unknown[] {
@@ -44,7 +50,10 @@ export const addDependency = defineTool({
     checkDependsOn(ctx.store, task_id, [depends_on]);
     if (items.some(namesTask(depends_on))) return answer(task_id, items, false);
     if (items.length >= LIMITS.listItems) {
-      throw conflict(`task ${task_id} already has ${items.length} dependencies (at most ${LIMITS.listItems}); remove one first`, { limit: LIMITS.listItems });
+      throw conflict(
+        `task ${task_id} already has ${items.length} dependencies (at most ${LIMITS.listItems}); remove one first`,
+        { limit: LIMITS.listItems },
+      );
     }
     const next = [...items, depends_on];
     ctx.store.writeDependencyItems(task_id, next);

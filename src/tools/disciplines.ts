@@ -65,9 +65,13 @@ export const createDiscipline = defineTool({
     checkNewName('discipline', args.name);
     checkColor(args.color);
     const existing = store.disciplineName(args.name);
-    if (existing !== undefined) throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
+    if (existing !== undefined)
+      throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
     const possible_duplicates = similarNamesOf(store, 'disciplines', args.name);
-    const acr = args.acronym !== undefined ? checkAcronym(store, 'disciplines', args.acronym, null) : freeAcronym(store, 'disciplines', args.display_name);
+    const acr =
+      args.acronym !== undefined
+        ? checkAcronym(store, 'disciplines', args.acronym, null)
+        : freeAcronym(store, 'disciplines', args.display_name);
     store.createDiscipline({
       name: args.name,
       display_name: args.display_name,
@@ -124,8 +128,15 @@ export const deleteDiscipline = defineTool({
   handler(args, { store }) {
     const name = requireDiscipline(store, args.name);
     const { tasks, templates } = store.disciplineUsage(name);
-    if (tasks > 0) throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
-    if (templates > 0) throw conflict(`discipline ${name} cannot be deleted: ${templates} task template(s) use it; retire them in Ralph first`, { templates });
+    if (tasks > 0)
+      throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, {
+        tasks,
+      });
+    if (templates > 0)
+      throw conflict(
+        `discipline ${name} cannot be deleted: ${templates} task template(s) use it; retire them in Ralph first`,
+        { templates },
+      );
     store.deleteDiscipline(name);
     return { deleted: name };
   },

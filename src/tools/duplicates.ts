@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { wordSet } from '../domain/learnings.js';
-import { MAX_DUPLICATE_HINTS, TITLE_HINT_THRESHOLD, similarNames, titleKey, titleSimilarity } from '../domain/similarity.js';
+import {
+  MAX_DUPLICATE_HINTS,
+  TITLE_HINT_THRESHOLD,
+  similarNames,
+  titleKey,
+  titleSimilarity,
+} from '../domain/similarity.js';
 import { conflict } from '../errors.js';
 import { once, type ToolContext } from '../registry/types.js';
 import type { Named, RalphStore } from '../store/store.js';
@@ -13,8 +19,18 @@ import type { Named, RalphStore } from '../store/store.js';
  * every task.
  */
 
-export const TaskHintOut = once(() => z.object({ id: z.number().int(), title: z.string(), feature: z.string(), status: z.string(), similarity: z.number() }));
-export const NameHintOut = once(() => z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) }));
+export const TaskHintOut = once(() =>
+  z.object({
+    id: z.number().int(),
+    title: z.string(),
+    feature: z.string(),
+    status: z.string(),
+    similarity: z.number(),
+  }),
+);
+export const NameHintOut = once(() =>
+  z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) }),
+);
 
 export const duplicateOk = once(() => z.boolean().optional().describe('Allow a title its feature already has'));
 
@@ -68,13 +84,19 @@ export interface TitleCheck {
  * Refuses an exact duplicate title in the same feature (unless duplicateOk), and returns up to
  * MAX_DUPLICATE_HINTS existing tasks with similar titles, most similar first. Call before inserting.
  */
-export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check: TitleCheck): z.infer<ReturnType<typeof TaskHintOut>>[] {
+export function checkTitle(
+  ctx: Pick<ToolContext, 'store'>,
+  title: string,
+  check: TitleCheck,
+): z.infer<ReturnType<typeof TaskHintOut>>[] {
   const { store } = ctx;
   const skip = new Set(check.exclude ?? []);
   const key = titleKey(title);
   const titles = store.titleLookup();
   if (!check.duplicateOk) {
-    const same = store.titleHeads(titles.same(key, EXACT_CANDIDATES)).filter((t) => !skip.has(t.id) && t.feature === check.feature);
+    const same = store
+      .titleHeads(titles.same(key, EXACT_CANDIDATES))
+      .filter((t) => !skip.has(t.id) && t.feature === check.feature);
     if (same.length > 0) {
       throw conflict(
         `${store.featureNoun} ${check.feature} already has a task titled ${JSON.stringify(same[0]!.title)}: ${same.map((t) => `#${t.id} (${t.status})`).join(', ')}. Use that task, or pass duplicate_ok: true if another one is intended; nothing was created`,
@@ -93,11 +115,21 @@ export function checkTitle(ctx: Pick<ToolContext, 'store'>, title: string, check
     .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
     .slice(0, MAX_DUPLICATE_HINTS);
   const similarity = new Map(close.map((t) => [t.id, t.similarity]));
-  return store.titleHeads(close.map((t) => t.id)).map((t) => ({ id: t.id, title: t.title, feature: t.feature, status: t.status, similarity: similarity.get(t.id)! }));
+  return store.titleHeads(close.map((t) => t.id)).map((t) => ({
+    id: t.id,
+    title: t.title,
+    feature: t.feature,
+    status: t.status,
+    similarity: similarity.get(t.id)!,
+  }));
 }
 
 /** Existing features or disciplines whose names look like a new one's (separators, prefixes, typos). */
-export function similarNamesOf(store: RalphStore, kind: Named, name: string): z.infer<ReturnType<typeof NameHintOut>>[] {
+export function similarNamesOf(
+  store: RalphStore,
+  kind: Named,
+  name: string,
+): z.infer<ReturnType<typeof NameHintOut>>[] {
   // Features and disciplines are a handful per project; the cap only keeps a pathological one bounded.
   const existing = kind === 'features' ? store.featureNames(10_000) : store.disciplineNames(10_000);
   return similarNames(name, existing);

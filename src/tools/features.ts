@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { findCycle } from '../domain/dependencies.js';
-import { MAX_LEARNINGS, SANITIZE_CHANGES, mergeLearning, publicLearning, sanitizeAgentText, sanitizeLearning, type Learning } from '../domain/learnings.js';
+import {
+  MAX_LEARNINGS,
+  SANITIZE_CHANGES,
+  mergeLearning,
+  publicLearning,
+  sanitizeAgentText,
+  sanitizeLearning,
+  type Learning,
+} from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
 import { conflict, invalid } from '../errors.js';
 import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../registry/types.js';
@@ -29,7 +37,10 @@ function checkFeatureDeps(store: RalphStore, self: string, deps: readonly string
   const unique = [...new Set(deps.map((d) => store.featureName(d) ?? d))];
   if (unique.includes(self)) throw invalid(`${store.featureNoun} ${self} cannot depend on itself`);
   const missing = unique.filter((d) => store.featureName(d) === undefined);
-  if (missing.length > 0) throw invalid(`dependencies names ${plural(store.featureNoun)} that do not exist: ${missing.join(', ')}`, { missing });
+  if (missing.length > 0)
+    throw invalid(`dependencies names ${plural(store.featureNoun)} that do not exist: ${missing.join(', ')}`, {
+      missing,
+    });
   const cycle = findCycle(self, unique, (f) => store.featureDependencies(f));
   if (cycle) throw invalid(`dependencies would create a cycle: ${cycle.join(' → ')}`, { cycle });
   return unique;
@@ -78,9 +89,15 @@ export const createFeature = defineTool({
     const { store } = ctx;
     checkNewName('feature', args.name);
     const existing = store.featureName(args.name);
-    if (existing !== undefined) throw conflict(`${store.featureNoun} ${existing} already exists; choose another name, or change the existing one instead`);
+    if (existing !== undefined)
+      throw conflict(
+        `${store.featureNoun} ${existing} already exists; choose another name, or change the existing one instead`,
+      );
     const possible_duplicates = similarNamesOf(store, 'features', args.name);
-    const acr = args.acronym !== undefined ? checkAcronym(store, 'features', args.acronym, null) : freeAcronym(store, 'features', args.display_name);
+    const acr =
+      args.acronym !== undefined
+        ? checkAcronym(store, 'features', args.acronym, null)
+        : freeAcronym(store, 'features', args.display_name);
     store.createFeature({
       name: args.name,
       display_name: args.display_name,
@@ -96,7 +113,16 @@ export const createFeature = defineTool({
   },
 });
 
-const FEATURE_UPDATABLE = ['display_name', 'description', 'acronym', 'knowledge_paths', 'context_files', 'architecture', 'boundaries', 'dependencies'] as const;
+const FEATURE_UPDATABLE = [
+  'display_name',
+  'description',
+  'acronym',
+  'knowledge_paths',
+  'context_files',
+  'architecture',
+  'boundaries',
+  'dependencies',
+] as const;
 export const updateFeature = defineTool({
   name: 'update_feature',
   title: 'Update feature',
@@ -118,7 +144,8 @@ export const updateFeature = defineTool({
     const name = requireFeature(store, args.name);
     const { name: _name, ...changes } = args;
     if (args.acronym !== undefined) checkAcronym(store, 'features', args.acronym, name);
-    if (args.knowledge_paths !== undefined) changes.knowledge_paths = checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths');
+    if (args.knowledge_paths !== undefined)
+      changes.knowledge_paths = checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths');
     if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
     if (args.dependencies !== undefined) changes.dependencies = checkFeatureDeps(store, name, args.dependencies);
     store.updateFeature(name, changes);
@@ -139,9 +166,15 @@ export const deleteFeature = defineTool({
     const name = requireFeature(store, args.name);
     const noun = store.featureNoun;
     const tasks = store.featureTaskCount(name);
-    if (tasks > 0) throw conflict(`${noun} ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, { tasks });
+    if (tasks > 0)
+      throw conflict(`${noun} ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, {
+        tasks,
+      });
     const dependents = store.featureDependents(name);
-    if (dependents.length > 0) throw conflict(`${noun} ${name} cannot be deleted: ${plural(noun)} ${dependents.join(', ')} depend on it`, { dependents });
+    if (dependents.length > 0)
+      throw conflict(`${noun} ${name} cannot be deleted: ${plural(noun)} ${dependents.join(', ')} depend on it`, {
+        dependents,
+      });
     store.deleteFeature(name);
     return { deleted: name };
   },
@@ -151,7 +184,8 @@ export const appendFeatureLearning = defineTool({
   name: 'append_feature_learning',
   title: 'Add feature learning',
   category: 'features',
-  description: 'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
+  description:
+    'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
   input: () =>
     z.strictObject({
       feature_name: featureName(),
@@ -181,7 +215,9 @@ export const appendFeatureLearning = defineTool({
     // `source` the caller claims (over MCP every caller is an agent), and the result says what changed.
     const text = sanitizeLearning(args.text);
     const reason = args.reason ? sanitizeAgentText(args.reason, 1000) : undefined;
-    const sanitized = SANITIZE_CHANGES.filter((c) => text.changes.includes(c) || (reason?.changes.includes(c) ?? false));
+    const sanitized = SANITIZE_CHANGES.filter(
+      (c) => text.changes.includes(c) || (reason?.changes.includes(c) ?? false),
+    );
     const incoming: Learning = {
       text: text.text,
       source: args.source ?? 'agent',
@@ -216,8 +252,18 @@ export const addFeatureContextFile = defineTool({
   title: 'Add feature context file',
   category: 'features',
   description: "Register a project file as relevant context for a feature's future tasks.",
-  input: () => z.strictObject({ feature_name: featureName(), file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root') }),
-  output: () => z.object({ feature_name: z.string(), file_path: z.string(), added: z.boolean(), context_files: z.array(z.string()) }),
+  input: () =>
+    z.strictObject({
+      feature_name: featureName(),
+      file_path: z.string().min(1).max(LIMITS.path).describe('Relative to the project root'),
+    }),
+  output: () =>
+    z.object({
+      feature_name: z.string(),
+      file_path: z.string(),
+      added: z.boolean(),
+      context_files: z.array(z.string()),
+    }),
   annotations: UPDATE,
   featureTarget: { arg: 'feature_name' },
   handler(args, ctx) {
@@ -231,7 +277,9 @@ export const addFeatureContextFile = defineTool({
       return { feature_name: feature, file_path: path!, added: false, context_files: strings(current) };
     }
     if (current.length >= MAX_CONTEXT_FILES) {
-      throw conflict(`${store.featureNoun} ${feature} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`);
+      throw conflict(
+        `${store.featureNoun} ${feature} already has ${current.length} context files (max ${MAX_CONTEXT_FILES})`,
+      );
     }
     const files = [...current, path!];
     store.writeFeatureContextFiles(feature, files);
@@ -258,4 +306,13 @@ export const getFeatureLearnings = defineTool({
   },
 });
 
-export const FEATURE_TOOLS = [listFeatures, getFeature, createFeature, updateFeature, deleteFeature, appendFeatureLearning, addFeatureContextFile, getFeatureLearnings];
+export const FEATURE_TOOLS = [
+  listFeatures,
+  getFeature,
+  createFeature,
+  updateFeature,
+  deleteFeature,
+  appendFeatureLearning,
+  addFeatureContextFile,
+  getFeatureLearnings,
+];

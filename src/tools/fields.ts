@@ -20,8 +20,10 @@ export const LIMITS = {
 
 export const text = (max: number = LIMITS.text) => z.string().trim().min(1).max(max);
 export const optText = (max: number = LIMITS.text) => z.string().max(max);
-export const strList = (max: number = LIMITS.listItems) => z.array(z.string().trim().min(1).max(LIMITS.listItem)).max(max);
-export const pathList = (desc = 'Paths relative to the project root') => z.array(z.string().min(1).max(LIMITS.path)).max(100).describe(desc);
+export const strList = (max: number = LIMITS.listItems) =>
+  z.array(z.string().trim().min(1).max(LIMITS.listItem)).max(max);
+export const pathList = (desc = 'Paths relative to the project root') =>
+  z.array(z.string().min(1).max(LIMITS.path)).max(100).describe(desc);
 export const taskId = (desc?: string) => {
   const s = z.number().int().positive();
   return desc ? s.describe(desc) : s;

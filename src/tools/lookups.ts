@@ -15,7 +15,11 @@ function known(names: string[], what: string): string {
 
 function taskNotFound(store: RalphStore, id: number): never {
   const r = store.taskIdRange();
-  throw notFound('task', id, r.n === 0 ? 'there are no tasks yet' : `task ids in this project run from ${r.lo} to ${r.hi} (${r.n} tasks)`);
+  throw notFound(
+    'task',
+    id,
+    r.n === 0 ? 'there are no tasks yet' : `task ids in this project run from ${r.lo} to ${r.hi} (${r.n} tasks)`,
+  );
 }
 
 export function requireTask(store: RalphStore, id: number): Task {
@@ -34,7 +38,8 @@ export function requireTaskHead(store: RalphStore, id: number): TaskHead {
 /** The stored name of an existing feature. */
 export function requireFeature(store: RalphStore, name: string): string {
   const stored = store.featureName(name);
-  if (stored === undefined) throw notFound(store.featureNoun, name, known(store.featureNames(21), plural(store.featureNoun)));
+  if (stored === undefined)
+    throw notFound(store.featureNoun, name, known(store.featureNames(21), plural(store.featureNoun)));
   return stored;
 }
 
@@ -54,11 +59,17 @@ export function requireDisciplineRecord(store: RalphStore, name: string): Discip
 }
 
 /** "feature" → "features", "feature (subsystem)" → "features (subsystems)". */
-export const plural = (noun: string): string => noun.replace(/^(\w+)( \((\w+)\))?$/, (_m, a: string, b: string | undefined, c: string | undefined) => (b ? `${a}s (${c}s)` : `${a}s`));
+export const plural = (noun: string): string =>
+  noun.replace(/^(\w+)( \((\w+)\))?$/, (_m, a: string, b: string | undefined, c: string | undefined) =>
+    b ? `${a}s (${c}s)` : `${a}s`,
+  );
 
 /** The task a tool without a task argument acts on: the session's own (--task N, or claimed). */
 export function sessionTask(ctx: ToolContext, tool: string): number {
   const id = ctx.session.taskId;
-  if (id === null) throw invalid(`${tool} acts on this session's task, and this session has none (launch it with --task N, or claim a task first)`);
+  if (id === null)
+    throw invalid(
+      `${tool} acts on this session's task, and this session has none (launch it with --task N, or claim a task first)`,
+    );
   return id;
 }

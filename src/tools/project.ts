@@ -8,7 +8,13 @@ export const getProjectInfo = defineTool({
   category: 'project',
   description: 'Get the project title, description and creation date.',
   input: () => z.strictObject({}),
-  output: () => z.object({ title: z.string(), description: z.string().nullable(), created: z.string().nullable(), schema_version: z.string() }),
+  output: () =>
+    z.object({
+      title: z.string(),
+      description: z.string().nullable(),
+      created: z.string().nullable(),
+      schema_version: z.string(),
+    }),
   annotations: READ,
   handler(_args, { store }) {
     return store.projectInfo();

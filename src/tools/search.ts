@@ -64,7 +64,8 @@ export const searchTasks = defineTool({
   name: 'search_tasks',
   title: 'Search tasks',
   category: 'tasks',
-  description: 'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
+  description:
+    'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
   input: () =>
     z.strictObject({
       query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
@@ -89,7 +90,8 @@ export const searchTasks = defineTool({
     // One time budget for the whole call: the any-word fallback gets what the all-word search left.
     const started = performance.now();
     const limit = args.limit ?? 20;
-    const run = (q: string) => ctx.store.searchTasks(q, query, limit, Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)));
+    const run = (q: string) =>
+      ctx.store.searchTasks(q, query, limit, Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)));
     // Whole words first. A prefix ("table"* = table, tables, tablet, …) makes FTS5 merge the postings of
     // every word it starts in full before ranking (10-20 ms for two common words at 100,000 tasks, against
     // ~1 ms for the words themselves); it runs only when the words alone do not fill the page.

@@ -96,7 +96,9 @@ export const FeatureOut = once(() =>
   }),
 );
 
-export const FeatureRowOut = once(() => z.object({ name: str(), display_name: str(), acronym: str(), description: nstr() }));
+export const FeatureRowOut = once(() =>
+  z.object({ name: str(), display_name: str(), acronym: str(), description: nstr() }),
+);
 
 export const DisciplineOut = once(() =>
   z.object({
@@ -115,7 +117,9 @@ export const DisciplineOut = once(() =>
   }),
 );
 
-export const DisciplineRowOut = once(() => z.object({ name: str(), display_name: str(), acronym: str(), icon: str(), color: str(), description: nstr() }));
+export const DisciplineRowOut = once(() =>
+  z.object({ name: str(), display_name: str(), acronym: str(), icon: str(), color: str(), description: nstr() }),
+);
 
 export const StateReadOut = once(() =>
   z.object({
@@ -129,7 +133,9 @@ export const StateReadOut = once(() =>
   }),
 );
 
-export const StateAppendOut = once(() => z.object({ file: str(), entry: str(), bytes: z.number().int(), sanitized: z.array(z.string()).optional() }));
+export const StateAppendOut = once(() =>
+  z.object({ file: str(), entry: str(), bytes: z.number().int(), sanitized: z.array(z.string()).optional() }),
+);
 
 /** An `ask` signal: a question an agent asked, and the answer once a person gave one. */
 export const QuestionOut = once(() =>

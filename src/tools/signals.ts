@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { AFTER, BLOCKED_KINDS, FLAG_CATEGORIES, FLAG_SEVERITIES, LEARNED_KINDS, LEARNED_SCOPE_INPUTS, SUGGEST_KINDS, signalRow, type SignalPayload, type Verb } from '../domain/signals.js';
+import {
+  AFTER,
+  BLOCKED_KINDS,
+  FLAG_CATEGORIES,
+  FLAG_SEVERITIES,
+  LEARNED_KINDS,
+  LEARNED_SCOPE_INPUTS,
+  SUGGEST_KINDS,
+  signalRow,
+  type SignalPayload,
+  type Verb,
+} from '../domain/signals.js';
 import { once, CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../registry/types.js';
 import { LIMITS, taskId, text } from './fields.js';
 import { requireTaskExists, sessionTask } from './lookups.js';
@@ -48,7 +59,13 @@ function clean(args: Record<string, unknown>): SignalPayload {
   return out;
 }
 
-function verbTool<S extends z.ZodRawShape>(verb: Verb, title: string, description: string, shape: () => S, payload: (p: SignalPayload) => SignalPayload = (p) => p): AnyTool {
+function verbTool<S extends z.ZodRawShape>(
+  verb: Verb,
+  title: string,
+  description: string,
+  shape: () => S,
+  payload: (p: SignalPayload) => SignalPayload = (p) => p,
+): AnyTool {
   return defineTool({
     name: verb,
     title,
@@ -61,13 +78,21 @@ function verbTool<S extends z.ZodRawShape>(verb: Verb, title: string, descriptio
     handler(args, ctx: ToolContext) {
       const id = sessionTask(ctx, verb);
       requireTaskExists(ctx.store, id);
-      const { id: signalId } = ctx.store.addSignal(id, signalRow(verb, payload(clean(args as Record<string, unknown>))), writerOf(ctx.session));
+      const { id: signalId } = ctx.store.addSignal(
+        id,
+        signalRow(verb, payload(clean(args as Record<string, unknown>))),
+        writerOf(ctx.session),
+      );
       return signalAnswer(verb, id, signalId);
     },
   });
 }
 
-export const signalAnswer = (verb: Verb, taskId: number, signalId: number | null): z.infer<ReturnType<typeof SignalOut>> => ({
+export const signalAnswer = (
+  verb: Verb,
+  taskId: number,
+  signalId: number | null,
+): z.infer<ReturnType<typeof SignalOut>> => ({
   message: `Signal recorded: ${verb}`,
   verb,
   task_id: taskId,
@@ -84,9 +109,14 @@ export const partial = verbTool('partial', 'Partial', 'Progress made, task not c
   remaining: text().describe('What is left, and why you stopped'),
 }));
 
-export const stuck = verbTool('stuck', 'Stuck', 'You cannot make progress (broken environment, impossible task); Ralph ends the session.', () => ({
-  reason: text().describe('What stops you, specifically'),
-}));
+export const stuck = verbTool(
+  'stuck',
+  'Stuck',
+  'You cannot make progress (broken environment, impossible task); Ralph ends the session.',
+  () => ({
+    reason: text().describe('What stops you, specifically'),
+  }),
+);
 
 export const ask = verbTool('ask', 'Ask', 'Ask a person a question; if blocking, stop after asking.', () => ({
   question: text().describe('The specific question'),
@@ -95,11 +125,16 @@ export const ask = verbTool('ask', 'Ask', 'Ask a person a question; if blocking,
   blocking: z.boolean().describe('You cannot go on without the answer'),
 }));
 
-export const flag = verbTool('flag', 'Flag', 'Report a problem you found (for a reviewer); go on unless it blocks the task.', () => ({
-  what: text().describe('The problem, clearly'),
-  severity: z.enum(FLAG_SEVERITIES).describe('blocking: this task cannot be completed'),
-  category: z.enum(FLAG_CATEGORIES),
-}));
+export const flag = verbTool(
+  'flag',
+  'Flag',
+  'Report a problem you found (for a reviewer); go on unless it blocks the task.',
+  () => ({
+    what: text().describe('The problem, clearly'),
+    severity: z.enum(FLAG_SEVERITIES).describe('blocking: this task cannot be completed'),
+    category: z.enum(FLAG_CATEGORIES),
+  }),
+);
 
 export const learned = verbTool(
   'learned',
@@ -107,7 +142,9 @@ export const learned = verbTool(
   'Record knowledge another agent on another task would need.',
   () => ({
     text: text().describe('Specific enough to act on'),
-    kind: z.enum(LEARNED_KINDS).describe('discovery: a fact; decision: a judgment call; convention: a pattern to follow'),
+    kind: z
+      .enum(LEARNED_KINDS)
+      .describe('discovery: a fact; decision: a judgment call; convention: a pattern to follow'),
     rationale: optional('For decisions: why, what you rejected'),
     scope: z.enum(LEARNED_SCOPE_INPUTS).optional().describe('Who needs it; feature = subsystem (default)'),
   }),
@@ -115,18 +152,28 @@ export const learned = verbTool(
   (p) => ({ ...p, scope: p.scope === undefined || p.scope === 'feature' ? 'subsystem' : p.scope }),
 );
 
-export const suggest = verbTool('suggest', 'Suggest', 'Recommend work outside your task (a reviewer decides). Go on with your task.', () => ({
-  what: text().describe('What should be done'),
-  kind: z.enum(SUGGEST_KINDS),
-  why: text().describe('Why it is needed'),
-  feature: z.string().max(LIMITS.name).optional().describe('Its feature (new_task); not stored'),
-}));
+export const suggest = verbTool(
+  'suggest',
+  'Suggest',
+  'Recommend work outside your task (a reviewer decides). Go on with your task.',
+  () => ({
+    what: text().describe('What should be done'),
+    kind: z.enum(SUGGEST_KINDS),
+    why: text().describe('Why it is needed'),
+    feature: z.string().max(LIMITS.name).optional().describe('Its feature (new_task); not stored'),
+  }),
+);
 
-export const blocked = verbTool('blocked', 'Blocked', 'Part of your task cannot be done because something outside your control is missing or broken.', () => ({
-  on: text(LIMITS.text).describe('What blocks you'),
-  kind: z.enum(BLOCKED_KINDS).describe('external: credentials, services, a human decision'),
-  detail: optional('More context'),
-}));
+export const blocked = verbTool(
+  'blocked',
+  'Blocked',
+  'Part of your task cannot be done because something outside your control is missing or broken.',
+  () => ({
+    on: text(LIMITS.text).describe('What blocks you'),
+    kind: z.enum(BLOCKED_KINDS).describe('external: credentials, services, a human decision'),
+    detail: optional('More context'),
+  }),
+);
 
 // ---- get_answers ---------------------------------------------------------------------------
 

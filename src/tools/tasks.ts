@@ -38,8 +38,10 @@ const PAGE_MAX = 500;
  * A list of values; one value alone is read as a list of one (what filter_status took before). The
  * listing shows only the list: a union would list every value twice (every session pays those bytes).
  */
-const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) => z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
-const asList = <T>(v: T | T[] | undefined): T[] | undefined => (v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v]);
+const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) =>
+  z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
+const asList = <T>(v: T | T[] | undefined): T[] | undefined =>
+  v === undefined ? undefined : Array.isArray(v) ? [...new Set(v)] : [v];
 
 /**
  * updated_since: a date (YYYY-MM-DD) or an RFC 3339 time, as the day and UTC second it starts at
@@ -51,7 +53,9 @@ export function sinceOf(v: string): { day: string; time: string } {
   const at = day ? Date.parse(`${v}T00:00:00Z`) : time ? Date.parse(v.replace(' ', 'T')) : NaN;
   // A date that does not exist (2026-02-30) parses as another day: refused, not moved.
   if (Number.isNaN(at) || (day && new Date(at).toISOString().slice(0, 10) !== v)) {
-    throw invalid(`updated_since: ${JSON.stringify(v)} is neither a date (YYYY-MM-DD) nor an RFC 3339 time (2026-02-01T09:30:00Z)`);
+    throw invalid(
+      `updated_since: ${JSON.stringify(v)} is neither a date (YYYY-MM-DD) nor an RFC 3339 time (2026-02-01T09:30:00Z)`,
+    );
   }
   const utc = new Date(at).toISOString().slice(0, 19).replace('T', ' ');
   return { day: utc.slice(0, 10), time: utc };
@@ -81,7 +85,12 @@ function queryHash(q: TaskListQuery): string {
 }
 function cursorOf(q: TaskListQuery, last: ListedTask): string {
   const sort = q.sort ?? 'id';
-  const pos = sort === 'priority' ? `${rankOf(last.priority)}.` : sort === 'updated' ? `${last.changed.replaceAll('-', '') || '0'}.` : '';
+  const pos =
+    sort === 'priority'
+      ? `${rankOf(last.priority)}.`
+      : sort === 'updated'
+        ? `${last.changed.replaceAll('-', '') || '0'}.`
+        : '';
   return `${sort[0]}${queryHash(q)}.${pos}${last.id}`;
 }
 function afterOf(q: TaskListQuery, cursor: string | undefined): TaskListAfter | null {
@@ -89,8 +98,16 @@ function afterOf(q: TaskListQuery, cursor: string | undefined): TaskListAfter | 
   const sort = q.sort ?? 'id';
   if (sort === 'id' && /^\d{1,15}$/.test(cursor)) return { id: Number(cursor) };
   const m = CURSOR.exec(cursor);
-  if (!m || m[1] !== sort[0] || m[2] !== queryHash(q) || (sort === 'priority') !== (m[3] !== undefined) || (sort === 'updated') !== (m[4] !== undefined)) {
-    throw invalid('cursor is not one this server returned for these filters and sort; omit it to start from the first page');
+  if (
+    !m ||
+    m[1] !== sort[0] ||
+    m[2] !== queryHash(q) ||
+    (sort === 'priority') !== (m[3] !== undefined) ||
+    (sort === 'updated') !== (m[4] !== undefined)
+  ) {
+    throw invalid(
+      'cursor is not one this server returned for these filters and sort; omit it to start from the first page',
+    );
   }
   const day = m[4] === undefined || m[4] === '0' ? '' : `${m[4].slice(0, 4)}-${m[4].slice(4, 6)}-${m[4].slice(6)}`;
   return { id: Number(m[5]), rank: m[3] !== undefined ? Number(m[3]) : undefined, day };
@@ -100,7 +117,8 @@ function afterOf(q: TaskListQuery, cursor: string | undefined): TaskListAfter | 
 function holderFilter(value: string, ctx: ToolContext): HolderFilter {
   if (value === 'any' || value === 'none') return value;
   if (value === 'me') return { session: ctx.session.sessionId };
-  if (value.trim() === '') throw invalid('held_by is empty; give me, any, none or a session id (as held_by.session_id shows it)');
+  if (value.trim() === '')
+    throw invalid('held_by is empty; give me, any, none or a session id (as held_by.session_id shows it)');
   return { session: value };
 }
 
@@ -153,7 +171,9 @@ export const listTasks = defineTool({
     // "Not held" is nearly every task: counted as all minus the held (two index counts, not a claim
     // probe per task). Held tasks are a subset of the same filters, so the difference is exact.
     const total =
-      query.holder === 'none' && max === undefined ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' }) : ctx.store.countTasks(query, max);
+      query.holder === 'none' && max === undefined
+        ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' })
+        : ctx.store.countTasks(query, max);
     return {
       tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
       total: max !== undefined ? Math.min(total, max) : total,
@@ -188,11 +208,21 @@ export const nextTasks = defineTool({
   handler(args, ctx) {
     const { store, session } = ctx;
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
-      throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; its claims take only its tasks`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session is scoped to discipline ${String(session.discipline)}; its claims take only its tasks`,
+      );
     }
     const launchFeature = session.launch.feature;
-    if (args.feature !== undefined && launchFeature !== null && (store.featureName(args.feature) ?? args.feature) !== launchFeature) {
-      throw new ToolError('out_of_scope', `this session is about ${store.featureNoun} ${launchFeature}; its claims take only tasks of it`);
+    if (
+      args.feature !== undefined &&
+      launchFeature !== null &&
+      (store.featureName(args.feature) ?? args.feature) !== launchFeature
+    ) {
+      throw new ToolError(
+        'out_of_scope',
+        `this session is about ${store.featureNoun} ${launchFeature}; its claims take only tasks of it`,
+      );
     }
     const wanted = args.discipline ?? session.launch.discipline ?? undefined;
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
@@ -201,7 +231,10 @@ export const nextTasks = defineTool({
     const limit = args.limit ?? 5;
     const stale = staleClaims(store, isoTime(Date.now()), { discipline, feature }, limit);
     const takes = new Map(stale.map((c) => [c.task_id, c]));
-    const ids = [...takes.keys(), ...(stale.length < limit ? store.readyTasks({ discipline, feature }, limit - stale.length) : [])];
+    const ids = [
+      ...takes.keys(),
+      ...(stale.length < limit ? store.readyTasks({ discipline, feature }, limit - stale.length) : []),
+    ];
     const tasks = ids.map((id) => {
       const t = requireTask(store, id);
       const c = takes.get(id);
@@ -347,7 +380,11 @@ export interface NewTask {
  * Checks and inserts one task; returns its id and the existing tasks whose titles look like its own
  * (an exact duplicate in its feature is refused, see duplicates.ts). Call inside a write transaction.
  */
-export function insertTask(ctx: ToolContext, t: NewTask, check: Omit<TitleCheck, 'feature'> = {}): { id: number; possible_duplicates: z.infer<ReturnType<typeof TaskHintOut>>[] } {
+export function insertTask(
+  ctx: ToolContext,
+  t: NewTask,
+  check: Omit<TitleCheck, 'feature'> = {},
+): { id: number; possible_duplicates: z.infer<ReturnType<typeof TaskHintOut>>[] } {
   const { store } = ctx;
   const feature = requireFeature(store, t.feature);
   const insert: TaskInsert = {
@@ -371,7 +408,18 @@ export function insertTask(ctx: ToolContext, t: NewTask, check: Omit<TitleCheck,
 
 // ---- update_task ---------------------------------------------------------------------------
 
-const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
+const UPDATABLE = [
+  'title',
+  'description',
+  'priority',
+  'acceptance_criteria',
+  'depends_on',
+  'tags',
+  'context_files',
+  'output_artifacts',
+  'hints',
+  'estimated_turns',
+] as const;
 export const updateTask = defineTool({
   name: 'update_task',
   title: 'Update task',
@@ -414,7 +462,10 @@ export const deleteTask = defineTool({
     loadTask(ctx, id);
     const dependents = ctx.store.dependentsOf(id);
     if (dependents.length > 0) {
-      throw conflict(`task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`, { dependents });
+      throw conflict(
+        `task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`,
+        { dependents },
+      );
     }
     ctx.store.dropClaim(id);
     return { deleted_id: id, deleted_comments: ctx.store.deleteTask(id) };
@@ -426,7 +477,8 @@ export const deleteTask = defineTool({
 /** Unfinished dependencies named in a refusal or an override's comment (the rest are counted). */
 const UNFINISHED_SHOWN = 20;
 
-const describeDeps = (deps: readonly { id: number; status: string }[]) => deps.map((d) => `#${d.id} (${d.status})`).join(', ');
+const describeDeps = (deps: readonly { id: number; status: string }[]) =>
+  deps.map((d) => `#${d.id} (${d.status})`).join(', ');
 
 export const setTaskStatus = defineTool({
   name: 'set_task_status',
@@ -446,18 +498,25 @@ export const setTaskStatus = defineTool({
       previous_status: z.string(),
       changed: z.boolean(),
       /** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
-      blocker: z.object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() }).optional(),
+      blocker: z
+        .object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() })
+        .optional(),
       /** done with force: the dependencies that were not done, and the comment that records it. */
       unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
       comment: CommentOut().optional(),
-      /** The task was in_progress under another session's claim (which this change ended unless it stays in_progress). */
+      /**
+       * The task was in_progress under another session's claim (which this change ended unless it stays in_progress).
+       */
       held_by: HolderOut().optional(),
     }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
   handler({ id, status: next, force, reason }, ctx) {
     const { store } = ctx;
-    if ((force === true) !== (reason !== undefined)) throw invalid('force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter');
+    if ((force === true) !== (reason !== undefined))
+      throw invalid(
+        'force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter',
+      );
     if (force && next !== 'done') throw invalid(`force only applies to status done (got status ${next})`);
     // The status alone first (cheap on either generation); the whole task is read once, for the answer.
     const before = requireTaskHead(store, id);
@@ -467,16 +526,23 @@ export const setTaskStatus = defineTool({
     const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
     // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
     const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
-    const shown = describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
+    const shown =
+      describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
     if (unfinished.length > 0 && !force) {
-      throw conflict(`task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`, {
-        unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
-      });
+      throw conflict(
+        `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
+        {
+          unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
+        },
+      );
     }
     const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
     store.setTaskStatus(id, next);
     if (next !== 'in_progress') store.dropClaim(id);
-    const note = unfinished.length > 0 ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high') : undefined;
+    const note =
+      unfinished.length > 0
+        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
+        : undefined;
     return {
       task: loadTask(ctx, id),
       previous_status: before.status,
@@ -489,17 +555,28 @@ export const setTaskStatus = defineTool({
 });
 
 /** Whether what blocked a task is resolved: an upstream task is once it is done; anything else nobody here can tell. */
-function blockerState(store: RalphStore, id: number): { resolved: boolean | null; upstream_task_id: number | null; detail: string } {
+function blockerState(
+  store: RalphStore,
+  id: number,
+): { resolved: boolean | null; upstream_task_id: number | null; detail: string } {
   const b = store.blocker(id);
   if (b.upstream === null) {
     return {
       resolved: null,
       upstream_task_id: null,
-      detail: b.detail === null ? 'no blocker was recorded' : `blocked on something outside the plan (${b.detail}); check that it is resolved`,
+      detail:
+        b.detail === null
+          ? 'no blocker was recorded'
+          : `blocked on something outside the plan (${b.detail}); check that it is resolved`,
     };
   }
   const up = store.taskHead(b.upstream);
-  if (!up) return { resolved: null, upstream_task_id: b.upstream, detail: `blocked on task #${b.upstream}, which no longer exists` };
+  if (!up)
+    return {
+      resolved: null,
+      upstream_task_id: b.upstream,
+      detail: `blocked on task #${b.upstream}, which no longer exists`,
+    };
   return {
     resolved: up.status === 'done',
     upstream_task_id: up.id,

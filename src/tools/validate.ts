@@ -25,16 +25,21 @@ export function checkDependsOn(store: RalphStore, id: number | null, deps: reado
 
 export function checkContextFiles(ctx: ToolContext, files: readonly string[], field = 'context_files'): string[] {
   const out = [...new Set(files.map((f) => checkProjectPath(ctx.project.root, f, field)))];
-  if (out.length > MAX_CONTEXT_FILES) throw invalid(`${field} may hold at most ${MAX_CONTEXT_FILES} paths (got ${out.length})`);
+  if (out.length > MAX_CONTEXT_FILES)
+    throw invalid(`${field} may hold at most ${MAX_CONTEXT_FILES} paths (got ${out.length})`);
   return out;
 }
 
 const nounOf = (store: RalphStore, kind: Named) => (kind === 'features' ? store.featureNoun : 'discipline');
 
 export function checkAcronym(store: RalphStore, kind: Named, value: string, self: string | null): string {
-  if (!ACRONYM_RE.test(value)) throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
+  if (!ACRONYM_RE.test(value))
+    throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
   const owner = store.acronymOwner(kind, value);
-  if (owner !== undefined && owner !== self) throw conflict(`acronym ${value} is already used by ${nounOf(store, kind)} ${owner}; choose another, or omit acronym to get a free one`);
+  if (owner !== undefined && owner !== self)
+    throw conflict(
+      `acronym ${value} is already used by ${nounOf(store, kind)} ${owner}; choose another, or omit acronym to get a free one`,
+    );
   return value;
 }
 
@@ -43,6 +48,9 @@ export function freeAcronym(store: RalphStore, kind: Named, displayName: string)
 }
 
 export function checkNewName(kind: string, value: string): string {
-  if (!NAME_RE.test(value)) throw invalid(`${kind} name ${JSON.stringify(value)} must be lower-case letters and digits joined by '-' or '_', e.g. "user-auth"`);
+  if (!NAME_RE.test(value))
+    throw invalid(
+      `${kind} name ${JSON.stringify(value)} must be lower-case letters and digits joined by '-' or '_', e.g. "user-auth"`,
+    );
   return value;
 }

@@ -29,7 +29,8 @@ export const reportBlocker = defineTool({
   name: 'report_blocker',
   title: 'Report blocker',
   category: 'tasks',
-  description: 'Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).',
+  description:
+    'Mark your task blocked, the reason kept as a comment. With on_task_id, also flag that upstream task (high-priority comment; not reopened).',
   input: () =>
     z.strictObject({
       reason: reason().describe('What blocks you, concretely'),
@@ -42,9 +43,14 @@ export const reportBlocker = defineTool({
     const id = sessionTask(ctx, 'report_blocker');
     const own = requireTask(store, id);
     const other = takenOverFrom(ctx, id);
-    if (other) throw conflict(`task ${id} was taken over by session ${other.session_id} after your lease ran out: it is not yours to block; claim another`);
-    if (own.status === 'done' || own.status === 'skipped') throw conflict(`task ${id} is ${own.status}; only unfinished tasks can be blocked`);
-    if (args.on_task_id === id) throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
+    if (other)
+      throw conflict(
+        `task ${id} was taken over by session ${other.session_id} after your lease ran out: it is not yours to block; claim another`,
+      );
+    if (own.status === 'done' || own.status === 'skipped')
+      throw conflict(`task ${id} is ${own.status}; only unfinished tasks can be blocked`);
+    if (args.on_task_id === id)
+      throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;
     const by = writerOf(ctx.session);
     const comments: Comment[] = [store.markBlocked(id, args.reason, upstream?.id ?? null, by)];
@@ -74,7 +80,8 @@ export const signalAbort = defineTool({
   name: 'signal_abort',
   title: 'Ask Ralph to end this session',
   category: 'session',
-  description: 'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
+  description:
+    'Tell Ralph you cannot go on (rate limits, broken environment, impossible task); then stop making calls.',
   input: () => z.strictObject({ reason: reason() }),
   output: () => z.object({ signal_id: z.number().int(), session_id: z.string(), instruction: z.string() }),
   annotations: CREATE,
@@ -82,7 +89,11 @@ export const signalAbort = defineTool({
     const s = ctx.session;
     const signalId = ctx.store.recordAbort(writerOf(s), args.reason);
     ctx.log.warn({ session_id: s.sessionId, task: s.taskId, reason: args.reason }, 'agent signalled abort');
-    return { signal_id: signalId, session_id: s.sessionId, instruction: 'Ralph will end this session. Stop now: make no further tool calls.' };
+    return {
+      signal_id: signalId,
+      session_id: s.sessionId,
+      instruction: 'Ralph will end this session. Stop now: make no further tool calls.',
+    };
   },
 });
 
@@ -96,7 +107,8 @@ export const getDependencyDetails = defineTool({
   name: 'get_dependency_details',
   title: 'Get dependency details',
   category: 'tasks',
-  description: "What this task's dependencies (transitive) produced: status, output artifacts, comments (completion summaries).",
+  description:
+    "What this task's dependencies (transitive) produced: status, output artifacts, comments (completion summaries).",
   input: () =>
     z.strictObject({
       id: taskId(),
@@ -125,7 +137,14 @@ export const getDependencyDetails = defineTool({
     const root = loadTask(ctx, args.id);
     const maxDepth = args.depth ?? DEPTH_DEFAULT;
     const seen = new Set<number>([root.id]);
-    const out: { id: number; title: string; status: string; depth: number; output_artifacts: string[]; comments: z.infer<ReturnType<typeof CommentOut>>[] }[] = [];
+    const out: {
+      id: number;
+      title: string;
+      status: string;
+      depth: number;
+      output_artifacts: string[];
+      comments: z.infer<ReturnType<typeof CommentOut>>[];
+    }[] = [];
     const missing: number[] = [];
     let truncated = false;
     let frontier = root.depends_on;
@@ -181,7 +200,8 @@ export const updateTaskContext = defineTool({
     }
     requireTaskExists(store, args.id);
     const touchesFiles = args.add_context_files !== undefined || args.remove_context_files !== undefined;
-    // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole call.
+    // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole
+    // call.
     let files = touchesFiles ? store.taskContextFileItems(args.id) : [];
     store.updateTask(args.id, args.hints !== undefined ? { hints: args.hints } : {});
     if (!touchesFiles) return { task: loadTask(ctx, args.id), added: [], removed: [] };
@@ -198,7 +218,8 @@ export const updateTaskContext = defineTool({
       files.push(path);
       added.push(path);
     }
-    if (files.length > MAX_CONTEXT_FILES) throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
+    if (files.length > MAX_CONTEXT_FILES)
+      throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
     store.writeTaskContextFiles(args.id, files);
     return { task: loadTask(ctx, args.id), added, removed };
   },
@@ -297,7 +318,9 @@ export const spawnSubtasks = defineTool({
       created: z.array(TaskOut()),
       rewired: z.array(z.number().int()),
       /** Per created task (by its index in tasks), existing tasks with similar titles; only those that have some. */
-      possible_duplicates: z.array(z.object({ index: z.number().int(), task_id: z.number().int(), matches: z.array(TaskHintOut()) })),
+      possible_duplicates: z.array(
+        z.object({ index: z.number().int(), task_id: z.number().int(), matches: z.array(TaskHintOut()) }),
+      ),
     }),
   annotations: CREATE,
   taskTarget: { arg: 'parent_id', writes: true },
@@ -311,7 +334,9 @@ export const spawnSubtasks = defineTool({
     args.tasks.forEach((t, i) => {
       const after = new Set(t.after ?? []);
       if (args.chain && i > 0) after.add(i - 1);
-      for (const a of after) if (a >= i) throw invalid(`tasks[${i}].after may only name earlier tasks in the list (indexes below ${i}), got ${a}`);
+      for (const a of after)
+        if (a >= i)
+          throw invalid(`tasks[${i}].after may only name earlier tasks in the list (indexes below ${i}), got ${a}`);
       const inBatch = [...after].map((a) => ids[a]!);
       // A subtask that needs no sibling needs what the parent needed.
       const own = t.depends_on ?? [];
@@ -327,14 +352,22 @@ export const spawnSubtasks = defineTool({
         const { after: _after, ...fields } = t;
         const made = insertTask(
           ctx,
-          { ...fields, feature: t.feature ?? parent.feature, discipline: t.discipline ?? parent.discipline, priority: t.priority ?? parent.priority ?? undefined, depends_on },
+          {
+            ...fields,
+            feature: t.feature ?? parent.feature,
+            discipline: t.discipline ?? parent.discipline,
+            priority: t.priority ?? parent.priority ?? undefined,
+            depends_on,
+          },
           // A split names its parts after the parent: the parent and the other parts are not duplicates.
           { exclude: [parent.id, ...ids], duplicateOk: args.duplicate_ok },
         );
         ids.push(made.id);
-        if (made.possible_duplicates.length > 0) hints.push({ index: i, task_id: made.id, matches: made.possible_duplicates });
+        if (made.possible_duplicates.length > 0)
+          hints.push({ index: i, task_id: made.id, matches: made.possible_duplicates });
       } catch (err) {
-        if (err instanceof ToolError) throw new ToolError(err.code, `tasks[${i}]: ${err.message}; nothing was created`, err.details);
+        if (err instanceof ToolError)
+          throw new ToolError(err.code, `tasks[${i}]: ${err.message}; nothing was created`, err.details);
         throw err;
       }
     });
@@ -342,7 +375,12 @@ export const spawnSubtasks = defineTool({
     const list = ids.map((id) => `#${id}`).join(', ');
     if (args.skip_parent) skip(ctx, parent.id, `split into tasks ${list}`);
     else sessionNote(ctx, parent.id, `Split: subtasks ${list}`);
-    return { parent: loadTask(ctx, parent.id), created: ids.map((id) => loadTask(ctx, id)), rewired, possible_duplicates: hints };
+    return {
+      parent: loadTask(ctx, parent.id),
+      created: ids.map((id) => loadTask(ctx, id)),
+      rewired,
+      possible_duplicates: hints,
+    };
   },
 });
 
@@ -377,7 +415,8 @@ export const claimNextTask = defineTool({
   name: 'claim_next_task',
   title: 'Claim next ready task',
   category: 'tasks',
-  description: 'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
+  description:
+    'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
   input: () =>
     z.strictObject({
       discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
@@ -401,16 +440,28 @@ export const claimNextTask = defineTool({
       const held = store.taskHead(session.taskId);
       // A task taken over by another session (this one's lease ran out) is no longer this session's.
       if (held?.status === 'in_progress' && !takenOverFrom(ctx, session.taskId)) {
-        throw conflict(`you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`);
+        throw conflict(
+          `you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`,
+        );
       }
     }
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
-      throw new ToolError('out_of_scope', `this session is scoped to discipline ${String(session.discipline)}; it cannot claim ${args.discipline} tasks`);
+      throw new ToolError(
+        'out_of_scope',
+        `this session is scoped to discipline ${String(session.discipline)}; it cannot claim ${args.discipline} tasks`,
+      );
     }
     // A session about one feature (its context) claims only in that feature.
     const launchFeature = session.launch.feature;
-    if (args.feature !== undefined && launchFeature !== null && (store.featureName(args.feature) ?? args.feature) !== launchFeature) {
-      throw new ToolError('out_of_scope', `this session is about ${store.featureNoun} ${launchFeature}; it cannot claim tasks of ${store.featureNoun} ${JSON.stringify(args.feature)}`);
+    if (
+      args.feature !== undefined &&
+      launchFeature !== null &&
+      (store.featureName(args.feature) ?? args.feature) !== launchFeature
+    ) {
+      throw new ToolError(
+        'out_of_scope',
+        `this session is about ${store.featureNoun} ${launchFeature}; it cannot claim tasks of ${store.featureNoun} ${JSON.stringify(args.feature)}`,
+      );
     }
     const wanted = args.discipline ?? session.launch.discipline ?? undefined;
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
@@ -429,9 +480,15 @@ export const claimNextTask = defineTool({
       return { claimed: false, task: null, ready_remaining: 0 };
     }
     const id = stale ? stale.task_id : pick!.id;
-    const took_over = stale ? { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until } : undefined;
+    const took_over = stale
+      ? { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until }
+      : undefined;
     if (stale) {
-      sessionNote(ctx, id, `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`);
+      sessionNote(
+        ctx,
+        id,
+        `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`,
+      );
       // Its own audit row, under the task: the call's row follows it.
       store.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
     } else store.setTaskStatus(id, 'in_progress');
@@ -439,7 +496,13 @@ export const claimNextTask = defineTool({
     const task = loadTask(ctx, id);
     // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
     const remove = ctx.disciplineOverrides(task.discipline);
-    ctx.onCommit({ taskId: task.id, claimed: true, feature: task.feature, discipline: session.launch.discipline ?? task.discipline, remove });
+    ctx.onCommit({
+      taskId: task.id,
+      claimed: true,
+      feature: task.feature,
+      discipline: session.launch.discipline ?? task.discipline,
+      remove,
+    });
     if (took_over) {
       // Taking over readies nothing and uses up no ready task.
       const ready = store.pickReadyTask({ discipline, feature })?.ready ?? 0;
@@ -450,9 +513,20 @@ export const claimNextTask = defineTool({
   },
 });
 
-/** The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of finished tasks are dropped. */
+/**
+ * The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of finished tasks
+ * are dropped.
+ */
 const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) =>
   staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.dropClaim(c.task_id))[0];
 
-export const WORKFLOW_TOOLS = [claimNextTask, reportBlocker, skipTask, spawnSubtasks, moveTaskToFeature, updateTaskContext, getDependencyDetails];
+export const WORKFLOW_TOOLS = [
+  claimNextTask,
+  reportBlocker,
+  skipTask,
+  spawnSubtasks,
+  moveTaskToFeature,
+  updateTaskContext,
+  getDependencyDetails,
+];
 export const SESSION_TOOLS = [signalAbort];

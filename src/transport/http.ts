@@ -67,7 +67,9 @@ interface ConnectionQueue {
 
 export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
   if (!LOOPBACK.has(opts.host) && !opts.token) {
-    throw new StartupError(`--host ${opts.host} is not loopback: set --auth-token (or RALPH_MCP_TOKEN) so that only your clients can connect`);
+    throw new StartupError(
+      `--host ${opts.host} is not loopback: set --auth-token (or RALPH_MCP_TOKEN) so that only your clients can connect`,
+    );
   }
   const generated = !opts.token;
   const token = opts.token || randomBytes(24).toString('base64url');
@@ -77,7 +79,8 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
   let starting = 0;
   let count = 0;
   let port = opts.port;
-  const allowedHosts = () => new Set([...LOOPBACK, opts.host].flatMap((h) => [`${h.includes(':') ? `[${h}]` : h}:${port}`]));
+  const allowedHosts = () =>
+    new Set([...LOOPBACK, opts.host].flatMap((h) => [`${h.includes(':') ? `[${h}]` : h}:${port}`]));
   const queues = new WeakMap<Socket, ConnectionQueue>();
 
   const server = createServer((req, res) => {
@@ -124,12 +127,18 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== '/mcp') return reply(res, 404, 'not found: the MCP endpoint is /mcp');
     const hosts = allowedHosts();
-    if (!hosts.has(String(req.headers.host ?? ''))) return reply(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server`);
+    if (!hosts.has(String(req.headers.host ?? '')))
+      return reply(res, 403, `Host ${JSON.stringify(req.headers.host ?? '')} is not this server`);
     const origin = req.headers.origin;
-    if (origin !== undefined && !hosts.has(originHost(origin))) return reply(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
+    if (origin !== undefined && !hosts.has(originHost(origin)))
+      return reply(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
     if (!bearerMatches(req.headers.authorization, token)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return reply(res, 401, 'missing or wrong bearer token (Authorization: Bearer <token>; the server printed it on stderr at start unless --auth-token or RALPH_MCP_TOKEN set it)');
+      return reply(
+        res,
+        401,
+        'missing or wrong bearer token (Authorization: Bearer <token>; the server printed it on stderr at start unless --auth-token or RALPH_MCP_TOKEN set it)',
+      );
     }
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
@@ -147,7 +156,11 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     if (req.method !== 'POST') return reply(res, 400, 'a new MCP session starts with a POST initialize request');
     if (sessions.size + starting >= MAX_SESSIONS) {
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-      return reply(res, 503, `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`);
+      return reply(
+        res,
+        503,
+        `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`,
+      );
     }
     const body = await readBody(req, MAX_INITIALIZE_BYTES);
     if (body === null) return reply(res, 413, `an initialize request is at most ${MAX_INITIALIZE_BYTES} bytes`);
@@ -157,7 +170,12 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     } catch {
       return reply(res, 400, 'Parse error: the body is not JSON', -32700);
     }
-    if (!isInitialize(message)) return reply(res, 400, 'no Mcp-Session-Id: a new MCP session starts with a POST initialize request (one JSON-RPC message)');
+    if (!isInitialize(message))
+      return reply(
+        res,
+        400,
+        'no Mcp-Session-Id: a new MCP session starts with a POST initialize request (one JSON-RPC message)',
+      );
     // Documented narrowing: a connection may ask for one task's session (never a wider one).
     const askedTask = headerValue(req.headers[TASK_HEADER]) ?? url.searchParams.get('task') ?? undefined;
     let sessionPlan = plan;
@@ -169,7 +187,11 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     if (sessions.size + starting >= MAX_SESSIONS) {
       // Checked again: other initializes may have taken the last slots while this body was read.
       res.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-      return reply(res, 503, `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`);
+      return reply(
+        res,
+        503,
+        `this server already has ${MAX_SESSIONS} MCP sessions open (its limit); close one (DELETE /mcp with its Mcp-Session-Id) or retry later`,
+      );
     }
     const n = ++count;
     starting++;
@@ -226,16 +248,29 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
   sweep.unref();
 
   await new Promise<void>((resolveListen, reject) => {
-    server.once('error', (err) => reject(new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${err.message}`)));
+    server.once('error', (err) =>
+      reject(new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${err.message}`)),
+    );
     server.listen(opts.port, opts.host, () => resolveListen());
   });
   const addr = server.address();
   if (addr && typeof addr === 'object') port = addr.port;
   if (generated) {
     // Once, on stderr (never stdout, never the log file): clients send it as `Authorization: Bearer …`.
-    process.stderr.write(`ralph-mcp: HTTP bearer token for this run (generated; set --auth-token or RALPH_MCP_TOKEN to choose it): ${token}\n`);
+    process.stderr.write(
+      `ralph-mcp: HTTP bearer token for this run (generated; set --auth-token or RALPH_MCP_TOKEN to choose it): ${token}\n`,
+    );
   }
-  log.info({ host: opts.host, port, auth: generated ? 'generated' : 'given', max_sessions: MAX_SESSIONS, session_idle_ms: idleMs }, 'listening');
+  log.info(
+    {
+      host: opts.host,
+      port,
+      auth: generated ? 'generated' : 'given',
+      max_sessions: MAX_SESSIONS,
+      session_idle_ms: idleMs,
+    },
+    'listening',
+  );
 
   const stop = (reason: string) => {
     log.info({ reason }, 'shutting down');
@@ -295,7 +330,12 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer | null> {
 }
 
 function isInitialize(message: unknown): boolean {
-  return message !== null && typeof message === 'object' && !Array.isArray(message) && (message as { method?: unknown }).method === 'initialize';
+  return (
+    message !== null &&
+    typeof message === 'object' &&
+    !Array.isArray(message) &&
+    (message as { method?: unknown }).method === 'initialize'
+  );
 }
 
 function originHost(origin: string): string {

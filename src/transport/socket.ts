@@ -20,7 +20,9 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
   const pidFile = `${path}.pid`;
   const claim = await claimSocketPath(path);
   if (claim === 'live') {
-    throw new StartupError(`a ralph-mcp server is already listening on ${path} (pid ${readPidFile(pidFile) ?? 'unknown'}); connect to it, or stop it first`);
+    throw new StartupError(
+      `a ralph-mcp server is already listening on ${path} (pid ${readPidFile(pidFile) ?? 'unknown'}); connect to it, or stop it first`,
+    );
   }
   // Before listening, so a refusal leaves no socket behind; the pid is written once we listen.
   const pid = createPidFile(pidFile);

@@ -12,7 +12,16 @@ import { StartupError } from '../errors.js';
 /** How long a probe connect to an existing socket may take before the path is called busy, not stale. */
 export const SOCKET_PROBE_TIMEOUT_MS = 2000;
 
-const what = (st: Stats): string => (st.isSymbolicLink() ? 'a symbolic link' : st.isDirectory() ? 'a directory' : st.isFile() ? 'a regular file' : st.isSocket() ? 'a socket' : 'a special file');
+const what = (st: Stats): string =>
+  st.isSymbolicLink()
+    ? 'a symbolic link'
+    : st.isDirectory()
+      ? 'a directory'
+      : st.isFile()
+        ? 'a regular file'
+        : st.isSocket()
+          ? 'a socket'
+          : 'a special file';
 
 const lstatOrNull = (path: string): Stats | null => {
   try {
@@ -32,7 +41,10 @@ const lstatOrNull = (path: string): Stats | null => {
 export async function claimSocketPath(path: string): Promise<'free' | 'live'> {
   const st = lstatOrNull(path);
   if (st === null) return 'free';
-  if (!st.isSocket()) throw new StartupError(`--socket ${path}: ${what(st)} is there, not a socket; refusing to replace it (choose another path)`);
+  if (!st.isSocket())
+    throw new StartupError(
+      `--socket ${path}: ${what(st)} is there, not a socket; refusing to replace it (choose another path)`,
+    );
   const probe = await new Promise<'live' | 'refused' | string>((resolveProbe) => {
     const s = connect(path);
     const timer = setTimeout(() => {
@@ -50,9 +62,13 @@ export async function claimSocketPath(path: string): Promise<'free' | 'live'> {
     });
   });
   if (probe === 'live') return 'live';
-  if (probe !== 'refused') throw new StartupError(`--socket ${path}: a socket is there but its state is unclear (${probe}); refusing to remove it`);
+  if (probe !== 'refused')
+    throw new StartupError(
+      `--socket ${path}: a socket is there but its state is unclear (${probe}); refusing to remove it`,
+    );
   // Stale: its server is gone. Check again that it is still a socket, just before removing it.
-  if (!lstatOrNull(path)?.isSocket()) throw new StartupError(`--socket ${path} changed while it was being checked; refusing to remove it`);
+  if (!lstatOrNull(path)?.isSocket())
+    throw new StartupError(`--socket ${path} changed while it was being checked; refusing to remove it`);
   unlinkSync(path);
   return 'free';
 }
@@ -111,13 +127,23 @@ export function createPidFile(pidFile: string): PidFile {
   try {
     fd = open();
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new StartupError(`cannot create ${pidFile}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+      throw new StartupError(`cannot create ${pidFile}: ${(err as Error).message}`);
     const st = lstatOrNull(pidFile);
     if (st !== null) {
-      if (!st.isFile()) throw new StartupError(`${pidFile}: ${what(st)} is there, not a pid file; refusing to write through or replace it (remove it yourself if it is stale)`);
+      if (!st.isFile())
+        throw new StartupError(
+          `${pidFile}: ${what(st)} is there, not a pid file; refusing to write through or replace it (remove it yourself if it is stale)`,
+        );
       const pid = readPidFile(pidFile);
-      if (pid === null) throw new StartupError(`${pidFile} is there but holds no pid; refusing to replace it (remove it yourself if it is stale)`);
-      if (pid !== process.pid && isAlive(pid)) throw new StartupError(`${pidFile} names pid ${pid}, which is running; stop it first, or remove the file if that process is not a ralph-mcp server`);
+      if (pid === null)
+        throw new StartupError(
+          `${pidFile} is there but holds no pid; refusing to replace it (remove it yourself if it is stale)`,
+        );
+      if (pid !== process.pid && isAlive(pid))
+        throw new StartupError(
+          `${pidFile} names pid ${pid}, which is running; stop it first, or remove the file if that process is not a ralph-mcp server`,
+        );
       unlinkSync(pidFile); // a dead server's
     }
     try {

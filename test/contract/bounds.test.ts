@@ -20,9 +20,13 @@ import { unchanged } from './support.js';
 /** The task_brief prompt as the server answers prompts/get (its registered handler). */
 function brief(s: InProcSession, taskId: number): string {
   const handlers = new Map<unknown, (req: unknown) => any>();
-  const fake = { setRequestHandler: (schema: unknown, fn: (req: unknown) => unknown) => handlers.set(schema, fn) } as unknown as Server;
+  const fake = {
+    setRequestHandler: (schema: unknown, fn: (req: unknown) => unknown) => handlers.set(schema, fn),
+  } as unknown as Server;
   registerPrompts(fake, s.plan, toolContext(s.plan, s.store, createLogger('silent')));
-  const r = handlers.get(GetPromptRequestSchema)!({ params: { name: 'task_brief', arguments: { task_id: String(taskId) } } });
+  const r = handlers.get(GetPromptRequestSchema)!({
+    params: { name: 'task_brief', arguments: { task_id: String(taskId) } },
+  });
   return r.messages[0].content.text as string;
 }
 
@@ -46,14 +50,20 @@ contract('bounds', (env) => {
     assert.equal(s.ok('search_tasks', { query: 'abac' }).results.length, 1);
     const words = 'one two three four five six seven eight nine ten eleven';
     const r = s.ok('search_tasks', { query: `${words} One ONE two` });
-    assert.deepEqual(r.ignored_words, ['nine', 'ten', 'eleven'], 'repeats (any case) count once; words past 8 are named');
+    assert.deepEqual(
+      r.ignored_words,
+      ['nine', 'ten', 'eleven'],
+      'repeats (any case) count once; words past 8 are named',
+    );
     assert.equal(s.ok('search_tasks', { query: 'abacus' }).ignored_words, undefined);
   });
 
   test('search_tasks: whole words first; prefixes only when the words do not fill the page', () => {
     const s = env.open();
     const plural = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }).task.id;
-    const whole = [0, 1].map((i) => s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` }).task.id);
+    const whole = [0, 1].map(
+      (i) => s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` }).task.id,
+    );
     const ids = (args: Record<string, unknown>) =>
       s
         .ok('search_tasks', args)
@@ -74,7 +84,13 @@ contract('bounds', (env) => {
     const s = env.open();
     // Many newer tasks mention the word only in their description (heavily: bm25 would like them).
     const title = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Wombat export' }).task.id;
-    for (let i = 0; i < 5; i++) s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Other ${i}`, description: 'wombat wombat wombat wombat' });
+    for (let i = 0; i < 5; i++)
+      s.ok('create_task', {
+        feature: 'recipes',
+        discipline: 'backend',
+        title: `Other ${i}`,
+        description: 'wombat wombat wombat wombat',
+      });
     const ids = s.ok('search_tasks', { query: 'wombat' }).results.map((h: any) => h.id);
     assert.equal(ids[0], title);
     assert.equal(ids.length, 6);
@@ -84,7 +100,10 @@ contract('bounds', (env) => {
     const s = env.open();
     assert.throws(
       () => s.store.searchTasks('"recipe"*', {}, 20, 0),
-      (e: any) => e.code === 'invalid_argument' && /time budget/.test(e.message) && /fewer, longer or rarer words/.test(e.message),
+      (e: any) =>
+        e.code === 'invalid_argument' &&
+        /time budget/.test(e.message) &&
+        /fewer, longer or rarer words/.test(e.message),
     );
   });
 
@@ -92,8 +111,14 @@ contract('bounds', (env) => {
     const s = env.open();
     const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent' }).task.id;
     const others: number[] = [];
-    for (let i = 0; i < 99; i++) others.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
-    const dependent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Dependent', depends_on: [parent, ...others] }).task.id;
+    for (let i = 0; i < 99; i++)
+      others.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
+    const dependent = s.ok('create_task', {
+      feature: 'recipes',
+      discipline: 'backend',
+      title: 'Dependent',
+      depends_on: [parent, ...others],
+    }).task.id;
     unchanged(s, () => {
       const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }] });
       assert.equal(e.code, 'conflict');
@@ -107,8 +132,10 @@ contract('bounds', (env) => {
   test('spawn_subtasks refuses a subtask that would inherit more than 100 dependencies', () => {
     const s = env.open();
     const deps: number[] = [];
-    for (let i = 0; i < 100; i++) deps.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
-    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps }).task.id;
+    for (let i = 0; i < 100; i++)
+      deps.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
+    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps })
+      .task.id;
     const extra = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Extra' }).task.id;
     unchanged(s, () => {
       const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Part', depends_on: [extra] }] });
@@ -141,7 +168,8 @@ contract('bounds', (env) => {
     assert.equal(second.older_comments_before, null);
     // The count is every comment, whether the page holds them all, exactly all, or an older part.
     assert.equal(second.comment_count, 45);
-    for (const comment_limit of [44, 45, 46, 100]) assert.equal(s.ok('get_task', { id, comment_limit }).comment_count, 45, `comment_limit ${comment_limit}`);
+    for (const comment_limit of [44, 45, 46, 100])
+      assert.equal(s.ok('get_task', { id, comment_limit }).comment_count, 45, `comment_limit ${comment_limit}`);
     assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
   });
 
@@ -151,7 +179,14 @@ contract('bounds', (env) => {
     s.store.write(() => {
       for (let i = 0; i < 300; i++)
         s.store.addComment(
-          { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `${i} ${'x'.repeat(9990)}` },
+          {
+            task_id: id,
+            author: 'backend',
+            discipline: null,
+            agent_task_id: null,
+            priority: null,
+            body: `${i} ${'x'.repeat(9990)}`,
+          },
           { sessionId: 'b', recipe: null, discipline: null, taskId: null },
         );
     });
@@ -168,10 +203,15 @@ contract('bounds', (env) => {
       if (env.generation === 'legacy') {
         // Every item names task 1, which is done: ready by the rules, were they checked item by item.
         db.prepare("UPDATE tasks SET status = 'done' WHERE id = 1").run();
-        db.prepare("UPDATE tasks SET status = 'pending', priority = 'critical', depends_on = ? WHERE id = ?").run(JSON.stringify(Array.from({ length: 300_000 }, () => 1)), id);
+        db.prepare("UPDATE tasks SET status = 'pending', priority = 'critical', depends_on = ? WHERE id = ?").run(
+          JSON.stringify(Array.from({ length: 300_000 }, () => 1)),
+          id,
+        );
       } else {
         db.prepare("UPDATE runtime_tasks SET status = 'pending' WHERE id = ?").run(id);
-        db.prepare("UPDATE task_details SET priority = 'critical' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)").run(id);
+        db.prepare(
+          "UPDATE task_details SET priority = 'critical' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)",
+        ).run(id);
         const ins = db.prepare('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)');
         for (let i = 0; i < 300_000; i++) ins.run(id, 1_000_000 + i);
       }

@@ -10,7 +10,8 @@ import { unchanged } from './support.js';
  * Claims with leases, on both generations. In the sample, task 5 is the only ready task and
  * task 3 is in_progress with no claim (a person set it): a claim takes 5, and never 3.
  */
-const claimRow = (p: Parameters<typeof row>[0], id: number) => row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
+const claimRow = (p: Parameters<typeof row>[0], id: number) =>
+  row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
 const bodies = (r: any): string[] => r.comments.map((c: any) => c.body);
 
 contract('claims with leases', (env) => {
@@ -84,9 +85,16 @@ contract('claims with leases', (env) => {
     assert.equal(r.claimed, true);
     assert.equal(r.task.id, 5);
     assert.equal(r.task.status, 'in_progress');
-    assert.deepEqual(r.took_over, { session_id: 'lease-old', claimed_at: held.claimed_at, lease_until: held.lease_until });
+    assert.deepEqual(r.took_over, {
+      session_id: 'lease-old',
+      claimed_at: held.claimed_at,
+      lease_until: held.lease_until,
+    });
     assert.equal(claimRow(p, 5)!.session_id, 'lease-new');
-    const audit = rows(p, "SELECT * FROM ralph_mcp_audit WHERE tool = 'claim_next_task' AND session_id = 'lease-new' ORDER BY id");
+    const audit = rows(
+      p,
+      "SELECT * FROM ralph_mcp_audit WHERE tool = 'claim_next_task' AND session_id = 'lease-new' ORDER BY id",
+    );
     assert.deepEqual(
       audit.map((x) => [x.outcome, x.task_id]),
       [
@@ -96,7 +104,10 @@ contract('claims with leases', (env) => {
       ],
     );
     assert.deepEqual(JSON.parse(String(audit[1]!.arguments)), { took_over: r.took_over });
-    assert.match(bodies(b.ok('get_task', { id: 5 })).at(-1)!, /^Taken over from session lease-old \(claimed .*, lease ran out .*\)$/);
+    assert.match(
+      bodies(b.ok('get_task', { id: 5 })).at(-1)!,
+      /^Taken over from session lease-old \(claimed .*, lease ran out .*\)$/,
+    );
     // The old holder's writes to it are refused now; it may claim again.
     unchanged(a, () => {
       const e = a.fail('set_task_status', { status: 'done' });
@@ -172,7 +183,9 @@ contract('claims with leases', (env) => {
   test("another recipe's change to a held task goes ahead and names the holder", () => {
     const p = env.sample();
     env.open({ recipe: 'worker', sessionId: 'lease-h' }, p).ok('claim_next_task');
-    const r = env.open({ recipe: 'opus_review', sessionId: 'lease-rev' }, p).ok('set_task_status', { id: 5, status: 'pending' });
+    const r = env
+      .open({ recipe: 'opus_review', sessionId: 'lease-rev' }, p)
+      .ok('set_task_status', { id: 5, status: 'pending' });
     assert.equal(r.held_by.session_id, 'lease-h');
     assert.equal(claimRow(p, 5), undefined, 'leaving in_progress drops the claim');
   });

@@ -13,8 +13,16 @@ import { unchanged } from './support.js';
 contract('comments', (env) => {
   test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", () => {
     const s = env.open({ sessionId: 'review-42', discipline: 'backend' });
-    const r = s.ok('add_task_comment', { task_id: 5, discipline: 'backend', priority: 'high', body: 'Use a trigger per table' });
-    assert.deepEqual([r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body], [5, 'backend', 'backend', 'high', 'Use a trigger per table']);
+    const r = s.ok('add_task_comment', {
+      task_id: 5,
+      discipline: 'backend',
+      priority: 'high',
+      body: 'Use a trigger per table',
+    });
+    assert.deepEqual(
+      [r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body],
+      [5, 'backend', 'backend', 'high', 'Use a trigger per table'],
+    );
     assert.match(r.comment.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const ralph = ralphComments(s.project.dbPath, 5);
     assert.equal(ralph.length, 1);
@@ -27,7 +35,10 @@ contract('comments', (env) => {
         ['learned', 'discovery', 'task', 'Use a trigger per table', 'Use a trigger per table', 'review-42', 'agent'],
       );
       const session = query(s.project, 'SELECT * FROM agent_sessions WHERE id = ?', 'review-42')[0]!;
-      assert.deepEqual([session.kind, session.started_by, session.status, session.task_id], ['manual', 'agent', 'finished', 5]);
+      assert.deepEqual(
+        [session.kind, session.started_by, session.status, session.task_id],
+        ['manual', 'agent', 'finished', 5],
+      );
       assert.equal(session.started, session.ended);
       s.ok('add_task_comment', { task_id: 4, body: 'second one, same session' });
       assert.equal(query(s.project, 'SELECT count(*) AS n FROM agent_sessions WHERE id = ?', 'review-42')[0]!.n, 1);
@@ -45,7 +56,14 @@ contract('comments', (env) => {
       const other = s.fail('add_task_comment', { task_id: 5, body: 'x', discipline: 'frontend' });
       assert.equal(other.code, 'out_of_scope');
       assert.match(other.message, /comments as discipline backend/);
-      assert.equal(s.fail('append_feature_learning', { feature_name: 'recipes', text: 'Index titles before bodies', source: 'human' }).code, 'invalid_argument');
+      assert.equal(
+        s.fail('append_feature_learning', {
+          feature_name: 'recipes',
+          text: 'Index titles before bodies',
+          source: 'human',
+        }).code,
+        'invalid_argument',
+      );
     });
     const mine = s.ok('add_task_comment', { task_id: 5, body: 'signed by the server' }).comment;
     assert.deepEqual([mine.author, mine.discipline], ['backend', 'backend']);
@@ -80,6 +98,8 @@ contract('comments', (env) => {
     // The migrated blocked_by is a `blocked` signal: shown with the comments, kept as recorded.
     const blocked = comments.find((c: any) => c.body === 'Blocked: Waiting for the SMTP credentials');
     assert.ok(blocked, JSON.stringify(comments));
-    unchanged(s, () => assert.equal(s.fail('update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' }).code, 'conflict'));
+    unchanged(s, () =>
+      assert.equal(s.fail('update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' }).code, 'conflict'),
+    );
   });
 });

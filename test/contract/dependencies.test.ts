@@ -17,8 +17,13 @@ import { unchanged } from './support.js';
 
 /** A task's dependencies as stored: the legacy JSON text, or the normalized child rows in order. */
 function storedDeps(project: Project, generation: string, id: number): unknown {
-  if (generation === 'legacy') return query<{ d: string }>(project, 'SELECT depends_on AS d FROM tasks WHERE id = ?', id)[0]!.d;
-  return query<{ d: number }>(project, 'SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
+  if (generation === 'legacy')
+    return query<{ d: string }>(project, 'SELECT depends_on AS d FROM tasks WHERE id = ?', id)[0]!.d;
+  return query<{ d: number }>(
+    project,
+    'SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id',
+    id,
+  ).map((r) => r.d);
 }
 
 function sql(project: Project, text: string, ...params: unknown[]): void {
@@ -40,11 +45,21 @@ contract('dependencies', (env) => {
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[1]' : [1]);
     assert.deepEqual(s.ok('add_dependency', { task_id: 5, depends_on: 2 }).depends_on, [1, 2]);
     // Adding one that is there writes nothing.
-    unchanged(s, () => assert.deepEqual(s.ok('add_dependency', { task_id: 5, depends_on: 1 }), { task_id: 5, depends_on: [1, 2], changed: false }));
+    unchanged(s, () =>
+      assert.deepEqual(s.ok('add_dependency', { task_id: 5, depends_on: 1 }), {
+        task_id: 5,
+        depends_on: [1, 2],
+        changed: false,
+      }),
+    );
     assert.deepEqual(s.ok('get_task', { id: 5 }).task.depends_on, [1, 2]);
     assert.deepEqual(s.ok('get_task', { id: 1 }).dependents, [2, 5]);
 
-    assert.deepEqual(s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), { task_id: 5, depends_on: [2], changed: true });
+    assert.deepEqual(s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), {
+      task_id: 5,
+      depends_on: [2],
+      changed: true,
+    });
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[2]' : [2]);
     unchanged(s, () => assert.equal(s.ok('remove_dependency', { task_id: 5, depends_on: 1 }).changed, false));
     assert.deepEqual(s.ok('get_task', { id: 1 }).dependents, [2]);
@@ -66,7 +81,15 @@ contract('dependencies', (env) => {
     // 100 dependencies, then one more (yap: opus_review's update_task cannot set depends_on).
     const y = env.open({ recipe: 'yap' }, s.project);
     const ids: number[] = [];
-    for (let i = 0; i < 100; i++) ids.push(y.ok('create_task', { feature: 'search', discipline: 'backend', title: `Prerequisite number ${i}`, duplicate_ok: true }).task.id);
+    for (let i = 0; i < 100; i++)
+      ids.push(
+        y.ok('create_task', {
+          feature: 'search',
+          discipline: 'backend',
+          title: `Prerequisite number ${i}`,
+          duplicate_ok: true,
+        }).task.id,
+      );
     y.ok('update_task', { id: 5, depends_on: ids.slice(0, 99) });
     assert.equal(s.ok('add_dependency', { task_id: 5, depends_on: ids[99] }).depends_on.length, 100);
     unchanged(s, () => {
@@ -108,19 +131,37 @@ contract('dependencies', (env) => {
       assert.deepEqual(refused.details.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
       assert.equal(s.fail('set_task_status', { id: 4, status: 'done', force: true }).code, 'invalid_argument');
       assert.equal(s.fail('set_task_status', { id: 4, status: 'done', reason: 'why' }).code, 'invalid_argument');
-      assert.equal(s.fail('set_task_status', { id: 4, status: 'pending', force: true, reason: 'x' }).code, 'invalid_argument');
+      assert.equal(
+        s.fail('set_task_status', { id: 4, status: 'pending', force: true, reason: 'x' }).code,
+        'invalid_argument',
+      );
     });
-    const forced = s.ok('set_task_status', { id: 4, status: 'done', force: true, reason: 'The tests were written against the finished API' });
+    const forced = s.ok('set_task_status', {
+      id: 4,
+      status: 'done',
+      force: true,
+      reason: 'The tests were written against the finished API',
+    });
     assert.equal(forced.task.status, 'done');
     assert.deepEqual(forced.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
-    assert.equal(forced.comment.body, 'Set done with unfinished dependencies #3 (in_progress): The tests were written against the finished API');
+    assert.equal(
+      forced.comment.body,
+      'Set done with unfinished dependencies #3 (in_progress): The tests were written against the finished API',
+    );
     assert.equal(forced.comment.priority, 'high');
     const status = legacy
       ? query<{ status: string; completed: string }>(s.project, 'SELECT status, completed FROM tasks WHERE id = 4')[0]!
-      : query<{ status: string; completed: string }>(s.project, 'SELECT status, completed FROM runtime_tasks WHERE id = 4')[0]!;
+      : query<{ status: string; completed: string }>(
+          s.project,
+          'SELECT status, completed FROM runtime_tasks WHERE id = 4',
+        )[0]!;
     assert.equal(status.status, 'done');
     assert.ok(status.completed);
-    assert.ok(s.ok('get_task', { id: 4 }).comments.some((c: any) => c.body.startsWith('Set done with unfinished dependencies #3')));
+    assert.ok(
+      s
+        .ok('get_task', { id: 4 })
+        .comments.some((c: any) => c.body.startsWith('Set done with unfinished dependencies #3')),
+    );
     // Once every dependency is done, done needs no force (and writes no comment).
     s.ok('set_task_status', { id: 3, status: 'done' });
     const plain = s.ok('set_task_status', { id: 5, status: 'done' });
@@ -131,7 +172,9 @@ contract('dependencies', (env) => {
     const s = env.open({ recipe: 'signals', task: 4 });
     const r = s.ok('done', { summary: 'all tests written' });
     assert.equal(r.verb, 'done');
-    const status = legacy ? query<{ s: string }>(s.project, 'SELECT status AS s FROM tasks WHERE id = 4') : query<{ s: string }>(s.project, 'SELECT status AS s FROM runtime_tasks WHERE id = 4');
+    const status = legacy
+      ? query<{ s: string }>(s.project, 'SELECT status AS s FROM tasks WHERE id = 4')
+      : query<{ s: string }>(s.project, 'SELECT status AS s FROM runtime_tasks WHERE id = 4');
     assert.equal(status[0]!.s, 'pending');
   });
 
@@ -147,7 +190,10 @@ contract('dependencies', (env) => {
     const w = env.open({ recipe: 'task_execution', task: 4 }, s.project);
     w.ok('report_blocker', { reason: 'The editor form is not finished', on_task_id: 3 });
     const open = s.ok('set_task_status', { id: 4, status: 'in_progress' });
-    assert.deepEqual({ ...open.blocker, detail: undefined }, { resolved: false, upstream_task_id: 3, detail: undefined });
+    assert.deepEqual(
+      { ...open.blocker, detail: undefined },
+      { resolved: false, upstream_task_id: 3, detail: undefined },
+    );
     assert.match(open.blocker.detail, /blocked on task #3 \(Recipe editor form\), which is in_progress/);
     w.ok('report_blocker', { reason: 'Still waiting for the form', on_task_id: 3 });
     s.ok('set_task_status', { id: 3, status: 'done' });

@@ -13,14 +13,26 @@ contract('disciplines', (env) => {
       ['frontend', 'backend', 'quality', 'documentation'],
     );
     const backend = s.ok('get_discipline', { name: 'backend' }).discipline;
-    assert.deepEqual([backend.skills, backend.system_prompt, backend.mcp_tool_overrides], [['node', 'sqlite'], 'You own the API and the database.', null]);
-    s.ok('create_discipline', { name: 'design', display_name: 'Design', icon: 'Palette', color: '#ff00aa', skills: ['figma'] });
+    assert.deepEqual(
+      [backend.skills, backend.system_prompt, backend.mcp_tool_overrides],
+      [['node', 'sqlite'], 'You own the API and the database.', null],
+    );
+    s.ok('create_discipline', {
+      name: 'design',
+      display_name: 'Design',
+      icon: 'Palette',
+      color: '#ff00aa',
+      skills: ['figma'],
+    });
     assert.deepEqual(ralphDiscipline(s.project.dbPath, 'design')!.skills, ['figma']);
     s.ok('update_discipline', { name: 'design', skills: ['figma', 'tokens'], conventions: '- 8px grid' });
     const d = ralphDiscipline(s.project.dbPath, 'design')!;
     assert.deepEqual([d.skills, d.conventions], [['figma', 'tokens'], '- 8px grid']);
     unchanged(s, () => {
-      assert.equal(s.fail('create_discipline', { name: 'design', display_name: 'x', icon: 'x', color: '#000000' }).code, 'conflict');
+      assert.equal(
+        s.fail('create_discipline', { name: 'design', display_name: 'x', icon: 'x', color: '#000000' }).code,
+        'conflict',
+      );
       assert.equal(s.fail('update_discipline', { name: 'design', color: 'red' }).code, 'invalid_argument');
       assert.equal(s.fail('delete_discipline', { name: 'backend' }).code, 'conflict');
     });
@@ -37,7 +49,9 @@ contract('disciplines', (env) => {
     assert.ok(!s.toolNames().includes('create_task'));
     assert.ok(s.toolNames().includes('list_tasks'));
     const full = env.open({}, p);
-    assert.deepEqual(full.ok('get_discipline', { name: 'quality' }).discipline.mcp_tool_overrides, { additional_disabled: ['create_task'] });
+    assert.deepEqual(full.ok('get_discipline', { name: 'quality' }).discipline.mcp_tool_overrides, {
+      additional_disabled: ['create_task'],
+    });
     // Cleared again: none left, and the discipline's sessions have the recipe's whole set.
     overrides({ project: p.root, discipline: 'quality', clear: true });
     assert.ok(env.open({ recipe: 'yap', discipline: 'quality' }, p).toolNames().includes('create_task'));

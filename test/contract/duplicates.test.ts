@@ -13,32 +13,61 @@ import { unchanged } from './support.js';
  * Sample titles: 'Recipe REST endpoints' (#2, recipes), 'Search box with suggestions' (#6, search), …
  */
 contract('duplicate hints', (env) => {
-  const taskCount = (s: { project: any }) => query<{ n: number }>(s.project, env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks')[0]!.n;
+  const taskCount = (s: { project: any }) =>
+    query<{ n: number }>(
+      s.project,
+      env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks',
+    )[0]!.n;
 
   test('create_task: near-duplicate titles come back as hints, most similar first, at most 5', () => {
     const s = env.open({ recipe: 'braindump' });
-    const r = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints for tags' });
+    const r = s.ok('create_task', {
+      feature: 'recipes',
+      discipline: 'backend',
+      title: 'Recipe REST endpoints for tags',
+    });
     // 3 of 5 words ("for" counts: words of 3+ letters, as learnings compare).
-    assert.deepEqual(r.possible_duplicates, [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.6 }]);
+    assert.deepEqual(r.possible_duplicates, [
+      { id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.6 },
+    ]);
     // A title unlike every other: no hints.
-    assert.deepEqual(s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }).possible_duplicates, []);
+    assert.deepEqual(
+      s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }).possible_duplicates,
+      [],
+    );
     // In another feature: still a hint (it says where), never a refusal.
-    const other = s.ok('create_task', { feature: 'recipes', discipline: 'frontend', title: 'Search box with suggestions' });
+    const other = s.ok('create_task', {
+      feature: 'recipes',
+      discipline: 'frontend',
+      title: 'Search box with suggestions',
+    });
     assert.deepEqual(
       other.possible_duplicates.map((h: any) => [h.id, h.feature, h.similarity]),
       [[6, 'search', 1]],
     );
-    for (let i = 0; i < 7; i++) s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset email flow ${i}`, duplicate_ok: true });
+    for (let i = 0; i < 7; i++)
+      s.ok('create_task', {
+        feature: 'auth',
+        discipline: 'backend',
+        title: `Password reset email flow ${i}`,
+        duplicate_ok: true,
+      });
     const many = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset email flow' });
     assert.equal(many.possible_duplicates.length, 5);
-    assert.ok(many.possible_duplicates.every((h: any) => h.similarity >= 0.5 && h.title.startsWith('Password reset email flow')));
+    assert.ok(
+      many.possible_duplicates.every(
+        (h: any) => h.similarity >= 0.5 && h.title.startsWith('Password reset email flow'),
+      ),
+    );
   });
 
   test('create_task: a similar older title is found past many newer ones that share only a common word and one more', () => {
     const s = env.open({ recipe: 'yap' });
-    const old = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale widget' }).task.id;
+    const old = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale widget' })
+      .task.id;
     const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26));
-    for (let i = 0; i < 200; i++) s.ok('create_task', { feature: 'search', discipline: 'backend', title: `Add nested gadget ${letters(i)}x` });
+    for (let i = 0; i < 200; i++)
+      s.ok('create_task', { feature: 'search', discipline: 'backend', title: `Add nested gadget ${letters(i)}x` });
     const r = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale hook' });
     assert.deepEqual(
       r.possible_duplicates.map((h: any) => [h.id, h.similarity]),
@@ -63,7 +92,12 @@ contract('duplicate hints', (env) => {
       elsewhere.possible_duplicates.map((h: any) => [h.id, h.similarity]),
       [[2, 1]],
     );
-    const meant = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints', duplicate_ok: true });
+    const meant = s.ok('create_task', {
+      feature: 'recipes',
+      discipline: 'backend',
+      title: 'Recipe REST endpoints',
+      duplicate_ok: true,
+    });
     assert.equal(meant.task.title, 'Recipe REST endpoints');
     assert.deepEqual(
       meant.possible_duplicates.map((h: any) => h.id),
@@ -74,7 +108,9 @@ contract('duplicate hints', (env) => {
     const title = 'Nightly backup of the recipe database';
     if (env.generation === 'legacy') {
       const db = new Database(s.project.dbPath);
-      db.prepare("INSERT INTO tasks (id, feature, discipline, title, status) VALUES (90, 'recipes', 'backend', ?, 'pending')").run(title);
+      db.prepare(
+        "INSERT INTO tasks (id, feature, discipline, title, status) VALUES (90, 'recipes', 'backend', ?, 'pending')",
+      ).run(title);
       db.close();
       assert.equal(s.fail('create_task', { feature: 'recipes', discipline: 'backend', title }).code, 'conflict');
     }
@@ -83,22 +119,35 @@ contract('duplicate hints', (env) => {
   test('create_task: an exact duplicate is found however many newer titles start with the same words, and follows titles another program changes', () => {
     const s = env.open({ recipe: 'yap' });
     const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset' }).task.id;
-    for (let i = 0; i < 520; i++) s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset ${i}` });
+    for (let i = 0; i < 520; i++)
+      s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset ${i}` });
     const err = s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'password  RESET' });
     assert.equal(err.code, 'conflict');
     assert.deepEqual(err.details.duplicates, [first]);
     // Task #2 retitled by another program: the old title is free, the new one taken.
     const db = new Database(s.project.dbPath);
     if (env.generation === 'legacy') db.prepare("UPDATE tasks SET title = 'Recipe REST API' WHERE id = 2").run();
-    else db.prepare("UPDATE task_details SET title = 'Recipe REST API' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)").run();
+    else
+      db.prepare(
+        "UPDATE task_details SET title = 'Recipe REST API' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)",
+      ).run();
     db.close();
-    assert.deepEqual(s.fail('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST API' }).details.duplicates, [2]);
-    assert.equal(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' }).task.title, 'Recipe REST endpoints');
+    assert.deepEqual(
+      s.fail('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST API' }).details.duplicates,
+      [2],
+    );
+    assert.equal(
+      s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' }).task.title,
+      'Recipe REST endpoints',
+    );
   });
 
   test('the change queue holds only what the index reads: a status change queues nothing, a description change queues its task', () => {
     const s = env.open({ recipe: 'opus_review' });
-    const queued = () => query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map((r) => r.task_id);
+    const queued = () =>
+      query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map(
+        (r) => r.task_id,
+      );
     s.ok('search_tasks', { query: 'recipe' }); // brings the index up to date: the queue is empty
     assert.deepEqual(queued(), []);
     s.ok('set_task_status', { id: 5, status: 'in_progress' });
@@ -114,11 +163,19 @@ contract('duplicate hints', (env) => {
 
   test('creates leave their tasks to the change queue, compared one by one until the index catches up in one batch', () => {
     const s = env.open({ recipe: 'yap' });
-    const queued = () => query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map((r) => r.task_id);
-    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' }).task.id;
+    const queued = () =>
+      query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map(
+        (r) => r.task_id,
+      );
+    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' })
+      .task.id;
     assert.deepEqual(queued(), [first]);
     // Queued tasks count as exact and as near duplicates.
-    assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }).details.duplicates, [first]);
+    assert.deepEqual(
+      s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }).details
+        .duplicates,
+      [first],
+    );
     const near = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys weekly' });
     assert.deepEqual(
       near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]),
@@ -133,13 +190,19 @@ contract('duplicate hints', (env) => {
       db.prepare("UPDATE tasks SET title = 'Audit log retention' WHERE id = ?").run(first);
       db.prepare('DELETE FROM tasks WHERE id = ?').run(near.task.id);
     } else {
-      db.prepare("UPDATE task_details SET title = 'Audit log retention' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)").run(first);
+      db.prepare(
+        "UPDATE task_details SET title = 'Audit log retention' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)",
+      ).run(first);
       db.prepare('DELETE FROM runtime_tasks WHERE id = ?').run(near.task.id);
     }
     db.close();
     const again = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' });
     assert.deepEqual(again.possible_duplicates, []);
-    assert.deepEqual(s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' }).details.duplicates, [first]);
+    assert.deepEqual(
+      s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' }).details
+        .duplicates,
+      [first],
+    );
     // A create that finds more than the bound queued indexes them all first.
     let longest = 0;
     for (let i = 0; longest <= PENDING_TITLES_MAX && i < 3 * PENDING_TITLES_MAX; i++) {
@@ -159,23 +222,48 @@ contract('duplicate hints', (env) => {
 
   test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {
     const s = env.open({ recipe: 'enrichment' });
-    const r = s.ok('spawn_subtasks', { parent_id: 6, tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }] });
-    assert.deepEqual(r.possible_duplicates, [{ index: 1, task_id: r.created[1].id, matches: [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.75 }] }]);
+    const r = s.ok('spawn_subtasks', {
+      parent_id: 6,
+      tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }],
+    });
+    assert.deepEqual(r.possible_duplicates, [
+      {
+        index: 1,
+        task_id: r.created[1].id,
+        matches: [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.75 }],
+      },
+    ]);
     unchanged(s, () => {
-      const err = s.fail('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'part one' }, { title: 'Search box with suggestions' }] });
+      const err = s.fail('spawn_subtasks', {
+        parent_id: 5,
+        tasks: [{ title: 'part one' }, { title: 'Search box with suggestions' }],
+      });
       assert.equal(err.code, 'conflict');
       assert.match(err.message, /^tasks\[1\]: .*already has a task titled/);
     });
-    assert.equal(s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'Search box with suggestions' }], duplicate_ok: true }).created.length, 1);
+    assert.equal(
+      s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'Search box with suggestions' }], duplicate_ok: true })
+        .created.length,
+      1,
+    );
   });
 
   test('create_feature / create_discipline: similar names come back as hints', () => {
     const s = env.open({ recipe: 'braindump' });
     const auth = s.ok('create_feature', { name: 'authentication', display_name: 'Authentication' });
     assert.deepEqual(auth.possible_duplicates, [{ name: 'auth', why: 'contains' }]);
-    assert.deepEqual(s.ok('create_feature', { name: 'recipe', display_name: 'Recipe' }).possible_duplicates, [{ name: 'recipes', why: 'contains' }]);
+    assert.deepEqual(s.ok('create_feature', { name: 'recipe', display_name: 'Recipe' }).possible_duplicates, [
+      { name: 'recipes', why: 'contains' },
+    ]);
     assert.deepEqual(s.ok('create_feature', { name: 'billing', display_name: 'Billing' }).possible_duplicates, []);
-    assert.deepEqual(s.ok('create_discipline', { name: 'front-end', display_name: 'Front end', icon: 'Code', color: '#000000' }).possible_duplicates, [{ name: 'frontend', why: 'same_spelling' }]);
-    assert.deepEqual(s.ok('create_discipline', { name: 'qa', display_name: 'QA', icon: 'Code', color: '#000000' }).possible_duplicates, []);
+    assert.deepEqual(
+      s.ok('create_discipline', { name: 'front-end', display_name: 'Front end', icon: 'Code', color: '#000000' })
+        .possible_duplicates,
+      [{ name: 'frontend', why: 'same_spelling' }],
+    );
+    assert.deepEqual(
+      s.ok('create_discipline', { name: 'qa', display_name: 'QA', icon: 'Code', color: '#000000' }).possible_duplicates,
+      [],
+    );
   });
 });

@@ -24,7 +24,9 @@ contract('list_tasks filters and next_tasks', (env) => {
   const setUpdated = (s: ReturnType<typeof env.open>, id: number, updated: string | null) => {
     const db = sql(s.project);
     try {
-      db.prepare(`UPDATE ${env.generation === 'normalized' ? 'runtime_tasks' : 'tasks'} SET updated = ? WHERE id = ?`).run(updated, id);
+      db.prepare(
+        `UPDATE ${env.generation === 'normalized' ? 'runtime_tasks' : 'tasks'} SET updated = ? WHERE id = ?`,
+      ).run(updated, id);
     } finally {
       db.close();
     }
@@ -41,7 +43,10 @@ contract('list_tasks filters and next_tasks', (env) => {
     assert.deepEqual(list(s, { filter_tag: 'db' }), [1, 5]);
     assert.deepEqual(list(s, { filter_tag: 'UI' }), []);
     assert.deepEqual(list(s, { filter_tag: 'db', filter_status: 'done' }), [1]);
-    assert.deepEqual(list(s, { filter_priority: ['high', 'medium'], filter_discipline: 'backend', filter_feature: 'recipes' }), [1, 2]);
+    assert.deepEqual(
+      list(s, { filter_priority: ['high', 'medium'], filter_discipline: 'backend', filter_feature: 'recipes' }),
+      [1, 2],
+    );
     assert.deepEqual(list(s, { filter_status: ['done', 'blocked'], filter_priority: 'high', filter_tag: 'auth' }), [7]);
   });
 
@@ -57,7 +62,13 @@ contract('list_tasks filters and next_tasks', (env) => {
     assert.deepEqual(list(s, { ready: true, filter_discipline: 'quality' }), [4]);
     assert.deepEqual(list(s, { ready: true, filter_status: ['done', 'blocked'] }), []);
     // A dependency on a task that does not exist is never done.
-    s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Ranking tweaks', priority: 'critical', depends_on: [5] });
+    s.ok('create_task', {
+      feature: 'search',
+      discipline: 'backend',
+      title: 'Ranking tweaks',
+      priority: 'critical',
+      depends_on: [5],
+    });
     assert.deepEqual(list(s, { ready: true, sort: 'priority' }), [5, 4]);
   });
 
@@ -77,7 +88,10 @@ contract('list_tasks filters and next_tasks', (env) => {
     assert.deepEqual(list(s, { updated_since: `${day}T23:59:59-05:00` }), []); // tomorrow, in UTC
     assert.deepEqual(list(s, { sort: 'updated' }), [6, 2, 8, 1, 3, 4, 5, 7]);
     assert.deepEqual(list(s, { sort: 'updated', filter_status: 'done' }), [2, 1]);
-    assert.equal(s.ok('get_task', { id: 2 }).task.updated, env.generation === 'normalized' ? '2026-03-01' : '2026-03-01 10:00:00');
+    assert.equal(
+      s.ok('get_task', { id: 2 }).task.updated,
+      env.generation === 'normalized' ? '2026-03-01' : '2026-03-01 10:00:00',
+    );
   });
 
   test('the cursor pages every sort and refuses a cursor of another query', () => {
@@ -105,7 +119,13 @@ contract('list_tasks filters and next_tasks', (env) => {
     }
     const cursor = s.ok('list_tasks', { sort: 'priority', limit: 2 }).next_cursor;
     assert.deepEqual(ids(s.ok('list_tasks', { sort: 'priority', limit: 2, cursor })), [2, 7]);
-    for (const other of [{ sort: 'id' }, { sort: 'updated' }, { sort: 'priority', filter_tag: 'db' }, { sort: 'priority', ready: true }, {}]) {
+    for (const other of [
+      { sort: 'id' },
+      { sort: 'updated' },
+      { sort: 'priority', filter_tag: 'db' },
+      { sort: 'priority', ready: true },
+      {},
+    ]) {
       const e = s.fail('list_tasks', { ...other, cursor });
       assert.equal(e.code, 'invalid_argument');
       assert.match(e.message, /cursor/);
@@ -136,7 +156,9 @@ contract('list_tasks filters and next_tasks', (env) => {
     // Inside a write: what the open transaction changed counts, and nothing of it outlives a rollback.
     assert.throws(() =>
       s.store.write(() => {
-        s.store.db.run(env.generation === 'normalized' ? 'DELETE FROM runtime_tasks WHERE id = 7' : 'DELETE FROM tasks WHERE id = 7');
+        s.store.db.run(
+          env.generation === 'normalized' ? 'DELETE FROM runtime_tasks WHERE id = 7' : 'DELETE FROM tasks WHERE id = 7',
+        );
         assert.equal(s.store.countTasks({}), 7);
         throw new Error('roll back');
       }),

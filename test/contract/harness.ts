@@ -50,7 +50,11 @@ export function openInProc(project: Project, flags: Omit<SessionOptions, 'projec
     if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 });
     const result = callTool(tool, args, ctx);
     if (!result.isError && !tool.def.annotations.readOnlyHint && tool.def.category !== 'state') {
-      assert.deepEqual(invariants(project.dbPath), [], `after ${name} ${JSON.stringify(args)}: Ralph's read rules (${store.generation})`);
+      assert.deepEqual(
+        invariants(project.dbPath),
+        [],
+        `after ${name} ${JSON.stringify(args)}: Ralph's read rules (${store.generation})`,
+      );
     }
     return result;
   };
@@ -65,7 +69,10 @@ export function openInProc(project: Project, flags: Omit<SessionOptions, 'projec
     },
     fail(name, args) {
       const r = call(name, args);
-      if (!r.isError) throw new Error(`${name} ${JSON.stringify(args)} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`);
+      if (!r.isError)
+        throw new Error(
+          `${name} ${JSON.stringify(args)} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`,
+        );
       return (r.structuredContent as { error: { code: string; message: string } }).error;
     },
     toolNames: () => plan.tools.map((t) => t.def.name).filter((n) => !plan.scope.removed.has(n)),

@@ -28,7 +28,10 @@ contract("Ralph's own writes through our triggers", (env) => {
     s.ok('add_task_comment', { task_id: 6, body: 'quokka two' });
     assert.equal(s.ok('search_tasks', { query: 'quokka' }).results.length, 1);
     if (env.generation === 'legacy') {
-      ralph(s.project.dbPath, "INSERT INTO disciplines (name, display_name, acronym, icon, color) VALUES ('ops', 'Ops', 'OPS', 'x', '#000000')");
+      ralph(
+        s.project.dbPath,
+        "INSERT INTO disciplines (name, display_name, acronym, icon, color) VALUES ('ops', 'Ops', 'OPS', 'x', '#000000')",
+      );
       ralph(s.project.dbPath, "UPDATE task_comments SET discipline = 'ops' WHERE task_id = 6");
       ralph(s.project.dbPath, "DELETE FROM disciplines WHERE name = 'ops'");
       ralph(s.project.dbPath, 'DELETE FROM tasks WHERE id = 6');
@@ -38,20 +41,38 @@ contract("Ralph's own writes through our triggers", (env) => {
     assert.equal(s.ok('search_tasks', { query: 'quokka' }).results.length, 0, 'the index followed the deletes');
   });
 
-  test("the facets mirror follows every write to the columns it copies, ours and Ralph's", { skip: env.generation !== 'normalized' }, () => {
+  test("the facets mirror follows every write to the columns it copies, ours and Ralph's", {
+    skip: env.generation !== 'normalized',
+  }, () => {
     const s = env.open({ recipe: 'opus_review' });
     s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
-    const mirror = () => query(s.project, 'SELECT task_id, status, subsystem_id, details_id, discipline_id, priority FROM ralph_mcp_task_facets ORDER BY task_id');
+    const mirror = () =>
+      query(
+        s.project,
+        'SELECT task_id, status, subsystem_id, details_id, discipline_id, priority FROM ralph_mcp_task_facets ORDER BY task_id',
+      );
     const truth = () =>
-      query(s.project, 'SELECT t.id AS task_id, t.status, t.subsystem_id, t.details_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id ORDER BY t.id');
+      query(
+        s.project,
+        'SELECT t.id AS task_id, t.status, t.subsystem_id, t.details_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id ORDER BY t.id',
+      );
     assert.deepEqual(mirror(), truth());
     s.ok('set_task_status', { id: 5, status: 'done' });
     s.ok('move_task_to_feature', { id: 5, feature: 'search' });
     s.ok('update_task', { id: 3, priority: 'critical' });
     ralph(s.project.dbPath, "UPDATE runtime_tasks SET status = 'blocked' WHERE id = 3");
-    ralph(s.project.dbPath, "UPDATE runtime_tasks SET status = 'skipped', subsystem_id = (SELECT id FROM subsystems WHERE name = 'auth') WHERE id = 6");
-    ralph(s.project.dbPath, 'UPDATE runtime_tasks SET details_id = (SELECT details_id FROM runtime_tasks WHERE id = 2) WHERE id = 7');
-    ralph(s.project.dbPath, "UPDATE task_details SET priority = 'low' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)");
+    ralph(
+      s.project.dbPath,
+      "UPDATE runtime_tasks SET status = 'skipped', subsystem_id = (SELECT id FROM subsystems WHERE name = 'auth') WHERE id = 6",
+    );
+    ralph(
+      s.project.dbPath,
+      'UPDATE runtime_tasks SET details_id = (SELECT details_id FROM runtime_tasks WHERE id = 2) WHERE id = 7',
+    );
+    ralph(
+      s.project.dbPath,
+      "UPDATE task_details SET priority = 'low' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = 2)",
+    );
     assert.deepEqual(mirror(), truth());
     // A row missing from the mirror is made again by the task's next status change.
     ralph(s.project.dbPath, 'DELETE FROM ralph_mcp_task_facets WHERE task_id = 4');
@@ -66,7 +87,10 @@ contract("Ralph's own writes through our triggers", (env) => {
     );
     const next = env.open({ recipe: 'opus_review' }, s.project);
     next.ok('set_task_status', { id: 4, status: 'in_progress' });
-    assert.deepEqual(query(s.project, "SELECT name FROM sqlite_master WHERE name = 'ralph_mcp_facets_runtime_au_v2'"), []);
+    assert.deepEqual(
+      query(s.project, "SELECT name FROM sqlite_master WHERE name = 'ralph_mcp_facets_runtime_au_v2'"),
+      [],
+    );
     assert.deepEqual(mirror(), truth());
   });
 });

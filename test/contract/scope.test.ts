@@ -10,7 +10,10 @@ contract('scope', (env) => {
     assert.equal(s.plan.discipline, 'frontend');
     unchanged(s, () => {
       assert.equal(s.fail('set_task_status', { id: 4, status: 'done' }).code, 'out_of_scope');
-      assert.equal(s.fail('add_feature_context_file', { feature_name: 'search', file_path: 'x.ts' }).code, 'out_of_scope');
+      assert.equal(
+        s.fail('add_feature_context_file', { feature_name: 'search', file_path: 'x.ts' }).code,
+        'out_of_scope',
+      );
     });
     assert.equal(s.ok('add_feature_context_file', { file_path: 'src/ui/form.css' }).feature_name, 'recipes');
     assert.equal(s.ok('set_task_status', { status: 'done' }).task.id, 3);
@@ -19,7 +22,9 @@ contract('scope', (env) => {
 
   test('a discipline session changes only its discipline', () => {
     const s = env.open({ recipe: 'discuss', discipline: 'backend' });
-    unchanged(s, () => assert.equal(s.fail('update_discipline', { name: 'frontend', conventions: 'x' }).code, 'out_of_scope'));
+    unchanged(s, () =>
+      assert.equal(s.fail('update_discipline', { name: 'frontend', conventions: 'x' }).code, 'out_of_scope'),
+    );
     s.ok('update_discipline', { name: 'backend', conventions: '- Thin handlers' });
   });
 

@@ -49,7 +49,12 @@ function failCommitOf(project: Project, tool: string): void {
 }
 
 contract('session scope cannot drift', (env) => {
-  const status = (p: Project, id: number) => query<{ status: string }>(p, `SELECT status FROM ${env.generation === 'legacy' ? 'tasks' : 'runtime_tasks'} WHERE id = ?`, id)[0]?.status;
+  const status = (p: Project, id: number) =>
+    query<{ status: string }>(
+      p,
+      `SELECT status FROM ${env.generation === 'legacy' ? 'tasks' : 'runtime_tasks'} WHERE id = ?`,
+      id,
+    )[0]?.status;
 
   test('a task session keeps its launch feature when it moves its own task', () => {
     const s = env.open({ recipe: 'opus_review', task: '5' }); // task 5 is in search
@@ -65,7 +70,10 @@ contract('session scope cannot drift', (env) => {
       }
     });
     // Its own feature still defaults and is still writable.
-    assert.equal(s.ok('append_feature_learning', { text: 'Rank title matches first in search' }).learning_count > 0, true);
+    assert.equal(
+      s.ok('append_feature_learning', { text: 'Rank title matches first in search' }).learning_count > 0,
+      true,
+    );
     assert.equal(s.ok('move_task_to_feature', { feature: 'search' }).changed, true);
   });
 
@@ -94,10 +102,24 @@ contract('session scope cannot drift', (env) => {
     const warm = env.open({ recipe: 'yap' }, p);
     warm.ok('set_task_status', { id: 6, status: 'draft' });
     failCommitOf(p, 'create_task');
-    const before = query<{ n: number }>(p, "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'")[0]!.n;
+    const before = query<{ n: number }>(
+      p,
+      "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'",
+    )[0]!.n;
     const s = env.open({ recipe: 'yap' }, p);
-    unchanged(s, () => assert.notEqual(s.fail('create_task', { title: 'Never lands', feature: 'search', discipline: 'backend' }).code, 'ok'));
-    assert.equal(query<{ n: number }>(p, "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'")[0]!.n, before);
+    unchanged(s, () =>
+      assert.notEqual(
+        s.fail('create_task', { title: 'Never lands', feature: 'search', discipline: 'backend' }).code,
+        'ok',
+      ),
+    );
+    assert.equal(
+      query<{ n: number }>(
+        p,
+        "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'",
+      )[0]!.n,
+      before,
+    );
   });
 
   test("--discipline on a task of another discipline keeps what the task's discipline removes", () => {
@@ -140,7 +162,13 @@ contract('session scope cannot drift', (env) => {
   test('a launch refuses overrides with an unknown key, and discuss without a discipline', () => {
     const p = env.sample();
     setOverrides(p, 'backend', JSON.stringify({ additional_disabled: [], disabled_tools: ['delete_task'] }));
-    assert.throws(() => openInProc(p, { recipe: 'yap', discipline: 'backend' }), /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/);
-    assert.throws(() => openInProc(env.sample(), { recipe: 'discuss' }), /recipe discuss changes one discipline and none was given; pass --discipline NAME/);
+    assert.throws(
+      () => openInProc(p, { recipe: 'yap', discipline: 'backend' }),
+      /unknown key\(s\) "disabled_tools"; the only key is "additional_disabled"/,
+    );
+    assert.throws(
+      () => openInProc(env.sample(), { recipe: 'discuss' }),
+      /recipe discuss changes one discipline and none was given; pass --discipline NAME/,
+    );
   });
 });

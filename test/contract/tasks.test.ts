@@ -18,7 +18,16 @@ contract('task tools', (env) => {
       [1, 2, 3, 4, 5, 6, 7, 8],
     );
     const { template_id, ...row } = all.tasks[3];
-    assert.deepEqual(row, { id: 4, title: 'Editor end-to-end tests', status: 'pending', priority: 'medium', feature: 'recipes', discipline: 'quality', depends_on: [3], held_by: null });
+    assert.deepEqual(row, {
+      id: 4,
+      title: 'Editor end-to-end tests',
+      status: 'pending',
+      priority: 'medium',
+      feature: 'recipes',
+      discipline: 'quality',
+      depends_on: [3],
+      held_by: null,
+    });
     // Templates exist on Ralph's current schema only: there every row says which one a task came from.
     assert.equal(template_id, env.generation === 'normalized' ? null : undefined);
     const ralph = ralphTaskList(s.project.dbPath);
@@ -57,7 +66,10 @@ contract('task tools', (env) => {
     const r = s.ok('get_task', { id: 3 });
     assert.equal(r.task.title, 'Recipe editor form');
     assert.equal(r.task.feature, 'recipes');
-    assert.deepEqual(r.task.acceptance_criteria, ['Ingredients can be added and removed', 'Shows server validation errors']);
+    assert.deepEqual(r.task.acceptance_criteria, [
+      'Ingredients can be added and removed',
+      'Shows server validation errors',
+    ]);
     assert.deepEqual(r.task.tags, ['ui', 'forms']);
     assert.deepEqual(r.task.depends_on, [2]);
     assert.deepEqual(r.dependencies, [{ id: 2, title: 'Recipe REST endpoints', status: 'done' }]);
@@ -100,7 +112,10 @@ contract('task tools', (env) => {
     assert.deepEqual(t.output_artifacts, ['src/rank.ts']);
     assert.match(t.created!, /^\d{4}-\d{2}-\d{2}$/);
     s.ok('delete_task', { id: 9 });
-    assert.equal(s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Next' }).task.id, env.generation === 'normalized' ? 10 : 9);
+    assert.equal(
+      s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Next' }).task.id,
+      env.generation === 'normalized' ? 10 : 9,
+    );
   });
 
   test('create_task refusals name what is wrong and change nothing', () => {
@@ -120,7 +135,13 @@ contract('task tools', (env) => {
 
   test('update_task: only the given fields; lists replaced whole; cycles refused', () => {
     const s = env.open();
-    const r = s.ok('update_task', { id: 5, title: 'FTS5 index', acceptance_criteria: ['b', 'a'], tags: [], depends_on: [1] });
+    const r = s.ok('update_task', {
+      id: 5,
+      title: 'FTS5 index',
+      acceptance_criteria: ['b', 'a'],
+      tags: [],
+      depends_on: [1],
+    });
     assert.deepEqual(r.changed, ['title', 'acceptance_criteria', 'depends_on', 'tags']);
     const t = ralphTask(s.project.dbPath, 5)!;
     assert.equal(t.title, 'FTS5 index');
@@ -143,7 +164,10 @@ contract('task tools', (env) => {
     s.ok('update_task', { id: 5, hints: 'one' });
     s.ok('update_task', { id: 5, hints: 'two' }); // the same day again: Ralph's head's trigger rewrites `updated`
     const stored = ralphTask(s.project.dbPath, 5)!.updated!;
-    assert.match(stored, env.generation === 'normalized' ? /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ : /^\d{4}-\d{2}-\d{2}$/);
+    assert.match(
+      stored,
+      env.generation === 'normalized' ? /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/ : /^\d{4}-\d{2}-\d{2}$/,
+    );
     assert.equal(s.ok('get_task', { id: 5 }).task.updated, stored.slice(0, 10));
   });
 
@@ -172,7 +196,11 @@ contract('task tools', (env) => {
 
   test('enrich_task: a draft becomes pending with pseudocode; others refused', () => {
     const s = env.open();
-    const r = s.ok('enrich_task', { id: 6, pseudocode: 'debounce, then query', acceptance_criteria: ['shows 5 suggestions'] });
+    const r = s.ok('enrich_task', {
+      id: 6,
+      pseudocode: 'debounce, then query',
+      acceptance_criteria: ['shows 5 suggestions'],
+    });
     assert.equal(r.task.status, 'pending');
     const t = ralphTask(s.project.dbPath, 6)!;
     assert.equal(t.pseudocode, 'debounce, then query');

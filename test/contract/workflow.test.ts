@@ -20,13 +20,22 @@ contract('workflow tools', (env) => {
     );
     assert.equal(ralphTask(s.project.dbPath, 4)!.status, 'blocked');
     const own = ralphComments(s.project.dbPath, 4).at(-1)!;
-    if (own.generation === 'normalized') assert.deepEqual([own.verb, own.on, own.kind, own.detail], ['blocked', 'task #3', 'upstream_task', 'The editor has no test ids']);
+    if (own.generation === 'normalized')
+      assert.deepEqual(
+        [own.verb, own.on, own.kind, own.detail],
+        ['blocked', 'task #3', 'upstream_task', 'The editor has no test ids'],
+      );
     unchanged(s, () => assert.equal(s.fail('report_blocker', { reason: 'x', on_task_id: 4 }).code, 'invalid_argument'));
   });
 
   test('skip_task and spawn_subtasks: all or nothing, dependents rewired', () => {
     const s = env.open({ recipe: 'enrichment' });
-    const split = s.ok('spawn_subtasks', { parent_id: 3, tasks: [{ title: 'Form layout' }, { title: 'Validation messages' }], chain: true, skip_parent: true });
+    const split = s.ok('spawn_subtasks', {
+      parent_id: 3,
+      tasks: [{ title: 'Form layout' }, { title: 'Validation messages' }],
+      chain: true,
+      skip_parent: true,
+    });
     const [a, b] = split.created.map((t: any) => t.id);
     assert.deepEqual(
       split.created.map((t: any) => [t.feature, t.discipline, t.depends_on]),
@@ -50,7 +59,12 @@ contract('workflow tools', (env) => {
     const s = env.open();
     assert.equal(s.ok('move_task_to_feature', { id: 5, feature: 'recipes' }).previous_feature, 'search');
     assert.equal(ralphTask(s.project.dbPath, 5)!.feature, 'recipes');
-    const ctx = s.ok('update_task_context', { id: 3, add_context_files: ['src/ui/Field.tsx'], remove_context_files: ['./src/ui/RecipeForm.tsx'], hints: 'new hint' });
+    const ctx = s.ok('update_task_context', {
+      id: 3,
+      add_context_files: ['src/ui/Field.tsx'],
+      remove_context_files: ['./src/ui/RecipeForm.tsx'],
+      hints: 'new hint',
+    });
     assert.deepEqual([ctx.added, ctx.removed], [['src/ui/Field.tsx'], ['src/ui/RecipeForm.tsx']]);
     const t = ralphTask(s.project.dbPath, 3)!;
     assert.deepEqual([t.context_files, t.hints], [['src/ui/Field.tsx'], 'new hint']);
@@ -76,7 +90,10 @@ contract('workflow tools', (env) => {
   test('claim_next_task: the highest priority ready task, then the next', () => {
     const s = env.open({ recipe: 'worker' });
     const first = s.ok('claim_next_task', {});
-    assert.deepEqual([first.claimed, first.task.id, first.task.status, first.ready_remaining], [true, 5, 'in_progress', 0]);
+    assert.deepEqual(
+      [first.claimed, first.task.id, first.task.status, first.ready_remaining],
+      [true, 5, 'in_progress', 0],
+    );
     assert.equal(ralphTask(s.project.dbPath, 5)!.status, 'in_progress');
     assert.equal(s.fail('claim_next_task', {}).code, 'conflict');
     s.ok('set_task_status', { status: 'done' });

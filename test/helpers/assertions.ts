@@ -71,7 +71,10 @@ export interface RefusalCheck {
   requireMessage?: boolean;
 }
 
-/** Builds a `refused(s, p, name, args, code)`: the call must fail with `code` and leave the snapshot unchanged; it returns the error. */
+/**
+ * Builds a `refused(s, p, name, args, code)`: the call must fail with `code` and leave the snapshot unchanged; it
+ * returns the error.
+ */
 export function makeRefused({ snapshot = dump, what = 'the database', requireMessage = false }: RefusalCheck = {}) {
   return async (s: Session, p: Project, name: string, args: Record<string, unknown>, code: string) => {
     const before = snapshot(p);
@@ -86,7 +89,10 @@ export function makeRefused({ snapshot = dump, what = 'the database', requireMes
 /** Calls a tool that must be refused with `code`, proves the database did not change, and returns the error. */
 export const refused = makeRefused();
 
-/** The project and session of a useSession suite; read them inside tests and hooks, not while the suite is being defined. */
+/**
+ * The project and session of a useSession suite; read them inside tests and hooks, not while the suite is being
+ * defined.
+ */
 export interface SessionContext {
   readonly p: Project;
   readonly s: Session;
@@ -99,7 +105,10 @@ export interface TwoSessionContext {
   readonly b: Session;
 }
 
-/** Registers before/after hooks in the enclosing describe: make a project, start one session per flag list on it (together), close them all. */
+/**
+ * Registers before/after hooks in the enclosing describe: make a project, start one session per flag list on it
+ * (together), close them all.
+ */
 function sessionHooks(makeProject: () => Project, flagLists: string[][]) {
   let p: Project | undefined;
   let sessions: Session[] = [];
@@ -118,7 +127,10 @@ function sessionHooks(makeProject: () => Project, flagLists: string[][]) {
   return { project: () => started(p), session: (i: number) => started(sessions[i]) };
 }
 
-/** In the enclosing describe: makes a project (default: the sample project) and starts a session on it before the tests, closes it after. */
+/**
+ * In the enclosing describe: makes a project (default: the sample project) and starts a session on it before the tests,
+ * closes it after.
+ */
 export function useSession(flags: string[] = [], makeProject: () => Project = sampleProject): SessionContext {
   const hooks = sessionHooks(makeProject, [flags]);
   return {
@@ -131,7 +143,10 @@ export function useSession(flags: string[] = [], makeProject: () => Project = sa
   };
 }
 
-/** In the enclosing describe: one sample project and two sessions on it (for concurrent writers), started before the tests, closed after. */
+/**
+ * In the enclosing describe: one sample project and two sessions on it (for concurrent writers), started before the
+ * tests, closed after.
+ */
 export function useTwoSessions(flagsA: string[] = [], flagsB: string[] = []): TwoSessionContext {
   const hooks = sessionHooks(sampleProject, [flagsA, flagsB]);
   return {

@@ -16,7 +16,10 @@ export const UNDER_CI = process.env.RALPH_CI === '1';
 
 function fixtureSkip(present: boolean, what: string, dir: string, variable: string): string | false {
   if (present) return false;
-  if (UNDER_CI) throw new Error(`${what} not found in ${dir}: under CI (RALPH_CI=1) every fixture test must run; put them there or set ${variable}`);
+  if (UNDER_CI)
+    throw new Error(
+      `${what} not found in ${dir}: under CI (RALPH_CI=1) every fixture test must run; put them there or set ${variable}`,
+    );
   return `${what} not found in ${dir} (set ${variable}); skipping`;
 }
 
@@ -29,13 +32,25 @@ export function updateGolden(): boolean {
 
 /** Ralph's real databases live in ../shared (never copied into this repo); RALPH_FIXTURES overrides. */
 export const FIXTURES_DIR = process.env.RALPH_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days');
-export const FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db'] as const;
+export const FIXTURES = [
+  '01-desktop-blank.db',
+  '02-desktop-feature.db',
+  '03-desktop-tasks.db',
+  '04-desktop-dev.db',
+] as const;
 export const fixturesPresent = (): boolean => FIXTURES.every((f) => existsSync(join(FIXTURES_DIR, f)));
 export const FIXTURE_SKIP = fixtureSkip(fixturesPresent(), "Ralph's legacy fixtures", FIXTURES_DIR, 'RALPH_FIXTURES');
 
 /** The databases Ralph's generator wrote at its head (the normalized generation); RALPH_HEAD_FIXTURES overrides. */
-export const HEAD_FIXTURES_DIR = process.env.RALPH_HEAD_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days-head');
-export const HEAD_FIXTURES = ['01-desktop-blank.db', '02-desktop-feature.db', '03-desktop-tasks.db', '04-desktop-dev.db', '05-desktop-templates.db'] as const;
+export const HEAD_FIXTURES_DIR =
+  process.env.RALPH_HEAD_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days-head');
+export const HEAD_FIXTURES = [
+  '01-desktop-blank.db',
+  '02-desktop-feature.db',
+  '03-desktop-tasks.db',
+  '04-desktop-dev.db',
+  '05-desktop-templates.db',
+] as const;
 export const HEAD_FIXTURE_SKIP = fixtureSkip(
   HEAD_FIXTURES.every((f) => existsSync(join(HEAD_FIXTURES_DIR, f))),
   "Ralph head's fixtures",
@@ -50,7 +65,8 @@ export const HEAD_FIXTURE_SKIP = fixtureSkip(
  * end-to-end files once more under each of the other two.
  */
 export const SERVER_RUNTIME = (process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') as 'node' | 'bun' | 'exe';
-if (!['node', 'bun', 'exe'].includes(SERVER_RUNTIME)) throw new Error(`RALPH_MCP_TEST_RUNTIME must be node, bun or exe, got ${SERVER_RUNTIME}`);
+if (!['node', 'bun', 'exe'].includes(SERVER_RUNTIME))
+  throw new Error(`RALPH_MCP_TEST_RUNTIME must be node, bun or exe, got ${SERVER_RUNTIME}`);
 export const BUN = process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun');
 export const EXE = process.env.RALPH_MCP_TEST_EXE ?? join(REPO, 'dist', 'ralph-mcp-linux-x64');
 

@@ -10,7 +10,10 @@ export const GENERATED_TOKEN_LINE = /^ralph-mcp: HTTP bearer token for this run 
  * with the bearer token clients must send (the one given, else the one it generated and printed).
  * stdout is collected so a test can check that nothing was ever written there.
  */
-export async function startHttpServer(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; port: number; token: string; stdout: () => string; stderr: () => string }> {
+export async function startHttpServer(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; port: number; token: string; stdout: () => string; stderr: () => string }> {
   const cmd = serverCommand([...args, '--transport', 'http', '--port', '0']);
   const child = spawn(cmd.command, cmd.args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let err = '';

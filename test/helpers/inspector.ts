@@ -17,7 +17,10 @@ export interface Run {
 export function inspect(target: string[], method: string[], viaBin = false, env: NodeJS.ProcessEnv = {}): Promise<Run> {
   const entry = viaBin ? [join(INSPECTOR_BUILD, 'cli.js'), '--cli'] : [join(INSPECTOR_BUILD, 'index.js')];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...target, ...method], { env: { ...INSPECTOR_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...entry, ...target, ...method], {
+      env: { ...INSPECTOR_ENV, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString()));

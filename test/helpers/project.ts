@@ -20,7 +20,8 @@ export function tempDir(prefix = 'ralph-mcp-test-'): string {
 }
 
 /** The sample project (see scripts/sampleProject.ts), freshly made in a temp dir: legacy unless asked. */
-export const sampleProject = (schema: Generation = 'legacy'): Project => createSampleProject(tempDir(), undefined, schema);
+export const sampleProject = (schema: Generation = 'legacy'): Project =>
+  createSampleProject(tempDir(), undefined, schema);
 
 /** An empty project made by `init`: the legacy generation, no disciplines (what the tests written for it expect). */
 export const emptyProject = (): Project => initProject(tempDir(), { schema: 'legacy', disciplines: false });
@@ -67,7 +68,9 @@ export function dump(project: Project): string {
   const db = sql(project);
   try {
     const tables = db
-      .prepare("SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' AND substr(name, 1, 10) <> 'ralph_mcp_' ORDER BY name")
+      .prepare(
+        "SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' AND substr(name, 1, 10) <> 'ralph_mcp_' ORDER BY name",
+      )
       .all() as { name: string; sql: string }[];
     const parts = tables.map((t) => t.sql ?? '');
     for (const t of tables) {
@@ -82,7 +85,12 @@ export function dump(project: Project): string {
 
 export function setOverrides(project: Project, discipline: string, disabled: string[] | string | null): void {
   const db = sql(project);
-  const value = disabled === null ? null : typeof disabled === 'string' ? disabled : JSON.stringify({ additional_disabled: disabled });
+  const value =
+    disabled === null
+      ? null
+      : typeof disabled === 'string'
+        ? disabled
+        : JSON.stringify({ additional_disabled: disabled });
   db.prepare('UPDATE disciplines SET mcp_tool_overrides = ? WHERE name = ?').run(value, discipline);
   db.close();
 }

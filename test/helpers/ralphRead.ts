@@ -205,7 +205,9 @@ function taskListNormalized(db: Db): RalphTaskListItem[] {
   const tasks = all(db, TASK_LIST_SQL).map(listItemOf);
   // Ralph reads the four side tables whole, keyed by task id (same ORDER BYs).
   const tags = groupBy(all(db, 'SELECT task_id, tag FROM task_tags ORDER BY task_id, id'), (r) => r.tag as string);
-  const deps = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies ORDER BY task_id, id'), (r) => num(r.depends_on_task_id));
+  const deps = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies ORDER BY task_id, id'), (r) =>
+    num(r.depends_on_task_id),
+  );
   const criteria = countBy(db, 'SELECT task_id, COUNT(*) AS n FROM task_acceptance_criteria GROUP BY task_id');
   const signals = countBy(db, 'SELECT task_id, COUNT(*) AS n FROM task_signals GROUP BY task_id');
   for (const t of tasks) {
@@ -325,8 +327,12 @@ function taskNormalized(db: Db, id: number): RalphTask | undefined {
     feature: r.subsystem as string,
     discipline: r.discipline as string,
     tags: strings('SELECT tag FROM task_tags WHERE task_id = ? ORDER BY id'),
-    depends_on: column(db, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map(num),
-    acceptance_criteria: strings('SELECT criterion FROM task_acceptance_criteria WHERE task_id = ? ORDER BY criterion_order'),
+    depends_on: column(db, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map(
+      num,
+    ),
+    acceptance_criteria: strings(
+      'SELECT criterion FROM task_acceptance_criteria WHERE task_id = ? ORDER BY criterion_order',
+    ),
     context_files: strings('SELECT file_path FROM task_context_files WHERE task_id = ? ORDER BY id'),
     output_artifacts: strings('SELECT artifact_path FROM task_output_artifacts WHERE task_id = ? ORDER BY id'),
     template_id: u32(r.template_id),
@@ -438,7 +444,11 @@ function rustLines(s: string): string[] {
 
 function commentsLegacy(db: Db, taskId: number): LegacyComment[] {
   // 936f316 get_comments_for_task, already oldest first.
-  return all(db, 'SELECT id, author, discipline, agent_task_id, priority, body, created FROM task_comments WHERE task_id = ? ORDER BY id', taskId).map((r) => ({
+  return all(
+    db,
+    'SELECT id, author, discipline, agent_task_id, priority, body, created FROM task_comments WHERE task_id = ? ORDER BY id',
+    taskId,
+  ).map((r) => ({
     generation: 'legacy',
     id: num(r.id),
     author: r.author as string,
@@ -497,7 +507,9 @@ function commentsNormalized(db: Db, taskId: number): SignalComment[] {
 
 /** Oldest first (ascending id) in both generations. */
 export function ralphComments(dbPath: string, taskId: number): RalphComment[] {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? commentsNormalized(db, taskId) : commentsLegacy(db, taskId)));
+  return withDb(dbPath, (db) =>
+    generationOfDb(db) === 'normalized' ? commentsNormalized(db, taskId) : commentsLegacy(db, taskId),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -551,7 +563,16 @@ const LEARNING_SOURCES = ['agent', 'human', 'opus_reviewed'] as const;
  * such element makes Ralph see NO learnings at all for that feature.
  */
 function legacyLearning(v: unknown): RalphLearning | undefined {
-  const blank = { id: null, reason: null, summary: null, created: null, updated: null, task_id: null, iteration: null, discipline: null };
+  const blank = {
+    id: null,
+    reason: null,
+    summary: null,
+    created: null,
+    updated: null,
+    task_id: null,
+    iteration: null,
+    discipline: null,
+  };
   if (typeof v === 'string') return { ...blank, text: v, body: v, source: 'auto', hit_count: 1, reviewed: false };
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
@@ -642,7 +663,9 @@ function featureNormalized(db: Db, name: string): RalphFeature | undefined {
 
 /** Case-insensitive on normalized databases (NOCASE column), exact on legacy ones. */
 export function ralphFeature(dbPath: string, name: string): RalphFeature | undefined {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? featureNormalized(db, name) : featureLegacy(db, name)));
+  return withDb(dbPath, (db) =>
+    generationOfDb(db) === 'normalized' ? featureNormalized(db, name) : featureLegacy(db, name),
+  );
 }
 
 export interface RalphMcpServer {
@@ -718,9 +741,17 @@ function disciplineLegacy(db: Db, name: string): RalphDiscipline | undefined {
 
 function mcpServersNormalized(db: Db, disciplineId: number): RalphMcpServer[] {
   // helpers.rs read_mcp_servers: servers by id, args by arg_order (id breaks ties here), env as a map.
-  return all(db, 'SELECT id, name, command FROM discipline_mcp_servers WHERE discipline_id = ? ORDER BY id', disciplineId).map((s) => {
+  return all(
+    db,
+    'SELECT id, name, command FROM discipline_mcp_servers WHERE discipline_id = ? ORDER BY id',
+    disciplineId,
+  ).map((s) => {
     const sid = num(s.id);
-    const args = column(db, 'SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id', sid).map(String);
+    const args = column(
+      db,
+      'SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id',
+      sid,
+    ).map(String);
     const env: Record<string, string> = {};
     for (const e of all(db, 'SELECT key, value FROM discipline_mcp_server_env WHERE server_id = ? ORDER BY id', sid)) {
       env[e.key as string] = e.value as string;
@@ -746,7 +777,9 @@ function disciplineNormalized(db: Db, name: string): RalphDiscipline | undefined
 
 /** Case-insensitive on normalized databases (NOCASE column), exact on legacy ones. */
 export function ralphDiscipline(dbPath: string, name: string): RalphDiscipline | undefined {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? disciplineNormalized(db, name) : disciplineLegacy(db, name)));
+  return withDb(dbPath, (db) =>
+    generationOfDb(db) === 'normalized' ? disciplineNormalized(db, name) : disciplineLegacy(db, name),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -781,7 +814,12 @@ function integrityCheck(db: Db): string[] {
 
 function foreignKeyCheck(db: Db): string[] {
   db.pragma('foreign_keys = ON'); // Ralph opens every connection with foreign_keys = ON
-  const rows = db.pragma('foreign_key_check') as { table: string; rowid: number | null; parent: string; fkid: number }[];
+  const rows = db.pragma('foreign_key_check') as {
+    table: string;
+    rowid: number | null;
+    parent: string;
+    fkid: number;
+  }[];
   return rows.map((r) => `${r.table} rowid ${String(r.rowid)} has no parent row in ${r.parent} (fk #${r.fkid})`);
 }
 
@@ -790,12 +828,19 @@ function rowsAsViolations(db: Db, sql: string, describe: (r: Row) => string): st
   return all(db, sql).map(describe);
 }
 
-function valuesOutside(db: Db, table: string, col: string, allowed: readonly (string | number)[], key = 'id'): string[] {
+function valuesOutside(
+  db: Db,
+  table: string,
+  col: string,
+  allowed: readonly (string | number)[],
+  key = 'id',
+): string[] {
   const list = allowed.map((v) => (typeof v === 'number' ? String(v) : `'${v}'`)).join(', ');
   return rowsAsViolations(
     db,
     `SELECT ${key} AS k, "${col}" AS v FROM ${table} WHERE "${col}" IS NOT NULL AND "${col}" NOT IN (${list})`,
-    (r) => `${table}.${col} = ${JSON.stringify(r.v)} (${table} ${key} ${String(r.k)}) is not one of ${allowed.join('/')}`,
+    (r) =>
+      `${table}.${col} = ${JSON.stringify(r.v)} (${table} ${key} ${String(r.k)}) is not one of ${allowed.join('/')}`,
   );
 }
 
@@ -804,7 +849,15 @@ const CLOCK = /([01]\d|2[0-3]):[0-5]\d:[0-5]\d/.source;
 const DATE_TIME_SPACE = new RegExp(`^${DATE.source.slice(1, -1)} ${CLOCK}$`);
 const RFC3339_UTC = new RegExp(`^${DATE.source.slice(1, -1)}T${CLOCK}(\\.\\d+)?Z$`);
 
-function formatViolations(db: Db, table: string, col: string, ok: (v: string) => boolean, nullable: boolean, expected: string, key = 'id'): string[] {
+function formatViolations(
+  db: Db,
+  table: string,
+  col: string,
+  ok: (v: string) => boolean,
+  nullable: boolean,
+  expected: string,
+  key = 'id',
+): string[] {
   const out: string[] = [];
   for (const r of all(db, `SELECT ${key} AS k, "${col}" AS v FROM ${table}`)) {
     if (r.v === null && nullable) continue;
@@ -819,7 +872,9 @@ const isRfc3339 = (v: string) => RFC3339_UTC.test(v);
 const isUpdated = (v: string) => DATE.test(v) || DATE_TIME_SPACE.test(v);
 
 function dependencyCycles(db: Db): string[] {
-  const edges = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies'), (r) => num(r.depends_on_task_id));
+  const edges = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies'), (r) =>
+    num(r.depends_on_task_id),
+  );
   return cyclesIn(edges).map((c) => `dependency cycle: ${c.join(' -> ')}`);
 }
 
@@ -854,7 +909,11 @@ function cyclesIn(edges: Map<number, number[]>): number[][] {
 }
 
 const NORMALIZED: Invariant[] = [
-  { name: 'integrity_check', rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)', check: integrityCheck },
+  {
+    name: 'integrity_check',
+    rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)',
+    check: integrityCheck,
+  },
   { name: 'foreign_key_check', rule: 'PRAGMA foreign_key_check is empty', check: foreignKeyCheck },
   {
     name: 'task_status_known',
@@ -864,7 +923,12 @@ const NORMALIZED: Invariant[] = [
   {
     name: 'done_has_completed',
     rule: "status 'done' implies completed is set",
-    check: (db) => rowsAsViolations(db, "SELECT id FROM runtime_tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
+    check: (db) =>
+      rowsAsViolations(
+        db,
+        "SELECT id FROM runtime_tasks WHERE status = 'done' AND completed IS NULL",
+        (r) => `task ${String(r.id)} is done but completed is NULL`,
+      ),
   },
   {
     name: 'task_joins_resolve',
@@ -911,22 +975,39 @@ const NORMALIZED: Invariant[] = [
         (r) => `signal ${String(r.id)}: agent session ${JSON.stringify(r.session_id)} missing`,
       ),
   },
-  { name: 'priority_known', rule: 'task_details.priority is low/medium/high/critical or NULL', check: (db) => valuesOutside(db, 'task_details', 'priority', RALPH_PRIORITIES) },
-  { name: 'provenance_known', rule: 'runtime_tasks.provenance is agent/human/system or NULL', check: (db) => valuesOutside(db, 'runtime_tasks', 'provenance', RALPH_PROVENANCES) },
+  {
+    name: 'priority_known',
+    rule: 'task_details.priority is low/medium/high/critical or NULL',
+    check: (db) => valuesOutside(db, 'task_details', 'priority', RALPH_PRIORITIES),
+  },
+  {
+    name: 'provenance_known',
+    rule: 'runtime_tasks.provenance is agent/human/system or NULL',
+    check: (db) => valuesOutside(db, 'runtime_tasks', 'provenance', RALPH_PROVENANCES),
+  },
   {
     name: 'agent_known',
     rule: 'task_details/disciplines agent is claude/codex or NULL',
-    check: (db) => [...valuesOutside(db, 'task_details', 'agent', RALPH_AGENTS), ...valuesOutside(db, 'disciplines', 'agent', RALPH_AGENTS)],
+    check: (db) => [
+      ...valuesOutside(db, 'task_details', 'agent', RALPH_AGENTS),
+      ...valuesOutside(db, 'disciplines', 'agent', RALPH_AGENTS),
+    ],
   },
   {
     name: 'effort_known',
     rule: 'task_details/disciplines effort is low/medium/high or NULL',
-    check: (db) => [...valuesOutside(db, 'task_details', 'effort', RALPH_EFFORTS), ...valuesOutside(db, 'disciplines', 'effort', RALPH_EFFORTS)],
+    check: (db) => [
+      ...valuesOutside(db, 'task_details', 'effort', RALPH_EFFORTS),
+      ...valuesOutside(db, 'disciplines', 'effort', RALPH_EFFORTS),
+    ],
   },
   {
     name: 'thinking_known',
     rule: 'task_details/disciplines thinking is 0/1 or NULL',
-    check: (db) => [...valuesOutside(db, 'task_details', 'thinking', [0, 1]), ...valuesOutside(db, 'disciplines', 'thinking', [0, 1])],
+    check: (db) => [
+      ...valuesOutside(db, 'task_details', 'thinking', [0, 1]),
+      ...valuesOutside(db, 'disciplines', 'thinking', [0, 1]),
+    ],
   },
   {
     name: 'acronym_format',
@@ -982,7 +1063,11 @@ const NORMALIZED: Invariant[] = [
     rule: 'task titles, subsystem/discipline names and display names, comment bodies are not blank (Ralph refuses blank ones)',
     check: (db) => {
       const blank = (table: string, col: string) =>
-        rowsAsViolations(db, `SELECT id, "${col}" AS v FROM ${table} WHERE trim("${col}") = ''`, (r) => `${table}.${col} is blank (${table} id ${String(r.id)})`);
+        rowsAsViolations(
+          db,
+          `SELECT id, "${col}" AS v FROM ${table} WHERE trim("${col}") = ''`,
+          (r) => `${table}.${col} is blank (${table} id ${String(r.id)})`,
+        );
       return [
         ...blank('task_details', 'title'),
         ...blank('subsystems', 'name'),
@@ -1018,7 +1103,13 @@ const NORMALIZED: Invariant[] = [
 ];
 
 /** JSON-array TEXT columns of the legacy schema. NULL in a features/disciplines list drops the WHOLE row. */
-const LEGACY_LISTS: { table: string; key: string; col: string; nullDropsRow: boolean; item: (v: unknown) => unknown }[] = [
+const LEGACY_LISTS: {
+  table: string;
+  key: string;
+  col: string;
+  nullDropsRow: boolean;
+  item: (v: unknown) => unknown;
+}[] = [
   { table: 'tasks', key: 'id', col: 'tags', nullDropsRow: false, item: asString },
   { table: 'tasks', key: 'id', col: 'depends_on', nullDropsRow: false, item: asU32 },
   { table: 'tasks', key: 'id', col: 'acceptance_criteria', nullDropsRow: false, item: asString },
@@ -1038,7 +1129,8 @@ function legacyJsonArrays(db: Db): string[] {
     for (const r of all(db, `SELECT ${l.key} AS k, ${l.col} AS v FROM ${l.table}`)) {
       // 936f316 reads tasks' NULL lists as '[]', but features/disciplines rows with a NULL list vanish.
       if (r.v === null && !l.nullDropsRow) continue;
-      if (!Array.isArray(parseJson(r.v))) out.push(`${l.table}.${l.col} of ${String(r.k)} is not a JSON array: ${JSON.stringify(r.v)}`);
+      if (!Array.isArray(parseJson(r.v)))
+        out.push(`${l.table}.${l.col} of ${String(r.k)} is not a JSON array: ${JSON.stringify(r.v)}`);
     }
   }
   return out;
@@ -1052,7 +1144,10 @@ function legacyJsonItems(db: Db): string[] {
       if (!Array.isArray(parsed)) continue; // legacy_json_arrays reports those
       const bad = parsed.findIndex((x) => l.item(x) === undefined);
       // serde fails the whole Vec on one bad element, so Ralph sees an empty list.
-      if (bad >= 0) out.push(`${l.table}.${l.col} of ${String(r.k)}: element ${bad} ${JSON.stringify(parsed[bad])} is unreadable (Ralph sees [])`);
+      if (bad >= 0)
+        out.push(
+          `${l.table}.${l.col} of ${String(r.k)}: element ${bad} ${JSON.stringify(parsed[bad])} is unreadable (Ralph sees [])`,
+        );
     }
   }
   return out;
@@ -1070,7 +1165,11 @@ function legacyDependsOnExists(db: Db): string[] {
 }
 
 const LEGACY: Invariant[] = [
-  { name: 'integrity_check', rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)', check: integrityCheck },
+  {
+    name: 'integrity_check',
+    rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)',
+    check: integrityCheck,
+  },
   { name: 'foreign_key_check', rule: 'PRAGMA foreign_key_check is empty', check: foreignKeyCheck },
   {
     name: 'task_status_known',
@@ -1080,10 +1179,23 @@ const LEGACY: Invariant[] = [
   {
     name: 'done_has_completed',
     rule: "status 'done' implies completed is set (no CHECK in the legacy schema)",
-    check: (db) => rowsAsViolations(db, "SELECT id FROM tasks WHERE status = 'done' AND completed IS NULL", (r) => `task ${String(r.id)} is done but completed is NULL`),
+    check: (db) =>
+      rowsAsViolations(
+        db,
+        "SELECT id FROM tasks WHERE status = 'done' AND completed IS NULL",
+        (r) => `task ${String(r.id)} is done but completed is NULL`,
+      ),
   },
-  { name: 'priority_known', rule: 'tasks.priority is low/medium/high/critical or NULL', check: (db) => valuesOutside(db, 'tasks', 'priority', RALPH_PRIORITIES) },
-  { name: 'provenance_known', rule: 'tasks.provenance is agent/human/system or NULL', check: (db) => valuesOutside(db, 'tasks', 'provenance', RALPH_PROVENANCES) },
+  {
+    name: 'priority_known',
+    rule: 'tasks.priority is low/medium/high/critical or NULL',
+    check: (db) => valuesOutside(db, 'tasks', 'priority', RALPH_PRIORITIES),
+  },
+  {
+    name: 'provenance_known',
+    rule: 'tasks.provenance is agent/human/system or NULL',
+    check: (db) => valuesOutside(db, 'tasks', 'provenance', RALPH_PROVENANCES),
+  },
   {
     name: 'acronym_format',
     rule: 'feature and discipline acronyms are exactly 4 of [A-Z0-9]',
@@ -1093,7 +1205,11 @@ const LEGACY: Invariant[] = [
     ],
   },
   { name: 'legacy_json_arrays', rule: 'every JSON list column holds a JSON array', check: legacyJsonArrays },
-  { name: 'legacy_json_items', rule: 'every JSON list element has the type Ralph deserializes (else Ralph sees an empty list)', check: legacyJsonItems },
+  {
+    name: 'legacy_json_items',
+    rule: 'every JSON list element has the type Ralph deserializes (else Ralph sees an empty list)',
+    check: legacyJsonItems,
+  },
   { name: 'depends_on_exists', rule: 'tasks.depends_on names existing task ids', check: legacyDependsOnExists },
 ];
 

@@ -25,7 +25,9 @@ export interface StandIn {
 
 type Answer = { status: number; body: string; contentType?: string };
 
-export async function startRalphApi(opts: { dbPath?: string; answer?: (r: Recorded) => Answer | undefined } = {}): Promise<StandIn> {
+export async function startRalphApi(
+  opts: { dbPath?: string; answer?: (r: Recorded) => Answer | undefined } = {},
+): Promise<StandIn> {
   const requests: Recorded[] = [];
   let dbPath: string | null = null;
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -39,7 +41,12 @@ export async function startRalphApi(opts: { dbPath?: string; answer?: (r: Record
       } catch {
         /* recorded as text */
       }
-      const r: Recorded = { method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], body };
+      const r: Recorded = {
+        method: req.method ?? '',
+        path: req.url ?? '',
+        contentType: req.headers['content-type'],
+        body,
+      };
       requests.push(r);
       const a = opts.answer?.(r) ?? ralph(r);
       res.writeHead(a.status, { 'content-type': a.contentType ?? 'application/json' });
@@ -51,12 +58,18 @@ export async function startRalphApi(opts: { dbPath?: string; answer?: (r: Record
   function ralph(r: Recorded): Answer {
     const json = (status: number, v: unknown): Answer => ({ status, body: JSON.stringify(v) });
     if (r.path === '/api/set-db-path') {
-      if (typeof r.body?.db_path !== 'string') return { status: 400, body: 'Missing db_path', contentType: 'text/plain' };
+      if (typeof r.body?.db_path !== 'string')
+        return { status: 400, body: 'Missing db_path', contentType: 'text/plain' };
       dbPath = r.body.db_path;
       return { status: 200, body: 'Database path set', contentType: 'text/plain' };
     }
     if (r.path === '/api/task-signal') {
-      if (typeof r.body !== 'object' || typeof r.body.task_id !== 'number') return { status: 422, body: 'Failed to deserialize the JSON body into the target type', contentType: 'text/plain' };
+      if (typeof r.body !== 'object' || typeof r.body.task_id !== 'number')
+        return {
+          status: 422,
+          body: 'Failed to deserialize the JSON body into the target type',
+          contentType: 'text/plain',
+        };
       if (dbPath === null) return json(503, { error: 'Database path not set' });
       if (opts.dbPath === undefined) return json(200, { success: true, verb: r.body.verb });
       try {
@@ -80,7 +93,10 @@ export async function startRalphApi(opts: { dbPath?: string; answer?: (r: Record
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'); // chrono "%Y-%m-%dT%H:%M:%SZ"
 
 /** Ralph's insert_<verb>_signal, one transaction per call as its connection autocommits each statement. */
-function insertSignal(path: string, req: { task_id: number; session_id: string; verb: string; payload: Record<string, any> }): void {
+function insertSignal(
+  path: string,
+  req: { task_id: number; session_id: string; verb: string; payload: Record<string, any> },
+): void {
   const db = new Database(path);
   try {
     db.pragma('foreign_keys = ON');
@@ -96,7 +112,9 @@ function insertSignal(path: string, req: { task_id: number; session_id: string; 
       if (v.trim() === '') throw new Error(`${k} cannot be empty`);
       return v.trim();
     };
-    const exists = db.prepare('SELECT COUNT(*) > 0 AS x FROM agent_sessions WHERE id = ?').get(req.session_id) as { x: number };
+    const exists = db.prepare('SELECT COUNT(*) > 0 AS x FROM agent_sessions WHERE id = ?').get(req.session_id) as {
+      x: number;
+    };
     const t = now();
     if (!exists.x) {
       db.prepare(
@@ -106,62 +124,48 @@ function insertSignal(path: string, req: { task_id: number; session_id: string; 
     const base = [req.task_id, req.session_id];
     switch (req.verb) {
       case 'done':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, summary, created) VALUES (?, ?, 'done', ?, ?)").run(...base, nonEmpty('summary'), t);
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, summary, created) VALUES (?, ?, 'done', ?, ?)",
+        ).run(...base, nonEmpty('summary'), t);
         break;
       case 'partial':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, summary, remaining, created) VALUES (?, ?, 'partial', ?, ?, ?)").run(...base, nonEmpty('summary'), nonEmpty('remaining'), t);
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, summary, remaining, created) VALUES (?, ?, 'partial', ?, ?, ?)",
+        ).run(...base, nonEmpty('summary'), nonEmpty('remaining'), t);
         break;
       case 'stuck':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, reason, created) VALUES (?, ?, 'stuck', ?, ?)").run(...base, nonEmpty('reason'), t);
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, reason, created) VALUES (?, ?, 'stuck', ?, ?)",
+        ).run(...base, nonEmpty('reason'), t);
         break;
       case 'ask': {
-        const options = Array.isArray(p.options) ? p.options.filter((o: unknown) => typeof o === 'string').join('\n') : null;
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, question, options, preferred, blocking, created) VALUES (?, ?, 'ask', ?, ?, ?, ?, ?)").run(
-          ...base,
-          nonEmpty('question'),
-          options,
-          opt('preferred'),
-          p.blocking === true ? 1 : 0,
-          t,
-        );
+        const options = Array.isArray(p.options)
+          ? p.options.filter((o: unknown) => typeof o === 'string').join('\n')
+          : null;
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, question, options, preferred, blocking, created) VALUES (?, ?, 'ask', ?, ?, ?, ?, ?)",
+        ).run(...base, nonEmpty('question'), options, opt('preferred'), p.blocking === true ? 1 : 0, t);
         break;
       }
       case 'flag':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, severity, category, created) VALUES (?, ?, 'flag', ?, ?, ?, ?)").run(
-          ...base,
-          nonEmpty('what'),
-          str('severity'),
-          str('category'),
-          t,
-        );
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, what, severity, category, created) VALUES (?, ?, 'flag', ?, ?, ?, ?)",
+        ).run(...base, nonEmpty('what'), str('severity'), str('category'), t);
         break;
       case 'learned':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, rationale, created) VALUES (?, ?, 'learned', ?, ?, ?, ?, ?)").run(
-          ...base,
-          nonEmpty('text'),
-          str('kind'),
-          opt('scope') ?? 'feature',
-          opt('rationale'),
-          t,
-        );
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, rationale, created) VALUES (?, ?, 'learned', ?, ?, ?, ?, ?)",
+        ).run(...base, nonEmpty('text'), str('kind'), opt('scope') ?? 'feature', opt('rationale'), t);
         break;
       case 'suggest':
-        db.prepare("INSERT INTO task_signals (task_id, session_id, verb, what, kind, why, created) VALUES (?, ?, 'suggest', ?, ?, ?, ?)").run(
-          ...base,
-          nonEmpty('what'),
-          str('kind'),
-          nonEmpty('why'),
-          t,
-        );
+        db.prepare(
+          "INSERT INTO task_signals (task_id, session_id, verb, what, kind, why, created) VALUES (?, ?, 'suggest', ?, ?, ?, ?)",
+        ).run(...base, nonEmpty('what'), str('kind'), nonEmpty('why'), t);
         break;
       case 'blocked':
-        db.prepare('INSERT INTO task_signals (task_id, session_id, verb, "on", kind, detail, created) VALUES (?, ?, \'blocked\', ?, ?, ?, ?)').run(
-          ...base,
-          nonEmpty('on'),
-          str('kind'),
-          opt('detail'),
-          t,
-        );
+        db.prepare(
+          'INSERT INTO task_signals (task_id, session_id, verb, "on", kind, detail, created) VALUES (?, ?, \'blocked\', ?, ?, ?, ?)',
+        ).run(...base, nonEmpty('on'), str('kind'), opt('detail'), t);
         break;
       default:
         throw new Error(`Unknown verb: ${req.verb}`);

@@ -48,7 +48,9 @@ export async function startRaw(args: string[]): Promise<RawServer> {
     }
   });
   child.stdin!.on('error', () => undefined); // writing to a server we just killed
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   let nextId = 1;
   const send = (msg: object) => child.stdin!.write(`${JSON.stringify(msg)}\n`);
   const request = (method: string, params: object = {}) =>
@@ -59,7 +61,11 @@ export async function startRaw(args: string[]): Promise<RawServer> {
       void exited.then(() => waiters.has(id) && reject(new Error(`server exited before answering ${method}: ${err}`)));
     });
   const call = (name: string, args: object) => request('tools/call', { name, arguments: args });
-  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } });
+  await request('initialize', {
+    protocolVersion: '2025-06-18',
+    capabilities: {},
+    clientInfo: { name: 'raw', version: '0' },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   return { child, responses, junk, send, request, call, exited, stderr: () => err };
 }

@@ -19,9 +19,15 @@ export interface Session {
   toolNames: () => Promise<string[]>;
 }
 
-/** Spawns the built server (`node dist/ralph-mcp.js ...`, or as SERVER_RUNTIME says) over stdio and connects the SDK client. */
+/**
+ * Spawns the built server (`node dist/ralph-mcp.js ...`, or as SERVER_RUNTIME says) over stdio and connects the SDK
+ * client.
+ */
 export async function startSession(project: Project, flags: string[] = []): Promise<Session> {
-  const transport = new StdioClientTransport({ ...serverCommand(['--project', project.root, '--log-level', 'debug', ...flags]), stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    ...serverCommand(['--project', project.root, '--log-level', 'debug', ...flags]),
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
   const client = new Client({ name: 'ralph-mcp-tests', version: '0.0.0' });
@@ -30,7 +36,8 @@ export async function startSession(project: Project, flags: string[] = []): Prom
   } catch (err) {
     throw new Error(`server did not start: ${(err as Error).message}\n${stderr}`);
   }
-  const call = async (name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown> = {}) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
   return {
     client,
     stderr: () => stderr,
@@ -50,7 +57,8 @@ export async function startSession(project: Project, flags: string[] = []): Prom
     },
     async fail(name, args) {
       const r = await call(name, args);
-      if (!r.isError) throw new Error(`${name} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`);
+      if (!r.isError)
+        throw new Error(`${name} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`);
       return (r.structuredContent as { error: { code: string; message: string } }).error;
     },
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
@@ -60,6 +68,11 @@ export async function startSession(project: Project, flags: string[] = []): Prom
 /** Runs the CLI to completion (for startup failures and init). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
   const cmd = serverCommand(args);
-  const r = spawnSync(cmd.command, cmd.args, { encoding: 'utf8', env: { ...process.env, ...env }, input: '', timeout: 20_000 });
+  const r = spawnSync(cmd.command, cmd.args, {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    input: '',
+    timeout: 20_000,
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

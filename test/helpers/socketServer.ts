@@ -13,9 +13,21 @@ export async function startSocketServer(
   flags: string[] = [],
   opts: { shell?: string; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; stderr: () => string; stdout: () => string }> {
-  const args = [...(opts.nodeArgs ?? []), CLI, '--project', root, '--transport', 'socket', '--socket', socket, ...flags];
+  const args = [
+    ...(opts.nodeArgs ?? []),
+    CLI,
+    '--project',
+    root,
+    '--transport',
+    'socket',
+    '--socket',
+    socket,
+    ...flags,
+  ];
   const child = opts.shell
-    ? spawn('/bin/sh', ['-c', `${opts.shell}; exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/bin/sh', ['-c', `${opts.shell}; exec "$0" "$@"`, process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
@@ -23,13 +35,15 @@ export async function startSocketServer(
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
   const ready = () => existsSync(`${socket}.pid`) && readFileSync(`${socket}.pid`, 'utf8').trim() === String(child.pid);
   for (let waited = 0; !ready(); waited += 25) {
-    if (waited > 15_000 || child.exitCode !== null) throw new Error(`socket server did not start (exit ${child.exitCode}): ${err}`);
+    if (waited > 15_000 || child.exitCode !== null)
+      throw new Error(`socket server did not start (exit ${child.exitCode}): ${err}`);
     await new Promise((r) => setTimeout(r, 25));
   }
   return { child, stderr: () => err, stdout: () => out };
 }
 
-export const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
+export const exited = (c: ChildProcess) =>
+  new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
 
 /** A bare connection that has sent initialize + initialized and reads nothing (unless the test does). */
 export function rawSocket(path: string): Promise<Socket> {
@@ -37,7 +51,9 @@ export function rawSocket(path: string): Promise<Socket> {
     const s = connect(path);
     s.once('error', reject);
     s.once('connect', () => {
-      s.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`);
+      s.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } })}\n`,
+      );
       s.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
       resolve(s);
     });

@@ -117,9 +117,41 @@ const TASK_EXECUTION = [
 ];
 
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
-  braindump: ['create_feature', 'create_discipline', 'create_task', 'list_features', 'list_disciplines', 'list_tasks', 'get_feature', 'get_discipline', 'get_project_info', 'search_tasks'],
-  yap: ['list_tasks', 'get_task', 'create_task', 'update_task', 'list_features', 'list_disciplines', 'set_task_status', 'get_project_info', 'search_tasks', 'add_dependency', 'remove_dependency'],
-  ramble: ['list_features', 'get_feature', 'create_feature', 'update_feature', 'append_feature_learning', 'add_feature_context_file', 'list_tasks', 'get_project_info'],
+  braindump: [
+    'create_feature',
+    'create_discipline',
+    'create_task',
+    'list_features',
+    'list_disciplines',
+    'list_tasks',
+    'get_feature',
+    'get_discipline',
+    'get_project_info',
+    'search_tasks',
+  ],
+  yap: [
+    'list_tasks',
+    'get_task',
+    'create_task',
+    'update_task',
+    'list_features',
+    'list_disciplines',
+    'set_task_status',
+    'get_project_info',
+    'search_tasks',
+    'add_dependency',
+    'remove_dependency',
+  ],
+  ramble: [
+    'list_features',
+    'get_feature',
+    'create_feature',
+    'update_feature',
+    'append_feature_learning',
+    'add_feature_context_file',
+    'list_tasks',
+    'get_project_info',
+  ],
   discuss: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
   task_execution: TASK_EXECUTION,
   opus_review: [
@@ -174,7 +206,11 @@ export const RECIPES = Object.keys(RECIPE_TOOLS);
 export const NEEDS_DISCIPLINE: readonly string[] = ['discuss'];
 
 /** The flags that launch `recipe` as Ralph would (every project the tests use has a backend discipline). */
-export const recipeFlags = (recipe: string, discipline = 'backend'): string[] => ['--recipe', recipe, ...(NEEDS_DISCIPLINE.includes(recipe) ? ['--discipline', discipline] : [])];
+export const recipeFlags = (recipe: string, discipline = 'backend'): string[] => [
+  '--recipe',
+  recipe,
+  ...(NEEDS_DISCIPLINE.includes(recipe) ? ['--discipline', discipline] : []),
+];
 
 /** In registry (spec table) order: how tools/list orders them. */
 export const inSpecOrder = (names: Iterable<string>): string[] => {

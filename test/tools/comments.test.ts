@@ -8,14 +8,21 @@ import { assertRecentTimestamp, refused, row, rows, useSession, type AnyRow } fr
  * real built server. Seeded comments: 1 on task 1, 2 on task 2, 3 on task 3, 4 on task 7.
  */
 
-const commentRow = (p: Project, id: number): AnyRow | undefined => row(p, 'SELECT * FROM task_comments WHERE id = ?', id);
-const count = (p: Project, where = '1', ...params: unknown[]): number => Number(rows(p, `SELECT count(*) AS n FROM task_comments WHERE ${where}`, ...params)[0]!.n);
+const commentRow = (p: Project, id: number): AnyRow | undefined =>
+  row(p, 'SELECT * FROM task_comments WHERE id = ?', id);
+const count = (p: Project, where = '1', ...params: unknown[]): number =>
+  Number(rows(p, `SELECT count(*) AS n FROM task_comments WHERE ${where}`, ...params)[0]!.n);
 
 describe('add_task_comment', () => {
   const ctx = useSession();
 
   test('writes the comment with an RFC 3339 UTC created stamp', async () => {
-    const r = await ctx.s.ok('add_task_comment', { task_id: 5, body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' });
+    const r = await ctx.s.ok('add_task_comment', {
+      task_id: 5,
+      body: 'Use the porter tokenizer.',
+      discipline: 'backend',
+      priority: 'high',
+    });
     const c = commentRow(ctx.p, r.comment.id)!;
     assert.ok(c, 'the row exists');
     assert.equal(c.id, 5, 'the next rowid after the 4 seeded comments');
@@ -62,7 +69,13 @@ describe('add_task_comment', () => {
     // The author is the server's to say: a caller cannot sign as "human" (or anyone).
     await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', author: 'human' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', priority: 'urgent' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x', created: '2020-01-01T00:00:00Z' }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'add_task_comment',
+      { task_id: 5, body: 'x', created: '2020-01-01T00:00:00Z' },
+      'invalid_argument',
+    );
     await refused(ctx.s, ctx.p, 'add_task_comment', { task_id: 5, body: 'x'.repeat(10_001) }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'add_task_comment', { body: 'x' }, 'invalid_argument');
   });
@@ -73,10 +86,15 @@ describe('update_task_comment', () => {
 
   test('replaces the body and keeps everything else', async () => {
     const before = commentRow(ctx.p, 3)!;
-    const r = await ctx.s.ok('update_task_comment', { task_id: 3, comment_id: 3, body: 'The API returns 422 with {field: message}.' });
+    const r = await ctx.s.ok('update_task_comment', {
+      task_id: 3,
+      comment_id: 3,
+      body: 'The API returns 422 with {field: message}.',
+    });
     const after = commentRow(ctx.p, 3)!;
     assert.equal(after.body, 'The API returns 422 with {field: message}.');
-    for (const c of ['task_id', 'author', 'discipline', 'agent_task_id', 'priority', 'created']) assert.equal(after[c], before[c], c);
+    for (const c of ['task_id', 'author', 'discipline', 'agent_task_id', 'priority', 'created'])
+      assert.equal(after[c], before[c], c);
     assert.deepEqual(r.comment, after);
     // The other comments are untouched.
     assert.equal(commentRow(ctx.p, 1)!.body, 'Done: recipes table with a JSON ingredients column, migration 001.');
@@ -94,7 +112,13 @@ describe('update_task_comment', () => {
     await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3, body: '' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3 }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 0, body: 'x' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'update_task_comment', { task_id: 3, comment_id: 3, body: 'x', author: 'someone' }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'update_task_comment',
+      { task_id: 3, comment_id: 3, body: 'x', author: 'someone' },
+      'invalid_argument',
+    );
   });
 });
 

@@ -9,7 +9,8 @@ import { ACRONYM_RE, jsonArray, refused, row, rows, useSession, type AnyRow } fr
  * Seeded: frontend FRNT, backend BACK, quality QUAL, documentation DOCS (inserted in that order).
  */
 
-const disciplineRow = (p: Project, name: string): AnyRow | undefined => row(p, 'SELECT * FROM disciplines WHERE name = ?', name);
+const disciplineRow = (p: Project, name: string): AnyRow | undefined =>
+  row(p, 'SELECT * FROM disciplines WHERE name = ?', name);
 
 // ---- list_disciplines / get_discipline -------------------------------------------------------
 
@@ -18,7 +19,10 @@ describe('list_disciplines and get_discipline', () => {
 
   test('list_disciplines returns every discipline in insertion order, matching the database', async () => {
     const r = await ctx.s.ok('list_disciplines', {});
-    assert.deepEqual(r.disciplines, rows(ctx.p, 'SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY rowid'));
+    assert.deepEqual(
+      r.disciplines,
+      rows(ctx.p, 'SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY rowid'),
+    );
     assert.deepEqual(
       r.disciplines.map((d: AnyRow) => d.name),
       ['frontend', 'backend', 'quality', 'documentation'],
@@ -84,14 +88,29 @@ describe('create_discipline', () => {
   });
 
   test('the acronym is derived when omitted: 4 chars [A-Z0-9], unique', async () => {
-    const a = await ctx.s.ok('create_discipline', { name: 'design', display_name: 'Design', icon: 'Palette', color: '#ff00aa' });
+    const a = await ctx.s.ok('create_discipline', {
+      name: 'design',
+      display_name: 'Design',
+      icon: 'Palette',
+      color: '#ff00aa',
+    });
     assert.match(a.discipline.acronym, ACRONYM_RE);
     assert.equal(disciplineRow(ctx.p, 'design')!.acronym, a.discipline.acronym);
     // "Frontend" derives FRNT, which the seeded frontend discipline already holds.
-    const b = await ctx.s.ok('create_discipline', { name: 'frontend-2', display_name: 'Frontend', icon: 'Code', color: '#000000' });
+    const b = await ctx.s.ok('create_discipline', {
+      name: 'frontend-2',
+      display_name: 'Frontend',
+      icon: 'Code',
+      color: '#000000',
+    });
     assert.match(b.discipline.acronym, ACRONYM_RE);
     assert.notEqual(b.discipline.acronym, 'FRNT');
-    const c = await ctx.s.ok('create_discipline', { name: 'frontend-3', display_name: 'Frontend', icon: 'Code', color: '#000000' });
+    const c = await ctx.s.ok('create_discipline', {
+      name: 'frontend-3',
+      display_name: 'Frontend',
+      icon: 'Code',
+      color: '#000000',
+    });
     assert.match(c.discipline.acronym, ACRONYM_RE);
     assert.notEqual(c.discipline.acronym, b.discipline.acronym);
     const all = rows(ctx.p, 'SELECT acronym FROM disciplines').map((x) => x.acronym as string);
@@ -103,32 +122,105 @@ describe('create_discipline', () => {
   });
 
   test('an explicit duplicate acronym is conflict', async () => {
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym: 'BACK' }, 'conflict');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym: 'DVOP' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym: 'BACK' },
+      'conflict',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym: 'DVOP' },
+      'conflict',
+    );
   });
 
   test('a bad acronym is invalid_argument', async () => {
     for (const acronym of ['BAC', 'BACKS', 'back', 'B-CK', ''])
-      await refused(ctx.s, ctx.p, 'create_discipline', { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym }, 'invalid_argument');
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_discipline',
+        { name: 'backend-2', display_name: 'Backend 2', icon: 'Server', color: '#111111', acronym },
+        'invalid_argument',
+      );
   });
 
   test('a duplicate name is conflict', async () => {
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'backend', display_name: 'Backend again', icon: 'Server', color: '#111111' }, 'conflict');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'devops', display_name: 'Ops', icon: 'Cloud', color: '#111111', acronym: 'OPSS' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'backend', display_name: 'Backend again', icon: 'Server', color: '#111111' },
+      'conflict',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'devops', display_name: 'Ops', icon: 'Cloud', color: '#111111', acronym: 'OPSS' },
+      'conflict',
+    );
   });
 
   test('a bad color is invalid_argument', async () => {
     for (const color of ['red', '#fff', '1e90ff', '#1e90fg', '#1e90ff00', '', 'rgb(0,0,0)'])
-      await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud', color }, 'invalid_argument');
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_discipline',
+        { name: 'ops', display_name: 'Ops', icon: 'Cloud', color },
+        'invalid_argument',
+      );
   });
 
   test('bad names and missing or unknown fields are invalid_argument', async () => {
-    for (const name of ['Ops', 'dev ops', 'ops!', '_ops', '']) await refused(ctx.s, ctx.p, 'create_discipline', { name, display_name: 'Ops', icon: 'Cloud', color: '#111111' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', color: '#111111' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: '  ', color: '#111111' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#111111', mcp_servers: [] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_discipline', { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#111111', skills: 'docker' }, 'invalid_argument');
+    for (const name of ['Ops', 'dev ops', 'ops!', '_ops', ''])
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_discipline',
+        { name, display_name: 'Ops', icon: 'Cloud', color: '#111111' },
+        'invalid_argument',
+      );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'ops', display_name: 'Ops', color: '#111111' },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'ops', display_name: 'Ops', icon: 'Cloud' },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'ops', display_name: 'Ops', icon: '  ', color: '#111111' },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#111111', mcp_servers: [] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_discipline',
+      { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#111111', skills: 'docker' },
+      'invalid_argument',
+    );
   });
 });
 
@@ -139,18 +231,30 @@ describe('update_discipline', () => {
 
   test('changes only the given fields', async () => {
     const before = disciplineRow(ctx.p, 'quality')!;
-    const r = await ctx.s.ok('update_discipline', { name: 'quality', color: '#00ff00', skills: ['vitest', 'playwright'], conventions: '- One assert per behaviour' });
+    const r = await ctx.s.ok('update_discipline', {
+      name: 'quality',
+      color: '#00ff00',
+      skills: ['vitest', 'playwright'],
+      conventions: '- One assert per behaviour',
+    });
     assert.deepEqual([...r.changed].sort(), ['color', 'conventions', 'skills']);
     const d = disciplineRow(ctx.p, 'quality')!;
     assert.equal(d.color, '#00ff00');
     assert.deepEqual(jsonArray(d.skills, 'skills'), ['vitest', 'playwright']);
     assert.equal(d.conventions, '- One assert per behaviour');
-    for (const c of ['display_name', 'acronym', 'icon', 'system_prompt', 'mcp_servers', 'mcp_tool_overrides']) assert.equal(d[c], before[c], c);
+    for (const c of ['display_name', 'acronym', 'icon', 'system_prompt', 'mcp_servers', 'mcp_tool_overrides'])
+      assert.equal(d[c], before[c], c);
     assert.equal(r.discipline.color, '#00ff00');
   });
 
   test('text fields can be set and skills replaced whole', async () => {
-    await ctx.s.ok('update_discipline', { name: 'documentation', display_name: 'Docs', icon: 'Book', system_prompt: 'You write user docs.', skills: [] });
+    await ctx.s.ok('update_discipline', {
+      name: 'documentation',
+      display_name: 'Docs',
+      icon: 'Book',
+      system_prompt: 'You write user docs.',
+      skills: [],
+    });
     const d = disciplineRow(ctx.p, 'documentation')!;
     assert.equal(d.display_name, 'Docs');
     assert.equal(d.icon, 'Book');
@@ -168,7 +272,13 @@ describe('update_discipline', () => {
   test('no fields and unknown fields are invalid_argument', async () => {
     await refused(ctx.s, ctx.p, 'update_discipline', { name: 'quality' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_discipline', { name: 'quality', acronym: 'QLTY' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'update_discipline', { name: 'quality', mcp_tool_overrides: { additional_disabled: [] } }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'update_discipline',
+      { name: 'quality', mcp_tool_overrides: { additional_disabled: [] } },
+      'invalid_argument',
+    );
     await refused(ctx.s, ctx.p, 'update_discipline', { name: 'quality', display_name: '' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_discipline', { color: '#000000' }, 'invalid_argument');
   });
@@ -182,7 +292,8 @@ describe('delete_discipline', () => {
   test('refused with conflict while tasks reference it', async () => {
     const e = await refused(ctx.s, ctx.p, 'delete_discipline', { name: 'backend' }, 'conflict');
     assert.equal(e.details?.tasks, 4);
-    for (const name of ['frontend', 'quality', 'documentation']) await refused(ctx.s, ctx.p, 'delete_discipline', { name }, 'conflict');
+    for (const name of ['frontend', 'quality', 'documentation'])
+      await refused(ctx.s, ctx.p, 'delete_discipline', { name }, 'conflict');
   });
 
   test('an unreferenced discipline is deleted; comments naming it keep their text', async () => {

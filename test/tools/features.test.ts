@@ -3,7 +3,17 @@ import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Project } from '../../src/project.js';
-import { ACRONYM_RE, assertRecentTimestamp, assertToday, jsonArray, refused, row, rows, useSession, type AnyRow } from '../helpers/assertions.js';
+import {
+  ACRONYM_RE,
+  assertRecentTimestamp,
+  assertToday,
+  jsonArray,
+  refused,
+  row,
+  rows,
+  useSession,
+  type AnyRow,
+} from '../helpers/assertions.js';
 import { dump, sampleProject } from '../helpers/project.js';
 
 /**
@@ -12,9 +22,11 @@ import { dump, sampleProject } from '../helpers/project.js';
  * Seeded features: recipes (RCPE, 2 learnings, 1 context file), search (SRCH), auth (AUTH).
  */
 
-const featureRow = (p: Project, name: string): AnyRow | undefined => row(p, 'SELECT * FROM features WHERE name = ?', name);
+const featureRow = (p: Project, name: string): AnyRow | undefined =>
+  row(p, 'SELECT * FROM features WHERE name = ?', name);
 /** features.learnings read back with SQL and JSON.parse'd. */
-const learnings = (p: Project, feature: string): any[] => jsonArray(featureRow(p, feature)!.learnings, `${feature}.learnings`);
+const learnings = (p: Project, feature: string): any[] =>
+  jsonArray(featureRow(p, feature)!.learnings, `${feature}.learnings`);
 const learningText = (l: unknown): string => (typeof l === 'string' ? l : String((l as AnyRow).text));
 
 // ---- list_features / get_feature ------------------------------------------------------------
@@ -24,7 +36,10 @@ describe('list_features and get_feature', () => {
 
   test('list_features returns every feature, by name, matching the database', async () => {
     const r = await ctx.s.ok('list_features', {});
-    assert.deepEqual(r.features, rows(ctx.p, 'SELECT name, display_name, acronym, description FROM features ORDER BY name'));
+    assert.deepEqual(
+      r.features,
+      rows(ctx.p, 'SELECT name, display_name, acronym, description FROM features ORDER BY name'),
+    );
     assert.deepEqual(
       r.features.map((f: AnyRow) => f.name),
       ['auth', 'recipes', 'search'],
@@ -44,7 +59,14 @@ describe('list_features and get_feature', () => {
     assert.deepEqual(f.knowledge_paths, []);
     assert.deepEqual(f.dependencies, []);
     assert.equal(f.learnings.length, 2);
-    assert.deepEqual(f.learnings[0], { text: 'Validate ingredient quantities on the server', source: 'auto', created: '', hit_count: 1, reviewed: false, review_count: 0 });
+    assert.deepEqual(f.learnings[0], {
+      text: 'Validate ingredient quantities on the server',
+      source: 'auto',
+      created: '',
+      hit_count: 1,
+      reviewed: false,
+      review_count: 0,
+    });
     assert.equal(f.learnings[1].text, 'Always store quantities in grams, convert only for display');
     assert.equal(f.learnings[1].hit_count, 3);
     assert.equal(f.learnings[1].source, 'human');
@@ -111,33 +133,83 @@ describe('create_feature', () => {
     for (const x of all) assert.match(x, ACRONYM_RE);
     // Defaults for the omitted lists.
     const f = featureRow(ctx.p, 'shopping')!;
-    for (const c of ['knowledge_paths', 'context_files', 'learnings', 'dependencies']) assert.deepEqual(jsonArray(f[c], c), [], c);
+    for (const c of ['knowledge_paths', 'context_files', 'learnings', 'dependencies'])
+      assert.deepEqual(jsonArray(f[c], c), [], c);
     assert.equal(f.description, null);
   });
 
   test('an explicit duplicate acronym is conflict', async () => {
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'recipes-2', display_name: 'Recipes again', acronym: 'RCPE' }, 'conflict');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'recipes-2', display_name: 'Recipes again', acronym: 'MEAL' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'recipes-2', display_name: 'Recipes again', acronym: 'RCPE' },
+      'conflict',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'recipes-2', display_name: 'Recipes again', acronym: 'MEAL' },
+      'conflict',
+    );
   });
 
   test('a bad acronym is invalid_argument', async () => {
     for (const acronym of ['RCP', 'RCPES', 'rcpe', 'RC-E', 'RÇPE', '', 'RC E'])
-      await refused(ctx.s, ctx.p, 'create_feature', { name: 'recipes-2', display_name: 'Recipes again', acronym }, 'invalid_argument');
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_feature',
+        { name: 'recipes-2', display_name: 'Recipes again', acronym },
+        'invalid_argument',
+      );
   });
 
   test('a duplicate name is conflict', async () => {
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'recipes', display_name: 'Recipes again' }, 'conflict');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'search', display_name: 'Other', acronym: 'OTHR' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'search', display_name: 'Other', acronym: 'OTHR' },
+      'conflict',
+    );
   });
 
   test('bad names, paths, dependencies and fields are invalid_argument', async () => {
-    for (const name of ['Meal Plans', 'meal plans', 'MEAL', '-x', 'x-', 'a/b', '']) await refused(ctx.s, ctx.p, 'create_feature', { name, display_name: 'X' }, 'invalid_argument');
+    for (const name of ['Meal Plans', 'meal plans', 'MEAL', '-x', 'x-', 'a/b', ''])
+      await refused(ctx.s, ctx.p, 'create_feature', { name, display_name: 'X' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: '' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', context_files: ['../x'] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', knowledge_paths: ['/etc/passwd'] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', dependencies: ['ghost'] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', dependencies: ['x1'] }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'x1', display_name: 'X', context_files: ['../x'] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'x1', display_name: 'X', knowledge_paths: ['/etc/passwd'] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'x1', display_name: 'X', dependencies: ['ghost'] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_feature',
+      { name: 'x1', display_name: 'X', dependencies: ['x1'] },
+      'invalid_argument',
+    );
     await refused(ctx.s, ctx.p, 'create_feature', { name: 'x1', display_name: 'X', learnings: [] }, 'invalid_argument');
   });
 });
@@ -157,14 +229,21 @@ describe('update_feature', () => {
       architecture: 'REST over SQLite',
       dependencies: ['auth'],
     });
-    assert.deepEqual([...r.changed].sort(), ['acronym', 'architecture', 'dependencies', 'description', 'knowledge_paths']);
+    assert.deepEqual([...r.changed].sort(), [
+      'acronym',
+      'architecture',
+      'dependencies',
+      'description',
+      'knowledge_paths',
+    ]);
     const f = featureRow(ctx.p, 'recipes')!;
     assert.equal(f.description, 'CRUD for recipes, with ingredients');
     assert.equal(f.acronym, 'RCP2');
     assert.equal(f.architecture, 'REST over SQLite');
     assert.deepEqual(jsonArray(f.knowledge_paths, 'knowledge_paths'), ['docs/recipes.md']);
     assert.deepEqual(jsonArray(f.dependencies, 'dependencies'), ['auth']);
-    for (const c of ['display_name', 'created', 'context_files', 'learnings', 'boundaries']) assert.equal(f[c], before[c], c);
+    for (const c of ['display_name', 'created', 'context_files', 'learnings', 'boundaries'])
+      assert.equal(f[c], before[c], c);
     assert.equal(r.feature.acronym, 'RCP2');
   });
 
@@ -275,7 +354,11 @@ describe('append_feature_learning', () => {
   });
 
   test("'added' for a text that is only loosely similar (Jaccard <= 0.7)", async () => {
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Store quantities as integers', source: 'auto' });
+    const r = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Store quantities as integers',
+      source: 'auto',
+    });
     assert.equal(r.outcome, 'added');
     const ls = learnings(ctx.p, 'recipes');
     assert.equal(ls.length, 4);
@@ -286,7 +369,10 @@ describe('append_feature_learning', () => {
   test("'duplicate' for a near-identical text: hit_count + 1, no new entry", async () => {
     const before = learnings(ctx.p, 'recipes');
     // {validate, ingredient, quantities, the, server} vs the same + {side}: 5/6 > 0.7.
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Validate the ingredient quantities on the server side' });
+    const r = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Validate the ingredient quantities on the server side',
+    });
     assert.equal(r.outcome, 'duplicate');
     assert.equal(r.matched, 'Validate ingredient quantities on the server');
     assert.equal(r.learning_count, before.length);
@@ -296,7 +382,10 @@ describe('append_feature_learning', () => {
     assert.equal(ls[0].hit_count, 2, 'a plain-string learning counts as hit_count 1, now 2');
     assert.ok(!ls.some((l) => learningText(l) === 'Validate the ingredient quantities on the server side'));
     // And again on an object learning with hit_count 3 → 4 (punctuation and case do not matter).
-    const r2 = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'ALWAYS store quantities in grams; convert ONLY for display!' });
+    const r2 = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'ALWAYS store quantities in grams; convert ONLY for display!',
+    });
     assert.equal(r2.outcome, 'duplicate');
     const ls2 = learnings(ctx.p, 'recipes');
     assert.equal(ls2.length, before.length);
@@ -308,13 +397,23 @@ describe('append_feature_learning', () => {
 
   test("'replaced' when the similar text differs by a negation", async () => {
     const before = learnings(ctx.p, 'recipes');
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Never store quantities in grams, convert only for display' });
+    const r = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Never store quantities in grams, convert only for display',
+    });
     assert.equal(r.outcome, 'replaced');
     assert.equal(r.matched, 'Always store quantities in grams, convert only for display');
     const ls = learnings(ctx.p, 'recipes');
     assert.equal(ls.length, before.length, 'replaced in place, not appended');
-    assert.equal(ls[1].text, 'Never store quantities in grams, convert only for display', "the new text is in the old one's place");
-    assert.ok(!ls.some((l) => learningText(l) === 'Always store quantities in grams, convert only for display'), 'the old text is gone');
+    assert.equal(
+      ls[1].text,
+      'Never store quantities in grams, convert only for display',
+      "the new text is in the old one's place",
+    );
+    assert.ok(
+      !ls.some((l) => learningText(l) === 'Always store quantities in grams, convert only for display'),
+      'the old text is gone',
+    );
     assert.equal(ls[1].hit_count, 1);
     assert.equal(ls[1].source, 'agent');
     assertRecentTimestamp(ls[1].created, 'learning.created');
@@ -324,7 +423,10 @@ describe('append_feature_learning', () => {
   });
 
   test('two negated near-identical texts are a duplicate, not a replacement', async () => {
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Never store quantities in grams; convert them only for display' });
+    const r = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Never store quantities in grams; convert them only for display',
+    });
     assert.equal(r.outcome, 'duplicate');
     const ls = learnings(ctx.p, 'recipes');
     assert.equal(ls[1].text, 'Never store quantities in grams, convert only for display');
@@ -336,15 +438,24 @@ describe('append_feature_learning', () => {
     const base = 'alpha bravo charlie delta echo foxtrot golf';
     assert.equal((await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: base })).outcome, 'added');
     // 7 shared of 10 words: exactly 0.7 is not a duplicate.
-    const at = await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: `${base} hotel india juliet` });
+    const at = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'jaccard',
+      text: `${base} hotel india juliet`,
+    });
     assert.equal(at.outcome, 'added');
     // 7 shared of 9 (vs the first; 9 of 10 vs the second): a duplicate of the closest one.
     const above = await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: `${base} hotel india` });
     assert.equal(above.outcome, 'duplicate');
     assert.equal(above.matched, `${base} hotel india juliet`);
     // v2 / v3 are 2 characters long: they do not count, so these are the same lesson.
-    assert.equal((await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: 'Use the API v2 client' })).outcome, 'added');
-    const short = await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: 'use the api v3 client.' });
+    assert.equal(
+      (await ctx.s.ok('append_feature_learning', { feature_name: 'jaccard', text: 'Use the API v2 client' })).outcome,
+      'added',
+    );
+    const short = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'jaccard',
+      text: 'use the api v3 client.',
+    });
     assert.equal(short.outcome, 'duplicate');
     const ls = learnings(ctx.p, 'jaccard');
     assert.deepEqual(
@@ -379,10 +490,17 @@ describe('append_feature_learning', () => {
   test('at most 50 learnings: prunable auto ones are pruned, otherwise conflict', async () => {
     // auth: 50 unreviewed auto learnings (prunable), then one more prunes the oldest.
     for (let i = 0; i < 50; i++) {
-      const r = await ctx.s.ok('append_feature_learning', { feature_name: 'auth', text: `Token rule q${i}a q${i}b q${i}c`, source: 'auto' });
+      const r = await ctx.s.ok('append_feature_learning', {
+        feature_name: 'auth',
+        text: `Token rule q${i}a q${i}b q${i}c`,
+        source: 'auto',
+      });
       assert.equal(r.outcome, 'added', `#${i}`);
     }
-    const r = await ctx.s.ok('append_feature_learning', { feature_name: 'auth', text: 'Links expire after fifteen minutes' });
+    const r = await ctx.s.ok('append_feature_learning', {
+      feature_name: 'auth',
+      text: 'Links expire after fifteen minutes',
+    });
     assert.equal(r.outcome, 'added');
     assert.equal(r.pruned, 1);
     const ls = learnings(ctx.p, 'auth');
@@ -390,21 +508,58 @@ describe('append_feature_learning', () => {
     assert.equal(ls[0].text, 'Token rule q1a q1b q1c', 'the oldest auto learning was pruned');
     assert.equal(ls[49].text, 'Links expire after fifteen minutes');
     // search: 50 agent learnings (not prunable), then the 51st is refused.
-    for (let i = learnings(ctx.p, 'search').length; i < 50; i++) await ctx.s.ok('append_feature_learning', { feature_name: 'search', text: `Index rule z${i}a z${i}b z${i}c` });
+    for (let i = learnings(ctx.p, 'search').length; i < 50; i++)
+      await ctx.s.ok('append_feature_learning', { feature_name: 'search', text: `Index rule z${i}a z${i}b z${i}c` });
     assert.equal(learnings(ctx.p, 'search').length, 50);
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'search', text: 'One lesson too many for this feature' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'search', text: 'One lesson too many for this feature' },
+      'conflict',
+    );
   });
 
   test('unknown feature or task is not_found', async () => {
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'billing', text: 'Something new entirely' }, 'not_found');
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'recipes', text: 'Something new entirely', task_id: 99 }, 'not_found');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'billing', text: 'Something new entirely' },
+      'not_found',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'recipes', text: 'Something new entirely', task_id: 99 },
+      'not_found',
+    );
   });
 
   test('empty text and bad fields are invalid_argument', async () => {
     await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'recipes', text: '' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'recipes', text: '   ' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'recipes', text: 'Something new entirely', source: 'robot' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'append_feature_learning', { feature_name: 'recipes', text: 'Something new entirely', hit_count: 9 }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'recipes', text: '   ' },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'recipes', text: 'Something new entirely', source: 'robot' },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'append_feature_learning',
+      { feature_name: 'recipes', text: 'Something new entirely', hit_count: 9 },
+      'invalid_argument',
+    );
     await refused(ctx.s, ctx.p, 'append_feature_learning', { text: 'Something new entirely' }, 'invalid_argument');
   });
 });
@@ -422,18 +577,32 @@ describe('add_feature_context_file', () => {
 
   test('adds a file once', async () => {
     const r = await ctx.s.ok('add_feature_context_file', { feature_name: 'recipes', file_path: 'src/api/validate.ts' });
-    assert.deepEqual(r, { feature_name: 'recipes', file_path: 'src/api/validate.ts', added: true, context_files: ['src/api/recipes.ts', 'src/api/validate.ts'] });
+    assert.deepEqual(r, {
+      feature_name: 'recipes',
+      file_path: 'src/api/validate.ts',
+      added: true,
+      context_files: ['src/api/recipes.ts', 'src/api/validate.ts'],
+    });
     assert.deepEqual(ctxFiles('recipes'), ['src/api/recipes.ts', 'src/api/validate.ts']);
 
     const before = dump(ctx.p);
-    const again = await ctx.s.ok('add_feature_context_file', { feature_name: 'recipes', file_path: 'src/api/validate.ts' });
+    const again = await ctx.s.ok('add_feature_context_file', {
+      feature_name: 'recipes',
+      file_path: 'src/api/validate.ts',
+    });
     assert.equal(again.added, false);
     assert.deepEqual(again.context_files, ['src/api/recipes.ts', 'src/api/validate.ts']);
     // The same file spelled differently is the same file.
-    const dotted = await ctx.s.ok('add_feature_context_file', { feature_name: 'recipes', file_path: './src/api//validate.ts' });
+    const dotted = await ctx.s.ok('add_feature_context_file', {
+      feature_name: 'recipes',
+      file_path: './src/api//validate.ts',
+    });
     assert.equal(dotted.added, false);
     assert.equal(dotted.file_path, 'src/api/validate.ts');
-    const seeded = await ctx.s.ok('add_feature_context_file', { feature_name: 'recipes', file_path: 'src/api/recipes.ts' });
+    const seeded = await ctx.s.ok('add_feature_context_file', {
+      feature_name: 'recipes',
+      file_path: 'src/api/recipes.ts',
+    });
     assert.equal(seeded.added, false);
     assert.equal(dump(ctx.p), before, 'a repeated add writes nothing');
     assert.deepEqual(ctxFiles('recipes'), ['src/api/recipes.ts', 'src/api/validate.ts'], 'no duplicate');
@@ -470,17 +639,41 @@ describe('add_feature_context_file', () => {
   });
 
   test('unknown feature is not_found; bad arguments are invalid_argument', async () => {
-    await refused(ctx.s, ctx.p, 'add_feature_context_file', { feature_name: 'billing', file_path: 'src/x.ts' }, 'not_found');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'add_feature_context_file',
+      { feature_name: 'billing', file_path: 'src/x.ts' },
+      'not_found',
+    );
     await refused(ctx.s, ctx.p, 'add_feature_context_file', { feature_name: 'auth' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_feature_context_file', { feature_name: 'auth', file_path: ['src/x.ts'] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/x.ts', note: 'x' }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'add_feature_context_file',
+      { feature_name: 'auth', file_path: ['src/x.ts'] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'add_feature_context_file',
+      { feature_name: 'auth', file_path: 'src/x.ts', note: 'x' },
+      'invalid_argument',
+    );
   });
 
   test('at 100 context files a new one is conflict (an existing one is still added:false)', async () => {
     const hundred = Array.from({ length: 100 }, (_, i) => `src/f${i}.ts`);
     await ctx.s.ok('update_feature', { name: 'auth', context_files: hundred });
     assert.equal(ctxFiles('auth').length, 100);
-    await refused(ctx.s, ctx.p, 'add_feature_context_file', { feature_name: 'auth', file_path: 'src/f100.ts' }, 'conflict');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'add_feature_context_file',
+      { feature_name: 'auth', file_path: 'src/f100.ts' },
+      'conflict',
+    );
     const existing = await ctx.s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'src/f7.ts' });
     assert.equal(existing.added, false);
     assert.equal(ctxFiles('auth').length, 100);

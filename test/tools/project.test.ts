@@ -20,7 +20,13 @@ function expectedProgress(p: Project) {
       done: Number(rows(p, `SELECT count(*) AS n FROM tasks WHERE ${col} = ? AND status = 'done'`, r.name)[0]!.n),
       total: Number(rows(p, `SELECT count(*) AS n FROM tasks WHERE ${col} = ?`, r.name)[0]!.n),
     }));
-  return { total, done, by_status, by_feature: group('features', 'feature'), by_discipline: group('disciplines', 'discipline') };
+  return {
+    total,
+    done,
+    by_status,
+    by_feature: group('features', 'feature'),
+    by_discipline: group('disciplines', 'discipline'),
+  };
 }
 
 function assertProgressMatches(r: AnyRow, p: Project): void {
@@ -60,7 +66,12 @@ describe('get_project_info and get_project_progress (sample project)', () => {
   test('get_project_info returns the metadata row', async () => {
     const r = await ctx.s.ok('get_project_info', {});
     const m = rows(ctx.p, 'SELECT * FROM metadata WHERE id = 1')[0]!;
-    assert.deepEqual(r, { title: m.project_title, description: m.project_description, created: m.project_created, schema_version: m.schema_version });
+    assert.deepEqual(r, {
+      title: m.project_title,
+      description: m.project_description,
+      created: m.project_created,
+      schema_version: m.schema_version,
+    });
     assert.equal(r.title, 'Recipe Box');
     assert.equal(r.description, 'A web app to collect, tag and search cooking recipes.');
     assert.equal(r.schema_version, '1.0');

@@ -10,16 +10,32 @@ import { dump } from '../helpers/project.js';
  * read_progress (.ralph/progress.txt) through the real built server. Files are read back with fs.
  */
 
-const HEADER = (who: string) => new RegExp(`^## \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z · ${who.replace(/[#]/g, '\\#')}\\n`);
+const HEADER = (who: string) =>
+  new RegExp(`^## \\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?Z · ${who.replace(/[#]/g, '\\#')}\\n`);
 const read = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '<missing>');
 
 const PAIRS = [
-  { which: 'learnings', append: 'append_learning', read: 'read_learnings', file: (p: Project) => p.learningsFile, rel: '.ralph/learnings.txt' },
-  { which: 'progress', append: 'append_progress', read: 'read_progress', file: (p: Project) => p.progressFile, rel: '.ralph/progress.txt' },
+  {
+    which: 'learnings',
+    append: 'append_learning',
+    read: 'read_learnings',
+    file: (p: Project) => p.learningsFile,
+    rel: '.ralph/learnings.txt',
+  },
+  {
+    which: 'progress',
+    append: 'append_progress',
+    read: 'read_progress',
+    file: (p: Project) => p.progressFile,
+    rel: '.ralph/progress.txt',
+  },
 ] as const;
 
 /** A refused call must change neither the database nor either state file. */
-const refused = makeRefused({ snapshot: (p) => [dump(p), read(p.learningsFile), read(p.progressFile)], what: 'something' });
+const refused = makeRefused({
+  snapshot: (p) => [dump(p), read(p.learningsFile), read(p.progressFile)],
+  what: 'something',
+});
 
 for (const pair of PAIRS) {
   describe(`${pair.append} and ${pair.read}`, () => {
@@ -63,9 +79,19 @@ for (const pair of PAIRS) {
 
     test(`${pair.read} returns the whole file, or with last: 1 only the last entry`, async () => {
       const all = await ctx.s.ok(pair.read, {});
-      assert.deepEqual(all, { file: pair.rel, content: read(pair.file(ctx.p)), entry_count: entries.length, returned_entries: entries.length });
+      assert.deepEqual(all, {
+        file: pair.rel,
+        content: read(pair.file(ctx.p)),
+        entry_count: entries.length,
+        returned_entries: entries.length,
+      });
       const last = await ctx.s.ok(pair.read, { last: 1 });
-      assert.deepEqual(last, { file: pair.rel, content: entries[entries.length - 1], entry_count: entries.length, returned_entries: 1 });
+      assert.deepEqual(last, {
+        file: pair.rel,
+        content: entries[entries.length - 1],
+        entry_count: entries.length,
+        returned_entries: 1,
+      });
       const two = await ctx.s.ok(pair.read, { last: 2 });
       assert.equal(two.content, entries.slice(-2).join(''));
       assert.equal(two.returned_entries, 2);
@@ -96,7 +122,8 @@ for (const pair of PAIRS) {
     });
 
     test(`${pair.read} with a bad last or an unknown field is invalid_argument`, async () => {
-      for (const last of [0, -1, 1001, 1.5, '1', null]) await refused(ctx.s, ctx.p, pair.read, { last }, 'invalid_argument');
+      for (const last of [0, -1, 1001, 1.5, '1', null])
+        await refused(ctx.s, ctx.p, pair.read, { last }, 'invalid_argument');
       await refused(ctx.s, ctx.p, pair.read, { first: 1 }, 'invalid_argument');
     });
 

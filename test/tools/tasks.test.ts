@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Project } from '../../src/project.js';
-import { assertRecentTimestamp, assertToday, jsonArray, makeRefused, row, rows, useSession, useTwoSessions, type AnyRow } from '../helpers/assertions.js';
+import {
+  assertRecentTimestamp,
+  assertToday,
+  jsonArray,
+  makeRefused,
+  row,
+  rows,
+  useSession,
+  useTwoSessions,
+  type AnyRow,
+} from '../helpers/assertions.js';
 import { dump, emptyProject } from '../helpers/project.js';
 
 /**
@@ -23,7 +33,10 @@ describe('list_tasks', () => {
 
   test('no filter lists every task by id, compact rows matching the database', async () => {
     const r = await ctx.s.ok('list_tasks', {});
-    const db = rows(ctx.p, 'SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks ORDER BY id');
+    const db = rows(
+      ctx.p,
+      'SELECT id, title, status, priority, feature, discipline, depends_on FROM tasks ORDER BY id',
+    );
     assert.equal(r.total, 8);
     assert.equal(r.next_cursor, null);
     assert.deepEqual(
@@ -40,12 +53,22 @@ describe('list_tasks', () => {
       [{ filter_feature: 'recipes' }, 'feature = ?', ['recipes']],
       [{ filter_discipline: 'backend' }, 'discipline = ?', ['backend']],
       [{ filter_feature: 'recipes', filter_status: 'done' }, 'feature = ? AND status = ?', ['recipes', 'done']],
-      [{ filter_feature: 'auth', filter_discipline: 'backend', filter_status: 'blocked' }, 'feature = ? AND discipline = ? AND status = ?', ['auth', 'backend', 'blocked']],
-      [{ filter_status: 'in_progress', filter_discipline: 'quality' }, 'status = ? AND discipline = ?', ['in_progress', 'quality']],
+      [
+        { filter_feature: 'auth', filter_discipline: 'backend', filter_status: 'blocked' },
+        'feature = ? AND discipline = ? AND status = ?',
+        ['auth', 'backend', 'blocked'],
+      ],
+      [
+        { filter_status: 'in_progress', filter_discipline: 'quality' },
+        'status = ? AND discipline = ?',
+        ['in_progress', 'quality'],
+      ],
     ];
     for (const [args, where, params] of cases) {
       const r = await ctx.s.ok('list_tasks', args);
-      const expected = rows(ctx.p, `SELECT id FROM tasks WHERE ${where} ORDER BY id`, ...params).map((x) => x.id as number);
+      const expected = rows(ctx.p, `SELECT id FROM tasks WHERE ${where} ORDER BY id`, ...params).map(
+        (x) => x.id as number,
+      );
       assert.deepEqual(ids(r.tasks), expected, JSON.stringify(args));
       assert.equal(r.total, expected.length, JSON.stringify(args));
       assert.equal(r.next_cursor, null);
@@ -84,7 +107,9 @@ describe('list_tasks', () => {
           : Object.keys(filter)
               .map((k) => `${k.replace('filter_', '')} = ?`)
               .join(' AND ');
-      const expected = rows(ctx.p, `SELECT id FROM tasks WHERE ${where} ORDER BY id`, ...Object.values(filter)).map((x) => x.id as number);
+      const expected = rows(ctx.p, `SELECT id FROM tasks WHERE ${where} ORDER BY id`, ...Object.values(filter)).map(
+        (x) => x.id as number,
+      );
       assert.deepEqual(seen, expected, `limit ${limit} ${JSON.stringify(filter)}`);
       assert.equal(new Set(seen).size, seen.length, 'a row was returned twice');
       assert.equal(pages, Math.ceil(expected.length / limit), `limit ${limit}: page count`);
@@ -100,7 +125,8 @@ describe('list_tasks', () => {
   });
 
   test('bad cursor, bad limit, bad status and unknown fields are invalid_argument', async () => {
-    for (const cursor of ['abc', '-1', '1.5', '', 'x'.repeat(40)]) await refused(ctx.s, ctx.p, 'list_tasks', { cursor }, 'invalid_argument');
+    for (const cursor of ['abc', '-1', '1.5', '', 'x'.repeat(40)])
+      await refused(ctx.s, ctx.p, 'list_tasks', { cursor }, 'invalid_argument');
     for (const limit of [0, -1, 501, 2.5]) await refused(ctx.s, ctx.p, 'list_tasks', { limit }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'list_tasks', { limit: '3' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'list_tasks', { filter_status: 'open' }, 'invalid_argument');
@@ -120,7 +146,10 @@ describe('get_task', () => {
     assert.equal(r.task.feature, 'recipes');
     assert.equal(r.task.discipline, 'frontend');
     assert.deepEqual(r.task.tags, JSON.parse(t.tags));
-    assert.deepEqual(r.task.acceptance_criteria, ['Ingredients can be added and removed', 'Shows server validation errors']);
+    assert.deepEqual(r.task.acceptance_criteria, [
+      'Ingredients can be added and removed',
+      'Shows server validation errors',
+    ]);
     assert.deepEqual(r.task.context_files, ['src/ui/RecipeForm.tsx']);
     assert.equal(r.task.hints, t.hints);
     assert.deepEqual(r.task.depends_on, [2]);
@@ -199,7 +228,12 @@ describe('create_task', () => {
   });
 
   test('a minimal draft gets defaults: empty JSON arrays, no priority', async () => {
-    const r = await ctx.s.ok('create_task', { feature: 'auth', discipline: 'quality', title: 'Sign-in tests', status: 'draft' });
+    const r = await ctx.s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'quality',
+      title: 'Sign-in tests',
+      status: 'draft',
+    });
     assert.equal(r.task.id, 10);
     const t = taskRow(ctx.p, 10)!;
     assert.equal(t.status, 'draft');
@@ -207,7 +241,8 @@ describe('create_task', () => {
     assert.equal(t.description, null);
     assert.equal(t.provenance, 'agent');
     assertToday(t.created, 'created');
-    for (const c of ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts']) assert.deepEqual(jsonArray(t[c], c), [], c);
+    for (const c of ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'])
+      assert.deepEqual(jsonArray(t[c], c), [], c);
   });
 
   test('ids are max(id)+1, not count+1 (after a deletion leaves a gap)', async () => {
@@ -225,19 +260,43 @@ describe('create_task', () => {
   });
 
   test('depends_on naming a missing task is invalid_argument', async () => {
-    const err = await refused(ctx.s, ctx.p, 'create_task', { feature: 'search', discipline: 'backend', title: 'x', depends_on: [1, 999] }, 'invalid_argument');
+    const err = await refused(
+      ctx.s,
+      ctx.p,
+      'create_task',
+      { feature: 'search', discipline: 'backend', title: 'x', depends_on: [1, 999] },
+      'invalid_argument',
+    );
     assert.match(err.message, /999/);
-    await refused(ctx.s, ctx.p, 'create_task', { feature: 'search', discipline: 'backend', title: 'x', depends_on: [0] }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'create_task',
+      { feature: 'search', discipline: 'backend', title: 'x', depends_on: [0] },
+      'invalid_argument',
+    );
   });
 
   test('context files outside the project are invalid_argument', async () => {
     for (const f of ['../x', '/etc/passwd', 'src/../../x', '~/x', 'src\\x.ts', '%2e%2e/x'])
-      await refused(ctx.s, ctx.p, 'create_task', { feature: 'search', discipline: 'backend', title: 'x', context_files: [f] }, 'invalid_argument');
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_task',
+        { feature: 'search', discipline: 'backend', title: 'x', context_files: [f] },
+        'invalid_argument',
+      );
   });
 
   test('a status other than draft or pending is invalid_argument', async () => {
     for (const status of ['done', 'in_progress', 'blocked', 'skipped', 'open'])
-      await refused(ctx.s, ctx.p, 'create_task', { feature: 'search', discipline: 'backend', title: 'x', status }, 'invalid_argument');
+      await refused(
+        ctx.s,
+        ctx.p,
+        'create_task',
+        { feature: 'search', discipline: 'backend', title: 'x', status },
+        'invalid_argument',
+      );
   });
 
   test('schema violations are invalid_argument', async () => {
@@ -269,7 +328,14 @@ describe('update_task', () => {
       context_files: ['./src/db/fts.sql'],
       estimated_turns: 4,
     });
-    assert.deepEqual([...r.changed].sort(), ['context_files', 'depends_on', 'estimated_turns', 'priority', 'tags', 'title']);
+    assert.deepEqual([...r.changed].sort(), [
+      'context_files',
+      'depends_on',
+      'estimated_turns',
+      'priority',
+      'tags',
+      'title',
+    ]);
     const t = taskRow(ctx.p, 5)!;
     assert.equal(t.title, 'FTS5 index over recipes and tags');
     assert.equal(t.priority, 'medium');
@@ -279,16 +345,34 @@ describe('update_task', () => {
     assert.equal(t.estimated_turns, 4);
     assertToday(t.updated, 'updated');
     // Untouched columns stay as they were.
-    for (const c of ['description', 'status', 'acceptance_criteria', 'created', 'completed', 'provenance', 'feature', 'discipline', 'hints']) assert.equal(t[c], before[c], c);
+    for (const c of [
+      'description',
+      'status',
+      'acceptance_criteria',
+      'created',
+      'completed',
+      'provenance',
+      'feature',
+      'discipline',
+      'hints',
+    ])
+      assert.equal(t[c], before[c], c);
     assert.deepEqual(r.task.depends_on, [1, 2]);
     assert.equal(r.task.updated, t.updated);
   });
 
   test('lists are replaced whole; a non-cyclic dependency change is accepted', async () => {
-    await ctx.s.ok('update_task', { id: 4, depends_on: [1, 3], acceptance_criteria: ['Runs in CI', 'Covers validation errors'] });
+    await ctx.s.ok('update_task', {
+      id: 4,
+      depends_on: [1, 3],
+      acceptance_criteria: ['Runs in CI', 'Covers validation errors'],
+    });
     const t = taskRow(ctx.p, 4)!;
     assert.deepEqual(jsonArray(t.depends_on, 'depends_on'), [1, 3]);
-    assert.deepEqual(jsonArray(t.acceptance_criteria, 'acceptance_criteria'), ['Runs in CI', 'Covers validation errors']);
+    assert.deepEqual(jsonArray(t.acceptance_criteria, 'acceptance_criteria'), [
+      'Runs in CI',
+      'Covers validation errors',
+    ]);
     await ctx.s.ok('update_task', { id: 4, depends_on: [] });
     assert.deepEqual(jsonArray(taskRow(ctx.p, 4)!.depends_on, 'depends_on'), []);
     await ctx.s.ok('update_task', { id: 4, depends_on: [3] });
@@ -297,7 +381,13 @@ describe('update_task', () => {
 
   test('a self-dependency is invalid_argument and nothing changes', async () => {
     await refused(ctx.s, ctx.p, 'update_task', { id: 1, depends_on: [1] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'update_task', { id: 3, title: 'also a title', depends_on: [2, 3] }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'update_task',
+      { id: 3, title: 'also a title', depends_on: [2, 3] },
+      'invalid_argument',
+    );
     assert.equal(taskRow(ctx.p, 3)!.title, 'Recipe editor form');
     assert.equal(taskRow(ctx.p, 3)!.updated, null);
   });
@@ -328,7 +418,13 @@ describe('update_task', () => {
     await refused(ctx.s, ctx.p, 'update_task', { id: 5, context_files: ['../secret'] }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_task', { id: 5, context_files: ['/etc/passwd'] }, 'invalid_argument');
     // A bad field refuses the whole call: the good fields given with it are not written either.
-    await refused(ctx.s, ctx.p, 'update_task', { id: 5, title: 'half-applied?', hints: 'x', context_files: ['../x'] }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'update_task',
+      { id: 5, title: 'half-applied?', hints: 'x', context_files: ['../x'] },
+      'invalid_argument',
+    );
     assert.notEqual(taskRow(ctx.p, 5)!.title, 'half-applied?');
     await refused(ctx.s, ctx.p, 'update_task', { title: 'no id' }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'update_task', { id: 99, title: 'ghost' }, 'not_found');
@@ -435,9 +531,16 @@ describe('set_task_status', () => {
   });
 
   test('invalid status is invalid_argument; unknown id is not_found', async () => {
-    for (const status of ['finished', 'DONE', '', 'in-progress']) await refused(ctx.s, ctx.p, 'set_task_status', { id: 4, status }, 'invalid_argument');
+    for (const status of ['finished', 'DONE', '', 'in-progress'])
+      await refused(ctx.s, ctx.p, 'set_task_status', { id: 4, status }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'set_task_status', { id: 4 }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'set_task_status', { id: 4, status: 'done', completed: '2026-01-01' }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'set_task_status',
+      { id: 4, status: 'done', completed: '2026-01-01' },
+      'invalid_argument',
+    );
     await refused(ctx.s, ctx.p, 'set_task_status', { id: 99, status: 'done' }, 'not_found');
     assert.equal(taskRow(ctx.p, 4)!.status, 'pending');
   });
@@ -460,7 +563,9 @@ describe('enrich_task', () => {
     assert.equal(t.pseudocode, 'on input: debounce 150ms; query FTS; show top 5');
     assertRecentTimestamp(t.enriched_at, 'enriched_at');
     assertToday(t.updated, 'updated');
-    assert.deepEqual(jsonArray(t.acceptance_criteria, 'acceptance_criteria'), ['Suggestions appear after typing 2 letters']);
+    assert.deepEqual(jsonArray(t.acceptance_criteria, 'acceptance_criteria'), [
+      'Suggestions appear after typing 2 letters',
+    ]);
     assert.deepEqual(jsonArray(t.context_files, 'context_files'), ['src/ui/Header.tsx']);
     assert.equal(r.task.status, 'pending');
     assert.equal(r.task.enriched_at, t.enriched_at);
@@ -484,18 +589,36 @@ describe('enrich_task', () => {
   });
 
   test('a non-draft task is refused with conflict', async () => {
-    for (const id of [1, 3, 5, 7, 8, 6]) await refused(ctx.s, ctx.p, 'enrich_task', { id, pseudocode: 'x' }, 'conflict');
+    for (const id of [1, 3, 5, 7, 8, 6])
+      await refused(ctx.s, ctx.p, 'enrich_task', { id, pseudocode: 'x' }, 'conflict');
     assert.equal(taskRow(ctx.p, 5)!.pseudocode, null);
     assert.equal(taskRow(ctx.p, 5)!.enriched_at, null);
   });
 
   test('unknown id is not_found; bad arguments are invalid_argument', async () => {
     await refused(ctx.s, ctx.p, 'enrich_task', { id: 99, pseudocode: 'x' }, 'not_found');
-    const d = await ctx.s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rate limiting', status: 'draft' });
+    const d = await ctx.s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'backend',
+      title: 'Rate limiting',
+      status: 'draft',
+    });
     await refused(ctx.s, ctx.p, 'enrich_task', { id: d.task.id }, 'invalid_argument');
     await refused(ctx.s, ctx.p, 'enrich_task', { id: d.task.id, pseudocode: '  ' }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'enrich_task', { id: d.task.id, pseudocode: 'x', context_files: ['../x'] }, 'invalid_argument');
-    await refused(ctx.s, ctx.p, 'enrich_task', { id: d.task.id, pseudocode: 'x', status: 'pending' }, 'invalid_argument');
+    await refused(
+      ctx.s,
+      ctx.p,
+      'enrich_task',
+      { id: d.task.id, pseudocode: 'x', context_files: ['../x'] },
+      'invalid_argument',
+    );
+    await refused(
+      ctx.s,
+      ctx.p,
+      'enrich_task',
+      { id: d.task.id, pseudocode: 'x', status: 'pending' },
+      'invalid_argument',
+    );
     assert.equal(taskRow(ctx.p, d.task.id)!.status, 'draft');
   });
 });
@@ -520,7 +643,8 @@ describe('task tools in a task_execution session (--task 3)', () => {
 
   test('tools outside the recipe do not exist in the session', async () => {
     const names = await ctx.s.toolNames();
-    for (const hidden of ['create_task', 'update_task', 'delete_task', 'enrich_task', 'list_tasks']) assert.ok(!names.includes(hidden), hidden);
+    for (const hidden of ['create_task', 'update_task', 'delete_task', 'enrich_task', 'list_tasks'])
+      assert.ok(!names.includes(hidden), hidden);
     const before = dump(ctx.p);
     const r = await ctx.s.call('delete_task', { id: 8 }).then(
       (x) => ({ isError: x.isError === true }),
@@ -551,7 +675,12 @@ describe('create_task from two sessions at once', () => {
     );
     const db = rows(ctx.p, 'SELECT id, title FROM tasks WHERE id > 8 ORDER BY id');
     assert.equal(db.length, 30);
-    for (const r of results) assert.equal(db.find((x) => x.id === r.task.id)?.title, r.task.title, `row ${r.task.id} holds what its caller wrote`);
+    for (const r of results)
+      assert.equal(
+        db.find((x) => x.id === r.task.id)?.title,
+        r.task.title,
+        `row ${r.task.id} holds what its caller wrote`,
+      );
   });
 });
 
@@ -573,7 +702,11 @@ describe('task tools on an empty project', () => {
     assert.equal(t.title, 'First');
     assert.equal(t.provenance, 'agent');
     assertToday(t.created, 'created');
-    assert.equal((await ctx.s.ok('create_task', { feature: 'core', discipline: 'backend', title: 'Second', depends_on: [1] })).task.id, 2);
+    assert.equal(
+      (await ctx.s.ok('create_task', { feature: 'core', discipline: 'backend', title: 'Second', depends_on: [1] })).task
+        .id,
+      2,
+    );
     assert.deepEqual(jsonArray(taskRow(ctx.p, 2)!.depends_on, 'depends_on'), [1]);
   });
 });

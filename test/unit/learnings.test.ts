@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isNegated, jaccard, MAX_LEARNINGS, mergeLearning, normalizeLearning, truncateLearning, wordSet, type Learning } from '../../src/domain/learnings.js';
+import {
+  isNegated,
+  jaccard,
+  MAX_LEARNINGS,
+  mergeLearning,
+  normalizeLearning,
+  truncateLearning,
+  wordSet,
+  type Learning,
+} from '../../src/domain/learnings.js';
 
 const L = (text: string, extra: Partial<Learning> = {}): Learning => ({
   text,
@@ -23,12 +32,24 @@ describe('learnings dedup (Ralph rules)', () => {
   });
 
   test('negation detection', () => {
-    for (const t of ["Don't mock the database", 'Never use var', 'avoid global state', 'use X instead of Y', 'prefer A rather than B', 'do not retry', 'this is not safe']) assert.ok(isNegated(t), t);
+    for (const t of [
+      "Don't mock the database",
+      'Never use var',
+      'avoid global state',
+      'use X instead of Y',
+      'prefer A rather than B',
+      'do not retry',
+      'this is not safe',
+    ])
+      assert.ok(isNegated(t), t);
     for (const t of ['Always use const', 'Store grams', 'Notes go in notebooks']) assert.ok(!isNegated(t), t);
   });
 
   test('a new lesson is added', () => {
-    const r = mergeLearning([L('Run migrations before seeding the database')], L('Use the retry helper for flaky network calls'));
+    const r = mergeLearning(
+      [L('Run migrations before seeding the database')],
+      L('Use the retry helper for flaky network calls'),
+    );
     assert.equal(r.outcome, 'added');
     assert.equal(r.items.length, 2);
   });
@@ -51,7 +72,11 @@ describe('learnings dedup (Ralph rules)', () => {
   });
 
   test('exactly one side negated: the new lesson replaces the old one in place', () => {
-    const list = [L('first lesson about caching layers'), L('Always store quantities in grams, convert only for display'), L('third one here')];
+    const list = [
+      L('first lesson about caching layers'),
+      L('Always store quantities in grams, convert only for display'),
+      L('third one here'),
+    ];
     const r = mergeLearning(list, L('Never store quantities in grams, convert only for display'));
     assert.equal(r.outcome, 'replaced');
     assert.equal(r.items.length, 3);
@@ -60,7 +85,10 @@ describe('learnings dedup (Ralph rules)', () => {
   });
 
   test('both negated: a plain duplicate', () => {
-    const r = mergeLearning([L("Don't call the payment API from tests directly")], L("don't call the payment API from the tests directly"));
+    const r = mergeLearning(
+      [L("Don't call the payment API from tests directly")],
+      L("don't call the payment API from the tests directly"),
+    );
     assert.equal(r.outcome, 'duplicate');
   });
 
@@ -70,7 +98,8 @@ describe('learnings dedup (Ralph rules)', () => {
     list.push(L('auto reviewed lesson one', { source: 'auto', reviewed: true }));
     list.push(L('auto popular lesson two', { source: 'auto', hit_count: 4 }));
     list.push(L('oldest prunable lesson three', { source: 'auto' }));
-    for (let i = 4; i < MAX_LEARNINGS; i++) list.push(L(`filler ${i} ${'x'.repeat(3)}${i} unique${i} words${i}`, { source: 'auto' }));
+    for (let i = 4; i < MAX_LEARNINGS; i++)
+      list.push(L(`filler ${i} ${'x'.repeat(3)}${i} unique${i} words${i}`, { source: 'auto' }));
     assert.equal(list.length, MAX_LEARNINGS);
     const r = mergeLearning(list, L('a brand new lesson about logging'));
     assert.equal(r.outcome, 'added');
@@ -81,7 +110,14 @@ describe('learnings dedup (Ralph rules)', () => {
   });
 
   test('plain-string learnings from older rows read as source auto, hit_count 1', () => {
-    assert.deepEqual(normalizeLearning('old style'), { text: 'old style', source: 'auto', created: '', hit_count: 1, reviewed: false, review_count: 0 });
+    assert.deepEqual(normalizeLearning('old style'), {
+      text: 'old style',
+      source: 'auto',
+      created: '',
+      hit_count: 1,
+      reviewed: false,
+      review_count: 0,
+    });
     assert.equal(normalizeLearning({ nope: 1 }), undefined);
   });
 
@@ -104,14 +140,26 @@ describe('learnings edge cases', () => {
   });
 
   test('keys a newer Ralph adds to a learning survive a rewrite', () => {
-    const old = normalizeLearning({ text: 'Keep handlers thin and delegate', source: 'human', hit_count: 2, embedding_id: 42 })!;
+    const old = normalizeLearning({
+      text: 'Keep handlers thin and delegate',
+      source: 'human',
+      hit_count: 2,
+      embedding_id: 42,
+    })!;
     const r = mergeLearning([old], L('Something else entirely different'));
     assert.equal((r.items[0] as Record<string, unknown>).embedding_id, 42);
   });
 });
 
 describe('stored learnings are written back as they were', () => {
-  const odd = { text: 'Ship behind a feature flag first', source: 'opus', created: 1767225600, hit_count: '4', reviewed: 1, task_id: '3' };
+  const odd = {
+    text: 'Ship behind a feature flag first',
+    source: 'opus',
+    created: 1767225600,
+    hit_count: '4',
+    reviewed: 1,
+    task_id: '3',
+  };
 
   test('an unrelated append keeps every stored item byte for byte', () => {
     const stored = ['legacy plain string lesson', odd];
@@ -127,7 +175,10 @@ describe('stored learnings are written back as they were', () => {
   });
 
   test('the new learning is never the one pruned; items of unknown source are never pruned', () => {
-    const full = Array.from({ length: MAX_LEARNINGS }, (_, i) => ({ ...odd, text: `opus lesson ${i} topic${i} area${i}` }));
+    const full = Array.from({ length: MAX_LEARNINGS }, (_, i) => ({
+      ...odd,
+      text: `opus lesson ${i} topic${i} area${i}`,
+    }));
     const r = mergeLearning(full, L('brand new auto lesson about caching', { source: 'auto' }));
     assert.equal(r.outcome, 'added');
     assert.equal(r.pruned, 0);

@@ -27,7 +27,22 @@ describe('project path checks', () => {
   });
 
   test('escapes are refused', () => {
-    for (const p of ['../x', 'src/../../x', '/etc/passwd', '~/x', '~', 'src\\..\\x', 'C:/x', '%2e%2e/x', 'a\0b', 'etc-link/passwd', 'etc-link', '.', './']) refused(p);
+    for (const p of [
+      '../x',
+      'src/../../x',
+      '/etc/passwd',
+      '~/x',
+      '~',
+      'src\\..\\x',
+      'C:/x',
+      '%2e%2e/x',
+      'a\0b',
+      'etc-link/passwd',
+      'etc-link',
+      '.',
+      './',
+    ])
+      refused(p);
   });
 
   test("no `..` segment at all, even one that stays inside the project (the README's rule)", () => {

@@ -4,7 +4,14 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { FIXTURE_SKIP, FIXTURES, FIXTURES_DIR, HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from '../helpers/env.js';
+import {
+  FIXTURE_SKIP,
+  FIXTURES,
+  FIXTURES_DIR,
+  HEAD_FIXTURE_SKIP,
+  HEAD_FIXTURES,
+  HEAD_FIXTURES_DIR,
+} from '../helpers/env.js';
 import {
   counts,
   generationOf,
@@ -136,10 +143,22 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
   });
 
   test('ralphTaskList fails as a whole on a status, priority or provenance Ralph cannot parse', () => {
-    assert.throws(() => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'failed' WHERE id = 6")), /Invalid task status: failed \(task 6\)/);
-    assert.throws(() => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 9")), /needs_input \(task 9\)/);
-    assert.throws(() => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`)), /Invalid task priority: urgent \(task 1\)/);
-    assert.throws(() => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`)), /Invalid task provenance: Agent \(task 2\)/);
+    assert.throws(
+      () => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'failed' WHERE id = 6")),
+      /Invalid task status: failed \(task 6\)/,
+    );
+    assert.throws(
+      () => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 9")),
+      /needs_input \(task 9\)/,
+    );
+    assert.throws(
+      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`)),
+      /Invalid task priority: urgent \(task 1\)/,
+    );
+    assert.throws(
+      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`)),
+      /Invalid task provenance: Agent \(task 2\)/,
+    );
   });
 
   test('ralphTask shows what get_task_by_id shows (an unknown status as pending)', () => {
@@ -180,12 +199,21 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     assert.equal(ralphTask(broken, 5)?.status, 'pending');
     assert.equal(ralphTask(broken, 5)?.status_raw, 'needs_input');
     // A task whose subsystem is gone is "not found" to Ralph (inner JOIN).
-    assert.equal(ralphTask(mutate(head(), `${OFF_FKS} UPDATE runtime_tasks SET subsystem_id = 99 WHERE id = 20`), 20), undefined);
+    assert.equal(
+      ralphTask(mutate(head(), `${OFF_FKS} UPDATE runtime_tasks SET subsystem_id = 99 WHERE id = 20`), 20),
+      undefined,
+    );
   });
 
   test('ralphTask orders criteria by criterion_order, not by id', () => {
-    const p = mutate(head(), 'UPDATE task_acceptance_criteria SET criterion_order = 1 - criterion_order WHERE task_id = 1');
-    assert.deepEqual(ralphTask(p, 1)?.acceptance_criteria, ['Action buttons visible on hover', 'Card displays favicon, title, and truncated URL']);
+    const p = mutate(
+      head(),
+      'UPDATE task_acceptance_criteria SET criterion_order = 1 - criterion_order WHERE task_id = 1',
+    );
+    assert.deepEqual(ralphTask(p, 1)?.acceptance_criteria, [
+      'Action buttons visible on hover',
+      'Card displays favicon, title, and truncated URL',
+    ]);
   });
 
   test('ralphComments reads get_signals_for_task, oldest first', () => {
@@ -194,7 +222,15 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     assert.deepEqual(
       four.map((c) => [c.id, c.author, c.verb, c.kind, c.scope, c.session_id, c.body]),
       [
-        [4, 'human', 'learned', 'discovery', 'task', 'legacy-task-4', 'Found edge case: empty URL string passes validation. Adding test.'],
+        [
+          4,
+          'human',
+          'learned',
+          'discovery',
+          'task',
+          'legacy-task-4',
+          'Found edge case: empty URL string passes validation. Adding test.',
+        ],
         [5, 'human', 'learned', 'discovery', 'task', 'legacy-task-4', 'Also test unicode URLs please.'],
       ],
     );
@@ -205,7 +241,23 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     );
     assert.deepEqual(
       t21.map((c) => c.verb),
-      ['done', 'partial', 'stuck', 'ask', 'ask', 'flag', 'flag', 'flag', 'learned', 'learned', 'learned', 'suggest', 'suggest', 'blocked', 'blocked'],
+      [
+        'done',
+        'partial',
+        'stuck',
+        'ask',
+        'ask',
+        'flag',
+        'flag',
+        'flag',
+        'learned',
+        'learned',
+        'learned',
+        'suggest',
+        'suggest',
+        'blocked',
+        'blocked',
+      ],
     );
     assert.ok(t21.every((c) => c.author === 'agent' && c.created === '2026-01-01T00:00:00Z'));
     const partial = t21[1];
@@ -250,7 +302,18 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     assert.equal(learned?.length, 1);
     assert.deepEqual(
       learned?.map((l) => [l.text, l.body, l.summary, l.reason, l.discipline, l.task_id, l.iteration, l.created]),
-      [['Favicons need a fallback', 'Favicons need a fallback', 'fallback icon', '404s are common', 'frontend', 4, 2, '2026-01-02T00:00:00Z']],
+      [
+        [
+          'Favicons need a fallback',
+          'Favicons need a fallback',
+          'fallback icon',
+          '404s are common',
+          'frontend',
+          4,
+          2,
+          '2026-01-02T00:00:00Z',
+        ],
+      ],
     );
     const s = ralphFeature(q, 'search');
     assert.deepEqual([s?.architecture, s?.boundaries], ['inverted index', 'read-only']);
@@ -278,7 +341,9 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
        INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (1, 'second', 1), (1, 'first', 0);
        INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (1, 'ROOT', '/x');`,
     );
-    assert.deepEqual(ralphDiscipline(q, 'frontend')?.mcp_servers, [{ name: 'fs', command: 'npx', args: ['first', 'second'], env: { ROOT: '/x' } }]);
+    assert.deepEqual(ralphDiscipline(q, 'frontend')?.mcp_servers, [
+      { name: 'fs', command: 'npx', args: ['first', 'second'], env: { ROOT: '/x' } },
+    ]);
   });
 
   // One deliberate break per rule; each must be reported under that rule's name.
@@ -362,7 +427,16 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
     const p = legacy();
     const list = ralphTaskList(p);
     assert.equal(list.length, 20);
-    assert.deepEqual([list[3]?.tags, list[3]?.depends_on, list[3]?.acceptance_criteria_count, list[3]?.signal_count, list[3]?.discipline_acronym], [['testing'], [3], 2, 2, 'QLTY']);
+    assert.deepEqual(
+      [
+        list[3]?.tags,
+        list[3]?.depends_on,
+        list[3]?.acceptance_criteria_count,
+        list[3]?.signal_count,
+        list[3]?.discipline_acronym,
+      ],
+      [['testing'], [3], 2, 2, 'QLTY'],
+    );
     const broken = mutate(legacy(), "UPDATE tasks SET status = 'failed' WHERE id = 6");
     assert.equal(ralphTaskList(broken)[5]?.status, 'pending');
   });
@@ -373,8 +447,14 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
     assert.equal(t?.title, 'Bookmark card layout');
     assert.equal(t?.feature, 'bookmark-crud');
     assert.deepEqual(t?.tags, ['ui', 'design']);
-    assert.deepEqual(t?.acceptance_criteria, ['Card displays favicon, title, and truncated URL', 'Action buttons visible on hover']);
-    assert.deepEqual([t?.status, t?.priority, t?.provenance, t?.created, t?.updated, t?.completed], ['done', 'low', 'agent', '2026-01-01', null, '2025-01-14']);
+    assert.deepEqual(t?.acceptance_criteria, [
+      'Card displays favicon, title, and truncated URL',
+      'Action buttons visible on hover',
+    ]);
+    assert.deepEqual(
+      [t?.status, t?.priority, t?.provenance, t?.created, t?.updated, t?.completed],
+      ['done', 'low', 'agent', '2026-01-01', null, '2025-01-14'],
+    );
     assert.deepEqual([t?.template_id, t?.agent, t?.thinking], [null, null, null]);
     assert.deepEqual(ralphTask(p, 3)?.depends_on, [2]);
     assert.equal(ralphTask(p, 21), undefined);
@@ -385,7 +465,9 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
   test('ralphComments reads task_comments, oldest first', () => {
     const c = ralphComments(legacy(), 4);
     assert.deepEqual(
-      c.map((x) => (x.generation === 'legacy' ? [x.id, x.author, x.discipline, x.priority, x.agent_task_id, x.body] : [])),
+      c.map((x) =>
+        x.generation === 'legacy' ? [x.id, x.author, x.discipline, x.priority, x.agent_task_id, x.body] : [],
+      ),
       [
         [4, 'quality', 'quality', 'high', 4, 'Found edge case: empty URL string passes validation. Adding test.'],
         [5, 'human', null, null, null, 'Also test unicode URLs please.'],
@@ -414,7 +496,10 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
     assert.deepEqual([f?.dependencies, f?.knowledge_paths], [['collections'], ['docs/a.md']]);
     assert.equal(counts(q).learnings, 2);
     // An object without text fails FeatureLearning's Deserialize: Ralph then sees no learnings at all.
-    const bad = mutate(legacy(), `UPDATE features SET learnings = '["fine", {"reason": "no text"}]' WHERE name = 'search'`);
+    const bad = mutate(
+      legacy(),
+      `UPDATE features SET learnings = '["fine", {"reason": "no text"}]' WHERE name = 'search'`,
+    );
     assert.deepEqual(ralphFeature(bad, 'search')?.learnings, []);
   });
 
@@ -457,7 +542,10 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
   }
 
   test('a NULL features/disciplines list (the row would vanish in 936f316) is flagged', () => {
-    assertNamesRule(legacyInvariants(mutate(legacy(), "UPDATE disciplines SET skills = NULL WHERE name = 'data'")), 'legacy_json_arrays');
+    assertNamesRule(
+      legacyInvariants(mutate(legacy(), "UPDATE disciplines SET skills = NULL WHERE name = 'data'")),
+      'legacy_json_arrays',
+    );
   });
 });
 
@@ -466,8 +554,24 @@ describe('both generations of 04-desktop-dev agree', { skip: HEAD_SKIP || FIXTUR
     const h = head();
     const l = legacy();
     for (let id = 1; id <= 20; id++) {
-      const { updated: _hu, template_id: _ht, agent: _ha, model: _hm, effort: _he, thinking: _hk, ...a } = ralphTask(h, id) ?? assert.fail(`head task ${id}`);
-      const { updated: _lu, template_id: _lt, agent: _la, model: _lm, effort: _le, thinking: _lk, ...b } = ralphTask(l, id) ?? assert.fail(`legacy task ${id}`);
+      const {
+        updated: _hu,
+        template_id: _ht,
+        agent: _ha,
+        model: _hm,
+        effort: _he,
+        thinking: _hk,
+        ...a
+      } = ralphTask(h, id) ?? assert.fail(`head task ${id}`);
+      const {
+        updated: _lu,
+        template_id: _lt,
+        agent: _la,
+        model: _lm,
+        effort: _le,
+        thinking: _lk,
+        ...b
+      } = ralphTask(l, id) ?? assert.fail(`legacy task ${id}`);
       assert.deepEqual(a, b, `task ${id}`);
     }
   });

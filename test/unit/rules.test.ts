@@ -6,7 +6,16 @@ import { formatEntry, splitEntries } from '../../src/domain/stateFiles.js';
 
 describe('acronyms', () => {
   test('derived acronyms are 4 chars [A-Z0-9]', () => {
-    for (const name of ['Bookmark CRUD', 'Authentication', 'UI', 'x', 'Über Café', '!!!', 'Very Long Multi Word Feature Name', 'api v2'])
+    for (const name of [
+      'Bookmark CRUD',
+      'Authentication',
+      'UI',
+      'x',
+      'Über Café',
+      '!!!',
+      'Very Long Multi Word Feature Name',
+      'api v2',
+    ])
       assert.match(deriveAcronym(name, new Set()), ACRONYM_RE, name);
     assert.equal(deriveAcronym('Authentication', new Set()), 'ATHN');
     assert.equal(deriveAcronym('Bookmark Sync Engine', new Set()), 'BSEK');

@@ -3,7 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { openInProject, readTailInProject, readWholeInProject, UnsafeFileError, type UnsafeReason } from '../../src/domain/safeOpen.js';
+import {
+  openInProject,
+  readTailInProject,
+  readWholeInProject,
+  UnsafeFileError,
+  type UnsafeReason,
+} from '../../src/domain/safeOpen.js';
 import { tempDir } from '../helpers/project.js';
 
 /**
@@ -58,7 +64,11 @@ describe('openInProject', () => {
   test('a symbolic link to a file outside the project is refused, for read and append; the target is unchanged', () => {
     const { root, file, secret } = layout();
     symlinkSync(secret, file);
-    refusedWith(() => openInProject(root, file, 'append'), 'symlink', /progress\.txt is a symbolic link; refusing to follow it/);
+    refusedWith(
+      () => openInProject(root, file, 'append'),
+      'symlink',
+      /progress\.txt is a symbolic link; refusing to follow it/,
+    );
     refusedWith(() => readTailInProject(root, file, 1024), 'symlink', /symbolic link/);
     assert.equal(readFileSync(secret, 'utf8'), 'outside content\n');
   });
@@ -83,7 +93,11 @@ describe('openInProject', () => {
   test('a FIFO is refused at once, for read and append (no writer, no reader: nothing blocks)', () => {
     const { root, file } = layout();
     execFileSync('mkfifo', [file]);
-    refusedWith(() => prompt(2000, () => openInProject(root, file, 'read')), 'not_regular', /is a FIFO \(named pipe\), not a regular file/);
+    refusedWith(
+      () => prompt(2000, () => openInProject(root, file, 'read')),
+      'not_regular',
+      /is a FIFO \(named pipe\), not a regular file/,
+    );
     refusedWith(() => prompt(2000, () => openInProject(root, file, 'append')), 'not_regular', /FIFO/);
     refusedWith(() => prompt(2000, () => readTailInProject(root, file, 1024)), 'not_regular', /FIFO/);
   });
@@ -113,9 +127,17 @@ describe('openInProject', () => {
     writeFileSync(join(away, 'progress.txt'), 'outside progress\n');
     symlinkSync(away, join(root, '.ralph'));
     const file = join(root, '.ralph', 'progress.txt');
-    refusedWith(() => openInProject(root, file, 'append'), 'outside_project', /lies in a folder that resolves to .*outside the project/);
+    refusedWith(
+      () => openInProject(root, file, 'append'),
+      'outside_project',
+      /lies in a folder that resolves to .*outside the project/,
+    );
     refusedWith(() => openInProject(root, file, 'read'), 'outside_project', /outside the project/);
-    refusedWith(() => openInProject(root, join(root, '.ralph', 'learnings.txt'), 'append'), 'outside_project', /outside the project/);
+    refusedWith(
+      () => openInProject(root, join(root, '.ralph', 'learnings.txt'), 'append'),
+      'outside_project',
+      /outside the project/,
+    );
     assert.equal(readFileSync(join(away, 'progress.txt'), 'utf8'), 'outside progress\n');
     assert.equal(existsSync(join(away, 'learnings.txt')), false, 'append did not create a file outside');
   });

@@ -9,7 +9,9 @@ import { initProject } from '../../src/project.js';
 function describeSchema(path: string) {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const objects = db.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all() as {
+    const objects = db
+      .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
+      .all() as {
       type: string;
       name: string;
       sql: string;
@@ -21,7 +23,9 @@ function describeSchema(path: string) {
         // Compare the DDL text modulo whitespace, minus the SPEC-070 column Ralph's files lack.
         sql: o.sql.replace(/,\s*mcp_tool_overrides TEXT DEFAULT NULL/, '').replace(/\s+/g, ' '),
       })),
-      overrides: (db.prepare("SELECT * FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'").get() ?? null) as Record<string, unknown> | null,
+      overrides: (db
+        .prepare("SELECT * FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'")
+        .get() ?? null) as Record<string, unknown> | null,
     };
   } finally {
     db.close();
@@ -35,10 +39,19 @@ test("init creates the schema of Ralph's own databases", { skip: FIXTURE_SKIP },
   assert.equal(ours.userVersion, 1);
   assert.deepEqual(ours.objects, ralphs.objects);
   assert.equal(ralphs.overrides, null);
-  assert.deepEqual(ours.overrides, { cid: 14, name: 'mcp_tool_overrides', type: 'TEXT', notnull: 0, dflt_value: 'NULL', pk: 0 });
+  assert.deepEqual(ours.overrides, {
+    cid: 14,
+    name: 'mcp_tool_overrides',
+    type: 'TEXT',
+    notnull: 0,
+    dflt_value: 'NULL',
+    pk: 0,
+  });
 });
 
-test("init's default (normalized) schema is Ralph's head schema, object for object", { skip: HEAD_FIXTURE_SKIP }, () => {
+test("init's default (normalized) schema is Ralph's head schema, object for object", {
+  skip: HEAD_FIXTURE_SKIP,
+}, () => {
   const ours = describeSchema(initProject(tempDir(), { disciplines: false }).dbPath);
   for (const f of HEAD_FIXTURES) {
     const ralphs = describeSchema(fixtureProject(f, HEAD_FIXTURES_DIR).dbPath);
@@ -54,12 +67,27 @@ test("init seeds Ralph's eight default disciplines on either schema, or none", (
     const names = (p: string) => {
       const db = new Database(p, { readonly: true });
       try {
-        return (db.prepare('SELECT name FROM disciplines ORDER BY rowid').all() as { name: string }[]).map((r) => r.name);
+        return (db.prepare('SELECT name FROM disciplines ORDER BY rowid').all() as { name: string }[]).map(
+          (r) => r.name,
+        );
       } finally {
         db.close();
       }
     };
-    assert.deepEqual(names(initProject(tempDir(), { schema }).dbPath), ['implementation', 'refactoring', 'investigation', 'testing', 'architecture', 'devops', 'security', 'documentation'], schema);
+    assert.deepEqual(
+      names(initProject(tempDir(), { schema }).dbPath),
+      [
+        'implementation',
+        'refactoring',
+        'investigation',
+        'testing',
+        'architecture',
+        'devops',
+        'security',
+        'documentation',
+      ],
+      schema,
+    );
     assert.deepEqual(names(initProject(tempDir(), { schema, disciplines: false }).dbPath), [], schema);
   }
 });

@@ -30,8 +30,17 @@ async function okRow(s: Session, p: Project, tool: string, args: Record<string, 
   return r;
 }
 
-/** A call that must be refused with `code`, leave Ralph's data unchanged, and add exactly one audit row with that outcome. */
-async function refusedRow(s: Session, p: Project, tool: string, args: Record<string, unknown>, code: string): Promise<AnyRow> {
+/**
+ * A call that must be refused with `code`, leave Ralph's data unchanged, and add exactly one audit row with that
+ * outcome.
+ */
+async function refusedRow(
+  s: Session,
+  p: Project,
+  tool: string,
+  args: Record<string, unknown>,
+  code: string,
+): Promise<AnyRow> {
   const rowsAdded = await added(p, () => refused(s, p, tool, args, code));
   assert.equal(rowsAdded.length, 1, `${tool} refused: one audit row`);
   const r = rowsAdded[0]!;
@@ -53,7 +62,12 @@ async function unknownRow(s: Session, p: Project, tool: string, args: Record<str
 describe('audit: opus_review --discipline backend --session-id audit-review', () => {
   const ctx = useSession(['--recipe', 'opus_review', '--discipline', 'backend', '--session-id', 'audit-review']);
   const who = { session_id: 'audit-review', recipe: 'opus_review', discipline: 'backend', task_id: null };
-  const scopeOf = (r: AnyRow) => ({ session_id: r.session_id, recipe: r.recipe, discipline: r.discipline, task_id: r.task_id });
+  const scopeOf = (r: AnyRow) => ({
+    session_id: r.session_id,
+    recipe: r.recipe,
+    discipline: r.discipline,
+    task_id: r.task_id,
+  });
 
   test('successful reads add no row', async () => {
     const { s, p } = ctx;
@@ -74,7 +88,11 @@ describe('audit: opus_review --discipline backend --session-id audit-review', ()
   test('each write adds one ok row with the session, recipe, discipline and task', async () => {
     const { s, p } = ctx;
     assert.deepEqual(scopeOf(await okRow(s, p, 'set_task_status', { id: 5, status: 'in_progress' })), who);
-    assert.deepEqual(scopeOf(await okRow(s, p, 'set_task_status', { id: 5, status: 'in_progress' })), who, 'a write that changed nothing is still a write call');
+    assert.deepEqual(
+      scopeOf(await okRow(s, p, 'set_task_status', { id: 5, status: 'in_progress' })),
+      who,
+      'a write that changed nothing is still a write call',
+    );
     assert.deepEqual(scopeOf(await okRow(s, p, 'skip_task', { id: 6, reason: 'Typeahead is out of scope' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'move_task_to_feature', { id: 5, feature: 'recipes' })), who);
     assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 5, body: 'Looks good' })), who);
@@ -90,8 +108,18 @@ describe('audit: opus_review --discipline backend --session-id audit-review', ()
     await refusedRow(s, p, 'search_tasks', { query: '***' }, 'invalid_argument');
     await refusedRow(s, p, 'set_task_status', { id: 5, status: 'finished' }, 'invalid_argument');
     await refusedRow(s, p, 'update_task', { id: 5, title: 'narrowed away in opus_review' }, 'invalid_argument');
-    const r = await refusedRow(s, p, 'skip_task', { id: 5, reason: 'x', extra: { nested: [1, 2] } }, 'invalid_argument');
-    assert.deepEqual(JSON.parse(String(r.arguments)), { id: 5, reason: 'x', extra: { nested: [1, 2] } }, 'the raw arguments of a refused call');
+    const r = await refusedRow(
+      s,
+      p,
+      'skip_task',
+      { id: 5, reason: 'x', extra: { nested: [1, 2] } },
+      'invalid_argument',
+    );
+    assert.deepEqual(
+      JSON.parse(String(r.arguments)),
+      { id: 5, reason: 'x', extra: { nested: [1, 2] } },
+      'the raw arguments of a refused call',
+    );
   });
 
   test("a tool hidden by the recipe, or one that does not exist, is recorded as 'unknown_tool' and writes nothing", async () => {
@@ -114,16 +142,36 @@ describe('audit: opus_review --discipline backend --session-id audit-review', ()
 describe('audit: task_execution --task 4 --session-id audit-exec (discipline from the task)', () => {
   const ctx = useSession(['--recipe', 'task_execution', '--task', '4', '--session-id', 'audit-exec']);
   const who = { session_id: 'audit-exec', recipe: 'task_execution', discipline: 'quality', task_id: 4 };
-  const scopeOf = (r: AnyRow) => ({ session_id: r.session_id, recipe: r.recipe, discipline: r.discipline, task_id: r.task_id });
+  const scopeOf = (r: AnyRow) => ({
+    session_id: r.session_id,
+    recipe: r.recipe,
+    discipline: r.discipline,
+    task_id: r.task_id,
+  });
 
   test('out_of_scope, invalid_argument, not_found and unknown_tool refusals are recorded with the session task', async () => {
     const { s, p } = ctx;
-    assert.deepEqual(scopeOf(await refusedRow(s, p, 'set_task_status', { id: 3, status: 'done' }, 'out_of_scope')), who);
-    assert.deepEqual(scopeOf(await refusedRow(s, p, 'update_task_context', { id: 5, hints: 'not mine' }, 'out_of_scope')), who);
+    assert.deepEqual(
+      scopeOf(await refusedRow(s, p, 'set_task_status', { id: 3, status: 'done' }, 'out_of_scope')),
+      who,
+    );
+    assert.deepEqual(
+      scopeOf(await refusedRow(s, p, 'update_task_context', { id: 5, hints: 'not mine' }, 'out_of_scope')),
+      who,
+    );
     assert.deepEqual(scopeOf(await refusedRow(s, p, 'update_task_context', {}, 'invalid_argument')), who);
-    assert.deepEqual(scopeOf(await refusedRow(s, p, 'report_blocker', { reason: 'x', on_task_id: 999 }, 'not_found')), who);
-    assert.deepEqual(scopeOf(await refusedRow(s, p, 'get_feature_learnings', { feature_name: 'payments' }, 'not_found')), who);
-    assert.deepEqual(scopeOf(await unknownRow(s, p, 'create_task', { feature: 'recipes', discipline: 'quality', title: 'sneaky' })), who);
+    assert.deepEqual(
+      scopeOf(await refusedRow(s, p, 'report_blocker', { reason: 'x', on_task_id: 999 }, 'not_found')),
+      who,
+    );
+    assert.deepEqual(
+      scopeOf(await refusedRow(s, p, 'get_feature_learnings', { feature_name: 'payments' }, 'not_found')),
+      who,
+    );
+    assert.deepEqual(
+      scopeOf(await unknownRow(s, p, 'create_task', { feature: 'recipes', discipline: 'quality', title: 'sneaky' })),
+      who,
+    );
     assert.deepEqual(scopeOf(await unknownRow(s, p, 'search_tasks', { query: 'recipe' })), who);
   });
 
@@ -132,9 +180,15 @@ describe('audit: task_execution --task 4 --session-id audit-exec (discipline fro
     assert.deepEqual(await added(p, () => s.ok('get_task', {})), []);
     assert.deepEqual(await added(p, () => s.ok('get_dependency_details', {})), []);
     assert.deepEqual(await added(p, () => s.ok('get_feature_learnings', { feature_name: 'recipes' })), []);
-    assert.deepEqual(scopeOf(await okRow(s, p, 'update_task_context', { hints: 'Use the data-testid attributes' })), who);
+    assert.deepEqual(
+      scopeOf(await okRow(s, p, 'update_task_context', { hints: 'Use the data-testid attributes' })),
+      who,
+    );
     assert.deepEqual(scopeOf(await okRow(s, p, 'add_task_comment', { task_id: 4, body: 'Starting' })), who);
-    assert.deepEqual(scopeOf(await okRow(s, p, 'report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 })), who);
+    assert.deepEqual(
+      scopeOf(await okRow(s, p, 'report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 })),
+      who,
+    );
     assert.deepEqual(scopeOf(await okRow(s, p, 'signal_abort', { reason: 'Cannot run a browser here' })), who);
   });
 });

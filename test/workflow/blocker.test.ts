@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { assertRecentTimestamp, assertToday, refused, useSession, useTwoSessions, type AnyRow } from '../helpers/assertions.js';
+import {
+  assertRecentTimestamp,
+  assertToday,
+  refused,
+  useSession,
+  useTwoSessions,
+  type AnyRow,
+} from '../helpers/assertions.js';
 import { dump } from '../helpers/project.js';
 import { auditRows, commentsOf, maxCommentId, signalRows, taskRow } from './support.js';
 
@@ -42,7 +49,11 @@ describe('report_blocker with on_task_id (task_execution --task 4)', () => {
     assertToday(own.updated, 'tasks.updated');
 
     // The upstream task keeps its status and every column: flagging is not reopening.
-    assert.deepEqual(taskRow(p, 2), upstreamBefore, 'the upstream task row is untouched (still done, same completed date)');
+    assert.deepEqual(
+      taskRow(p, 2),
+      upstreamBefore,
+      'the upstream task row is untouched (still done, same completed date)',
+    );
 
     const ownComments = commentsOf(p, 4).filter((c) => c.id > lastComment);
     const upComments = commentsOf(p, 2).filter((c) => c.id > lastComment);
@@ -222,7 +233,11 @@ describe('move_task_to_feature (opus_review)', () => {
     const after = taskRow(p, 5)!;
     assert.equal(after.feature, 'auth');
     assertToday(after.updated, 'tasks.updated');
-    assert.deepEqual({ ...after, feature: before.feature, updated: before.updated }, before, 'only feature (and updated) changed');
+    assert.deepEqual(
+      { ...after, feature: before.feature, updated: before.updated },
+      before,
+      'only feature (and updated) changed',
+    );
     assert.equal(r.changed, true);
     assert.equal(r.previous_feature, 'search');
     assert.equal(r.task.feature, 'auth');

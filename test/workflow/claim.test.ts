@@ -26,7 +26,13 @@ describe('claim_next_task in a worker session (sample project)', () => {
   test('filters that match no Ready task: claimed:false, nothing written; unknown feature → not_found', async () => {
     const { s, p } = ctx;
     const before = dump(p);
-    for (const args of [{ discipline: 'quality' }, { discipline: 'frontend' }, { feature: 'auth' }, { feature: 'recipes' }, { discipline: 'backend', feature: 'recipes' }]) {
+    for (const args of [
+      { discipline: 'quality' },
+      { discipline: 'frontend' },
+      { feature: 'auth' },
+      { feature: 'recipes' },
+      { discipline: 'backend', feature: 'recipes' },
+    ]) {
       const r = await s.ok('claim_next_task', args);
       assert.deepEqual(r, { claimed: false, task: null, ready_remaining: 0 }, JSON.stringify(args));
     }
@@ -142,7 +148,10 @@ describe('claim_next_task: priority order, then nothing left', () => {
 });
 
 describe('claim_next_task: the session discipline is the default filter', () => {
-  const ctx = useTwoSessions(['--recipe', 'worker', '--discipline', 'frontend'], ['--recipe', 'worker', '--discipline', 'backend']);
+  const ctx = useTwoSessions(
+    ['--recipe', 'worker', '--discipline', 'frontend'],
+    ['--recipe', 'worker', '--discipline', 'backend'],
+  );
 
   test('a frontend worker finds nothing; a backend worker claims 5', async () => {
     assert.equal((await ctx.a.ok('claim_next_task', {})).claimed, false);
@@ -162,7 +171,10 @@ describe('claim_next_task in a --task session', () => {
 });
 
 describe('claim_next_task: two workers at the same moment on the sample', () => {
-  const ctx = useTwoSessions(['--recipe', 'worker', '--session-id', 'race-a'], ['--recipe', 'worker', '--session-id', 'race-b']);
+  const ctx = useTwoSessions(
+    ['--recipe', 'worker', '--session-id', 'race-a'],
+    ['--recipe', 'worker', '--session-id', 'race-b'],
+  );
 
   test('exactly one of them gets task 5', async () => {
     const [ra, rb] = await Promise.all([ctx.a.ok('claim_next_task', {}), ctx.b.ok('claim_next_task', {})]);
@@ -196,10 +208,17 @@ describe(`claim_next_task: ${WORKERS} worker processes drain ${READY}+ Ready tas
       depends_on: i % 5 === 0 ? [1] : [],
     }));
     // Five more that become Ready only when one of the first ones is done.
-    const later: RalphTask[] = Array.from({ length: 5 }, (_, i) => ({ id: 141 + i, title: `Follow-up ${i}`, priority: 'critical', depends_on: [101 + i * 7] }));
+    const later: RalphTask[] = Array.from({ length: 5 }, (_, i) => ({
+      id: 141 + i,
+      title: `Follow-up ${i}`,
+      priority: 'critical',
+      depends_on: [101 + i * 7],
+    }));
     insertTasks(p, [...ready, ...later, { id: 150, title: 'Never ready: waits on 3', depends_on: [3] }]);
     expected = [5, ...ready.map((t) => t.id), ...later.map((t) => t.id)].sort((a, b) => a - b);
-    sessions = await Promise.all(Array.from({ length: WORKERS }, (_, i) => startSession(p, ['--recipe', 'worker', '--session-id', `pool-${i}`])));
+    sessions = await Promise.all(
+      Array.from({ length: WORKERS }, (_, i) => startSession(p, ['--recipe', 'worker', '--session-id', `pool-${i}`])),
+    );
   });
   after(async () => {
     await Promise.all(sessions.map((s) => s.close()));
@@ -227,7 +246,10 @@ describe(`claim_next_task: ${WORKERS} worker processes drain ${READY}+ Ready tas
       expected,
       'every Ready task was claimed',
     );
-    assert.ok(results.filter((r) => r.length > 0).length >= 2, `the work was shared: ${results.map((r) => r.length).join(', ')}`);
+    assert.ok(
+      results.filter((r) => r.length > 0).length >= 2,
+      `the work was shared: ${results.map((r) => r.length).join(', ')}`,
+    );
 
     for (const id of expected) assert.equal(taskRow(p, id)!.status, 'done', `task ${id} is done`);
     assert.equal(taskRow(p, 150)!.status, 'pending');
@@ -238,7 +260,11 @@ describe(`claim_next_task: ${WORKERS} worker processes drain ${READY}+ Ready tas
     const sets = auditRows(p, "tool = 'set_task_status' AND outcome = 'ok'");
     for (const id of expected) {
       const claimedBy = new Set(claims.filter((c) => c.task_id === id).map((c) => c.session_id));
-      assert.equal(claimedBy.size, 1, `task ${id} claimed by ${[...claimedBy].join(', ') || 'nobody'} in ralph_mcp_audit`);
+      assert.equal(
+        claimedBy.size,
+        1,
+        `task ${id} claimed by ${[...claimedBy].join(', ') || 'nobody'} in ralph_mcp_audit`,
+      );
       const setBy = sets.filter((x) => x.task_id === id);
       assert.equal(setBy.length, 1, `task ${id} set done once`);
       assert.ok(claimedBy.has(setBy[0]!.session_id), `task ${id} set done by the session that claimed it`);

@@ -11,7 +11,8 @@ import { auditRows, insertComment, insertTasks, ralphWrites, taskRow } from './s
  * get_dependency_details and get_feature_learnings, through the spawned server.
  */
 
-const contextFiles = (p: Parameters<typeof taskRow>[0], id: number): string[] => JSON.parse(String(taskRow(p, id)!.context_files)) as string[];
+const contextFiles = (p: Parameters<typeof taskRow>[0], id: number): string[] =>
+  JSON.parse(String(taskRow(p, id)!.context_files)) as string[];
 
 // ---- update_task_context -------------------------------------------------------------------------
 
@@ -20,7 +21,9 @@ describe('update_task_context (task_execution --task 4)', () => {
 
   test('adds context files in canonical form to the own task (id defaults to it), without duplicates', async () => {
     const { s, p } = ctx;
-    const r = await s.ok('update_task_context', { add_context_files: ['./src/e2e//editor.spec.ts', 'src/ui/RecipeForm.tsx', 'src/ui/./RecipeForm.tsx'] });
+    const r = await s.ok('update_task_context', {
+      add_context_files: ['./src/e2e//editor.spec.ts', 'src/ui/RecipeForm.tsx', 'src/ui/./RecipeForm.tsx'],
+    });
     assert.deepEqual(contextFiles(p, 4), ['src/e2e/editor.spec.ts', 'src/ui/RecipeForm.tsx']);
     assert.deepEqual(r.added, ['src/e2e/editor.spec.ts', 'src/ui/RecipeForm.tsx']);
     assert.deepEqual(r.removed, []);
@@ -37,7 +40,9 @@ describe('update_task_context (task_execution --task 4)', () => {
 
   test('removes context files, matching canonical paths', async () => {
     const { s, p } = ctx;
-    const r = await s.ok('update_task_context', { remove_context_files: ['./src/e2e/./editor.spec.ts', 'not/there.ts'] });
+    const r = await s.ok('update_task_context', {
+      remove_context_files: ['./src/e2e/./editor.spec.ts', 'not/there.ts'],
+    });
     assert.deepEqual(r.removed, ['src/e2e/editor.spec.ts']);
     assert.deepEqual(r.added, []);
     assert.deepEqual(contextFiles(p, 4), ['src/ui/RecipeForm.tsx']);
@@ -53,11 +58,26 @@ describe('update_task_context (task_execution --task 4)', () => {
 
   test('refusals: paths outside the project, nothing to do, another task (out_of_scope), unknown fields', async () => {
     const { s, p } = ctx;
-    for (const bad of ['../x', 'src/../../x', '/etc/passwd', '~/notes.md', 'src\\win.ts', 'src/%2e%2e/x', 'C:/x', '.']) {
+    for (const bad of [
+      '../x',
+      'src/../../x',
+      '/etc/passwd',
+      '~/notes.md',
+      'src\\win.ts',
+      'src/%2e%2e/x',
+      'C:/x',
+      '.',
+    ]) {
       await refused(s, p, 'update_task_context', { add_context_files: [bad] }, 'invalid_argument');
     }
     // All or nothing: a good path, a bad one and hints in one call change nothing.
-    await refused(s, p, 'update_task_context', { add_context_files: ['src/ok.ts', '../x'], hints: 'never stored' }, 'invalid_argument');
+    await refused(
+      s,
+      p,
+      'update_task_context',
+      { add_context_files: ['src/ok.ts', '../x'], hints: 'never stored' },
+      'invalid_argument',
+    );
     await refused(s, p, 'update_task_context', {}, 'invalid_argument');
     await refused(s, p, 'update_task_context', { id: 4 }, 'invalid_argument');
     await refused(s, p, 'update_task_context', { id: 3, hints: 'not mine' }, 'out_of_scope');
@@ -78,13 +98,23 @@ describe('update_task_context in a session without a task (full suite)', () => {
 
   test('any task by id; id is required; unknown task → not_found; a symlink out of the project is refused', async () => {
     const { s, p } = ctx;
-    const r = await s.ok('update_task_context', { id: 5, add_context_files: ['src/search/fts.sql'], hints: 'Use the trigram tokenizer' });
+    const r = await s.ok('update_task_context', {
+      id: 5,
+      add_context_files: ['src/search/fts.sql'],
+      hints: 'Use the trigram tokenizer',
+    });
     assert.deepEqual(r.added, ['src/search/fts.sql']);
     assert.deepEqual(contextFiles(p, 5), ['src/search/fts.sql']);
     assert.equal(taskRow(p, 5)!.hints, 'Use the trigram tokenizer');
     await refused(s, p, 'update_task_context', { hints: 'which task?' }, 'invalid_argument');
     await refused(s, p, 'update_task_context', { id: 999, hints: 'no such task' }, 'not_found');
-    await refused(s, p, 'update_task_context', { id: 5, add_context_files: ['outside/secrets.txt'] }, 'invalid_argument');
+    await refused(
+      s,
+      p,
+      'update_task_context',
+      { id: 5, add_context_files: ['outside/secrets.txt'] },
+      'invalid_argument',
+    );
   });
 });
 
@@ -107,7 +137,9 @@ describe('get_dependency_details (task_execution --task 4)', () => {
 
   test('transitive dependencies of the own task (default id), with comments and output artifacts, as stored', async () => {
     const { s, p } = ctx;
-    ralphWrites(p, (run) => run('UPDATE tasks SET output_artifacts = \'["src/api/recipes.ts","src/api/validate.ts"]\' WHERE id = 2'));
+    ralphWrites(p, (run) =>
+      run('UPDATE tasks SET output_artifacts = \'["src/api/recipes.ts","src/api/validate.ts"]\' WHERE id = 2'),
+    );
     insertComment(p, 2, 'Review note: validation errors are 422 with a field map.');
     const r = await s.ok('get_dependency_details', {});
     assert.equal(r.task_id, 4);
@@ -204,7 +236,14 @@ describe('get_feature_learnings (task_execution --task 4)', () => {
   test('ordered human, opus_reviewed, agent, auto; then hit_count, highest first', async () => {
     const { s, p } = ctx;
     const at = '2026-01-10T10:00:00Z';
-    const L = (text: string, source: string, hit_count: number) => ({ text, source, created: at, hit_count, reviewed: false, review_count: 0 });
+    const L = (text: string, source: string, hit_count: number) => ({
+      text,
+      source,
+      created: at,
+      hit_count,
+      reviewed: false,
+      review_count: 0,
+    });
     const stored = [
       L('auto five', 'auto', 5),
       L('agent one', 'agent', 1),
@@ -220,13 +259,26 @@ describe('get_feature_learnings (task_execution --task 4)', () => {
     const r = await s.ok('get_feature_learnings', { feature_name: 'search' });
     assert.deepEqual(
       r.learnings.map((l: AnyRow) => l.text),
-      ['human four', 'human one', 'opus nine', 'opus two', 'agent seven', 'agent one', 'auto five', 'auto two', 'plain string learning'],
+      [
+        'human four',
+        'human one',
+        'opus nine',
+        'opus two',
+        'agent seven',
+        'agent one',
+        'auto five',
+        'auto two',
+        'plain string learning',
+      ],
     );
     const plain = r.learnings.at(-1);
     assert.equal(plain.source, 'auto');
     assert.equal(plain.hit_count, 1);
     // Reading does not rewrite the stored order.
-    assert.deepEqual(JSON.parse(String(row(p, "SELECT learnings FROM features WHERE name = 'search'")!.learnings)), stored);
+    assert.deepEqual(
+      JSON.parse(String(row(p, "SELECT learnings FROM features WHERE name = 'search'")!.learnings)),
+      stored,
+    );
   });
 
   test('a feature without learnings → []; unknown feature → not_found', async () => {

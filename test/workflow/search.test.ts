@@ -30,7 +30,14 @@ describe('search_tasks sees rows Ralph writes directly (braindump)', () => {
     const r = await s.ok('search_tasks', { query: 'zanzibar' });
     assert.deepEqual(ids(r.results), [30]);
     // Other columns Ralph fills are searchable too: description, hints, acceptance criteria.
-    insertTasks(p, [{ id: 31, title: 'Untitled', hints: 'look at the gooseberry parser', acceptance_criteria: ['Handles marzipan units'] }]);
+    insertTasks(p, [
+      {
+        id: 31,
+        title: 'Untitled',
+        hints: 'look at the gooseberry parser',
+        acceptance_criteria: ['Handles marzipan units'],
+      },
+    ]);
     assert.deepEqual(ids((await s.ok('search_tasks', { query: 'gooseberry' })).results), [31]);
     assert.deepEqual(ids((await s.ok('search_tasks', { query: 'marzipan' })).results), [31]);
     assert.deepEqual(ids((await s.ok('search_tasks', { query: 'blends csv' })).results), [30]);
@@ -47,7 +54,10 @@ describe('search_tasks sees rows Ralph writes directly (braindump)', () => {
     const { s, p } = ctx;
     ralphWrites(p, (run) => run("UPDATE tasks SET title = 'Kumquat typeahead' WHERE id = 6"));
     assert.deepEqual(ids((await s.ok('search_tasks', { query: 'kumquat' })).results), [6]);
-    assert.ok(!ids((await s.ok('search_tasks', { query: 'suggestions' })).results).includes(6), 'the old title is gone from the index');
+    assert.ok(
+      !ids((await s.ok('search_tasks', { query: 'suggestions' })).results).includes(6),
+      'the old title is gone from the index',
+    );
     ralphWrites(p, (run) => run("DELETE FROM task_comments WHERE task_id = 6 AND body LIKE '%quetzal%'"));
     assert.deepEqual((await s.ok('search_tasks', { query: 'quetzal' })).results, []);
     ralphWrites(p, (run) => run('DELETE FROM tasks WHERE id = 30'));
@@ -166,7 +176,17 @@ describe('search_tasks: hostile and non-ASCII queries', () => {
     assert.deepEqual(await find('日本語'), [51]);
     assert.deepEqual(await find('brûlée'), [52]);
     assert.deepEqual(await find('Straße'), [53]);
-    for (const q of ['"café', 'café*', '-日本語', 'Ωμέγα', 'naïve AND "x', 'emoji 🍕 recipe', '\u0000recipe', 'zero\u200bwidth']) await find(q);
+    for (const q of [
+      '"café',
+      'café*',
+      '-日本語',
+      'Ωμέγα',
+      'naïve AND "x',
+      'emoji 🍕 recipe',
+      '\u0000recipe',
+      'zero\u200bwidth',
+    ])
+      await find(q);
   });
 
   test('a query with no letters or digits → invalid_argument', async () => {
@@ -185,13 +205,21 @@ describe('search_tasks filters', () => {
 
   test('status, feature and discipline filters agree with SQL', async () => {
     const { s, p } = ctx;
-    const find = async (args: Record<string, unknown>) => ids((await s.ok('search_tasks', args)).results).sort((a, b) => a - b);
-    assert.deepEqual(await find({ query: 'recipe' }), [1, 2, 3, 4, 5], 'every task mentioning recipe (title, description, comment)');
+    const find = async (args: Record<string, unknown>) =>
+      ids((await s.ok('search_tasks', args)).results).sort((a, b) => a - b);
+    assert.deepEqual(
+      await find({ query: 'recipe' }),
+      [1, 2, 3, 4, 5],
+      'every task mentioning recipe (title, description, comment)',
+    );
     assert.deepEqual(await find({ query: 'recipe', status: 'done' }), [1, 2]);
     assert.deepEqual(await find({ query: 'recipe', status: 'pending' }), [4, 5]);
     assert.deepEqual(await find({ query: 'recipe', feature: 'search' }), [5]);
     assert.deepEqual(await find({ query: 'recipe', discipline: 'frontend' }), [3]);
-    assert.deepEqual(await find({ query: 'recipe', feature: 'recipes', discipline: 'backend', status: 'done' }), [1, 2]);
+    assert.deepEqual(
+      await find({ query: 'recipe', feature: 'recipes', discipline: 'backend', status: 'done' }),
+      [1, 2],
+    );
     assert.deepEqual(await find({ query: 'sign', feature: 'auth' }), [7, 8]);
     assert.deepEqual(await find({ query: 'sign', discipline: 'documentation' }), [8]);
     assert.deepEqual(await find({ query: 'recipe', status: 'draft' }), []);

@@ -25,7 +25,11 @@ describe('spawn_subtasks: inheritance, `after` indexes, dependents gain the last
     const r = await s.ok('spawn_subtasks', {
       parent_id: 3,
       tasks: [
-        { title: 'Ingredient list component', description: 'Add/remove rows', acceptance_criteria: ['Rows can be removed'] },
+        {
+          title: 'Ingredient list component',
+          description: 'Add/remove rows',
+          acceptance_criteria: ['Rows can be removed'],
+        },
         { title: 'Wire the form to the API', after: [0] },
         { title: 'Server-side validation messages', feature: 'search', discipline: 'backend', priority: 'low' },
       ],
@@ -66,7 +70,8 @@ describe('spawn_subtasks: inheritance, `after` indexes, dependents gain the last
     assert.deepEqual([...r.rewired].sort(), [4, 7]);
 
     assert.equal(r.parent.id, 3);
-    for (const t of r.created as AnyRow[]) assert.deepEqual(t.depends_on, deps(p, t.id), `response depends_on of ${t.id} matches the row`);
+    for (const t of r.created as AnyRow[])
+      assert.deepEqual(t.depends_on, deps(p, t.id), `response depends_on of ${t.id} matches the row`);
     // A comment on the parent names the new tasks.
     const added = commentsOf(p, 3).filter((x) => x.id > lastComment);
     assert.equal(added.length, 1);
@@ -75,7 +80,10 @@ describe('spawn_subtasks: inheritance, `after` indexes, dependents gain the last
 
   test('subtasks of a parent with no dependents rewire nothing; status draft is allowed', async () => {
     const { s, p } = ctx;
-    const r = await s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'FTS table', status: 'draft' }, { title: 'Triggers' }] });
+    const r = await s.ok('spawn_subtasks', {
+      parent_id: 5,
+      tasks: [{ title: 'FTS table', status: 'draft' }, { title: 'Triggers' }],
+    });
     assert.deepEqual(ids(r.created), [12, 13]);
     assert.deepEqual(r.rewired, []);
     assert.equal(taskRow(p, 12)!.status, 'draft');
@@ -121,7 +129,8 @@ describe('spawn_subtasks: chain + skip_parent', () => {
     assert.equal(r.parent.status, 'skipped');
     const added = commentsOf(p, 3).filter((x) => x.id > lastComment);
     assert.equal(added.length, 1, 'one comment on the parent');
-    for (const id of [9, 10, 11]) assert.match(String(added[0]!.body), new RegExp(`#?\\b${id}\\b`), `the comment names ${id}: ${added[0]!.body}`);
+    for (const id of [9, 10, 11])
+      assert.match(String(added[0]!.body), new RegExp(`#?\\b${id}\\b`), `the comment names ${id}: ${added[0]!.body}`);
   });
 
   test('chain and after together: dependencies are the union', async () => {
@@ -161,14 +170,37 @@ describe('spawn_subtasks: all or nothing', () => {
 
   test('other failures after some inserts: unknown discipline, a bad context file, an unknown depends_on', async () => {
     const { s, p } = ctx;
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', discipline: 'design' }] }, 'not_found');
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two' }, { title: 'three', context_files: ['../outside.ts'] }] }, 'invalid_argument');
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', depends_on: [999] }] }, 'invalid_argument');
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', discipline: 'design' }] },
+      'not_found',
+    );
+    await failsAtomically(
+      s,
+      p,
+      {
+        parent_id: 3,
+        tasks: [{ title: 'one' }, { title: 'two' }, { title: 'three', context_files: ['../outside.ts'] }],
+      },
+      'invalid_argument',
+    );
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', depends_on: [999] }] },
+      'invalid_argument',
+    );
   });
 
   test('skip_parent on a done parent fails after the inserts, and rolls them back', async () => {
     const { s, p } = ctx;
-    await failsAtomically(s, p, { parent_id: 1, skip_parent: true, tasks: [{ title: 'one' }, { title: 'two' }] }, 'conflict');
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 1, skip_parent: true, tasks: [{ title: 'one' }, { title: 'two' }] },
+      'conflict',
+    );
     await failsAtomically(s, p, { parent_id: 8, skip_parent: true, tasks: [{ title: 'one' }] }, 'conflict');
   });
 
@@ -176,9 +208,24 @@ describe('spawn_subtasks: all or nothing', () => {
     const { s, p } = ctx;
     await failsAtomically(s, p, { parent_id: 999, tasks: [{ title: 'one' }] }, 'not_found');
     await failsAtomically(s, p, { parent_id: 3, tasks: [] }, 'invalid_argument');
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one', after: [1] }, { title: 'two' }] }, 'invalid_argument');
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', after: [1] }] }, 'invalid_argument');
-    await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', after: [-1] }] }, 'invalid_argument');
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 3, tasks: [{ title: 'one', after: [1] }, { title: 'two' }] },
+      'invalid_argument',
+    );
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', after: [1] }] },
+      'invalid_argument',
+    );
+    await failsAtomically(
+      s,
+      p,
+      { parent_id: 3, tasks: [{ title: 'one' }, { title: 'two', after: [-1] }] },
+      'invalid_argument',
+    );
     await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: '' }] }, 'invalid_argument');
     await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one', status: 'done' }] }, 'invalid_argument');
     await failsAtomically(s, p, { parent_id: 3, tasks: [{ title: 'one', colour: 'red' }] }, 'invalid_argument');
@@ -195,7 +242,16 @@ describe('spawn_subtasks: all or nothing', () => {
     assert.equal(outcomes.filter((o) => o === 'ok').length, 1);
     assert.deepEqual(
       outcomes.filter((o) => o !== 'ok'),
-      [...Array(2).fill('not_found'), 'not_found', 'invalid_argument', 'invalid_argument', 'conflict', 'conflict', 'not_found', ...Array(8).fill('invalid_argument')],
+      [
+        ...Array(2).fill('not_found'),
+        'not_found',
+        'invalid_argument',
+        'invalid_argument',
+        'conflict',
+        'conflict',
+        'not_found',
+        ...Array(8).fill('invalid_argument'),
+      ],
       'one audit row per refused call, with its code',
     );
   });

@@ -11,12 +11,15 @@ import type { Session } from '../helpers/server.js';
  */
 
 export const taskRow = (p: Project, id: number): AnyRow | undefined => row(p, 'SELECT * FROM tasks WHERE id = ?', id);
-export const commentsOf = (p: Project, taskId: number): AnyRow[] => rows(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
+export const commentsOf = (p: Project, taskId: number): AnyRow[] =>
+  rows(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
 export const maxTaskId = (p: Project): number => Number(row(p, 'SELECT coalesce(max(id), 0) AS m FROM tasks')!.m);
-export const maxCommentId = (p: Project): number => Number(row(p, 'SELECT coalesce(max(id), 0) AS m FROM task_comments')!.m);
+export const maxCommentId = (p: Project): number =>
+  Number(row(p, 'SELECT coalesce(max(id), 0) AS m FROM task_comments')!.m);
 export const deps = (p: Project, id: number): number[] => JSON.parse(String(taskRow(p, id)!.depends_on)) as number[];
 
-export const hasTable = (p: Project, name: string): boolean => rows(p, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name).length > 0;
+export const hasTable = (p: Project, name: string): boolean =>
+  rows(p, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name).length > 0;
 
 /** ralph_mcp_audit rows (oldest first), optionally filtered; [] while the table does not exist yet. */
 export function auditRows(p: Project, where = '1', ...params: unknown[]): AnyRow[] {
@@ -80,7 +83,14 @@ export function insertTasks(p: Project, tasks: RalphTask[]): void {
 
 /** Adds a comment with plain SQL, as Ralph does. */
 export function insertComment(p: Project, taskId: number, body: string, author = 'human'): void {
-  ralphWrites(p, (run) => run("INSERT INTO task_comments (task_id, author, body, created) VALUES (?, ?, ?, '2026-02-01T10:00:00Z')", taskId, author, body));
+  ralphWrites(p, (run) =>
+    run(
+      "INSERT INTO task_comments (task_id, author, body, created) VALUES (?, ?, ?, '2026-02-01T10:00:00Z')",
+      taskId,
+      author,
+      body,
+    ),
+  );
 }
 
 /** Calls a tool the session does not have: the SDK client rejects with a JSON-RPC error. */

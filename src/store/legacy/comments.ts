@@ -30,7 +30,15 @@ export function legacyComments(db: Db): CommentStore {
     },
     recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
       // Newest first, turned here: an outer ORDER BY costs SQLite a co-routine and a sorter (3x the query).
-      return db.all('SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)', taskId, before, n).map(commentFromRow).reverse();
+      return db
+        .all(
+          'SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)',
+          taskId,
+          before,
+          n,
+        )
+        .map(commentFromRow)
+        .reverse();
     },
     commentCount(taskId) {
       return db.get<{ n: number }>('SELECT count(*) AS n FROM task_comments WHERE task_id = ?', taskId)!.n;
@@ -40,7 +48,13 @@ export function legacyComments(db: Db): CommentStore {
       return row ? commentFromRow(row) : undefined;
     },
     commentIds(taskId, limit) {
-      return db.all<{ id: number }>('SELECT id FROM task_comments WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)', taskId, limit).map((r) => r.id);
+      return db
+        .all<{ id: number }>(
+          'SELECT id FROM task_comments WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)',
+          taskId,
+          limit,
+        )
+        .map((r) => r.id);
     },
     addComment: (c) => insertComment(db, c),
     updateComment(_taskId, commentId, body) {

@@ -12,9 +12,14 @@ import { disciplineFromRow } from './rows.js';
  */
 
 const UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;
-const UPDATE_SQL = Object.fromEntries(UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`])) as Record<(typeof UPDATABLE)[number], string>;
+const UPDATE_SQL = Object.fromEntries(
+  UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`]),
+) as Record<(typeof UPDATABLE)[number], string>;
 
-const hasOverridesColumn = (db: Db): boolean => db.all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines').some((c) => c.name === 'mcp_tool_overrides');
+const hasOverridesColumn = (db: Db): boolean =>
+  db
+    .all<{ name: string }>('SELECT name FROM pragma_table_info(?)', 'disciplines')
+    .some((c) => c.name === 'mcp_tool_overrides');
 
 export function legacyDisciplines(db: Db): DisciplineStore {
   return {
@@ -38,7 +43,9 @@ export function legacyDisciplines(db: Db): DisciplineStore {
       return db.get<{ name: string }>('SELECT name FROM disciplines WHERE name = ?', name)?.name;
     },
     disciplineNames(limit = -1) {
-      return db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
+      return db
+        .all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT CAST(? AS INTEGER)', limit)
+        .map((r) => r.name);
     },
     createDiscipline(d) {
       db.run(
@@ -57,28 +64,40 @@ export function legacyDisciplines(db: Db): DisciplineStore {
       db.run('DELETE FROM disciplines WHERE name = ?', name);
     },
     disciplineUsage(name) {
-      return { tasks: db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n, templates: 0 };
+      return {
+        tasks: db.get<{ n: number }>('SELECT count(*) AS n FROM tasks WHERE discipline = ?', name)!.n,
+        templates: 0,
+      };
     },
     toolOverrides(name) {
       const row = hasOverridesColumn(db)
-        ? db.get<{ name: string; raw: unknown }>('SELECT name, mcp_tool_overrides AS raw FROM disciplines WHERE name = ?', name)
+        ? db.get<{ name: string; raw: unknown }>(
+            'SELECT name, mcp_tool_overrides AS raw FROM disciplines WHERE name = ?',
+            name,
+          )
         : db.get<{ name: string; raw: unknown }>('SELECT name, NULL AS raw FROM disciplines WHERE name = ?', name);
       return row;
     },
     allToolOverrides() {
       return hasOverridesColumn(db)
-        ? db.all<{ name: string; raw: unknown }>('SELECT name, mcp_tool_overrides AS raw FROM disciplines ORDER BY name')
+        ? db.all<{ name: string; raw: unknown }>(
+            'SELECT name, mcp_tool_overrides AS raw FROM disciplines ORDER BY name',
+          )
         : db.all<{ name: string; raw: unknown }>('SELECT name, NULL AS raw FROM disciplines ORDER BY name');
     },
     overridesLocation() {
       return hasOverridesColumn(db) ? 'disciplines.mcp_tool_overrides' : null;
     },
     writeToolOverrides(name, json) {
-      if (!hasOverridesColumn(db)) db.raw.exec('ALTER TABLE disciplines ADD COLUMN mcp_tool_overrides TEXT DEFAULT NULL');
+      if (!hasOverridesColumn(db))
+        db.raw.exec('ALTER TABLE disciplines ADD COLUMN mcp_tool_overrides TEXT DEFAULT NULL');
       db.run('UPDATE disciplines SET mcp_tool_overrides = ? WHERE name = ?', json, name);
     },
     mcpServerItems(name) {
-      const raw = db.get<{ mcp_servers: unknown }>('SELECT mcp_servers FROM disciplines WHERE name = ?', name)?.mcp_servers;
+      const raw = db.get<{ mcp_servers: unknown }>(
+        'SELECT mcp_servers FROM disciplines WHERE name = ?',
+        name,
+      )?.mcp_servers;
       if (typeof raw === 'string' && raw.trim() !== '') {
         try {
           const v: unknown = JSON.parse(raw);

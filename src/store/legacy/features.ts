@@ -7,9 +7,20 @@ import { featureFromRow } from './rows.js';
 
 /** Features on the legacy generation: one `features` row each (name is the key), lists and learnings as JSON. */
 
-const UPDATABLE = ['display_name', 'description', 'acronym', 'knowledge_paths', 'context_files', 'architecture', 'boundaries', 'dependencies'] as const;
+const UPDATABLE = [
+  'display_name',
+  'description',
+  'acronym',
+  'knowledge_paths',
+  'context_files',
+  'architecture',
+  'boundaries',
+  'dependencies',
+] as const;
 const JSON_COLUMNS = new Set<string>(['knowledge_paths', 'context_files', 'dependencies']);
-const UPDATE_SQL = Object.fromEntries(UPDATABLE.map((c) => [c, `UPDATE features SET ${c} = ? WHERE name = ?`])) as Record<(typeof UPDATABLE)[number], string>;
+const UPDATE_SQL = Object.fromEntries(
+  UPDATABLE.map((c) => [c, `UPDATE features SET ${c} = ? WHERE name = ?`]),
+) as Record<(typeof UPDATABLE)[number], string>;
 
 export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
   return {
@@ -31,7 +42,9 @@ export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acr
       return db.get<{ name: string }>('SELECT name FROM features WHERE name = ?', name)?.name;
     },
     featureNames(limit) {
-      return db.all<{ name: string }>('SELECT name FROM features ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
+      return db
+        .all<{ name: string }>('SELECT name FROM features ORDER BY name LIMIT CAST(? AS INTEGER)', limit)
+        .map((r) => r.name);
     },
     createFeature(f) {
       db.run(
@@ -65,21 +78,30 @@ export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acr
     },
     featureDependents(name) {
       return db
-        .all<{ name: string }>("SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name", name)
+        .all<{ name: string }>(
+          "SELECT f.name FROM features f, json_each(CASE WHEN json_valid(f.dependencies) THEN f.dependencies ELSE '[]' END) d WHERE d.value = ? ORDER BY f.name",
+          name,
+        )
         .map((r) => r.name);
     },
     featureDependencies(name) {
       return stringArray(db.get<{ d: string }>('SELECT dependencies AS d FROM features WHERE name = ?', name)?.d);
     },
     featureContextFileItems(name) {
-      return requireJsonArray(db.get<{ v: unknown }>('SELECT context_files AS v FROM features WHERE name = ?', name)?.v, `features.context_files of feature ${name}`);
+      return requireJsonArray(
+        db.get<{ v: unknown }>('SELECT context_files AS v FROM features WHERE name = ?', name)?.v,
+        `features.context_files of feature ${name}`,
+      );
     },
     writeFeatureContextFiles(name, items) {
       db.run('UPDATE features SET context_files = ? WHERE name = ?', toJson(items), name);
     },
     learningItems(name) {
       // Rewriting the column must not drop anything: refuse if it is not a JSON array at all.
-      return requireJsonArray(db.get<{ v: unknown }>('SELECT learnings AS v FROM features WHERE name = ?', name)?.v, `features.learnings of feature ${name}`);
+      return requireJsonArray(
+        db.get<{ v: unknown }>('SELECT learnings AS v FROM features WHERE name = ?', name)?.v,
+        `features.learnings of feature ${name}`,
+      );
     },
     writeLearningItems(name, items) {
       db.run('UPDATE features SET learnings = ? WHERE name = ?', toJson(items), name);

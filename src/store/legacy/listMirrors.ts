@@ -11,17 +11,32 @@ import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
  */
 
 const MIRRORS = [
-  { triggers: triggerNames(ralphMcpDdl('legacy'), 'ralph_mcp_deps_'), prefix: 'ralph\\_mcp\\_deps\\_%', key: 'task_deps' },
-  { triggers: triggerNames(ralphMcpDdl('legacy'), 'ralph_mcp_tags_'), prefix: 'ralph\\_mcp\\_tags\\_%', key: 'task_tags' },
+  {
+    triggers: triggerNames(ralphMcpDdl('legacy'), 'ralph_mcp_deps_'),
+    prefix: 'ralph\\_mcp\\_deps\\_%',
+    key: 'task_deps',
+  },
+  {
+    triggers: triggerNames(ralphMcpDdl('legacy'), 'ralph_mcp_tags_'),
+    prefix: 'ralph\\_mcp\\_tags\\_%',
+    key: 'task_tags',
+  },
 ] as const;
 
 const triggersPresent = (db: Db, m: (typeof MIRRORS)[number]): boolean =>
-  db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'", m.prefix).filter((r) => m.triggers.includes(r.name)).length === m.triggers.length;
+  db
+    .all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE ? ESCAPE '\\'",
+      m.prefix,
+    )
+    .filter((r) => m.triggers.includes(r.name)).length === m.triggers.length;
 
 /** Before our DDL runs: whether both mirrors are whole (filled, and their triggers there all along). */
 export const listMirrorsIntact = (db: Db): boolean =>
   db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_meta'") !== undefined &&
-  MIRRORS.every((m) => triggersPresent(db, m) && db.get('SELECT 1 AS x FROM ralph_mcp_meta WHERE key = ?', m.key) !== undefined);
+  MIRRORS.every(
+    (m) => triggersPresent(db, m) && db.get('SELECT 1 AS x FROM ralph_mcp_meta WHERE key = ?', m.key) !== undefined,
+  );
 
 /** After our DDL ran (triggers in place), inside its transaction: fill both mirrors whole. */
 export function rebuildListMirrors(db: Db): void {

@@ -18,6 +18,7 @@ export function legacyNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acrony
   return {
     acronymOwner: (kind, acronym) => db.get<{ name: string }>(ACRONYM_OWNER[kind], acronym)?.name,
     acronyms: (kind) => db.all<{ acronym: string }>(ACRONYMS[kind]).map((r) => r.acronym),
-    completeNames: (kind, prefix, limit) => db.all<{ name: string }>(COMPLETE[kind], likePrefix(prefix), limit).map((r) => r.name),
+    completeNames: (kind, prefix, limit) =>
+      db.all<{ name: string }>(COMPLETE[kind], likePrefix(prefix), limit).map((r) => r.name),
   };
 }

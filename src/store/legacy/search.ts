@@ -1,6 +1,14 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleMatch } from '../records.js';
-import { boundedSearch, headsInOrder, syncSearchIndex, titleLookup, type SearchShape, type SearchSource, type TitleLookup } from '../own/search.js';
+import {
+  boundedSearch,
+  headsInOrder,
+  syncSearchIndex,
+  titleLookup,
+  type SearchShape,
+  type SearchSource,
+  type TitleLookup,
+} from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { filterSql } from './tasks.js';
 
@@ -19,7 +27,8 @@ const SOURCE: SearchSource = {
 };
 
 /** The hits' rows, by the JSON array of ids @ids. */
-const TITLE_HEADS = 'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))';
+const TITLE_HEADS =
+  'SELECT id, title, status, priority, feature, discipline FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))';
 
 /** A match joined to its task only when a filter needs the task's columns. */
 const shapeOf = (q: TaskQuery): SearchShape => {

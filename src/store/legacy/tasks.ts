@@ -8,7 +8,20 @@ import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from 
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead } from '../records.js';
 import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
-import { afterParams, afterSql, changedDay, changedSinceIndexed, countParams, countSql, fewRows, holderSql, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
+import {
+  afterParams,
+  afterSql,
+  changedDay,
+  changedSinceIndexed,
+  countParams,
+  countSql,
+  fewRows,
+  holderSql,
+  inList,
+  priorityIn,
+  orderSql,
+  type ListColumns,
+} from '../taskList.js';
 import { claimTables } from '../own/claims.js';
 import { insertComment } from './comments.js';
 import { listHead, taskFromRow } from '../taskRow.js';
@@ -52,7 +65,10 @@ function listWhere(q: TaskListQuery, src: ListSources): { clauses: string[]; par
   if (q.priorities !== undefined) {
     // As ranks (ralph_mcp_tasks_rank) alone; beside a status, feature or discipline filter the plain
     // column, which leaves the planner on those indexes (measured: 23 ms as ranks, 6 ms so, at 100,000).
-    const l = q.statuses === undefined && q.feature === undefined && q.discipline === undefined ? priorityIn('t.priority', q.priorities) : inList('t.priority', 'pr', q.priorities);
+    const l =
+      q.statuses === undefined && q.feature === undefined && q.discipline === undefined
+        ? priorityIn('t.priority', q.priorities)
+        : inList('t.priority', 'pr', q.priorities);
     add(l.clause, l.params);
   }
   if (q.feature !== undefined) add('t.feature = @feature', { feature: q.feature });
@@ -71,7 +87,8 @@ function listWhere(q: TaskListQuery, src: ListSources): { clauses: string[]; par
     const h = holderSql(q.holder, { id: 't.id', status: 't.status' }, src.claims);
     add(h.clause, h.params);
   }
-  if (q.updatedSince !== undefined) add(changedSinceIndexed(LIST_COLUMNS), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
+  if (q.updatedSince !== undefined)
+    add(changedSinceIndexed(LIST_COLUMNS), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
   return { clauses, params };
 }
 
@@ -85,10 +102,29 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
        WHERE ${[...afterSql(sort, LIST_COLUMNS, few), ...where].join(' AND ') || '1'} ORDER BY ${orderSql(sort, LIST_COLUMNS, few)} LIMIT CAST(@limit AS INTEGER)`;
 }
 
-const UPDATABLE = ['title', 'description', 'priority', 'acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts', 'hints', 'estimated_turns'] as const;
-const JSON_COLUMNS = new Set<string>(['acceptance_criteria', 'depends_on', 'tags', 'context_files', 'output_artifacts']);
+const UPDATABLE = [
+  'title',
+  'description',
+  'priority',
+  'acceptance_criteria',
+  'depends_on',
+  'tags',
+  'context_files',
+  'output_artifacts',
+  'hints',
+  'estimated_turns',
+] as const;
+const JSON_COLUMNS = new Set<string>([
+  'acceptance_criteria',
+  'depends_on',
+  'tags',
+  'context_files',
+  'output_artifacts',
+]);
 /** One fixed UPDATE per column: column names never come from input. */
-const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`])) as Record<(typeof UPDATABLE)[number], string>;
+const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntries(
+  UPDATABLE.map((c) => [c, `UPDATE tasks SET ${c} = ? WHERE id = ?`]),
+) as Record<(typeof UPDATABLE)[number], string>;
 
 /**
  * A task `t` is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
@@ -116,7 +152,10 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
 
 export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
-    const sql = column === 'context_files' ? 'SELECT context_files AS v FROM tasks WHERE id = ?' : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
+    const sql =
+      column === 'context_files'
+        ? 'SELECT context_files AS v FROM tasks WHERE id = ?'
+        : 'SELECT depends_on AS v FROM tasks WHERE id = ?';
     return requireJsonArray(db.get<{ v: unknown }>(sql, id)?.v, `tasks.${column} of task ${id}`);
   };
   const sources = (): ListSources => ({ mirrors: listMirrorsUsable(db), claims: claimTables(db) });
@@ -132,25 +171,29 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       return db.get('SELECT 1 AS x FROM tasks WHERE id = ?', id) !== undefined;
     },
     taskIdRange() {
-      return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks')!;
+      return db.get<{ lo: number | null; hi: number | null; n: number }>(
+        'SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM tasks',
+      )!;
     },
     listTasks(q, after, limit) {
       const src = sources();
-      return db.all(listSql(q, src, 'page'), { ...listWhere(q, src).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
-        const cut: string[] = [];
-        const row: ListedTask = {
-          id: Number(r.id),
-          title: String(r.title),
-          status: String(r.status),
-          priority: typeof r.priority === 'string' ? r.priority : null,
-          feature: String(r.feature),
-          discipline: String(r.discipline),
-          depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-          changed: String(r.changed),
-        };
-        if (cut.length > 0) row.truncated_lists = cut;
-        return row;
-      });
+      return db
+        .all(listSql(q, src, 'page'), { ...listWhere(q, src).params, ...afterParams(q.sort ?? 'id', after), limit })
+        .map((r): ListedTask => {
+          const cut: string[] = [];
+          const row: ListedTask = {
+            id: Number(r.id),
+            title: String(r.title),
+            status: String(r.status),
+            priority: typeof r.priority === 'string' ? r.priority : null,
+            feature: String(r.feature),
+            discipline: String(r.discipline),
+            depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+            changed: String(r.changed),
+          };
+          if (cut.length > 0) row.truncated_lists = cut;
+          return row;
+        });
     },
     countTasks(q, max) {
       const src = sources();
@@ -186,9 +229,14 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       const detail = db.get<{ b: string | null }>('SELECT blocked_by AS b FROM tasks WHERE id = ?', id)?.b ?? null;
       // blocked_by holds report_blocker's reason alone; its comment names the upstream task. A blocked_by
       // someone else wrote (or changed since) is read for a task reference.
-      const last = db.get<{ body: string }>("SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1", id)?.body;
+      const last = db.get<{ body: string }>(
+        "SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1",
+        id,
+      )?.body;
       if (detail !== null && last !== undefined) {
-        const mark = /^ \(blocked on task #(\d+)\)$/.exec(last.startsWith(blockedComment(detail, null)) ? last.slice(blockedComment(detail, null).length) : '');
+        const mark = /^ \(blocked on task #(\d+)\)$/.exec(
+          last.startsWith(blockedComment(detail, null)) ? last.slice(blockedComment(detail, null).length) : '',
+        );
         if (mark) return { detail, upstream: Number(mark[1]) };
       }
       return { detail, upstream: upstreamTaskIn(detail) };
@@ -271,7 +319,12 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(items), today(), id);
     },
     markBlocked(id, reason, upstreamId, by: Writer): Comment {
-      db.run("UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?", reason, today(), id);
+      db.run(
+        "UPDATE tasks SET status = 'blocked', blocked_by = ?, completed = NULL, updated = ? WHERE id = ?",
+        reason,
+        today(),
+        id,
+      );
       return insertComment(db, {
         task_id: id,
         author: by.discipline ?? 'agent',
@@ -282,21 +335,35 @@ export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSea
       });
     },
     pickReadyTask(q) {
-      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
+      const params = Object.fromEntries(
+        Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined),
+      );
       const sql = READY_SQL(q.discipline !== undefined, q.feature !== undefined);
       const pick = db.get<{ id: number }>(sql.pick, params);
       return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
     },
     readyTasks(q, limit) {
-      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      return db.all<{ id: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined).queue, { ...params, limit }).map((r) => r.id);
+      const params = Object.fromEntries(
+        Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined),
+      );
+      return db
+        .all<{ id: number }>(READY_SQL(q.discipline !== undefined, q.feature !== undefined).queue, { ...params, limit })
+        .map((r) => r.id);
     },
     progressGroups() {
       // One pass, grouped: with ralph_mcp_tasks_progress (schema/ralph-mcp-legacy.sql) it reads only that index.
-      return db.all<{ status: string; feature: string; discipline: string; n: number }>('SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline');
+      return db.all<{ status: string; feature: string; discipline: string; n: number }>(
+        'SELECT status, feature, discipline, count(*) AS n FROM tasks GROUP BY status, feature, discipline',
+      );
     },
     completeTaskIds(prefix, limit) {
-      return db.all<{ id: number }>("SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)", likePrefix(prefix), limit).map((r) => r.id);
+      return db
+        .all<{ id: number }>(
+          "SELECT id FROM tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)",
+          likePrefix(prefix),
+          limit,
+        )
+        .map((r) => r.id);
     },
   };
 }

@@ -11,9 +11,15 @@ export function legacyWatch(db: Db): Pick<WatchStore, 'taskFingerprint'> {
     taskFingerprint(id) {
       const row = db.get('SELECT * FROM tasks WHERE id = ?', id);
       if (!row) return null;
-      const comments = db.get('SELECT count(*) AS n, max(id) AS last, total(length(body)) AS len FROM task_comments WHERE task_id = ?', id);
+      const comments = db.get(
+        'SELECT count(*) AS n, max(id) AS last, total(length(body)) AS len FROM task_comments WHERE task_id = ?',
+        id,
+      );
       const answers = ownSignals(db)
-        ? db.get('SELECT count(*) AS n, max(id) AS last, count(answer) AS answered, total(length(answer)) AS len FROM ralph_mcp_task_signals WHERE task_id = ?', id)
+        ? db.get(
+            'SELECT count(*) AS n, max(id) AS last, count(answer) AS answered, total(length(answer)) AS len FROM ralph_mcp_task_signals WHERE task_id = ?',
+            id,
+          )
         : null;
       return JSON.stringify([row, comments, answers]);
     },
@@ -24,7 +30,8 @@ export function legacyWatch(db: Db): Pick<WatchStore, 'taskFingerprint'> {
 const seen = new WeakSet<Db>();
 function ownSignals(db: Db): boolean {
   if (seen.has(db)) return true;
-  const found = db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_task_signals'") !== undefined;
+  const found =
+    db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_task_signals'") !== undefined;
   if (found) seen.add(db);
   return found;
 }

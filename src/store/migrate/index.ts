@@ -22,12 +22,16 @@ export type MigrationResult =
  *    lock where the connection may take it, else a read snapshot (a write meanwhile is caught at 4);
  * 2. write the new database beside it (`<db>.migrating-<pid>`), in one transaction;
  * 3. check it: Ralph's read rules, and every record read back through both stores compares equal;
- * 4. if the original is still as read, swap: the original becomes `<db>.legacy-<time>.bak` (a hard link: the same bytes, never copied),
+ * 4. if the original is still as read, swap: the original becomes `<db>.legacy-<time>.bak` (a hard link: the same
+ * bytes, never copied),
  *    then the new file is renamed over `<db>` (atomic: there is always a ralph.db).
  * Anything without a home in the new schema refuses the whole migration, naming it; so does a change
  * to the original while it ran. Stop Ralph and ralph-mcp sessions first: they keep the old file open.
  */
-export function migrateDatabase(dbPath: string, stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '')): MigrationResult {
+export function migrateDatabase(
+  dbPath: string,
+  stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, ''),
+): MigrationResult {
   const tmp = `${dbPath}.migrating-${process.pid}`;
   if (walHasData(dbPath)) {
     throw new StartupError(
@@ -58,7 +62,9 @@ export function migrateDatabase(dbPath: string, stamp = new Date().toISOString()
   }
   if (fileHash(dbPath) !== hash || walHasData(dbPath)) {
     removeFiles(tmp);
-    throw new StartupError(`${dbPath} changed while it was being migrated (is Ralph or a ralph-mcp session still running?); nothing was changed: stop them and run migrate again`);
+    throw new StartupError(
+      `${dbPath} changed while it was being migrated (is Ralph or a ralph-mcp session still running?); nothing was changed: stop them and run migrate again`,
+    );
   }
   const backup = freeName(`${dbPath}.legacy-${stamp}`, '.bak');
   linkSync(dbPath, backup);
@@ -89,9 +95,14 @@ function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>;
   try {
     const info = inspectSchema(new Db(src));
     if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
-    if (info.generation === 'normalized') return { current: `${dbPath} already has Ralph's ${generationLabel('normalized')}; nothing to migrate` };
-    if (info.userVersion !== RALPH_USER_VERSION) throw new StartupError(`${dbPath} has schema version ${info.userVersion}; migrate understands version ${RALPH_USER_VERSION}`);
-    if (info.drift.length > 0) throw new StartupError(`${dbPath} does not have the columns of Ralph's legacy schema: ${info.drift.join('; ')}`);
+    if (info.generation === 'normalized')
+      return { current: `${dbPath} already has Ralph's ${generationLabel('normalized')}; nothing to migrate` };
+    if (info.userVersion !== RALPH_USER_VERSION)
+      throw new StartupError(
+        `${dbPath} has schema version ${info.userVersion}; migrate understands version ${RALPH_USER_VERSION}`,
+      );
+    if (info.drift.length > 0)
+      throw new StartupError(`${dbPath} does not have the columns of Ralph's legacy schema: ${info.drift.join('; ')}`);
     src.exec(readonly ? 'BEGIN' : 'BEGIN IMMEDIATE');
     try {
       plan = planMigration(src);
@@ -118,15 +129,24 @@ function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof plan
       // Signals of ours whose comment a person deleted: each becomes a signal with no comment before it.
       const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
       const orphans = new Map<number, number>();
-      for (const r of plan.own.taskSignals) if (r.comment_id === null || !commentIds.has(Number(r.comment_id))) orphans.set(Number(r.task_id), (orphans.get(Number(r.task_id)) ?? 0) + 1);
+      for (const r of plan.own.taskSignals)
+        if (r.comment_id === null || !commentIds.has(Number(r.comment_id)))
+          orphans.set(Number(r.task_id), (orphans.get(Number(r.task_id)) ?? 0) + 1);
       const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to), orphans)];
-      if (diffs.length > 0) throw new StartupError(`nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`);
+      if (diffs.length > 0)
+        throw new StartupError(
+          `nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`,
+        );
       // Every comment carried over, plus one `blocked` signal for each task that had a blocked_by.
-      const blockedBy = plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length + [...orphans.values()].reduce((n, k) => n + k, 0);
+      const blockedBy =
+        plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length +
+        [...orphans.values()].reduce((n, k) => n + k, 0);
       const a = countRecords(legacyStore(from));
       const b = countRecords(normalizedStore(to));
       if (JSON.stringify({ ...a, comments: a.comments + blockedBy }) !== JSON.stringify(b)) {
-        throw new StartupError(`nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by and comment-less signals) became ${JSON.stringify(b)}`);
+        throw new StartupError(
+          `nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by and comment-less signals) became ${JSON.stringify(b)}`,
+        );
       }
       to.raw.pragma('wal_checkpoint(TRUNCATE)');
       return b;

@@ -35,8 +35,21 @@ export interface LegacyLearning {
 export interface MigrationPlan {
   metadata: Row | undefined;
   disciplines: { row: Row; skills: string[]; servers: LegacyServer[]; overrides: string | null }[];
-  features: { row: Row; knowledge_paths: string[]; context_files: string[]; dependencies: string[]; learnings: LegacyLearning[] }[];
-  tasks: { row: Row; tags: string[]; depends_on: number[]; criteria: string[]; context_files: string[]; output_artifacts: string[] }[];
+  features: {
+    row: Row;
+    knowledge_paths: string[];
+    context_files: string[];
+    dependencies: string[];
+    learnings: LegacyLearning[];
+  }[];
+  tasks: {
+    row: Row;
+    tags: string[];
+    depends_on: number[];
+    criteria: string[];
+    context_files: string[];
+    output_artifacts: string[];
+  }[];
   comments: Row[];
   recipeConfigs: Row[];
   /** Our own tables to carry over (the search index is rebuilt, not copied). */
@@ -49,13 +62,24 @@ export interface MigrationPlan {
 const STATUSES: readonly string[] = TASK_STATUSES;
 const PRIORITY_SET: readonly string[] = PRIORITIES;
 const PROVENANCES = ['agent', 'human', 'system'];
-const LEARNING_KEYS = new Set(['text', 'reason', 'source', 'task_id', 'iteration', 'created', 'hit_count', 'reviewed', 'review_count']);
+const LEARNING_KEYS = new Set([
+  'text',
+  'reason',
+  'source',
+  'task_id',
+  'iteration',
+  'created',
+  'hit_count',
+  'reviewed',
+  'review_count',
+]);
 
 export function planMigration(src: Connection): MigrationPlan {
   const problems: string[] = [];
   const notes: string[] = [];
   const all = (sql: string) => src.prepare(sql).all() as Row[];
-  const has = (table: string) => src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  const has = (table: string) =>
+    src.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
 
   unknownColumnsWithData(src, problems);
 
@@ -74,31 +98,50 @@ export function planMigration(src: Connection): MigrationPlan {
       return [];
     }
     const bad = v.filter((x) => !ok(x));
-    if (bad.length > 0) problems.push(`${where} holds ${bad.length} item(s) that are not ${what}: ${JSON.stringify(bad.slice(0, 3))}`);
+    if (bad.length > 0)
+      problems.push(`${where} holds ${bad.length} item(s) that are not ${what}: ${JSON.stringify(bad.slice(0, 3))}`);
     return v.filter(ok);
   }
   const isString = (x: unknown): x is string => typeof x === 'string';
-  const isId = (x: unknown): x is number | string => (typeof x === 'number' && Number.isInteger(x) && x > 0) || (typeof x === 'string' && /^[1-9]\d*$/.test(x));
+  const isId = (x: unknown): x is number | string =>
+    (typeof x === 'number' && Number.isInteger(x) && x > 0) || (typeof x === 'string' && /^[1-9]\d*$/.test(x));
 
   const disciplines = all('SELECT * FROM disciplines ORDER BY rowid').map((row) => {
     const where = `disciplines.mcp_servers of discipline ${JSON.stringify(row.name)}`;
-    const servers = list(row.mcp_servers, where, (x): x is Row => x !== null && typeof x === 'object' && !Array.isArray(x), 'objects').flatMap((s, i): LegacyServer[] => {
+    const servers = list(
+      row.mcp_servers,
+      where,
+      (x): x is Row => x !== null && typeof x === 'object' && !Array.isArray(x),
+      'objects',
+    ).flatMap((s, i): LegacyServer[] => {
       const extra = Object.keys(s).filter((k) => !['name', 'command', 'args', 'env'].includes(k));
       const argsOk = s.args === undefined || (Array.isArray(s.args) && s.args.every(isString));
-      const envOk = s.env === undefined || (s.env !== null && typeof s.env === 'object' && !Array.isArray(s.env) && Object.values(s.env).every(isString));
+      const envOk =
+        s.env === undefined ||
+        (s.env !== null && typeof s.env === 'object' && !Array.isArray(s.env) && Object.values(s.env).every(isString));
       if (typeof s.name !== 'string' || typeof s.command !== 'string' || !argsOk || !envOk || extra.length > 0) {
         problems.push(
           `${where}[${i}] has no home in discipline_mcp_servers (needs name and command strings, args a list of strings, env an object of strings${extra.length ? `; unknown keys ${extra.join(', ')}` : ''})`,
         );
         return [];
       }
-      return [{ name: s.name, command: s.command, args: (s.args as string[] | undefined) ?? [], env: Object.entries((s.env as Record<string, string> | undefined) ?? {}) }];
+      return [
+        {
+          name: s.name,
+          command: s.command,
+          args: (s.args as string[] | undefined) ?? [],
+          env: Object.entries((s.env as Record<string, string> | undefined) ?? {}),
+        },
+      ];
     });
     return {
       row,
       skills: list(row.skills, `disciplines.skills of discipline ${JSON.stringify(row.name)}`, isString, 'strings'),
       servers,
-      overrides: typeof row.mcp_tool_overrides === 'string' && row.mcp_tool_overrides.trim() !== '' ? row.mcp_tool_overrides : null,
+      overrides:
+        typeof row.mcp_tool_overrides === 'string' && row.mcp_tool_overrides.trim() !== ''
+          ? row.mcp_tool_overrides
+          : null,
     };
   });
   duplicatesIgnoringCase(
@@ -112,7 +155,10 @@ export function planMigration(src: Connection): MigrationPlan {
     const name = JSON.stringify(row.name);
     const dependencies = list(row.dependencies, `features.dependencies of feature ${name}`, isString, 'feature names');
     for (const d of dependencies) {
-      if (!featureNames.has(d)) problems.push(`features.dependencies of feature ${name} names feature ${JSON.stringify(d)}, which does not exist`);
+      if (!featureNames.has(d))
+        problems.push(
+          `features.dependencies of feature ${name} names feature ${JSON.stringify(d)}, which does not exist`,
+        );
       if (d === row.name) problems.push(`feature ${name} depends on itself`);
     }
     return {
@@ -133,13 +179,24 @@ export function planMigration(src: Connection): MigrationPlan {
   const tasks = all('SELECT * FROM tasks ORDER BY id').map((row) => {
     const id = Number(row.id);
     const at = (col: string) => `tasks.${col} of task ${id}`;
-    if (!STATUSES.includes(String(row.status))) problems.push(`task ${id} has status ${JSON.stringify(row.status)}; Ralph's head reads only ${STATUSES.join(', ')}`);
-    if (row.priority !== null && !PRIORITY_SET.includes(String(row.priority))) problems.push(`task ${id} has priority ${JSON.stringify(row.priority)}; allowed: ${PRIORITIES.join(', ')} or none`);
+    if (!STATUSES.includes(String(row.status)))
+      problems.push(
+        `task ${id} has status ${JSON.stringify(row.status)}; Ralph's head reads only ${STATUSES.join(', ')}`,
+      );
+    if (row.priority !== null && !PRIORITY_SET.includes(String(row.priority)))
+      problems.push(
+        `task ${id} has priority ${JSON.stringify(row.priority)}; allowed: ${PRIORITIES.join(', ')} or none`,
+      );
     if (row.provenance !== null && !PROVENANCES.includes(String(row.provenance)))
-      problems.push(`task ${id} has provenance ${JSON.stringify(row.provenance)}; allowed: ${PROVENANCES.join(', ')} or none`);
+      problems.push(
+        `task ${id} has provenance ${JSON.stringify(row.provenance)}; allowed: ${PROVENANCES.join(', ')} or none`,
+      );
     if (row.status === 'done' && (row.completed === null || row.completed === ''))
-      problems.push(`task ${id} is done but has no completed date, which Ralph's head requires; set one and migrate again`);
-    if (!featureNames.has(String(row.feature))) problems.push(`task ${id} belongs to feature ${JSON.stringify(row.feature)}, which does not exist`);
+      problems.push(
+        `task ${id} is done but has no completed date, which Ralph's head requires; set one and migrate again`,
+      );
+    if (!featureNames.has(String(row.feature)))
+      problems.push(`task ${id} belongs to feature ${JSON.stringify(row.feature)}, which does not exist`);
     const deps = list(row.depends_on, at('depends_on'), isId, 'task ids').map(Number);
     for (const d of deps) {
       if (d === id) problems.push(`task ${id} depends on itself`);
@@ -155,12 +212,18 @@ export function planMigration(src: Connection): MigrationPlan {
     };
   });
   const disciplineNames = new Set(disciplines.map((d) => String(d.row.name)));
-  for (const t of tasks) if (!disciplineNames.has(String(t.row.discipline))) problems.push(`task ${String(t.row.id)} belongs to discipline ${JSON.stringify(t.row.discipline)}, which does not exist`);
+  for (const t of tasks)
+    if (!disciplineNames.has(String(t.row.discipline)))
+      problems.push(
+        `task ${String(t.row.id)} belongs to discipline ${JSON.stringify(t.row.discipline)}, which does not exist`,
+      );
 
   const comments = all('SELECT * FROM task_comments ORDER BY id');
   for (const c of comments) {
-    if (!taskIds.has(Number(c.task_id))) problems.push(`comment ${String(c.id)} is on task ${String(c.task_id)}, which does not exist`);
-    if (c.priority !== null && !PRIORITY_SET.includes(String(c.priority))) problems.push(`comment ${String(c.id)} has priority ${JSON.stringify(c.priority)}`);
+    if (!taskIds.has(Number(c.task_id)))
+      problems.push(`comment ${String(c.id)} is on task ${String(c.task_id)}, which does not exist`);
+    if (c.priority !== null && !PRIORITY_SET.includes(String(c.priority)))
+      problems.push(`comment ${String(c.id)} has priority ${JSON.stringify(c.priority)}`);
   }
   const undated = comments.filter((c) => typeof c.created !== 'string' || c.created === '').length;
   if (undated > 0) notes.push(`${undated} comment(s) had no date: their signals are dated with the migration time`);
@@ -171,7 +234,17 @@ export function planMigration(src: Connection): MigrationPlan {
     signals: has('ralph_mcp_signals') ? all('SELECT * FROM ralph_mcp_signals ORDER BY id') : [],
     taskSignals: has('ralph_mcp_task_signals') ? all('SELECT * FROM ralph_mcp_task_signals ORDER BY id') : [],
   };
-  return { metadata: all('SELECT * FROM metadata WHERE id = 1')[0], disciplines, features, tasks, comments, recipeConfigs: all('SELECT * FROM recipe_configs ORDER BY rowid'), own, problems, notes };
+  return {
+    metadata: all('SELECT * FROM metadata WHERE id = 1')[0],
+    disciplines,
+    features,
+    tasks,
+    comments,
+    recipeConfigs: all('SELECT * FROM recipe_configs ORDER BY rowid'),
+    own,
+    problems,
+    notes,
+  };
 }
 
 /** A feature's learnings: plain strings (an auto learning seen once) or objects with a text. */
@@ -190,7 +263,21 @@ function learnings(row: Row, problems: string[]): LegacyLearning[] {
     return [];
   }
   return items.flatMap((item, i): LegacyLearning[] => {
-    if (typeof item === 'string') return [{ text: item, reason: null, source: 'auto', task_id: null, iteration: null, created: null, hit_count: 1, reviewed: false, review_count: 0, extra: null }];
+    if (typeof item === 'string')
+      return [
+        {
+          text: item,
+          reason: null,
+          source: 'auto',
+          task_id: null,
+          iteration: null,
+          created: null,
+          hit_count: 1,
+          reviewed: false,
+          review_count: 0,
+          extra: null,
+        },
+      ];
     if (item === null || typeof item !== 'object' || typeof (item as Row).text !== 'string') {
       problems.push(`${where}[${i}] is neither a string nor an object with a text`);
       return [];
@@ -199,8 +286,10 @@ function learnings(row: Row, problems: string[]): LegacyLearning[] {
     const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
     const extra = Object.fromEntries(Object.entries(o).filter(([k]) => !LEARNING_KEYS.has(k)));
     // A field of a known name but another type has no column: keep it whole in `extra` instead.
-    for (const k of ['reason', 'created'] as const) if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') extra[k] = o[k];
-    for (const k of ['task_id', 'iteration', 'hit_count', 'review_count'] as const) if (o[k] !== undefined && o[k] !== null && int(o[k]) === null) extra[k] = o[k];
+    for (const k of ['reason', 'created'] as const)
+      if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') extra[k] = o[k];
+    for (const k of ['task_id', 'iteration', 'hit_count', 'review_count'] as const)
+      if (o[k] !== undefined && o[k] !== null && int(o[k]) === null) extra[k] = o[k];
     if (o.source !== undefined && !(LEARNING_SOURCES as readonly unknown[]).includes(o.source)) extra.source = o.source;
     if (o.reviewed !== undefined && typeof o.reviewed !== 'boolean') extra.reviewed = o.reviewed;
     return [
@@ -224,7 +313,10 @@ function duplicatesIgnoringCase(names: string[], what: string, problems: string[
   const seen = new Map<string, string>();
   for (const n of names) {
     const k = n.toLowerCase();
-    if (seen.has(k)) problems.push(`${what} ${JSON.stringify(seen.get(k))} and ${JSON.stringify(n)} differ only in case; Ralph's head compares names case-insensitively: rename one first`);
+    if (seen.has(k))
+      problems.push(
+        `${what} ${JSON.stringify(seen.get(k))} and ${JSON.stringify(n)} differ only in case; Ralph's head compares names case-insensitively: rename one first`,
+      );
     else seen.set(k, n);
   }
 }
@@ -236,11 +328,18 @@ function unknownColumnsWithData(src: Connection, problems: string[]): void {
     const known = expectedColumns('legacy')
       .get(table)!
       .map((c) => c.name);
-    const cols = (src.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
+    const cols = (src.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map(
+      (c) => c.name,
+    );
     for (const c of cols.filter((x) => !known.includes(x))) {
       // The column name comes from the database's own schema, quoted as an identifier.
-      const n = (src.prepare(`SELECT count(*) AS n FROM "${table}" WHERE "${c.replace(/"/g, '""')}" IS NOT NULL`).get() as { n: number }).n;
-      if (n > 0) problems.push(`${table}.${c} holds values in ${n} row(s) and has no home in Ralph's normalized schema`);
+      const n = (
+        src.prepare(`SELECT count(*) AS n FROM "${table}" WHERE "${c.replace(/"/g, '""')}" IS NOT NULL`).get() as {
+          n: number;
+        }
+      ).n;
+      if (n > 0)
+        problems.push(`${table}.${c} holds values in ${n} row(s) and has no home in Ralph's normalized schema`);
     }
   }
 }

@@ -25,7 +25,19 @@ export interface Counts {
 
 /** What the domain records hold, counted the same way on both generations. */
 export function countRecords(store: RalphStore): Counts {
-  const c: Counts = { tasks: 0, dependencies: 0, criteria: 0, tags: 0, context_files: 0, output_artifacts: 0, comments: 0, features: 0, learnings: 0, disciplines: 0, skills: 0 };
+  const c: Counts = {
+    tasks: 0,
+    dependencies: 0,
+    criteria: 0,
+    tags: 0,
+    context_files: 0,
+    output_artifacts: 0,
+    comments: 0,
+    features: 0,
+    learnings: 0,
+    disciplines: 0,
+    skills: 0,
+  };
   for (let after = 0; ; ) {
     const page = store.listTasks({}, { id: after }, 500);
     if (page.length === 0) break;
@@ -62,8 +74,14 @@ export function readRules(db: Db): string[] {
   if (fk.length > 0) problems.push(`foreign_key_check: ${fk.length} row(s), e.g. ${JSON.stringify(fk[0])}`);
   const statuses = TASK_STATUSES.map((s) => `'${s}'`).join(', ');
   const rules: [string, string][] = [
-    [`SELECT count(*) AS n FROM runtime_tasks WHERE status NOT IN (${statuses})`, 'tasks with a status Ralph cannot read'],
-    ["SELECT count(*) AS n FROM runtime_tasks WHERE status = 'done' AND completed IS NULL", 'done tasks without completed'],
+    [
+      `SELECT count(*) AS n FROM runtime_tasks WHERE status NOT IN (${statuses})`,
+      'tasks with a status Ralph cannot read',
+    ],
+    [
+      "SELECT count(*) AS n FROM runtime_tasks WHERE status = 'done' AND completed IS NULL",
+      'done tasks without completed',
+    ],
     [
       'SELECT count(*) AS n FROM runtime_tasks t WHERE NOT EXISTS (SELECT 1 FROM task_details d JOIN disciplines di ON di.id = d.discipline_id WHERE d.id = t.details_id) OR NOT EXISTS (SELECT 1 FROM subsystems s WHERE s.id = t.subsystem_id)',
       'tasks that do not join their details, subsystem and discipline',
@@ -72,7 +90,10 @@ export function readRules(db: Db): string[] {
       'SELECT count(*) AS n FROM (SELECT task_id FROM task_acceptance_criteria GROUP BY task_id HAVING min(criterion_order) <> 0 OR max(criterion_order) <> count(*) - 1 OR count(DISTINCT criterion_order) <> count(*))',
       'tasks whose criterion_order does not run 0..n-1',
     ],
-    ['SELECT count(*) AS n FROM task_signals s WHERE NOT EXISTS (SELECT 1 FROM agent_sessions a WHERE a.id = s.session_id)', 'signals without their session'],
+    [
+      'SELECT count(*) AS n FROM task_signals s WHERE NOT EXISTS (SELECT 1 FROM agent_sessions a WHERE a.id = s.session_id)',
+      'signals without their session',
+    ],
   ];
   for (const [sql, what] of rules) {
     const n = one(sql);
@@ -82,10 +103,16 @@ export function readRules(db: Db): string[] {
 }
 
 /** Differences between what the two stores read, record by record (at most `max` listed). */
-export function compareStores(from: RalphStore, to: RalphStore, extraSignals: ReadonlyMap<number, number> = new Map(), max = 20): string[] {
+export function compareStores(
+  from: RalphStore,
+  to: RalphStore,
+  extraSignals: ReadonlyMap<number, number> = new Map(),
+  max = 20,
+): string[] {
   const diffs: string[] = [];
   const differ = (what: string, a: unknown, b: unknown) => {
-    if (!isDeepStrictEqual(a, b) && diffs.length < max) diffs.push(`${what}: ${JSON.stringify(a)?.slice(0, 200)} became ${JSON.stringify(b)?.slice(0, 200)}`);
+    if (!isDeepStrictEqual(a, b) && diffs.length < max)
+      diffs.push(`${what}: ${JSON.stringify(a)?.slice(0, 200)} became ${JSON.stringify(b)?.slice(0, 200)}`);
   };
   for (let after = 0; ; ) {
     const page = from.listTasks({}, { id: after }, 500);
@@ -99,19 +126,28 @@ export function compareStores(from: RalphStore, to: RalphStore, extraSignals: Re
       }
       const { template: _t, ...rest } = b;
       differ(`task ${row.id}`, a, rest);
-      // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after them. An undated
+      // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after them. An
+      // undated
       // comment gets the migration time (a signal must have one).
       const ca = from.comments(row.id).map(({ id: _id, ...c }) => c);
-      const cb = to.comments(row.id).map(({ id: _id, ...c }, i) => (ca[i] && !ca[i].created ? { ...c, created: ca[i].created } : c));
+      const cb = to
+        .comments(row.id)
+        .map(({ id: _id, ...c }, i) => (ca[i] && !ca[i].created ? { ...c, created: ca[i].created } : c));
       differ(`comments of task ${row.id}`, ca, cb.slice(0, ca.length));
-      if (cb.length !== ca.length + (a.blocked_by ? 1 : 0) + (extraSignals.get(row.id) ?? 0)) differ(`comment count of task ${row.id}`, ca.length, cb.length);
+      if (cb.length !== ca.length + (a.blocked_by ? 1 : 0) + (extraSignals.get(row.id) ?? 0))
+        differ(`comment count of task ${row.id}`, ca.length, cb.length);
     }
     after = page[page.length - 1]!.id;
   }
   // A learning's absent reason/task/iteration and a null one read alike.
   const feature = (store: RalphStore, name: string) => {
     const f = store.getFeature(name);
-    return f && { ...f, learnings: f.learnings.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null))) };
+    return (
+      f && {
+        ...f,
+        learnings: f.learnings.map((l) => Object.fromEntries(Object.entries(l).filter(([, v]) => v !== null))),
+      }
+    );
   };
   for (const f of from.listFeatures()) differ(`feature ${f.name}`, feature(from, f.name), feature(to, f.name));
   for (const d of from.listDisciplines()) {
@@ -122,7 +158,11 @@ export function compareStores(from: RalphStore, to: RalphStore, extraSignals: Re
         const o = s as { name: string; command: string; args?: string[]; env?: Record<string, string> };
         return { name: o.name, command: o.command, args: o.args ?? [], env: o.env ?? {} };
       });
-    differ(`discipline ${d.name}`, { ...a, mcp_servers: servers(a.mcp_servers) }, b && { ...b, mcp_servers: servers(b.mcp_servers) });
+    differ(
+      `discipline ${d.name}`,
+      { ...a, mcp_servers: servers(a.mcp_servers) },
+      b && { ...b, mcp_servers: servers(b.mcp_servers) },
+    );
   }
   differ('project', from.projectInfo(), to.projectInfo());
   return diffs;

@@ -30,17 +30,45 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
       db.run(
         `INSERT INTO disciplines (name, display_name, acronym, icon, color, description, system_prompt, conventions, stack_id, image_path, crops, image_prompt)
          VALUES (@name, @display_name, @acronym, @icon, @color, @description, @system_prompt, @conventions, @stack_id, @image_path, @crops, @image_prompt)`,
-        pick(r, ['name', 'display_name', 'acronym', 'icon', 'color', 'description', 'system_prompt', 'conventions', 'stack_id', 'image_path', 'crops', 'image_prompt']),
+        pick(r, [
+          'name',
+          'display_name',
+          'acronym',
+          'icon',
+          'color',
+          'description',
+          'system_prompt',
+          'conventions',
+          'stack_id',
+          'image_path',
+          'crops',
+          'image_prompt',
+        ]),
       ).lastInsertRowid,
     );
     disciplineIds.set(String(r.name), id);
-    for (const skill of d.skills) db.run('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)', id, skill);
+    for (const skill of d.skills)
+      db.run('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)', id, skill);
     for (const s of d.servers) {
-      const server = Number(db.run('INSERT INTO discipline_mcp_servers (discipline_id, name, command) VALUES (?, ?, ?)', id, s.name, s.command).lastInsertRowid);
-      for (const [i, arg] of s.args.entries()) db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i);
-      for (const [key, value] of s.env) db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
+      const server = Number(
+        db.run(
+          'INSERT INTO discipline_mcp_servers (discipline_id, name, command) VALUES (?, ?, ?)',
+          id,
+          s.name,
+          s.command,
+        ).lastInsertRowid,
+      );
+      for (const [i, arg] of s.args.entries())
+        db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i);
+      for (const [key, value] of s.env)
+        db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
     }
-    if (d.overrides !== null) db.run('INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)', r.name, d.overrides);
+    if (d.overrides !== null)
+      db.run(
+        'INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)',
+        r.name,
+        d.overrides,
+      );
   }
 
   const featureIds = new Map<string, number>();
@@ -54,8 +82,10 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
       ).lastInsertRowid,
     );
     featureIds.set(String(r.name), id);
-    for (const p of f.knowledge_paths) db.run('INSERT INTO subsystem_knowledge_paths (subsystem_id, path) VALUES (?, ?)', id, p);
-    for (const p of f.context_files) db.run('INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)', id, p);
+    for (const p of f.knowledge_paths)
+      db.run('INSERT INTO subsystem_knowledge_paths (subsystem_id, path) VALUES (?, ?)', id, p);
+    for (const p of f.context_files)
+      db.run('INSERT INTO subsystem_context_files (subsystem_id, file_path) VALUES (?, ?)', id, p);
     for (const l of f.learnings) {
       const comment = Number(
         db.run(
@@ -81,7 +111,11 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
   }
   for (const f of plan.features) {
     for (const dep of f.dependencies) {
-      db.run('INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (?, ?)', featureIds.get(String(f.row.name)), featureIds.get(dep));
+      db.run(
+        'INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (?, ?)',
+        featureIds.get(String(f.row.name)),
+        featureIds.get(dep),
+      );
     }
   }
 
@@ -91,20 +125,40 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     db.run(
       `INSERT INTO task_details (id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode, created, updated)
        VALUES (@id, @discipline_id, @title, @description, @priority, @hints, @estimated_turns, @pseudocode, @created, @updated)`,
-      { ...pick(r, ['id', 'title', 'description', 'priority', 'hints', 'estimated_turns', 'pseudocode', 'created', 'updated']), discipline_id: disciplineIds.get(String(r.discipline)) },
+      {
+        ...pick(r, [
+          'id',
+          'title',
+          'description',
+          'priority',
+          'hints',
+          'estimated_turns',
+          'pseudocode',
+          'created',
+          'updated',
+        ]),
+        discipline_id: disciplineIds.get(String(r.discipline)),
+      },
     );
     db.run(
       `INSERT INTO runtime_tasks (id, subsystem_id, details_id, status, provenance, enriched_at, created, updated, completed)
        VALUES (@id, @subsystem_id, @id, @status, @provenance, @enriched_at, @created, @updated, @completed)`,
-      { ...pick(r, ['id', 'status', 'provenance', 'enriched_at', 'created', 'updated', 'completed']), subsystem_id: featureIds.get(String(r.feature)) },
+      {
+        ...pick(r, ['id', 'status', 'provenance', 'enriched_at', 'created', 'updated', 'completed']),
+        subsystem_id: featureIds.get(String(r.feature)),
+      },
     );
     for (const tag of t.tags) db.run('INSERT INTO task_tags (task_id, tag) VALUES (?, ?)', id, tag);
-    for (const [i, c] of t.criteria.entries()) db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i);
+    for (const [i, c] of t.criteria.entries())
+      db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i);
     for (const p of t.context_files) db.run('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)', id, p);
-    for (const p of t.output_artifacts) db.run('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)', id, p);
+    for (const p of t.output_artifacts)
+      db.run('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)', id, p);
   }
   // Dependencies once every task exists (a task may depend on a later one).
-  for (const t of plan.tasks) for (const dep of t.depends_on) db.run('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)', t.row.id, dep);
+  for (const t of plan.tasks)
+    for (const dep of t.depends_on)
+      db.run('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)', t.row.id, dep);
 
   const session = (taskId: number, started: string) => {
     const sid = `legacy-task-${taskId}`;
@@ -118,7 +172,9 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
   };
   // A comment that shows a signal verb becomes that verb's signal, in its own agent session (as Ralph's
   // signal server makes one), keeping the comment's place among the task's comments and its author.
-  const verbOf = new Map(plan.own.taskSignals.filter((r) => r.comment_id !== null).map((r) => [Number(r.comment_id), r]));
+  const verbOf = new Map(
+    plan.own.taskSignals.filter((r) => r.comment_id !== null).map((r) => [Number(r.comment_id), r]),
+  );
   const agentSession = (sid: string, taskId: number, started: string) =>
     db.run(
       `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
@@ -138,7 +194,14 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     if (verb) {
       agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
       const signal = Number(insertVerbSignal(verb));
-      db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
+      db.run(
+        'INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)',
+        signal,
+        c.author,
+        c.discipline,
+        c.agent_task_id,
+        c.priority,
+      );
       continue;
     }
     const signal = Number(
@@ -150,7 +213,14 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
         created,
       ).lastInsertRowid,
     );
-    db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signal, c.author, c.discipline, c.agent_task_id, c.priority);
+    db.run(
+      'INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)',
+      signal,
+      c.author,
+      c.discipline,
+      c.agent_task_id,
+      c.priority,
+    );
   }
   // A signal whose comment a person deleted keeps its place as a signal (no comment to show any more).
   const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
@@ -162,7 +232,13 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
   for (const t of plan.tasks) {
     const why = t.row.blocked_by;
     if (typeof why !== 'string' || why === '') continue;
-    db.run("INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)", t.row.id, session(Number(t.row.id), now), why, now);
+    db.run(
+      "INSERT INTO task_signals (task_id, session_id, verb, \"on\", kind, created) VALUES (?, ?, 'blocked', ?, 'external', ?)",
+      t.row.id,
+      session(Number(t.row.id), now),
+      why,
+      now,
+    );
   }
 
   for (const r of plan.recipeConfigs) {
@@ -177,7 +253,8 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     );
   }
 
-  for (const r of plan.own.meta) db.run('INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES (?, ?)', r.key, r.value);
+  for (const r of plan.own.meta)
+    db.run('INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES (?, ?)', r.key, r.value);
   for (const r of plan.own.audit) {
     db.run(
       'INSERT INTO ralph_mcp_audit (id, session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (@id, @session_id, @recipe, @discipline, @task_id, @tool, @arguments, @outcome, @created)',

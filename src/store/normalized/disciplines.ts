@@ -11,28 +11,57 @@ import { disciplineId, hasOwnTables } from './sql.js';
  */
 
 const COLUMNS = ['display_name', 'icon', 'color', 'system_prompt', 'conventions'] as const;
-const UPDATE_SQL = Object.fromEntries(COLUMNS.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE id = ?`])) as Record<(typeof COLUMNS)[number], string>;
+const UPDATE_SQL = Object.fromEntries(
+  COLUMNS.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE id = ?`]),
+) as Record<(typeof COLUMNS)[number], string>;
 const OVERRIDES_TABLE = 'ralph_mcp_discipline_overrides';
 
 export function normalizedDisciplines(db: Db): DisciplineStore {
-  const skillsOf = (id: number) => db.all<{ skill: string }>('SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', id).map((r) => r.skill);
+  const skillsOf = (id: number) =>
+    db
+      .all<{ skill: string }>('SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', id)
+      .map((r) => r.skill);
   const writeSkills = (id: number, skills: readonly string[]) => {
     db.run('DELETE FROM discipline_skills WHERE discipline_id = ?', id);
     for (const s of skills) db.run('INSERT INTO discipline_skills (discipline_id, skill) VALUES (?, ?)', id, s);
   };
   const servers = (id: number) =>
-    db.all<{ id: number; name: string; command: string }>('SELECT id, name, command FROM discipline_mcp_servers WHERE discipline_id = ? ORDER BY id', id).map((s) => ({
-      name: s.name,
-      command: s.command,
-      args: db.all<{ arg: string }>('SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id', s.id).map((a) => a.arg),
-      env: Object.fromEntries(db.all<{ key: string; value: string }>('SELECT key, value FROM discipline_mcp_server_env WHERE server_id = ? ORDER BY id', s.id).map((e) => [e.key, e.value])),
-    }));
+    db
+      .all<{ id: number; name: string; command: string }>(
+        'SELECT id, name, command FROM discipline_mcp_servers WHERE discipline_id = ? ORDER BY id',
+        id,
+      )
+      .map((s) => ({
+        name: s.name,
+        command: s.command,
+        args: db
+          .all<{ arg: string }>(
+            'SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id',
+            s.id,
+          )
+          .map((a) => a.arg),
+        env: Object.fromEntries(
+          db
+            .all<{ key: string; value: string }>(
+              'SELECT key, value FROM discipline_mcp_server_env WHERE server_id = ? ORDER BY id',
+              s.id,
+            )
+            .map((e) => [e.key, e.value]),
+        ),
+      }));
   const overridesRaw = (name: string): unknown =>
-    hasOwnTables(db) ? (db.get<{ o: unknown }>('SELECT mcp_tool_overrides AS o FROM ralph_mcp_discipline_overrides WHERE discipline = ?', name)?.o ?? null) : null;
+    hasOwnTables(db)
+      ? (db.get<{ o: unknown }>(
+          'SELECT mcp_tool_overrides AS o FROM ralph_mcp_discipline_overrides WHERE discipline = ?',
+          name,
+        )?.o ?? null)
+      : null;
 
   return {
     listDisciplines() {
-      return db.all<DisciplineRow>('SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY id');
+      return db.all<DisciplineRow>(
+        'SELECT name, display_name, acronym, icon, color, description FROM disciplines ORDER BY id',
+      );
     },
     getDiscipline(name) {
       const r = db.get('SELECT * FROM disciplines WHERE name = ?', name);
@@ -59,14 +88,24 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
       return db.get<{ name: string }>('SELECT name FROM disciplines WHERE name = ?', name)?.name;
     },
     disciplineNames(limit = -1) {
-      return db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
+      return db
+        .all<{ name: string }>('SELECT name FROM disciplines ORDER BY name LIMIT CAST(? AS INTEGER)', limit)
+        .map((r) => r.name);
     },
     createDiscipline(d) {
       const id = Number(
         db.run(
           `INSERT INTO disciplines (name, display_name, acronym, icon, color, system_prompt, conventions)
            VALUES (@name, @display_name, @acronym, @icon, @color, @system_prompt, @conventions)`,
-          { name: d.name, display_name: d.display_name, acronym: d.acronym, icon: d.icon, color: d.color, system_prompt: d.system_prompt, conventions: d.conventions },
+          {
+            name: d.name,
+            display_name: d.display_name,
+            acronym: d.acronym,
+            icon: d.icon,
+            color: d.color,
+            system_prompt: d.system_prompt,
+            conventions: d.conventions,
+          },
         ).lastInsertRowid,
       );
       writeSkills(id, d.skills);
@@ -84,8 +123,14 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
     disciplineUsage(name) {
       const id = disciplineId(db, name);
       return {
-        tasks: db.get<{ n: number }>('SELECT count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE d.discipline_id = ?', id)!.n,
-        templates: db.get<{ n: number }>('SELECT count(*) AS n FROM task_templates tt JOIN task_details d ON d.id = tt.details_id WHERE d.discipline_id = ?', id)!.n,
+        tasks: db.get<{ n: number }>(
+          'SELECT count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE d.discipline_id = ?',
+          id,
+        )!.n,
+        templates: db.get<{ n: number }>(
+          'SELECT count(*) AS n FROM task_templates tt JOIN task_details d ON d.id = tt.details_id WHERE d.discipline_id = ?',
+          id,
+        )!.n,
       };
     },
     toolOverrides(name) {
@@ -93,7 +138,9 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
       return stored === undefined ? undefined : { name: stored, raw: overridesRaw(stored) };
     },
     allToolOverrides() {
-      return db.all<{ name: string }>('SELECT name FROM disciplines ORDER BY name').map((r) => ({ name: r.name, raw: overridesRaw(r.name) }));
+      return db
+        .all<{ name: string }>('SELECT name FROM disciplines ORDER BY name')
+        .map((r) => ({ name: r.name, raw: overridesRaw(r.name) }));
     },
     overridesLocation() {
       return hasOwnTables(db) ? `${OVERRIDES_TABLE}.mcp_tool_overrides` : null;

@@ -13,15 +13,24 @@ import { hasOwnTables } from './sql.js';
 const TRIGGERS = triggerNames(ralphMcpDdl('normalized'), 'ralph_mcp_facets_');
 
 const presentTriggers = (db: Db): number =>
-  db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_facets\\_%' ESCAPE '\\'").filter((r) => TRIGGERS.includes(r.name)).length;
+  db
+    .all<{ name: string }>(
+      "SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'ralph\\_mcp\\_facets\\_%' ESCAPE '\\'",
+    )
+    .filter((r) => TRIGGERS.includes(r.name)).length;
 
 /** Before our DDL runs: whether the mirror is whole (its triggers were all there all along). */
-export const facetsIntact = (db: Db): boolean => hasOwnTables(db) && presentTriggers(db) === TRIGGERS.length && db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'task_facets'") !== undefined;
+export const facetsIntact = (db: Db): boolean =>
+  hasOwnTables(db) &&
+  presentTriggers(db) === TRIGGERS.length &&
+  db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'task_facets'") !== undefined;
 
 /** After our DDL ran (triggers in place), inside its transaction: fill the mirror whole. */
 export function rebuildFacets(db: Db): void {
   db.run('DELETE FROM ralph_mcp_details_facets');
-  db.run('INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) SELECT id, discipline_id, priority FROM task_details');
+  db.run(
+    'INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) SELECT id, discipline_id, priority FROM task_details',
+  );
   db.run('DELETE FROM ralph_mcp_task_facets');
   db.run(
     `INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)

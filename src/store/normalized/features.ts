@@ -1,5 +1,11 @@
 import type { Db, Row } from '../../db/database.js';
-import { ITEM_IDENTITY, LEARNING_SOURCES, normalizeLearning, publicLearning, type Learning } from '../../domain/learnings.js';
+import {
+  ITEM_IDENTITY,
+  LEARNING_SOURCES,
+  normalizeLearning,
+  publicLearning,
+  type Learning,
+} from '../../domain/learnings.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { ensureOwnTables } from '../own/schema.js';
 import type { Feature, FeatureRow } from '../records.js';
@@ -15,7 +21,10 @@ import { hasOwnTables, subsystemId } from './sql.js';
  */
 
 const COLUMNS = ['display_name', 'description', 'acronym', 'architecture', 'boundaries'] as const;
-const UPDATE_SQL = Object.fromEntries(COLUMNS.map((c) => [c, `UPDATE subsystems SET ${c} = ? WHERE id = ?`])) as Record<(typeof COLUMNS)[number], string>;
+const UPDATE_SQL = Object.fromEntries(COLUMNS.map((c) => [c, `UPDATE subsystems SET ${c} = ? WHERE id = ?`])) as Record<
+  (typeof COLUMNS)[number],
+  string
+>;
 
 const LISTS = {
   knowledge_paths: {
@@ -66,7 +75,17 @@ function learningFromRow(r: Row): Identified {
   return item;
 }
 
-const KNOWN_KEYS = new Set(['text', 'reason', 'source', 'task_id', 'iteration', 'created', 'hit_count', 'reviewed', 'review_count']);
+const KNOWN_KEYS = new Set([
+  'text',
+  'reason',
+  'source',
+  'task_id',
+  'iteration',
+  'created',
+  'hit_count',
+  'reviewed',
+  'review_count',
+]);
 /** Fields of a learning our columns do not cover (a legacy item's own keys, carried by migrate). */
 const extraOf = (l: Record<string, unknown>): string | null => {
   const rest = Object.fromEntries(Object.entries(l).filter(([k]) => !KNOWN_KEYS.has(k)));
@@ -74,23 +93,33 @@ const extraOf = (l: Record<string, unknown>): string | null => {
 };
 
 export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
-  const readList = (id: number, which: keyof typeof LISTS) => db.all<{ v: string }>(LISTS[which].read, id).map((r) => r.v);
+  const readList = (id: number, which: keyof typeof LISTS) =>
+    db.all<{ v: string }>(LISTS[which].read, id).map((r) => r.v);
   const writeList = (id: number, which: keyof typeof LISTS, items: readonly unknown[]) => {
     db.run(LISTS[which].clear, id);
     for (const item of items) if (typeof item === 'string') db.run(LISTS[which].add, id, item);
   };
   const writeDependencies = (id: number, names: readonly string[]) => {
     db.run('DELETE FROM subsystem_dependencies WHERE subsystem_id = ?', id);
-    for (const n of names) db.run('INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (?, ?)', id, subsystemId(db, n));
+    for (const n of names)
+      db.run(
+        'INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (?, ?)',
+        id,
+        subsystemId(db, n),
+      );
   };
-  const learningRows = (id: number): Identified[] => db.all(LEARNINGS[hasOwnTables(db) ? 'withMeta' : 'plain'], id).map(learningFromRow);
+  const learningRows = (id: number): Identified[] =>
+    db.all(LEARNINGS[hasOwnTables(db) ? 'withMeta' : 'plain'], id).map(learningFromRow);
 
   return {
     listFeatures() {
       return db.all<FeatureRow>('SELECT name, display_name, acronym, description FROM subsystems ORDER BY name');
     },
     getFeature(name) {
-      const r = db.get('SELECT id, name, display_name, acronym, description, created, architecture, boundaries FROM subsystems WHERE name = ?', name);
+      const r = db.get(
+        'SELECT id, name, display_name, acronym, description, created, architecture, boundaries FROM subsystems WHERE name = ?',
+        name,
+      );
       if (!r) return undefined;
       const id = Number(r.id);
       const feature: Feature = {
@@ -105,7 +134,10 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
         boundaries: typeof r.boundaries === 'string' ? r.boundaries : null,
         learnings: learningRows(id).map((l) => publicLearning(normalizeLearning(l)!)),
         dependencies: db
-          .all<{ name: string }>('SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = ? ORDER BY d.id', id)
+          .all<{ name: string }>(
+            'SELECT s.name FROM subsystem_dependencies d JOIN subsystems s ON s.id = d.depends_on_subsystem_id WHERE d.subsystem_id = ? ORDER BY d.id',
+            id,
+          )
           .map((x) => x.name),
       };
       return feature;
@@ -114,14 +146,24 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
       return db.get<{ name: string }>('SELECT name FROM subsystems WHERE name = ?', name)?.name;
     },
     featureNames(limit) {
-      return db.all<{ name: string }>('SELECT name FROM subsystems ORDER BY name LIMIT CAST(? AS INTEGER)', limit).map((r) => r.name);
+      return db
+        .all<{ name: string }>('SELECT name FROM subsystems ORDER BY name LIMIT CAST(? AS INTEGER)', limit)
+        .map((r) => r.name);
     },
     createFeature(f) {
       const id = Number(
         db.run(
           `INSERT INTO subsystems (name, display_name, acronym, description, architecture, boundaries, status, created)
            VALUES (@name, @display_name, @acronym, @description, @architecture, @boundaries, 'active', @created)`,
-          { name: f.name, display_name: f.display_name, acronym: f.acronym, description: f.description, architecture: f.architecture, boundaries: f.boundaries, created: today() },
+          {
+            name: f.name,
+            display_name: f.display_name,
+            acronym: f.acronym,
+            description: f.description,
+            architecture: f.architecture,
+            boundaries: f.boundaries,
+            created: today(),
+          },
         ).lastInsertRowid,
       );
       writeList(id, 'knowledge_paths', f.knowledge_paths);
@@ -137,12 +179,19 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
     },
     deleteFeature(name) {
       const id = subsystemId(db, name);
-      if (hasOwnTables(db)) db.run('DELETE FROM ralph_mcp_learning_meta WHERE comment_id IN (SELECT id FROM subsystem_comments WHERE subsystem_id = ?)', id);
+      if (hasOwnTables(db))
+        db.run(
+          'DELETE FROM ralph_mcp_learning_meta WHERE comment_id IN (SELECT id FROM subsystem_comments WHERE subsystem_id = ?)',
+          id,
+        );
       // Its lists, comments and dependency rows go with it (ON DELETE CASCADE), as in Ralph's own delete.
       db.run('DELETE FROM subsystems WHERE id = ?', id);
     },
     featureTaskCount(name) {
-      return db.get<{ n: number }>('SELECT count(*) AS n FROM runtime_tasks WHERE subsystem_id = (SELECT id FROM subsystems WHERE name = ?)', name)!.n;
+      return db.get<{ n: number }>(
+        'SELECT count(*) AS n FROM runtime_tasks WHERE subsystem_id = (SELECT id FROM subsystems WHERE name = ?)',
+        name,
+      )!.n;
     },
     featureDependents(name) {
       return db
@@ -169,7 +218,10 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
       ensureOwnTables(db, 'normalized');
       const id = subsystemId(db, name);
       const before = new Map(learningRows(id).map((l) => [l[ITEM_IDENTITY] as number, l]));
-      const disciplineId = by.discipline !== null ? (db.get<{ id: number }>('SELECT id FROM disciplines WHERE name = ?', by.discipline)?.id ?? null) : null;
+      const disciplineId =
+        by.discipline !== null
+          ? (db.get<{ id: number }>('SELECT id FROM disciplines WHERE name = ?', by.discipline)?.id ?? null)
+          : null;
       const kept = new Set<number>();
       for (const raw of items) {
         const item = raw as Identified;
@@ -177,7 +229,13 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
         if (rowId !== undefined && before.has(rowId)) {
           kept.add(rowId);
           if (JSON.stringify(item) === JSON.stringify(before.get(rowId))) continue;
-          db.run('UPDATE subsystem_comments SET body = ?, reason = ?, updated = ? WHERE id = ?', item.text, item.reason ?? null, timestamp(), rowId);
+          db.run(
+            'UPDATE subsystem_comments SET body = ?, reason = ?, updated = ? WHERE id = ?',
+            item.text,
+            item.reason ?? null,
+            timestamp(),
+            rowId,
+          );
           writeMeta(rowId, item);
           continue;
         }

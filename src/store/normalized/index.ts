@@ -21,7 +21,8 @@ export function normalizedStore(db: Db): RalphStore {
     // signal_abort means what Ralph's `stuck` verb means: on this generation it is also that signal.
     recordAbort(by, reason) {
       const id = base.recordAbort(by, reason);
-      if (by.taskId !== null && db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', by.taskId)) insertSignal(db, by, by.taskId, { verb: 'stuck', reason }, null);
+      if (by.taskId !== null && db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', by.taskId))
+        insertSignal(db, by, by.taskId, { verb: 'stuck', reason }, null);
       return id;
     },
     featureNoun: 'feature (subsystem)',

@@ -8,7 +8,10 @@ const ACRONYM_OWNER = {
   features: 'SELECT name FROM subsystems WHERE acronym = ?',
   disciplines: 'SELECT name FROM disciplines WHERE acronym = ?',
 } as const;
-const ACRONYMS = { features: 'SELECT acronym FROM subsystems', disciplines: 'SELECT acronym FROM disciplines' } as const;
+const ACRONYMS = {
+  features: 'SELECT acronym FROM subsystems',
+  disciplines: 'SELECT acronym FROM disciplines',
+} as const;
 // LIKE is case-insensitive for ASCII, as the NOCASE names compare.
 const COMPLETE = {
   features: "SELECT name FROM subsystems WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
@@ -19,6 +22,7 @@ export function normalizedNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'ac
   return {
     acronymOwner: (kind, acronym) => db.get<{ name: string }>(ACRONYM_OWNER[kind], acronym)?.name,
     acronyms: (kind) => db.all<{ acronym: string }>(ACRONYMS[kind]).map((r) => r.acronym),
-    completeNames: (kind, prefix, limit) => db.all<{ name: string }>(COMPLETE[kind], likePrefix(prefix), limit).map((r) => r.name),
+    completeNames: (kind, prefix, limit) =>
+      db.all<{ name: string }>(COMPLETE[kind], likePrefix(prefix), limit).map((r) => r.name),
   };
 }

@@ -1,6 +1,14 @@
 import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleMatch } from '../records.js';
-import { boundedSearch, headsInOrder, syncSearchIndex, titleLookup, type SearchShape, type SearchSource, type TitleLookup } from '../own/search.js';
+import {
+  boundedSearch,
+  headsInOrder,
+  syncSearchIndex,
+  titleLookup,
+  type SearchShape,
+  type SearchSource,
+  type TitleLookup,
+} from '../own/search.js';
 import type { TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 
@@ -19,7 +27,8 @@ const SOURCE: SearchSource = {
   indexRows: INDEX_ROWS,
   indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
   titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id',
-  titlesOf: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
+  titlesOf:
+    'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
 };
 
 /** The hits' rows, by the JSON array of ids @ids. */

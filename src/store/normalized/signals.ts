@@ -47,13 +47,19 @@ const VIEW = {
     FROM task_signals sg LEFT JOIN agent_sessions a ON a.id = sg.session_id`,
 };
 const SQL = {
-  all: { withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`, plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id` },
+  all: {
+    withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? ORDER BY sg.id`,
+    plain: `${VIEW.plain} WHERE sg.task_id = ? ORDER BY sg.id`,
+  },
   recent: {
     // Newest first (recentComments turns them): an outer ORDER BY costs SQLite a co-routine and a sorter.
     withMeta: `${VIEW.withMeta} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)`,
     plain: `${VIEW.plain} WHERE sg.task_id = ? AND sg.id < ? ORDER BY sg.id DESC LIMIT CAST(? AS INTEGER)`,
   },
-  one: { withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`, plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?` },
+  one: {
+    withMeta: `${VIEW.withMeta} WHERE sg.id = ? AND sg.task_id = ?`,
+    plain: `${VIEW.plain} WHERE sg.id = ? AND sg.task_id = ?`,
+  },
 };
 const variant = (db: Db) => (hasOwnTables(db) ? 'withMeta' : 'plain');
 
@@ -79,8 +85,19 @@ function readOne(db: Db, taskId: number, signalId: number): Comment | undefined 
 }
 
 /** Who wrote a signal, as our metadata. Needs our tables (every write path makes them first). */
-function writeMeta(db: Db, signalId: number, c: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'>): void {
-  db.run('INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)', signalId, c.author, c.discipline, c.agent_task_id, c.priority);
+function writeMeta(
+  db: Db,
+  signalId: number,
+  c: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'>,
+): void {
+  db.run(
+    'INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)',
+    signalId,
+    c.author,
+    c.discipline,
+    c.agent_task_id,
+    c.priority,
+  );
 }
 
 /**
@@ -98,7 +115,10 @@ export function insertSignal(
   ensureOwnTables(db, 'normalized');
   ensureAgentSession(db, by, taskId);
   const created = timestamp();
-  const id = Number(db.run(insertSql(Object.keys(columns)), { ...columns, task_id: taskId, session_id: by.sessionId, created }).lastInsertRowid);
+  const id = Number(
+    db.run(insertSql(Object.keys(columns)), { ...columns, task_id: taskId, session_id: by.sessionId, created })
+      .lastInsertRowid,
+  );
   if (meta) writeMeta(db, id, meta);
   // What was just written, as a comment (reading it back through the joined view would only cost time).
   return {
@@ -117,7 +137,10 @@ export function insertSignal(
  * One fixed INSERT per column set we write: each verb's (domain/signals.ts) and a plain comment's.
  * Column names come only from these constant lists, never from input.
  */
-const SHAPES: readonly (readonly string[])[] = [...VERBS.map((v) => ['verb', ...VERB_COLUMNS[v]]), ['verb', 'text', 'kind', 'scope']];
+const SHAPES: readonly (readonly string[])[] = [
+  ...VERBS.map((v) => ['verb', ...VERB_COLUMNS[v]]),
+  ['verb', 'text', 'kind', 'scope'],
+];
 const INSERT_SIGNAL = new Map(
   SHAPES.map((cols) => [
     cols.join(','),
@@ -137,10 +160,13 @@ export function normalizedSignals(db: Db): SignalStore {
       return { id: c.id, created: c.created! };
     },
     questions(taskId) {
-      return db.all(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`, taskId).map(questionFromRow);
+      return db
+        .all(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`, taskId)
+        .map(questionFromRow);
     },
     answerQuestion(signalId, answer) {
-      if (db.run("UPDATE task_signals SET answer = ? WHERE id = ? AND verb = 'ask'", answer, signalId).changes === 0) return undefined;
+      if (db.run("UPDATE task_signals SET answer = ? WHERE id = ? AND verb = 'ask'", answer, signalId).changes === 0)
+        return undefined;
       return questionFromRow(db.get(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE id = ?`, signalId)!);
     },
   };
@@ -159,14 +185,24 @@ export function normalizedComments(db: Db): CommentStore {
     },
     getComment: (taskId, commentId) => readOne(db, taskId, commentId),
     commentIds(taskId, limit) {
-      return db.all<{ id: number }>('SELECT id FROM task_signals WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)', taskId, limit).map((r) => r.id);
+      return db
+        .all<{ id: number }>(
+          'SELECT id FROM task_signals WHERE task_id = ? ORDER BY id LIMIT CAST(? AS INTEGER)',
+          taskId,
+          limit,
+        )
+        .map((r) => r.id);
     },
     addComment(c, by) {
       // As Ralph stores a person's comment: a learned signal, kind discovery, scope task.
       return insertSignal(db, by, c.task_id, { verb: 'learned', text: c.body, kind: 'discovery', scope: 'task' }, c);
     },
     updateComment(taskId, commentId, body) {
-      const verb = db.get<{ verb: string }>('SELECT verb FROM task_signals WHERE id = ? AND task_id = ?', commentId, taskId)?.verb;
+      const verb = db.get<{ verb: string }>(
+        'SELECT verb FROM task_signals WHERE id = ? AND task_id = ?',
+        commentId,
+        taskId,
+      )?.verb;
       if (verb !== 'learned') {
         throw new ToolError(
           'conflict',

@@ -54,9 +54,12 @@ export function filterSql(q: TaskQuery): { params: Record<string, string>; claus
   return { params: Object.fromEntries(keys.map((k) => [k, q[k]!])), clauses: keys.map((k) => FILTERS[k]) };
 }
 
-export const subsystemId = (db: Db, name: string): number => db.get<{ id: number }>('SELECT id FROM subsystems WHERE name = ?', name)!.id;
-export const disciplineId = (db: Db, name: string): number => db.get<{ id: number }>('SELECT id FROM disciplines WHERE name = ?', name)!.id;
-export const detailsIdOf = (db: Db, taskId: number): number => db.get<{ d: number }>('SELECT details_id AS d FROM runtime_tasks WHERE id = ?', taskId)!.d;
+export const subsystemId = (db: Db, name: string): number =>
+  db.get<{ id: number }>('SELECT id FROM subsystems WHERE name = ?', name)!.id;
+export const disciplineId = (db: Db, name: string): number =>
+  db.get<{ id: number }>('SELECT id FROM disciplines WHERE name = ?', name)!.id;
+export const detailsIdOf = (db: Db, taskId: number): number =>
+  db.get<{ d: number }>('SELECT details_id AS d FROM runtime_tasks WHERE id = ?', taskId)!.d;
 
 /**
  * Whether our tables exist yet: they are made on the first write, and reads before that do without
@@ -65,7 +68,8 @@ export const detailsIdOf = (db: Db, taskId: number): number => db.get<{ d: numbe
 const seenOwnTables = new WeakSet<Db>();
 export function hasOwnTables(db: Db): boolean {
   if (seenOwnTables.has(db)) return true;
-  const found = db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_comment_meta'") !== undefined;
+  const found =
+    db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_comment_meta'") !== undefined;
   if (found) seenOwnTables.add(db);
   return found;
 }

@@ -7,7 +7,20 @@ import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead } from '../records.js';
 import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
-import { afterParams, afterSql, changedDay, changedSinceIndexed, countParams, countSql, fewRows, holderSql, inList, priorityIn, orderSql, type ListColumns } from '../taskList.js';
+import {
+  afterParams,
+  afterSql,
+  changedDay,
+  changedSinceIndexed,
+  countParams,
+  countSql,
+  fewRows,
+  holderSql,
+  inList,
+  priorityIn,
+  orderSql,
+  type ListColumns,
+} from '../taskList.js';
 import { claimTables } from '../own/claims.js';
 import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
@@ -30,7 +43,10 @@ export const day = (v: unknown): string | null => {
 
 /** A task row of GET_TASK: the shared reading, dates as days, and the template it came from. */
 function taskOf(r: Row): Task {
-  return { ...taskFromRow(r, day), template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null };
+  return {
+    ...taskFromRow(r, day),
+    template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null,
+  };
 }
 
 const LIST_TABLES = {
@@ -47,20 +63,26 @@ const LIST_SQL = Object.fromEntries(
     field,
     {
       clear: `DELETE FROM ${table} WHERE task_id = ?`,
-      insert: field === 'acceptance_criteria' ? `INSERT INTO ${table} (task_id, ${column}, criterion_order) VALUES (?, ?, ?)` : `INSERT INTO ${table} (task_id, ${column}) VALUES (?, ?)`,
+      insert:
+        field === 'acceptance_criteria'
+          ? `INSERT INTO ${table} (task_id, ${column}, criterion_order) VALUES (?, ?, ?)`
+          : `INSERT INTO ${table} (task_id, ${column}) VALUES (?, ?)`,
     },
   ]),
 ) as Record<ListField, { clear: string; insert: string }>;
 
 const DETAIL_FIELDS = ['title', 'description', 'priority', 'hints', 'estimated_turns'] as const;
-const DETAIL_SQL = Object.fromEntries(DETAIL_FIELDS.map((c) => [c, `UPDATE task_details SET ${c} = ? WHERE id = ?`])) as Record<(typeof DETAIL_FIELDS)[number], string>;
+const DETAIL_SQL = Object.fromEntries(
+  DETAIL_FIELDS.map((c) => [c, `UPDATE task_details SET ${c} = ? WHERE id = ?`]),
+) as Record<(typeof DETAIL_FIELDS)[number], string>;
 
 // A claim's pick and count (store/ready.ts), as on the legacy generation. The source is our facets
 // mirror (one narrow row per task: status, subsystem, discipline, priority) once it can be trusted, else
 // the runtime rows joined to their details (the same columns, under the same names; no index: slower).
 const READY_SOURCE = {
   facets: 'ralph_mcp_task_facets f',
-  joined: '(SELECT t.id AS task_id, t.status, t.subsystem_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id) f',
+  joined:
+    '(SELECT t.id AS task_id, t.status, t.subsystem_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id) f',
 } as const;
 /**
  * A task is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
@@ -85,7 +107,8 @@ const READY_SQL = (source: keyof typeof READY_SOURCE, withDiscipline: boolean, w
 
 /** Tasks by status, subsystem and discipline in one grouped pass (over the facets' covering index when usable). */
 const PROGRESS_SQL = {
-  facets: 'SELECT status, subsystem_id AS s, discipline_id AS di, count(*) AS n FROM ralph_mcp_task_facets GROUP BY status, subsystem_id, discipline_id',
+  facets:
+    'SELECT status, subsystem_id AS s, discipline_id AS di, count(*) AS n FROM ralph_mcp_task_facets GROUP BY status, subsystem_id, discipline_id',
   joined:
     'SELECT t.status, t.subsystem_id AS s, d.discipline_id AS di, count(*) AS n FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id GROUP BY t.status, t.subsystem_id, d.discipline_id',
 } as const;
@@ -96,9 +119,25 @@ interface Facets extends ListColumns {
   subsystem: string;
   discipline: string;
 }
-const JOINED: Facets = { id: 't.id', status: 't.status', subsystem: 't.subsystem_id', discipline: 'd.discipline_id', priority: 'd.priority', updated: 't.updated', created: 't.created' };
+const JOINED: Facets = {
+  id: 't.id',
+  status: 't.status',
+  subsystem: 't.subsystem_id',
+  discipline: 'd.discipline_id',
+  priority: 'd.priority',
+  updated: 't.updated',
+  created: 't.created',
+};
 /** Dates are not mirrored: a query that filters or sorts by them reads JOINED (mirrorServes). */
-const MIRROR: Facets = { id: 'f.task_id', status: 'f.status', subsystem: 'f.subsystem_id', discipline: 'f.discipline_id', priority: 'f.priority', updated: 'NULL', created: 'NULL' };
+const MIRROR: Facets = {
+  id: 'f.task_id',
+  status: 'f.status',
+  subsystem: 'f.subsystem_id',
+  discipline: 'f.discipline_id',
+  priority: 'f.priority',
+  updated: 'NULL',
+  created: 'NULL',
+};
 
 /** What list_tasks may read besides Ralph's rows: the facets mirror and our claim table, when there. */
 interface ListSources {
@@ -106,8 +145,15 @@ interface ListSources {
   claims: boolean;
 }
 
-/** list_tasks' WHERE: fixed fragments per filter key (keys ours, columns from the constants above), every value bound. */
-function listWhere(q: TaskListQuery, c: Facets, src: ListSources, idOrder = false): { clauses: string[]; params: Record<string, string | number> } {
+/**
+ * list_tasks' WHERE: fixed fragments per filter key (keys ours, columns from the constants above), every value bound.
+ */
+function listWhere(
+  q: TaskListQuery,
+  c: Facets,
+  src: ListSources,
+  idOrder = false,
+): { clauses: string[]; params: Record<string, string | number> } {
   const clauses: string[] = [];
   const params: Record<string, string | number> = {};
   const add = (clause: string, p: Record<string, string | number> = {}) => {
@@ -123,11 +169,16 @@ function listWhere(q: TaskListQuery, c: Facets, src: ListSources, idOrder = fals
   if (q.priorities !== undefined) {
     // As ranks alone (an index on them); beside a status, feature or discipline filter the plain column,
     // which leaves SQLite on the status/subsystem/discipline index (as on the legacy generation).
-    const l = q.statuses === undefined && q.feature === undefined && q.discipline === undefined ? priorityIn(c.priority, q.priorities) : inList(c.priority, 'pr', q.priorities);
+    const l =
+      q.statuses === undefined && q.feature === undefined && q.discipline === undefined
+        ? priorityIn(c.priority, q.priorities)
+        : inList(c.priority, 'pr', q.priorities);
     add(l.clause, l.params);
   }
-  if (q.feature !== undefined) add(`${c.subsystem} = (SELECT id FROM subsystems WHERE name = @feature)`, { feature: q.feature });
-  if (q.discipline !== undefined) add(`${c.discipline} = (SELECT id FROM disciplines WHERE name = @discipline)`, { discipline: q.discipline });
+  if (q.feature !== undefined)
+    add(`${c.subsystem} = (SELECT id FROM subsystems WHERE name = @feature)`, { feature: q.feature });
+  if (q.discipline !== undefined)
+    add(`${c.discipline} = (SELECT id FROM disciplines WHERE name = @discipline)`, { discipline: q.discipline });
   if (q.tag !== undefined) add(`${c.id} IN (SELECT task_id FROM task_tags WHERE tag = @tag)`, { tag: q.tag });
   if (q.ready !== undefined) {
     // A page in id order walks the mirror's rows by id (a fifth of tasks or so are ready: a page is
@@ -140,26 +191,37 @@ function listWhere(q: TaskListQuery, c: Facets, src: ListSources, idOrder = fals
     const h = holderSql(q.holder, c, src.claims);
     add(h.clause, h.params);
   }
-  if (q.updatedSince !== undefined) add(changedSinceIndexed(c), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
+  if (q.updatedSince !== undefined)
+    add(changedSinceIndexed(c), { since_day: q.updatedSince.day, since_time: q.updatedSince.time });
   return { clauses, params };
 }
 
 /** Whether the facets mirror answers the query alone: usable, and no date to filter or sort by. */
-const mirrorServes = (q: TaskListQuery, src: ListSources): boolean => src.facets && q.updatedSince === undefined && q.sort !== 'updated';
+const mirrorServes = (q: TaskListQuery, src: ListSources): boolean =>
+  src.facets && q.updatedSince === undefined && q.sort !== 'updated';
 
 /**
  * The count, and the page's ids, read the mirror (one narrow, indexed row per task) when it serves;
  * the page's rows are then read for those ids only. Otherwise both read the runtime and details rows.
  */
-/** Which rows a list statement reads: the count reads the mirror whenever no date is involved, the page as mirrorServes says. */
-const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets => (mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED);
+/**
+ * Which rows a list statement reads: the count reads the mirror whenever no date is involved, the page as mirrorServes
+ * says.
+ */
+const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets =>
+  mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED;
 
 function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', capped = false): string {
   const c = listSource(q, src, what);
   const where = listWhere(q, c, src, what === 'page' && (q.sort ?? 'id') === 'id').clauses;
   if (what === 'count') {
     // Ralph's foreign keys guarantee the other joins; only a discipline or priority filter needs the details row.
-    const from = c === MIRROR ? 'ralph_mcp_task_facets f' : q.discipline !== undefined || q.priorities !== undefined ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id' : 'runtime_tasks t';
+    const from =
+      c === MIRROR
+        ? 'ralph_mcp_task_facets f'
+        : q.discipline !== undefined || q.priorities !== undefined
+          ? 'runtime_tasks t JOIN task_details d ON d.id = t.details_id'
+          : 'runtime_tasks t';
     return countSql(from, where.join(' AND ') || '1', capped);
   }
   const sort = q.sort ?? 'id';
@@ -179,7 +241,9 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
-export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
+export function normalizedTasks(
+  db: Db,
+): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
   const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
     if (!fresh) db.run(LIST_SQL[field].clear, taskId);
@@ -196,10 +260,13 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
    */
   const ownDetails = (taskId: number): number => {
     const detailsId = detailsIdOf(db, taskId);
-    const shared = db.get('SELECT 1 AS x WHERE EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) OR EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d AND id <> @t)', {
-      d: detailsId,
-      t: taskId,
-    });
+    const shared = db.get(
+      'SELECT 1 AS x WHERE EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) OR EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d AND id <> @t)',
+      {
+        d: detailsId,
+        t: taskId,
+      },
+    );
     if (!shared) return detailsId;
     const copy = Number(
       db.run(
@@ -213,7 +280,9 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
   };
   const storedList = (taskId: number, field: 'context_files' | 'depends_on'): unknown[] => {
     const sql =
-      field === 'context_files' ? 'SELECT file_path AS v FROM task_context_files WHERE task_id = ? ORDER BY id' : 'SELECT depends_on_task_id AS v FROM task_dependencies WHERE task_id = ? ORDER BY id';
+      field === 'context_files'
+        ? 'SELECT file_path AS v FROM task_context_files WHERE task_id = ? ORDER BY id'
+        : 'SELECT depends_on_task_id AS v FROM task_dependencies WHERE task_id = ? ORDER BY id';
     return db.all<{ v: unknown }>(sql, taskId).map((r) => r.v);
   };
 
@@ -230,26 +299,34 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       return db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', id) !== undefined;
     },
     taskIdRange() {
-      return db.get<{ lo: number | null; hi: number | null; n: number }>('SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM runtime_tasks')!;
+      return db.get<{ lo: number | null; hi: number | null; n: number }>(
+        'SELECT min(id) AS lo, max(id) AS hi, count(*) AS n FROM runtime_tasks',
+      )!;
     },
     listTasks(q, after, limit) {
       const src = sources();
-      return db.all(listSql(q, src, 'page'), { ...listWhere(q, listSource(q, src, 'page'), src).params, ...afterParams(q.sort ?? 'id', after), limit }).map((r): ListedTask => {
-        const cut: string[] = [];
-        const row: ListedTask = {
-          id: Number(r.id),
-          title: String(r.title),
-          status: String(r.status),
-          priority: str(r.priority),
-          feature: String(r.feature),
-          discipline: String(r.discipline),
-          depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-          template_id: r.template_id == null ? null : Number(r.template_id),
-          changed: String(r.changed),
-        };
-        if (cut.length > 0) row.truncated_lists = cut;
-        return row;
-      });
+      return db
+        .all(listSql(q, src, 'page'), {
+          ...listWhere(q, listSource(q, src, 'page'), src).params,
+          ...afterParams(q.sort ?? 'id', after),
+          limit,
+        })
+        .map((r): ListedTask => {
+          const cut: string[] = [];
+          const row: ListedTask = {
+            id: Number(r.id),
+            title: String(r.title),
+            status: String(r.status),
+            priority: str(r.priority),
+            feature: String(r.feature),
+            discipline: String(r.discipline),
+            depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+            template_id: r.template_id == null ? null : Number(r.template_id),
+            changed: String(r.changed),
+          };
+          if (cut.length > 0) row.truncated_lists = cut;
+          return row;
+        });
     },
     countTasks(q, max) {
       const src = sources();
@@ -258,11 +335,18 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
       return cachedCount(db, sql, params, () => db.get<{ n: number }>(sql, params)!.n);
     },
     dependenciesOf(id) {
-      return db.all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map((r) => r.d);
+      return db
+        .all<{ d: number }>('SELECT depends_on_task_id AS d FROM task_dependencies WHERE task_id = ? ORDER BY id', id)
+        .map((r) => r.d);
     },
     dependentsOf(id, limit = -1) {
       return db
-        .all<{ id: number }>('SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)', id, id, limit)
+        .all<{ id: number }>(
+          'SELECT DISTINCT task_id AS id FROM task_dependencies WHERE depends_on_task_id = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)',
+          id,
+          id,
+          limit,
+        )
         .map((r) => r.id);
     },
     unfinishedDependencies(id, limit) {
@@ -277,9 +361,15 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     blocker(id) {
       // Ralph's head has no blocked_by: the newest `blocked` signal says what blocks the task (report_blocker
       // writes one too, with "task #N" in `on` for an upstream task).
-      const b = db.get<{ on: string; kind: string | null; detail: string | null }>(`SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`, id);
+      const b = db.get<{ on: string; kind: string | null; detail: string | null }>(
+        `SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`,
+        id,
+      );
       if (!b) return { detail: null, upstream: null };
-      return { detail: b.detail !== null && b.detail !== '' ? `${b.on}: ${b.detail}` : b.on, upstream: b.kind === 'upstream_task' ? upstreamTaskIn(b.on) : null };
+      return {
+        detail: b.detail !== null && b.detail !== '' ? `${b.on}: ${b.detail}` : b.on,
+        upstream: b.kind === 'upstream_task' ? upstreamTaskIn(b.on) : null,
+      };
     },
     createTask(t: TaskInsert) {
       const now = today();
@@ -287,11 +377,25 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
         db.run(
           `INSERT INTO task_details (discipline_id, title, description, priority, hints, estimated_turns, created)
            VALUES (@discipline_id, @title, @description, @priority, @hints, @estimated_turns, @created)`,
-          { discipline_id: disciplineId(db, t.discipline), title: t.title, description: t.description, priority: t.priority, hints: t.hints, estimated_turns: t.estimated_turns, created: now },
+          {
+            discipline_id: disciplineId(db, t.discipline),
+            title: t.title,
+            description: t.description,
+            priority: t.priority,
+            hints: t.hints,
+            estimated_turns: t.estimated_turns,
+            created: now,
+          },
         ).lastInsertRowid,
       );
       const id = Number(
-        db.run("INSERT INTO runtime_tasks (subsystem_id, details_id, status, provenance, created) VALUES (?, ?, ?, 'agent', ?)", subsystemId(db, t.feature), details, t.status, now).lastInsertRowid,
+        db.run(
+          "INSERT INTO runtime_tasks (subsystem_id, details_id, status, provenance, created) VALUES (?, ?, ?, 'agent', ?)",
+          subsystemId(db, t.feature),
+          details,
+          t.status,
+          now,
+        ).lastInsertRowid,
       );
       writeList(id, 'tags', t.tags, true);
       writeList(id, 'depends_on', t.depends_on, true);
@@ -315,30 +419,48 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     },
     setTaskStatus(id, next) {
       // `completed` means "is done": stamped on done (Ralph's CHECK requires it), cleared when reopened.
-      db.run(`UPDATE runtime_tasks SET status = @next, updated = @today, completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END WHERE id = @id`, { id, next, today: today() });
+      db.run(
+        `UPDATE runtime_tasks SET status = @next, updated = @today, completed = CASE WHEN @next = 'done' THEN @today ELSE NULL END WHERE id = @id`,
+        { id, next, today: today() },
+      );
     },
     enrichTask(id, pseudocode, acceptance, contextFiles) {
       const d = ownDetails(id);
       db.run('UPDATE task_details SET pseudocode = ?, updated = ? WHERE id = ?', pseudocode, today(), d);
       // Ralph stamps enriched_at as a day, like its other task dates.
-      db.run("UPDATE runtime_tasks SET status = 'pending', enriched_at = @today, updated = @today WHERE id = @id", { id, today: today() });
+      db.run("UPDATE runtime_tasks SET status = 'pending', enriched_at = @today, updated = @today WHERE id = @id", {
+        id,
+        today: today(),
+      });
       if (acceptance !== undefined) writeList(id, 'acceptance_criteria', acceptance);
       if (contextFiles !== undefined) writeList(id, 'context_files', contextFiles);
     },
     deleteTask(id) {
       const signals = db.get<{ n: number }>('SELECT count(*) AS n FROM task_signals WHERE task_id = ?', id)!.n;
-      if (hasOwnTables(db)) db.run('DELETE FROM ralph_mcp_comment_meta WHERE signal_id IN (SELECT id FROM task_signals WHERE task_id = ?)', id);
+      if (hasOwnTables(db))
+        db.run(
+          'DELETE FROM ralph_mcp_comment_meta WHERE signal_id IN (SELECT id FROM task_signals WHERE task_id = ?)',
+          id,
+        );
       const detailsId = detailsIdOf(db, id);
       // Lists and signals go with the task (ON DELETE CASCADE); sessions keep their row, without the task.
       db.run('DELETE FROM runtime_tasks WHERE id = ?', id);
       // The details row goes too, unless a template or another task still uses it (Ralph leaves it).
-      db.run('DELETE FROM task_details WHERE id = @d AND NOT EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) AND NOT EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d)', {
-        d: detailsId,
-      });
+      db.run(
+        'DELETE FROM task_details WHERE id = @d AND NOT EXISTS (SELECT 1 FROM task_templates WHERE details_id = @d) AND NOT EXISTS (SELECT 1 FROM runtime_tasks WHERE details_id = @d)',
+        {
+          d: detailsId,
+        },
+      );
       return signals;
     },
     moveTask(id, feature) {
-      db.run('UPDATE runtime_tasks SET subsystem_id = ?, updated = ? WHERE id = ?', subsystemId(db, feature), today(), id);
+      db.run(
+        'UPDATE runtime_tasks SET subsystem_id = ?, updated = ? WHERE id = ?',
+        subsystemId(db, feature),
+        today(),
+        id,
+      );
     },
     taskContextFileItems: (id) => storedList(id, 'context_files'),
     writeTaskContextFiles(id, items) {
@@ -357,30 +479,65 @@ export function normalizedTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepar
     markBlocked(id, reason, upstreamId, by: Writer): Comment {
       db.run("UPDATE runtime_tasks SET status = 'blocked', completed = NULL, updated = ? WHERE id = ?", today(), id);
       // Ralph's head has no blocked_by: the nearest is a `blocked` signal, which is also what its agents send.
-      const columns = upstreamId !== null ? { verb: 'blocked', on: `task #${upstreamId}`, kind: 'upstream_task', detail: reason } : { verb: 'blocked', on: reason, kind: 'external', detail: null };
-      return insertSignal(db, by, id, columns, { author: by.discipline ?? 'agent', discipline: by.discipline, agent_task_id: id, priority: 'high' });
+      const columns =
+        upstreamId !== null
+          ? { verb: 'blocked', on: `task #${upstreamId}`, kind: 'upstream_task', detail: reason }
+          : { verb: 'blocked', on: reason, kind: 'external', detail: null };
+      return insertSignal(db, by, id, columns, {
+        author: by.discipline ?? 'agent',
+        discipline: by.discipline,
+        agent_task_id: id,
+        priority: 'high',
+      });
     },
     pickReadyTask(q) {
-      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      const sql = READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined);
+      const params = Object.fromEntries(
+        Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined),
+      );
+      const sql = READY_SQL(
+        facetsUsable(db) ? 'facets' : 'joined',
+        q.discipline !== undefined,
+        q.feature !== undefined,
+      );
       const pick = db.get<{ id: number }>(sql.pick, params);
       return pick && { id: pick.id, ready: db.get<{ n: number }>(sql.count, params)!.n };
     },
     readyTasks(q, limit) {
-      const params = Object.fromEntries(Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined));
-      const sql = READY_SQL(facetsUsable(db) ? 'facets' : 'joined', q.discipline !== undefined, q.feature !== undefined);
+      const params = Object.fromEntries(
+        Object.entries({ discipline: q.discipline, feature: q.feature }).filter(([, v]) => v !== undefined),
+      );
+      const sql = READY_SQL(
+        facetsUsable(db) ? 'facets' : 'joined',
+        q.discipline !== undefined,
+        q.feature !== undefined,
+      );
       return db.all<{ id: number }>(sql.queue, { ...params, limit }).map((r) => r.id);
     },
     progressGroups() {
       // Grouped by ids, names looked up once.
-      const features = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM subsystems').map((r) => [r.id, r.name]));
-      const disciplines = new Map(db.all<{ id: number; name: string }>('SELECT id, name FROM disciplines').map((r) => [r.id, r.name]));
+      const features = new Map(
+        db.all<{ id: number; name: string }>('SELECT id, name FROM subsystems').map((r) => [r.id, r.name]),
+      );
+      const disciplines = new Map(
+        db.all<{ id: number; name: string }>('SELECT id, name FROM disciplines').map((r) => [r.id, r.name]),
+      );
       return db
         .all<{ status: string; s: number; di: number; n: number }>(PROGRESS_SQL[facetsUsable(db) ? 'facets' : 'joined'])
-        .map((r) => ({ status: r.status, feature: features.get(r.s) ?? '', discipline: disciplines.get(r.di) ?? '', n: r.n }));
+        .map((r) => ({
+          status: r.status,
+          feature: features.get(r.s) ?? '',
+          discipline: disciplines.get(r.di) ?? '',
+          n: r.n,
+        }));
     },
     completeTaskIds(prefix, limit) {
-      return db.all<{ id: number }>("SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)", likePrefix(prefix), limit).map((r) => r.id);
+      return db
+        .all<{ id: number }>(
+          "SELECT id FROM runtime_tasks WHERE CAST(id AS TEXT) LIKE ? ESCAPE '\\' ORDER BY id LIMIT CAST(? AS INTEGER)",
+          likePrefix(prefix),
+          limit,
+        )
+        .map((r) => r.id);
     },
   };
 }

@@ -28,7 +28,8 @@ const present = new WeakMap<Db, true>();
 /** Whether our claim tables exist yet (remembered once they do: they are never dropped while open). */
 export function claimTables(db: Db): boolean {
   if (present.has(db)) return true;
-  const yes = db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_claims'") !== undefined;
+  const yes =
+    db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_claims'") !== undefined;
   if (yes) present.set(db, true);
   return yes;
 }
@@ -39,31 +40,57 @@ export function claimsStore(db: Db) {
   return {
     claimOf(taskId: number): Claim | undefined {
       if (!claimTables(db)) return undefined;
-      return db.get<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id = ?', taskId);
+      return db.get<Claim>(
+        'SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id = ?',
+        taskId,
+      );
     },
     /** The claims on these tasks (a list page), by task id. */
     claimsOf(taskIds: readonly number[]): Map<number, Claim> {
       if (taskIds.length === 0 || !claimTables(db)) return new Map();
-      const rows = db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id IN (SELECT value FROM json_each(?))', JSON.stringify(taskIds));
+      const rows = db.all<Claim>(
+        'SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE task_id IN (SELECT value FROM json_each(?))',
+        JSON.stringify(taskIds),
+      );
       return new Map(rows.map((r) => [r.task_id, r]));
     },
     /** The session's claims (normally one). */
     sessionClaims(sessionId: string): Claim[] {
       if (!claimTables(db)) return [];
-      return db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE session_id = ? ORDER BY task_id', sessionId);
+      return db.all<Claim>(
+        'SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE session_id = ? ORDER BY task_id',
+        sessionId,
+      );
     },
     /** Claims whose lease ran out before `now`, longest expired first, at most `limit`. */
     expiredClaims(now: string, limit: number): Claim[] {
       if (!claimTables(db)) return [];
-      return db.all<Claim>('SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE lease_until < ? ORDER BY lease_until LIMIT CAST(? AS INTEGER)', now, limit);
+      return db.all<Claim>(
+        'SELECT task_id, session_id, claimed_at, lease_until FROM ralph_mcp_claims WHERE lease_until < ? ORDER BY lease_until LIMIT CAST(? AS INTEGER)',
+        now,
+        limit,
+      );
     },
     /** Records (or replaces) the claim on a task. Inside a write. */
     putClaim(c: Claim): void {
-      db.run('INSERT OR REPLACE INTO ralph_mcp_claims (task_id, session_id, claimed_at, lease_until) VALUES (?, ?, ?, ?)', c.task_id, c.session_id, c.claimed_at, c.lease_until);
+      db.run(
+        'INSERT OR REPLACE INTO ralph_mcp_claims (task_id, session_id, claimed_at, lease_until) VALUES (?, ?, ?, ?)',
+        c.task_id,
+        c.session_id,
+        c.claimed_at,
+        c.lease_until,
+      );
     },
     /** Renews every lease the session holds; returns how many. Inside a write. */
     renewLeases(sessionId: string, until: string): number {
-      return Number(db.run('UPDATE ralph_mcp_claims SET lease_until = ? WHERE session_id = ? AND lease_until < ?', until, sessionId, until).changes);
+      return Number(
+        db.run(
+          'UPDATE ralph_mcp_claims SET lease_until = ? WHERE session_id = ? AND lease_until < ?',
+          until,
+          sessionId,
+          until,
+        ).changes,
+      );
     },
     /** Drops the claim on a task (whoever holds it). Inside a write. */
     dropClaim(taskId: number): void {

@@ -8,13 +8,17 @@ export const sqlOf = (file: string): string => schemaText(file);
 export const ralphMcpDdl = (generation: Generation): string => sqlOf(`ralph-mcp-${generation}.sql`);
 export const ownDdl = (generation: Generation): string => `${sqlOf('ralph-mcp.sql')}\n${ralphMcpDdl(generation)}`;
 /** The search index: what both generations keep (schema/ralph-mcp-search.sql), then the generation's own part. */
-export const searchDdl = (generation: Generation): string => `${sqlOf('ralph-mcp-search.sql')}\n${sqlOf(`ralph-mcp-search-${generation}.sql`)}`;
+export const searchDdl = (generation: Generation): string =>
+  `${sqlOf('ralph-mcp-search.sql')}\n${sqlOf(`ralph-mcp-search-${generation}.sql`)}`;
 /** The triggers a DDL text creates, by name. */
-export const triggerNames = (ddl: string, prefix = ''): string[] => [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));
+export const triggerNames = (ddl: string, prefix = ''): string[] =>
+  [...ddl.matchAll(/CREATE TRIGGER IF NOT EXISTS (\w+)/g)].map((m) => m[1]!).filter((n) => n.startsWith(prefix));
 /** The triggers a DDL text drops (older versions of ours), by name. */
-export const droppedTriggerNames = (ddl: string): string[] => [...ddl.matchAll(/DROP TRIGGER IF EXISTS (\w+)/g)].map((m) => m[1]!);
+export const droppedTriggerNames = (ddl: string): string[] =>
+  [...ddl.matchAll(/DROP TRIGGER IF EXISTS (\w+)/g)].map((m) => m[1]!);
 /** Every object (table, index, trigger) a DDL text creates, by name. */
-export const objectNames = (ddl: string): string[] => [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
+export const objectNames = (ddl: string): string[] =>
+  [...ddl.matchAll(/CREATE (?:VIRTUAL TABLE|TABLE|INDEX|TRIGGER) IF NOT EXISTS (\w+)/g)].map((m) => m[1]!);
 
 /**
  * A per-connection check that, once true, stays true while the connection is open (a mirror of ours

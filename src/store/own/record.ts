@@ -29,7 +29,14 @@ export function capUtf8(text: string, max: number): string {
   return head + marker;
 }
 
-export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outcome: string, about: number | null = null): void {
+export function recordCall(
+  db: Db,
+  by: Writer,
+  tool: string,
+  args: unknown,
+  outcome: string,
+  about: number | null = null,
+): void {
   const text = capUtf8(JSON.stringify(args ?? {}) ?? '{}', AUDIT_BOUNDS.argsBytes);
   const auditId = Number(
     db.run(
@@ -44,7 +51,8 @@ export function recordCall(db: Db, by: Writer, tool: string, args: unknown, outc
       timestamp(),
     ).lastInsertRowid,
   );
-  for (const taskId of tasksNamed(by.taskId, args, about)) db.run('INSERT OR IGNORE INTO ralph_mcp_audit_tasks (task_id, audit_id) VALUES (?, ?)', taskId, auditId);
+  for (const taskId of tasksNamed(by.taskId, args, about))
+    db.run('INSERT OR IGNORE INTO ralph_mcp_audit_tasks (task_id, audit_id) VALUES (?, ?)', taskId, auditId);
 }
 
 /** The argument names that name a task (task_history finds a call under each). */
@@ -80,5 +88,6 @@ export function recordAbort(db: Db, by: Writer, reason: string): number {
 
 /** Checks that read no table of Ralph's: the same on every generation. */
 export const schemaReadable = (db: Db): number => db.get<{ n: number }>('SELECT count(*) AS n FROM sqlite_master')!.n;
-export const integrityCheck = (db: Db): string[] => db.all<{ integrity_check: string }>('PRAGMA integrity_check').map((r) => r.integrity_check);
+export const integrityCheck = (db: Db): string[] =>
+  db.all<{ integrity_check: string }>('PRAGMA integrity_check').map((r) => r.integrity_check);
 export const sqliteVersion = (db: Db): string => db.get<{ v: string }>('SELECT sqlite_version() AS v')!.v;

@@ -51,9 +51,13 @@ export function ensureOwnTables(db: Db, generation: Generation): void {
     db.raw.exec(ownDdl(generation));
     if (!mirrorWhole) (generation === 'normalized' ? rebuildFacets : rebuildListMirrors)(db);
     const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
-    if (!row) db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
+    if (!row)
+      db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
     else if (Number(row.value) > OWN_SCHEMA_VERSION) {
-      throw new ToolError('conflict', `this database holds ralph-mcp tables of version ${row.value}, newer than this ralph-mcp (${OWN_SCHEMA_VERSION}); upgrade ralph-mcp`);
+      throw new ToolError(
+        'conflict',
+        `this database holds ralph-mcp tables of version ${row.value}, newer than this ralph-mcp (${OWN_SCHEMA_VERSION}); upgrade ralph-mcp`,
+      );
     }
   });
   s.tables = true;
@@ -71,14 +75,23 @@ function ownObjectsCurrent(db: Db, generation: Generation): boolean {
     names = { made: objectNames(ownDdl(generation)), dropped: droppedTriggerNames(ownDdl(generation)) };
     expectedObjects.set(generation, names);
   }
-  const present = new Set(db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'").map((r) => r.name));
+  const present = new Set(
+    db
+      .all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")
+      .map((r) => r.name),
+  );
   if (!names.made.every((n) => present.has(n)) || names.dropped.some((n) => present.has(n))) return false;
-  if (db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !== String(OWN_SCHEMA_VERSION)) return false;
+  if (
+    db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !==
+    String(OWN_SCHEMA_VERSION)
+  )
+    return false;
   return mirrorIntact(db, generation);
 }
 
 /** Each generation's mirror kept by our triggers (normalized: task facets; legacy: dependencies and tags) is whole. */
-const mirrorIntact = (db: Db, generation: Generation): boolean => (generation === 'normalized' ? facetsIntact(db) : listMirrorsIntact(db));
+const mirrorIntact = (db: Db, generation: Generation): boolean =>
+  generation === 'normalized' ? facetsIntact(db) : listMirrorsIntact(db);
 
 /** Our tables' version, or undefined before the first write made them. */
 export function ownSchemaVersion(db: Db): string | undefined {
@@ -90,7 +103,11 @@ export function ownSchemaVersion(db: Db): string | undefined {
  * Creates the search index and its change-queue triggers on first search, filling it from every task.
  * Returns true when it was built just now.
  */
-export function ensureSearchIndex(db: Db, generation: Generation, rebuild: { all: () => void; titleKeys: () => void }): boolean {
+export function ensureSearchIndex(
+  db: Db,
+  generation: Generation,
+  rebuild: { all: () => void; titleKeys: () => void },
+): boolean {
   const s = state(db);
   if (s.search) return false;
   ensureOwnTables(db, generation);
@@ -104,7 +121,9 @@ export function ensureSearchIndex(db: Db, generation: Generation, rebuild: { all
     // queued, so a missing trigger means the index can no longer be trusted and is rebuilt whole.
     // The change-queue triggers, by name from the DDL itself (no list to keep in step).
     const wanted = triggerNames(searchDdl(generation));
-    const present = db.all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'").filter((r) => wanted.includes(r.name)).length;
+    const present = db
+      .all<{ name: string }>("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+      .filter((r) => wanted.includes(r.name)).length;
     db.raw.exec(searchDdl(generation));
     if (!exists || present < wanted.length) {
       rebuild.all();

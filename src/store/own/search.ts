@@ -36,11 +36,15 @@ function reindexAll(db: Db, src: SearchSource): void {
 
 function rebuildTitleKeys(db: Db, src: SearchSource): void {
   db.run('DELETE FROM ralph_mcp_title_keys');
-  for (const r of db.all<{ id: number; title: string | null }>(src.titles)) db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
+  for (const r of db.all<{ id: number; title: string | null }>(src.titles))
+    db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
   db.run("INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES ('title_keys', '1')");
 }
 
-const rebuilds = (db: Db, src: SearchSource) => ({ all: () => reindexAll(db, src), titleKeys: () => rebuildTitleKeys(db, src) });
+const rebuilds = (db: Db, src: SearchSource) => ({
+  all: () => reindexAll(db, src),
+  titleKeys: () => rebuildTitleKeys(db, src),
+});
 
 /** Brings the index up to date with every write since the last search (ours, Ralph's, anyone's). */
 export function syncSearchIndex(db: Db, src: SearchSource): void {
@@ -54,7 +58,8 @@ export function syncSearchIndex(db: Db, src: SearchSource): void {
     }
     // The queued tasks' title keys, their titles read in one statement (a deleted task has none).
     db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id IN (SELECT task_id FROM ralph_mcp_search_dirty)');
-    for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) })) db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
+    for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) }))
+      db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
     db.run('DELETE FROM ralph_mcp_search_dirty');
   });
 }
@@ -81,7 +86,11 @@ function termsOf(fts: string): { word: string; prefix: boolean }[] {
  * What FTS5's snippet(…, '[', ']', '…', 12) gives: about 12 words around the first match, in the
  * first column that has one, matches in brackets, '…' where text was cut.
  */
-export function snippet(columns: readonly string[], terms: readonly { word: string; prefix: boolean }[], size = 12): string {
+export function snippet(
+  columns: readonly string[],
+  terms: readonly { word: string; prefix: boolean }[],
+  size = 12,
+): string {
   const hit = (w: string) => {
     const f = fold(w);
     return terms.some((t) => (t.prefix ? f.startsWith(t.word) : f === t.word));
@@ -160,7 +169,14 @@ function budgetCondition(db: Db, row: string): string {
  * each ranking over at most SEARCH_BOUNDS.window matches, the newest. Throws `invalid_argument` when the
  * search could not finish within `budgetMs` (nothing is partly answered).
  */
-export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts: string, limit: number, budgetMs: number = SEARCH_BOUNDS.budgetMs): SearchHit[] {
+export function boundedSearch(
+  db: Db,
+  src: SearchSource,
+  shape: SearchShape,
+  fts: string,
+  limit: number,
+  budgetMs: number = SEARCH_BOUNDS.budgetMs,
+): SearchHit[] {
   syncSearchIndex(db, src);
   const budget = budgetCondition(db, 'ralph_mcp_search.rowid');
   const filtered = shape.filter.clauses.length > 0;
@@ -173,11 +189,16 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
   // a bm25 weighing only the title is negative exactly then); sorted here.
   const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT CAST(@window AS INTEGER)`;
   const windowOf = (m: string) => {
-    const rows = db.all<{ id: number; score: number; t: number }>(windowSql, { ...shape.filter.params, m, window: SEARCH_BOUNDS.window });
+    const rows = db.all<{ id: number; score: number; t: number }>(windowSql, {
+      ...shape.filter.params,
+      m,
+      window: SEARCH_BOUNDS.window,
+    });
     checkClock();
     return rows;
   };
-  const best = (rows: { id: number; score: number }[], n: number) => [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
+  const best = (rows: { id: number; score: number }[], n: number) =>
+    [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
   deadline = performance.now() + budgetMs;
   try {
     const all = windowOf(fts);
@@ -202,7 +223,9 @@ export function boundedSearch(db: Db, src: SearchSource, shape: SearchShape, fts
     const ids = JSON.stringify(ranked.map((h) => h.id));
     // Snippets are cut here from the indexed text, read by rowid (FTS5's snippet() would need the match
     // re-run over every row from the oldest hit on: tens of milliseconds at 100,000 tasks).
-    const texts = new Map(db.all<{ id: number } & Record<(typeof COLUMNS)[number], string>>(TEXT_SQL, { ids }).map((r) => [r.id, r]));
+    const texts = new Map(
+      db.all<{ id: number } & Record<(typeof COLUMNS)[number], string>>(TEXT_SQL, { ids }).map((r) => [r.id, r]),
+    );
     const heads = new Map(db.all<Omit<SearchHit, 'score' | 'snippet'>>(shape.headsSql, { ids }).map((r) => [r.id, r]));
     const terms = termsOf(fts);
     return ranked.flatMap((h) => {
@@ -270,18 +293,31 @@ export interface TitleLookup {
 
 export function titleLookup(db: Db, src: SearchSource): TitleLookup {
   ensureSearchIndex(db, src.generation, rebuilds(db, src));
-  let queued = db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty LIMIT CAST(? AS INTEGER)', PENDING_TITLES_MAX + 1).map((r) => r.task_id);
+  let queued = db
+    .all<{ task_id: number }>(
+      'SELECT task_id FROM ralph_mcp_search_dirty LIMIT CAST(? AS INTEGER)',
+      PENDING_TITLES_MAX + 1,
+    )
+    .map((r) => r.task_id);
   if (queued.length > PENDING_TITLES_MAX) {
     syncSearchIndex(db, src);
     queued = [];
   }
   const stale = new Set(queued);
   const pending: TitleKey[] =
-    queued.length === 0 ? [] : db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) }).map((r) => ({ id: r.id, key: titleKey(r.title ?? '') }));
+    queued.length === 0
+      ? []
+      : db
+          .all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) })
+          .map((r) => ({ id: r.id, key: titleKey(r.title ?? '') }));
   const byId = (a: { id: number }, b: { id: number }) => b.id - a.id;
   return {
     same(key, limit) {
-      const indexed = db.all<{ id: number }>('SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)', key, limit + stale.size);
+      const indexed = db.all<{ id: number }>(
+        'SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)',
+        key,
+        limit + stale.size,
+      );
       const all = [...pending.filter((p) => p.key === key), ...indexed.filter((r) => !stale.has(r.id))];
       return all
         .sort(byId)
@@ -294,10 +330,13 @@ export function titleLookup(db: Db, src: SearchSource): TitleLookup {
       let ids: number[];
       try {
         ids = db
-          .all<{ id: number }>(`SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`, {
-            m: `{title} : (${fts})`,
-            limit: limit + stale.size,
-          })
+          .all<{ id: number }>(
+            `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
+            {
+              m: `{title} : (${fts})`,
+              limit: limit + stale.size,
+            },
+          )
           .map((r) => r.id)
           .filter((id) => !stale.has(id))
           .slice(0, limit);
@@ -308,7 +347,13 @@ export function titleLookup(db: Db, src: SearchSource): TitleLookup {
       } finally {
         deadline = Infinity;
       }
-      const keys = ids.length === 0 ? [] : db.all<TitleKey>('SELECT task_id AS id, key FROM ralph_mcp_title_keys WHERE task_id IN (SELECT value FROM json_each(?))', JSON.stringify(ids));
+      const keys =
+        ids.length === 0
+          ? []
+          : db.all<TitleKey>(
+              'SELECT task_id AS id, key FROM ralph_mcp_title_keys WHERE task_id IN (SELECT value FROM json_each(?))',
+              JSON.stringify(ids),
+            );
       return [...pending, ...keys];
     },
   };
