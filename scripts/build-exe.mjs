@@ -2,7 +2,7 @@
 // Node's single executable applications (https://nodejs.org/api/single-executable-applications.html):
 // a copy of this Node binary with, injected, the server bundled with better-sqlite3's JavaScript and the
 // package files it reads (schema/, package.json), better-sqlite3's compiled addon as an asset (loaded
-// from a private temporary copy: src/sea.ts), started from a V8 startup snapshot of the evaluated bundle. It needs
+// from a private temporary copy: src/startup/sea.ts), started from a V8 startup snapshot of the evaluated bundle. It needs
 // nothing
 // installed where it runs (no Node, no node_modules), only the same platform and a C library as recent
 // as the build machine's. Run after `npm run build` (the listings come from tsc's output).
@@ -58,7 +58,7 @@ await build({
     __RALPH_EMBEDDED__: JSON.stringify(embeddedFiles()),
     __RALPH_ADDON__: JSON.stringify(addonId),
   })),
-  entryPoints: [join(repo, 'src', 'sea.ts')],
+  entryPoints: [join(repo, 'src', 'startup', 'sea.ts')],
   outfile: main,
   // Everything inside: a single executable's main script can require Node's built-in modules only.
   external: [],
@@ -69,7 +69,7 @@ const config = join(work, 'sea-config.json');
 const blob = join(work, 'sea-prep.blob');
 
 /**
- * The preparation blob: with a V8 startup snapshot of the evaluated bundle (src/sea.ts), else — should
+ * The preparation blob: with a V8 startup snapshot of the evaluated bundle (src/startup/sea.ts), else — should
  * the snapshot fail to build (RALPH_MCP_EXE_SNAPSHOT=0 skips it) — with V8's code cache instead.
  */
 function prepare(snapshot) {

@@ -17,7 +17,7 @@ const launcher = new URL('../dist/ralph-mcp.js', import.meta.url).pathname;
 const options = await serverBuildOptions();
 const result = await build({
   ...options,
-  entryPoints: [new URL('../src/cli.ts', import.meta.url).pathname],
+  entryPoints: [new URL('../src/startup/cli.ts', import.meta.url).pathname],
   outfile: payload,
   external: [],
   banner: { js: `(function (exports, require, module, __filename, __dirname) {${options.banner.js}` },
@@ -35,7 +35,7 @@ const result = await build({
 // a CommonJS folder: dist/package.json below), because an ES module entry makes Node start its ES
 // module loader first: 7 ms of every start (88 -> 81 ms to the first tools/list reply).
 await build({
-  entryPoints: [new URL('../src/launcher.ts', import.meta.url).pathname],
+  entryPoints: [new URL('../src/startup/launcher.ts', import.meta.url).pathname],
   outfile: launcher,
   bundle: true,
   platform: 'node',

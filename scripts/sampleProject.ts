@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { initProject, type Project } from '../src/project.js';
+import { initProject, type Project } from '../src/domain/project.js';
 import { migrateDatabase } from '../src/store/migrate/index.js';
 import type { Generation } from '../src/store/records.js';
 

@@ -7,7 +7,7 @@
  *   sends (ajv itself stays in the bundle, loaded lazily for .ralph/mcp/recipes.json);
  * - zod's table of ~40 locales, of which only English is ever configured;
  * - what pino loads for logging from worker threads (node:worker_threads, its thread-stream
- *   transport) and node:assert, for one check in sonic-boom (about 5 ms of Node's own modules): src/log.ts
+ *   transport) and node:assert, for one check in sonic-boom (about 5 ms of Node's own modules): src/server/log.ts
  *   writes synchronously (pino.destination with sync: true) from the main thread and never calls
  *   pino.transport().
  * Each is replaced by a small module with the same exports that the code paths we use need.
@@ -71,7 +71,7 @@ function startupTrim() {
  */
 async function prebuiltListings() {
   const { REGISTRY } = await import('../dist/src/registry/registry.js');
-  const { prebuildListings } = await import('../dist/src/server/toolListing.js');
+  const { prebuildListings } = await import('../dist/src/session/listing.js');
   return prebuildListings(REGISTRY);
 }
 

@@ -17,7 +17,7 @@ import { sampleProject } from './helpers/project.js';
 import { CLI } from './helpers/env.js';
 
 /**
- * The launcher (src/launcher.ts) and its V8 code cache: written by a session that runs a second, used
+ * The launcher (src/startup/launcher.ts) and its V8 code cache: written by a session that runs a second, used
  * by the next start, ignored when stale, foreign or unsafe, never needed for the server to work.
  */
 const dirs: string[] = [];
@@ -75,7 +75,7 @@ test('a session that runs a second writes the cache; the next start uses it; a s
 });
 
 test('a cache written after the session served tool calls is used by the next start', async () => {
-  // The first call turns V8's optimising compiler back on (src/v8Startup.ts); V8 keys its cache by
+  // The first call turns V8's optimising compiler back on (src/startup/v8Flags.ts); V8 keys its cache by
   // its flags, so a cache made under the changed flags would be rejected at every start.
   const dir = join(scratch(), 'cache');
   const lines = [

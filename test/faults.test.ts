@@ -18,7 +18,7 @@ import { RpcChild, parseResult, type Reply } from '../scripts/bench/rpc.js';
 import { createSampleProject } from '../scripts/sampleProject.js';
 import { runCrashRounds } from '../scripts/stress/crash.js';
 import { splitEntries } from '../src/domain/stateFiles.js';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { CLI, REPO } from './helpers/env.js';
 import { query, sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';

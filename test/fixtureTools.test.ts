@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { FIXTURE_SKIP } from './helpers/env.js';
 import { dump, fixtureProject, query } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { TOOL_NAMES } from '../src/registry/registry.js';
 import {
   TOOL_SPECS,

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { openInProc } from './contract/harness.js';
 import { emptyProject, sampleProject, tempDir } from './helpers/project.js';
-import { projectPaths } from '../src/project.js';
+import { projectPaths } from '../src/domain/project.js';
 import { runCli } from './helpers/server.js';
 
 /**

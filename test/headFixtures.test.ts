@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test, type TestContext } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { openInProc, type InProcSession } from './contract/harness.js';
 import { assertRecentTimestamp, assertToday, row, rows, type AnyRow } from './helpers/assertions.js';
 import { HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from './helpers/env.js';

@@ -6,7 +6,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { startHttpServer } from './helpers/httpServer.js';
 import { RECIPE_TOOLS } from './helpers/spec.js';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { query, sampleProject, setOverrides } from './helpers/project.js';
 import { runCli } from './helpers/server.js';
 

@@ -3,7 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { CLI, GOLDEN_DIR } from './helpers/env.js';
 import { startHttpServer } from './helpers/httpServer.js';
 import { authProxy } from './helpers/authProxy.js';

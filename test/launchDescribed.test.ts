@@ -4,7 +4,7 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { ALL_TOOLS, RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';
 import { sampleProject, setOverrides, tempDir } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';

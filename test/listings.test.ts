@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { REGISTRY } from '../src/registry/registry.js';
 import { RECIPE_NAMES } from '../src/registry/recipes.js';
-import { jsonSchema, narrowedInput, prebuildListings } from '../src/server/toolListing.js';
+import { jsonSchema, narrowedInput, prebuildListings } from '../src/session/listing.js';
 import { openSession } from '../src/session/open.js';
 import { GENERATIONS } from '../src/store/records.js';
 import { sampleProject } from './helpers/project.js';

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { projectPaths, type Project } from '../src/project.js';
+import { projectPaths, type Project } from '../src/domain/project.js';
 import { openInProc } from './contract/harness.js';
 import { row, rows } from './helpers/assertions.js';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from './helpers/env.js';

@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import type { Generation } from '../src/store/records.js';
 import { CLI } from './helpers/env.js';
 import { sampleProject, sql, tempDir } from './helpers/project.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';
 import { RECIPE_TOOLS, inSpecOrder } from './helpers/spec.js';

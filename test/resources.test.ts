@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { FIXTURE_SKIP } from './helpers/env.js';
 import { fixtureProject, query, sampleProject } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';

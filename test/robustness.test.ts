@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { dump, query, sampleProject, sql } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
 

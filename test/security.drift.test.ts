@@ -6,7 +6,7 @@ import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
 import { columnDrift, expectedColumns, RALPH_TABLES } from '../src/store/schema.js';
 import { Db } from '../src/db/database.js';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { FIXTURE_SKIP, FIXTURES } from './helpers/env.js';
 import { fixtureProject, sampleProject, sql } from './helpers/project.js';
 import { runCli, startSession } from './helpers/server.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { MAX_LEARNING_CHARS, NEUTRALISED_OPEN, sanitizeAgentText, sanitizeLearning } from '../src/domain/learnings.js';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { query, sampleProject, sql } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
 

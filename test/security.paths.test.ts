@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { dump, query, sampleProject, tempDir } from './helpers/project.js';
 import { runCli, startSession, type Session } from './helpers/server.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { dump, query, sampleProject } from './helpers/project.js';
 import { startRaw } from './helpers/rawServer.js';
 import { startSession, type Session } from './helpers/server.js';

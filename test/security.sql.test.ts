@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ts from 'typescript';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { REPO } from './helpers/env.js';
 import { query, sampleProject, sql } from './helpers/project.js';
 import { startSession, type Session } from './helpers/server.js';
@@ -246,11 +246,11 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     spots: 1,
     why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
   },
-  'src/packageInfo.ts packageText': {
+  'src/domain/packageInfo.ts packageText': {
     spots: 1,
     why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names",
   },
-  'src/packageInfo.ts EMBEDDED': {
+  'src/domain/packageInfo.ts EMBEDDED': {
     spots: 2,
     why: 'the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none',
   },

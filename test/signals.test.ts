@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { openInProc, type InProcSession } from './contract/harness.js';
 import { FIXTURES_DIR, FIXTURE_SKIP, HEAD_FIXTURES_DIR, HEAD_FIXTURE_SKIP } from './helpers/env.js';
 import { dump, fixtureProject, query } from './helpers/project.js';

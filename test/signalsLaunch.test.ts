@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { after, describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { CLI, HEAD_FIXTURES_DIR, HEAD_FIXTURE_SKIP } from './helpers/env.js';
 import { inspect } from './helpers/inspector.js';
 import { dump, fixtureProject, query, sampleProject } from './helpers/project.js';

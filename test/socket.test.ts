@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Project } from '../src/project.js';
+import type { Project } from '../src/domain/project.js';
 import { CLI } from './helpers/env.js';
 import { sampleProject, tempDir } from './helpers/project.js';
 import { runCli } from './helpers/server.js';

@@ -4,8 +4,8 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, w
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { MAX_READ_BYTES } from '../src/domain/stateFiles.js';
-import { StartupError } from '../src/errors.js';
-import type { Project } from '../src/project.js';
+import { StartupError } from '../src/domain/errors.js';
+import type { Project } from '../src/domain/project.js';
 import { openSession } from '../src/session/open.js';
 import { openInProc } from './contract/harness.js';
 import { sampleProject, sql, tempDir } from './helpers/project.js';

@@ -6,7 +6,7 @@ import { sampleProject } from './helpers/project.js';
 
 /**
  * A session starts without V8's optimising compiler and turns it on at its first request that works on
- * the project (src/v8Startup.ts): startup compiles nothing with TurboFan, pings and listings do not
+ * the project (src/startup/v8Flags.ts): startup compiles nothing with TurboFan, pings and listings do not
  * turn it on, and a session serving calls gets its hot code optimised. Observed through V8's own
  * --trace-opt lines, which it prints on stdout (this test reads them there, beside the protocol).
  */

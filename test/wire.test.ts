@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainToolCall } from '../src/server/createServer.js';
-import { isPlainRequest } from '../src/server/stdioGuard.js';
-import { errorResult, okResult } from '../src/server/toolResult.js';
-import { wireLine } from '../src/server/wire.js';
-import { ToolError } from '../src/errors.js';
+import { isPlainRequest } from '../src/transport/stdioGuard.js';
+import { errorResult, okResult } from '../src/session/toolResult.js';
+import { wireLine } from '../src/transport/wire.js';
+import { ToolError } from '../src/domain/errors.js';
 
 /**
  * The per-call shortcuts must be invisible: the line written is byte for byte what JSON.stringify

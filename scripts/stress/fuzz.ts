@@ -25,7 +25,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { REGISTRY } from '../../src/registry/registry.js';
 import { recipeByName } from '../../src/registry/recipes.js';
 import { createSampleProject } from '../sampleProject.js';

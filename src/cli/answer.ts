@@ -1,5 +1,5 @@
-import { StartupError } from '../errors.js';
-import { locateProject } from '../project.js';
+import { StartupError } from '../domain/errors.js';
+import { locateProject } from '../domain/project.js';
 import { openStore } from '../store/open.js';
 
 /**

@@ -1,8 +1,8 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
-import { StartupError } from '../errors.js';
-import { LOG_LEVELS, type LogLevel } from '../log.js';
-import { packageVersion } from '../packageInfo.js';
+import { StartupError } from '../domain/errors.js';
+import { LOG_LEVELS, type LogLevel } from '../server/log.js';
+import { packageVersion } from '../domain/packageInfo.js';
 import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
@@ -126,7 +126,7 @@ export async function runCommandLine(): Promise<void> {
           }),
       (argv) =>
         run(async () => {
-          const { initProject } = await import('../project.js');
+          const { initProject } = await import('../domain/project.js');
           const { print } = await import('./output.js');
           const p = initProject(argv.project ?? defaultProject(), {
             title: argv.title,
@@ -242,7 +242,7 @@ export async function runCommandLine(): Promise<void> {
         run(async () => {
           const { toolsTable } = await import('./toolsTable.js');
           const { loadRecipes } = await import('../registry/projectRecipes.js');
-          const { projectPaths } = await import('../project.js');
+          const { projectPaths } = await import('../domain/project.js');
           const { print } = await import('./output.js');
           print(toolsTable(argv.recipe, loadRecipes(projectPaths(argv.project ?? defaultProject()))));
         }),

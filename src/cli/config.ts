@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import { StartupError } from '../errors.js';
-import { serverLaunch } from '../packageInfo.js';
+import { StartupError } from '../domain/errors.js';
+import { serverLaunch } from '../domain/packageInfo.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 

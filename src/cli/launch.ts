@@ -1,4 +1,4 @@
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import type { ServeArgv } from './serveArgs.js';
 
 /**

@@ -1,4 +1,4 @@
-import { locateProject } from '../project.js';
+import { locateProject } from '../domain/project.js';
 import { migrateDatabase } from '../store/migrate/index.js';
 
 /** `ralph-mcp migrate`: a legacy project's database moved to the schema Ralph opens today. */

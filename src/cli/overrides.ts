@@ -1,13 +1,13 @@
 import { parseJsonObject } from '../store/json.js';
 import { openStore } from '../store/open.js';
 import type { RalphStore } from '../store/store.js';
-import { StartupError } from '../errors.js';
-import { locateProject } from '../project.js';
+import { StartupError } from '../domain/errors.js';
+import { locateProject } from '../domain/project.js';
 import type { Recipe } from '../registry/recipes.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { readOverrides } from '../session/overrides.js';
-import { resolveTools, unknownNames } from '../session/resolveTools.js';
+import { resolveTools, unknownNames } from '../registry/enabled.js';
 
 export interface OverridesOptions {
   project: string;

@@ -1,8 +1,8 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolve } from 'node:path';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { resultTextMode } from '../server/resultCopies.js';
-import { createLogger, type LogLevel } from '../log.js';
+import { createLogger, type LogLevel } from '../server/log.js';
 import { createMcpServer, releaseClaims } from '../server/createServer.js';
 import { openSession, type SessionOptions } from '../session/open.js';
 import type { SessionPlan } from '../session/plan.js';
@@ -56,7 +56,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
       task: plan.task?.id ?? null,
       tools: plan.tools.length,
       signals_to: forward?.base ?? null,
-      // How the launcher compiled the server (src/launcher.ts): used, none, rejected, off; null without it.
+      // How the launcher compiled the server (src/startup/launcher.ts): used, none, rejected, off; null without it.
       code_cache: (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache ?? null,
     },
     'session started',

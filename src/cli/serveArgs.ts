@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { LOG_LEVELS, type LogLevel } from '../server/log.js';
 import type { SessionArgv } from './launch.js';
 
 /**

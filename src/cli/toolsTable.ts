@@ -1,4 +1,4 @@
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { RECIPES as BUILTIN, type Recipe } from '../registry/recipes.js';
 import { REGISTRY } from '../registry/registry.js';
 

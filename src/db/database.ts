@@ -1,5 +1,5 @@
 import { connectSqlite, sqliteCode, type Connection, type RunResult, type Statement } from './sqlite.js';
-import { StartupError, ToolError } from '../errors.js';
+import { StartupError, ToolError } from '../domain/errors.js';
 
 /**
  * Our handle on Ralph's SQLite file.

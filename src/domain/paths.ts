@@ -1,6 +1,6 @@
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { invalid } from '../errors.js';
+import { invalid } from './errors.js';
 
 /**
  * Checks a path an agent gives (a context file, a knowledge path) and returns it in canonical form:

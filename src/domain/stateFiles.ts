@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
-import { ToolError } from '../errors.js';
+import { ToolError } from './errors.js';
 import { labelName } from './quote.js';
 import { openInProject, readTailInProject, UnsafeFileError } from './safeOpen.js';
 

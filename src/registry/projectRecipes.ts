@@ -1,10 +1,10 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';
-import { StartupError } from '../errors.js';
-import { schemaText } from '../packageInfo.js';
-import type { Project } from '../project.js';
-import { unknownNames } from '../session/resolveTools.js';
+import { StartupError } from '../domain/errors.js';
+import { schemaText } from '../domain/packageInfo.js';
+import type { Project } from '../domain/project.js';
+import { unknownNames } from './enabled.js';
 import { RECIPES, type Recipe } from './recipes.js';
 import { TOOL_NAMES } from './registry.js';
 

@@ -9,7 +9,7 @@ import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import { SIGNAL_TOOLS } from '../tools/signals.js';
 import { DEPENDENCY_TOOLS } from '../tools/dependencies.js';
 import { CLAIM_TOOLS } from '../tools/claims.js';
-import type { AnyTool } from './types.js';
+import type { AnyTool } from '../toolkit/tool.js';
 
 /**
  * The full suite: SPEC-070's six category tables in the spec's order, each followed by the workflow

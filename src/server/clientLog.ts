@@ -1,6 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
-import type { ClientSink } from '../log.js';
+import type { ClientSink } from './log.js';
 
 /**
  * MCP logging for one session (the `logging` capability): after the client's logging/setLevel, the

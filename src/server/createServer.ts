@@ -10,7 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
-import { packageVersion } from '../packageInfo.js';
+import { packageVersion } from '../domain/packageInfo.js';
 import {
   applyNow,
   applySessionPatch,
@@ -20,24 +20,24 @@ import {
   type SessionScope,
   type SignalForwarder,
   type ToolContext,
-} from '../registry/types.js';
+} from '../toolkit/tool.js';
 import { requireTaskExists, sessionTask } from '../tools/lookups.js';
 import { signalAnswer } from '../tools/signals.js';
 import { releaseOnClose, renewLease } from '../tools/claims.js';
 import type { SessionPlan, SessionTool } from '../session/plan.js';
-import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
-import { applyScope } from './scope.js';
+import { argumentError, errorResult, okResult, toToolError } from '../session/toolResult.js';
+import { applyScope } from '../session/scope.js';
 import { readOverrides } from '../session/overrides.js';
-import { conflict } from '../errors.js';
+import { conflict } from '../domain/errors.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
-import { toolListing } from './toolListing.js';
-import { guardStdioTransport, isPlainObject, shareDrainWaits } from './stdioGuard.js';
+import { toolListing } from '../session/listing.js';
+import { guardStdioTransport, isPlainObject, shareDrainWaits } from '../transport/stdioGuard.js';
 import { z } from 'zod';
-import { withClientSink } from '../log.js';
+import { withClientSink } from './log.js';
 import { ClientLog } from './clientLog.js';
 import { resultCopiesFor, resultTextMode, type ResultCopies } from './resultCopies.js';
-import { startServing } from '../v8Startup.js';
+import { startServing } from '../startup/v8Flags.js';
 
 /**
  * The MCP server for one session. Only the plan's tools exist here: a hidden tool is never
@@ -402,7 +402,7 @@ class RalphServer extends Server {
   }
 }
 
-/** Requests that work on the project: the first one puts V8 back to its serving defaults (src/v8Startup.ts). */
+/** Requests that work on the project: the first one puts V8 back to its serving defaults (src/startup/v8Flags.ts). */
 const SERVING_METHODS: ReadonlySet<string> = new Set([
   'tools/call',
   'resources/list',

@@ -7,8 +7,8 @@ import {
   type Prompt,
 } from '@modelcontextprotocol/sdk/types.js';
 import { quoteData } from '../domain/quote.js';
-import { ToolError } from '../errors.js';
-import type { ToolContext } from '../registry/types.js';
+import { ToolError } from '../domain/errors.js';
+import type { ToolContext } from '../toolkit/tool.js';
 import type { SessionPlan } from '../session/plan.js';
 import { getFeatureLearnings } from '../tools/features.js';
 import { getTask } from '../tools/tasks.js';

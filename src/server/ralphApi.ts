@@ -1,4 +1,4 @@
-import { StartupError, ToolError } from '../errors.js';
+import { StartupError, ToolError } from '../domain/errors.js';
 import type { SignalPayload, Verb } from '../domain/signals.js';
 
 /**

@@ -9,8 +9,8 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import { readEntries } from '../domain/stateFiles.js';
-import { ToolError } from '../errors.js';
-import type { ToolContext } from '../registry/types.js';
+import { ToolError } from '../domain/errors.js';
+import type { ToolContext } from '../toolkit/tool.js';
 import { getDiscipline } from '../tools/disciplines.js';
 import { getFeature } from '../tools/features.js';
 import { getProjectInfo, getProjectProgress } from '../tools/project.js';

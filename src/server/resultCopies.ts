@@ -1,4 +1,4 @@
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 
 /**
  * Which copies of a successful tool result a client gets. Every result has `structuredContent` (our

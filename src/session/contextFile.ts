@@ -1,9 +1,9 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import type { SessionRequest } from './plan.js';
-import { unknownNames } from './resolveTools.js';
+import { unknownNames } from '../registry/enabled.js';
 
 /**
  * SPEC-070's context.json, which Ralph writes before a launch, as an alternative to the flags:

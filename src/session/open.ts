@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { StartupError } from '../errors.js';
-import { locateProject, type Project } from '../project.js';
+import { StartupError } from '../domain/errors.js';
+import { locateProject, type Project } from '../domain/project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { openStore } from '../store/open.js';
 import type { RalphStore } from '../store/store.js';

@@ -1,7 +1,7 @@
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { parseJsonObject } from '../store/json.js';
-import { unknownNames } from './resolveTools.js';
+import { unknownNames } from '../registry/enabled.js';
 
 /** SPEC-070's discipline override object has exactly one key. */
 const KEYS = ['additional_disabled'];

@@ -2,14 +2,14 @@ import type { z } from 'zod';
 import type { Generation } from '../store/records.js';
 import type { SchemaInfo } from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
-import { StartupError } from '../errors.js';
-import type { Project } from '../project.js';
+import { StartupError } from '../domain/errors.js';
+import type { Project } from '../domain/project.js';
 import { RECIPES, type Recipe } from '../registry/recipes.js';
 import { TOOL_NAMES, toolByName } from '../registry/registry.js';
-import { once, type AnyTool, type SessionScope } from '../registry/types.js';
-import { builtAhead } from '../server/prebuiltListings.js';
+import { once, type AnyTool, type SessionScope } from '../toolkit/tool.js';
+import { builtAhead } from './builtListings.js';
 import { buildInstructions } from './instructions.js';
-import { resolveTools } from './resolveTools.js';
+import { resolveTools } from '../registry/enabled.js';
 import { readOverrides } from './overrides.js';
 
 /** What the launch asked for (flags, or later a context file). */
@@ -224,7 +224,7 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
  * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
  * session has a task (--task) or will get one (a recipe that claims tasks). The narrowing is decided
  * here from the argument names alone; the zod schema it gives is made when the tool is first called
- * (listings replay the narrowing on the schemas the build computed: src/server/toolListing.ts).
+ * (listings replay the narrowing on the schemas the build computed: src/session/listing.ts).
  */
 function sessionTool(
   def: AnyTool,

@@ -1,5 +1,5 @@
 import { basename, dirname, resolve } from 'node:path';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import type { SessionOptions } from './open.js';
 
 /**

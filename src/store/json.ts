@@ -1,4 +1,4 @@
-import { ToolError } from '../errors.js';
+import { ToolError } from '../domain/errors.js';
 
 /**
  * Ralph stores list-valued columns as JSON arrays in TEXT. Rows written by older Ralph versions or by

@@ -1,5 +1,5 @@
 import { Db } from '../db/database.js';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { legacyStore } from './legacy/index.js';
 import { normalizedStore } from './normalized/index.js';
 import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, type SchemaInfo } from './schema.js';

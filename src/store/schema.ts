@@ -1,6 +1,6 @@
 import type { Db } from '../db/database.js';
 import { connectSqlite } from '../db/sqlite.js';
-import { schemaText } from '../packageInfo.js';
+import { schemaText } from '../domain/packageInfo.js';
 import { GENERATIONS, type Generation } from './records.js';
 
 /**

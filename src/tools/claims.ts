@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { conflict } from '../errors.js';
+import { conflict } from '../domain/errors.js';
 import {
   once,
   READ,
@@ -9,7 +9,7 @@ import {
   writerOf,
   type SessionScope,
   type ToolContext,
-} from '../registry/types.js';
+} from '../toolkit/tool.js';
 import { isoTime, type Claim } from '../store/own/claims.js';
 import type { RalphStore } from '../store/store.js';
 import { sessionNote } from './comments.js';

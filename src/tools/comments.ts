@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError } from '../errors.js';
-import { CREATE, DELETE, REPLACE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
+import { ToolError } from '../domain/errors.js';
+import { CREATE, DELETE, REPLACE, defineTool, writerOf, type ToolContext } from '../toolkit/tool.js';
 import { LIMITS, priority, taskId, text } from './fields.js';
 import { requireDiscipline, requireTaskExists } from './lookups.js';
 import { CommentOut } from './shapes.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { conflict } from '../errors.js';
-import { once, DELETE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { conflict } from '../domain/errors.js';
+import { once, DELETE, UPDATE, defineTool, type ToolContext } from '../toolkit/tool.js';
 import { LIST_READ_MAX, namesTask, numbersOf } from '../store/json.js';
 import { LIMITS, taskId } from './fields.js';
 import { requireTaskExists } from './lookups.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
-import { conflict, invalid } from '../errors.js';
-import { once, CREATE, DELETE, READ, REPLACE, defineTool } from '../registry/types.js';
+import { conflict, invalid } from '../domain/errors.js';
+import { once, CREATE, DELETE, READ, REPLACE, defineTool } from '../toolkit/tool.js';
 import { checkAcronym, checkNewName, freeAcronym } from './validate.js';
 import { LIMITS, acronym, optText, strList, text } from './fields.js';
 import { requireDiscipline, requireDisciplineRecord } from './lookups.js';

@@ -7,8 +7,8 @@ import {
   titleKey,
   titleSimilarity,
 } from '../domain/similarity.js';
-import { conflict } from '../errors.js';
-import { once, type ToolContext } from '../registry/types.js';
+import { conflict } from '../domain/errors.js';
+import { once, type ToolContext } from '../toolkit/tool.js';
 import type { Named, RalphStore } from '../store/store.js';
 
 /**

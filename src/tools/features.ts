@@ -11,8 +11,8 @@ import {
   type Learning,
 } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
-import { conflict, invalid } from '../errors.js';
-import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../registry/types.js';
+import { conflict, invalid } from '../domain/errors.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../toolkit/tool.js';
 import type { RalphStore } from '../store/store.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';

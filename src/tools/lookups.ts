@@ -1,5 +1,5 @@
-import { invalid, notFound } from '../errors.js';
-import type { ToolContext } from '../registry/types.js';
+import { invalid, notFound } from '../domain/errors.js';
+import type { ToolContext } from '../toolkit/tool.js';
 import type { Discipline, Feature, Task, TaskHead } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
 

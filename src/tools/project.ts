@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from '../domain/rules.js';
-import { once, READ, defineTool } from '../registry/types.js';
+import { once, READ, defineTool } from '../toolkit/tool.js';
 
 export const getProjectInfo = defineTool({
   name: 'get_project_info',

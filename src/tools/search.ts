@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { invalid } from '../errors.js';
-import { once, READ, defineTool } from '../registry/types.js';
+import { invalid } from '../domain/errors.js';
+import { once, READ, defineTool } from '../toolkit/tool.js';
 import { LIMITS, status } from './fields.js';
 import { SEARCH_BOUNDS } from '../store/own/search.js';
 import { taskQuery } from './tasks.js';

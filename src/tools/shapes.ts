@@ -1,4 +1,4 @@
-import { once } from '../registry/types.js';
+import { once } from '../toolkit/tool.js';
 import { z } from 'zod';
 
 /**

@@ -11,7 +11,7 @@ import {
   type SignalPayload,
   type Verb,
 } from '../domain/signals.js';
-import { once, CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../registry/types.js';
+import { once, CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../toolkit/tool.js';
 import { LIMITS, taskId, text } from './fields.js';
 import { requireTaskExists, sessionTask } from './lookups.js';
 import { QuestionOut } from './shapes.js';

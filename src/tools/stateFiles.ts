@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { timestamp } from '../domain/rules.js';
 import { MAX_ENTRY_CHARS, MAX_READ_BYTES, appendEntry, formatEntry, readEntries } from '../domain/stateFiles.js';
-import { CREATE, READ, defineTool, type SessionScope, type ToolContext } from '../registry/types.js';
+import { CREATE, READ, defineTool, type SessionScope, type ToolContext } from '../toolkit/tool.js';
 import { sanitizeAgentText } from '../domain/learnings.js';
 import { text } from './fields.js';
 import { StateAppendOut, StateReadOut } from './shapes.js';

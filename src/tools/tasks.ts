@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ToolError, conflict, invalid } from '../errors.js';
-import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../registry/types.js';
+import { ToolError, conflict, invalid } from '../domain/errors.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../toolkit/tool.js';
 import { sessionNote } from './comments.js';
 import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
 import { TASK_SORTS, rankOf, type HolderFilter, type TaskListAfter } from '../store/taskList.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { canonicalPath } from '../domain/paths.js';
 import { MAX_CONTEXT_FILES } from '../domain/rules.js';
-import { conflict, invalid, ToolError } from '../errors.js';
-import { once, CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../registry/types.js';
+import { conflict, invalid, ToolError } from '../domain/errors.js';
+import { once, CREATE, READ, REPLACE, UPDATE, defineTool, writerOf, type ToolContext } from '../toolkit/tool.js';
 import type { Comment } from '../store/records.js';
 import { namesTask, numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';

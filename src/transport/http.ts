@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import { narrowToTask } from '../session/narrow.js';
 import type { SessionPlan } from '../session/plan.js';

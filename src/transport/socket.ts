@@ -3,7 +3,7 @@ import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import type { SessionPlan } from '../session/plan.js';
 import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './socketFiles.js';
@@ -13,7 +13,7 @@ import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './
  * design, seed 004). Newline-delimited JSON-RPC on a Unix socket, one MCP session per connection, so
  * `socat - UNIX-CONNECT:PATH` is a stdio bridge. Every connection gets the launch flags' tool set and
  * its own session scope (its own claims), never more. Each connection is read only while its unsent
- * answers stay under a bound (server/stdioGuard.ts, MAX_UNSENT_BYTES), so a client that never reads
+ * answers stay under a bound (transport/stdioGuard.ts, MAX_UNSENT_BYTES), so a client that never reads
  * cannot grow the shared server.
  */
 export async function serveSocket(path: string, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {

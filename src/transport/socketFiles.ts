@@ -1,6 +1,6 @@
 import { closeSync, constants, lstatSync, openSync, readSync, unlinkSync, writeSync, type Stats } from 'node:fs';
 import { connect } from 'node:net';
-import { StartupError } from '../errors.js';
+import { StartupError } from '../domain/errors.js';
 
 /**
  * The two files `--transport socket` owns: the socket at PATH and `PATH.pid`. Both paths are chosen by

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import Database from 'better-sqlite3';
 import { GetPromptRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger } from '../../src/server/log.js';
 import { registerPrompts } from '../../src/server/prompts.js';
 import { toolContext } from '../../src/server/createServer.js';
 import { LIST_READ_MAX } from '../../src/store/json.js';

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger } from '../../src/log.js';
-import type { Project } from '../../src/project.js';
-import type { ToolContext } from '../../src/registry/types.js';
+import { createLogger } from '../../src/server/log.js';
+import type { Project } from '../../src/domain/project.js';
+import type { ToolContext } from '../../src/toolkit/tool.js';
 import { callTool, toolContext, visibleTool } from '../../src/server/createServer.js';
 import { openSession, type SessionOptions } from '../../src/session/open.js';
 import type { SessionPlan } from '../../src/session/plan.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { contract, openInProc } from './harness.js';
 import { unchanged } from './support.js';
 import { query } from '../helpers/project.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { dump, query, sampleProject } from './project.js';
 import { startSession, type Session } from './server.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createSampleProject } from '../../scripts/sampleProject.js';
-import { initProject, projectPaths, type Project } from '../../src/project.js';
+import { initProject, projectPaths, type Project } from '../../src/domain/project.js';
 import type { Generation } from '../../src/store/records.js';
 import { FIXTURES_DIR } from './env.js';
 

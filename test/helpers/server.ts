@@ -2,7 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawnSync } from 'node:child_process';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { serverCommand } from './env.js';
 
 export interface Session {

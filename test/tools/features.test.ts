@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import {
   ACRONYM_RE,
   assertRecentTimestamp,

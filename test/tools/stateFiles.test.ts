@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { makeRefused, useSession, useTwoSessions, type AnyRow } from '../helpers/assertions.js';
 import { dump } from '../helpers/project.js';
 

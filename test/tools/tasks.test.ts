@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import {
   assertRecentTimestamp,
   assertToday,

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { z } from 'zod';
-import { defineTool, once, READ } from '../../src/registry/types.js';
+import { defineTool, once, READ } from '../../src/toolkit/tool.js';
 import { REGISTRY } from '../../src/registry/registry.js';
 
 // Tools are written with their schemas as functions, made on first use: a session pays for the schemas
-// of the tools it calls, not for the whole registry's (src/registry/types.ts).
+// of the tools it calls, not for the whole registry's (src/toolkit/tool.ts).
 
 test('defineTool makes a schema on first use, once, and each of input and output on its own', () => {
   const made = { input: 0, output: 0 };

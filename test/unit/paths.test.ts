@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { checkProjectPath } from '../../src/domain/paths.js';
-import { ToolError } from '../../src/errors.js';
+import { ToolError } from '../../src/domain/errors.js';
 
 const root = mkdtempSync(join(tmpdir(), 'ralph-paths-'));
 mkdirSync(join(root, 'src'));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { resolveTools, unknownNames } from '../../src/session/resolveTools.js';
+import { resolveTools, unknownNames } from '../../src/registry/enabled.js';
 
 const REG = ['a', 'b', 'c', 'd', 'e'];
 

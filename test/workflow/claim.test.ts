@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { refused, useSession, useTwoSessions, type AnyRow } from '../helpers/assertions.js';
 import { dump, sampleProject } from '../helpers/project.js';
 import { startSession, type Session } from '../helpers/server.js';

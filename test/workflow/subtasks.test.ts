@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { refused, useSession, type AnyRow } from '../helpers/assertions.js';
 import { dump } from '../helpers/project.js';
 import type { Session } from '../helpers/server.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import type { Project } from '../../src/project.js';
+import type { Project } from '../../src/domain/project.js';
 import { row, rows, type AnyRow } from '../helpers/assertions.js';
 import { sql } from '../helpers/project.js';
 import type { Session } from '../helpers/server.js';

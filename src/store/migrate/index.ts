@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Db, busyTimeoutMs } from '../../db/database.js';
 import { connectSqlite, type Connection } from '../../db/sqlite.js';
-import { StartupError } from '../../errors.js';
+import { StartupError } from '../../domain/errors.js';
 import { legacyStore } from '../legacy/index.js';
 import { normalizedStore } from '../normalized/index.js';
 import { ensureOwnTables } from '../own/schema.js';

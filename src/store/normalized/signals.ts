@@ -1,6 +1,6 @@
 import type { Db, Row } from '../../db/database.js';
 import { timestamp } from '../../domain/rules.js';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../domain/errors.js';
 import { ensureOwnTables } from '../own/schema.js';
 import { VERBS, VERB_COLUMNS } from '../../domain/signals.js';
 import type { Comment } from '../records.js';

@@ -1,4 +1,4 @@
-import { schemaText } from '../../packageInfo.js';
+import { schemaText } from '../../domain/packageInfo.js';
 import type { Generation } from '../records.js';
 import type { Db } from '../../db/database.js';
 

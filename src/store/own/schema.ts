@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../domain/errors.js';
 import { droppedTriggerNames, objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
 import { facetsIntact, rebuildFacets } from '../normalized/facets.js';

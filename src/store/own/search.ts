@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import type { Connection } from '../../db/sqlite.js';
-import { ToolError } from '../../errors.js';
+import { ToolError } from '../../domain/errors.js';
 import type { Generation, SearchHit, TitleMatch } from '../records.js';
 import { ensureSearchIndex } from './schema.js';
 import { titleKey } from '../../domain/similarity.js';

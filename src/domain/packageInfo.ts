@@ -54,6 +54,6 @@ export function serverLaunch(): { command: string; args: string[] } {
   const bundle = join(packageRoot(), 'dist', 'ralph-mcp.js');
   return {
     command: process.execPath,
-    args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'cli.js')],
+    args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'startup', 'cli.js')],
   };
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Logger } from 'pino';
-import type { Project } from '../project.js';
+import type { Project } from '../domain/project.js';
 import type { RalphStore, Writer } from '../store/store.js';
 import type { SignalPayload, Verb } from '../domain/signals.js';
 

@@ -18,7 +18,7 @@ import v8 from 'node:v8';
  *
  * Both flags are read where V8 uses them, so setting them while running takes effect (Node warns that
  * some flags set late do nothing; these are read, not cached at startup). Bun has no V8 and ignores
- * them. leanStartup runs first thing in a launch (src/launcher.ts, src/sea.ts).
+ * them. leanStartup runs first thing in a launch (src/startup/launcher.ts, src/startup/sea.ts).
  */
 
 /** The flags a session starts under, and those it serves under (V8's defaults). */

@@ -1,5 +1,5 @@
 import pino, { type Logger } from 'pino';
-import { StartupError } from './errors.js';
+import { StartupError } from '../domain/errors.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { main } from './cli/main.js';
+import { main } from '../cli/main.js';
 
 // (No top-level await: the bundle is built as CommonJS, for the code cache; see scripts/bundle.mjs.)
 main();

@@ -29,7 +29,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
 import { cacheDir, openOwnFile } from './cacheDir.js';
-import { leanStartup, underStartupFlags } from './v8Startup.js';
+import { leanStartup, underStartupFlags } from './v8Flags.js';
 
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,8 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { mapSqliteError } from '../db/database.js';
-import { ToolError } from '../errors.js';
-import { RESULT_TEXT } from './wire.js';
+import { ToolError } from '../domain/errors.js';
+import { RESULT_TEXT } from '../transport/wire.js';
 
 /** A successful call: structuredContent matches the tool's outputSchema; the text is compact JSON of it. */
 export function okResult(out: Record<string, unknown>): CallToolResult {

@@ -1,7 +1,7 @@
-import { ToolError, conflict } from '../errors.js';
+import { ToolError, conflict } from '../domain/errors.js';
 import { takenOverFrom } from '../tools/claims.js';
-import type { ToolContext } from '../registry/types.js';
-import type { SessionTool } from '../session/plan.js';
+import type { ToolContext } from '../toolkit/tool.js';
+import type { SessionTool } from './plan.js';
 
 /**
  * Session scope, applied to every call after its arguments are valid:

@@ -1,8 +1,8 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { ERROR_CODES } from '../errors.js';
-import type { Narrowing, SessionTool } from '../session/plan.js';
-import { builtAhead, type PrebuiltListings } from './prebuiltListings.js';
+import { ERROR_CODES } from '../domain/errors.js';
+import type { Narrowing, SessionTool } from './plan.js';
+import { builtAhead, type PrebuiltListings } from './builtListings.js';
 
 /**
  * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing

@@ -6,7 +6,7 @@
  * resumes from that heap, then runs `start` below. What depends on the machine or the launch (the
  * addon, argv, the environment) is read in `start`, never at a module's top level.
  *
- * An addon can only be loaded from a file. It is kept in ralph-mcp's cache directory (src/cacheDir.ts:
+ * An addon can only be loaded from a file. It is kept in ralph-mcp's cache directory (src/startup/cacheDir.ts:
  * owner-only, never through a symlink), named by its SHA-256, and loaded through the descriptor that was
  * checked (/proc/self/fd), so the file loaded is the one checked; a missing or unusable copy is
  * rewritten (a temporary file renamed into place). Without a usable cache directory
@@ -19,10 +19,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import { cacheDir, openOwnFile } from './cacheDir.js';
-import './cli/serve.js';
-import { main } from './cli/main.js';
-import { useNativeBinding } from './db/sqlite.js';
-import { leanStartup } from './v8Startup.js';
+import '../cli/serve.js';
+import { main } from '../cli/main.js';
+import { useNativeBinding } from '../db/sqlite.js';
+import { leanStartup } from './v8Flags.js';
 
 const ADDON_ASSET = 'better_sqlite3.node';
 /** The addon's SHA-256 and size, written in by scripts/build-exe.mjs. */

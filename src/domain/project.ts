@@ -1,9 +1,9 @@
 import { existsSync, linkSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { StartupError } from './errors.js';
-import { checkFileInProject, UnsafeFileError } from './domain/safeOpen.js';
-import { createRalphDatabase } from './store/init.js';
-import type { Generation } from './store/records.js';
+import { checkFileInProject, UnsafeFileError } from './safeOpen.js';
+import { createRalphDatabase } from '../store/init.js';
+import type { Generation } from '../store/records.js';
 
 /** Where a Ralph project keeps its state: everything lives under `<project>/.ralph/`. */
 export interface Project {
