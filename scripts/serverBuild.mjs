@@ -67,12 +67,13 @@ function startupTrim() {
 
 /**
  * Every tool's input and output JSON Schema, computed once at build time from tsc's output (npm run
- * build runs tsc first) instead of by zod at each session's first tools/list (src/server/toolListing.ts).
+ * build runs tsc first) instead of by zod at each session's first tools/list (src/session/listing.ts); the narrowed inputs of the built-in recipes too.
  */
 async function prebuiltListings() {
   const { REGISTRY } = await import('../dist/src/registry/registry.js');
-  const { prebuildListings } = await import('../dist/src/session/listing.js');
-  return prebuildListings(REGISTRY);
+  const { RECIPES } = await import('../dist/src/registry/recipes.js');
+  const { buildListings } = await import('../dist/src/session/listing.js');
+  return buildListings(REGISTRY, RECIPES);
 }
 
 /**

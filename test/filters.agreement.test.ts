@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +8,7 @@ import Database from 'better-sqlite3';
 import { generateProject, rng } from '../scripts/bench/datagen.js';
 import { createLogger } from '../src/server/log.js';
 import { projectPaths, type Project } from '../src/domain/project.js';
-import { callTool, toolContext, visibleTool } from '../src/server/createServer.js';
+import { Session } from '../src/session/session.js';
 import { openSession, type SessionOptions } from '../src/session/open.js';
 import { GENERATIONS, type Generation } from '../src/store/records.js';
 import { openStore } from '../src/store/open.js';
@@ -171,11 +172,10 @@ function quickSession(
   flags: Omit<SessionOptions, 'project'>,
 ): { ok(name: string, args?: Record<string, unknown>): any; close(): void } {
   const { store, plan } = openSession({ project: project.root, ...flags });
-  const ctx = toolContext(plan, store, createLogger('silent'));
-  const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
+  const session = new Session(plan, store, createLogger('silent'));
   return {
     ok(name, args = {}) {
-      const r = callTool(visibleTool(tools, plan.scope, name)!, args, ctx);
+      const r = session.call(name, args) as CallToolResult;
       if (r.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.structuredContent)}`);
       return r.structuredContent;
     },

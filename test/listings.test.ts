@@ -1,19 +1,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { REGISTRY } from '../src/registry/registry.js';
-import { RECIPE_NAMES } from '../src/registry/recipes.js';
-import { jsonSchema, narrowedInput, prebuildListings } from '../src/session/listing.js';
+import { RECIPES, RECIPE_NAMES } from '../src/registry/recipes.js';
+import { buildListings, toolListing, useBuiltListings } from '../src/session/listing.js';
+import { isNarrowed, narrowingKey } from '../src/session/narrowing.js';
 import { openSession } from '../src/session/open.js';
 import { GENERATIONS } from '../src/store/records.js';
 import { sampleProject } from './helpers/project.js';
 import { recipeFlags } from './helpers/spec.js';
 
 /**
- * The bundle lists tools from JSON Schemas computed at build time (scripts/bundle.mjs), narrowed per
- * session by replaying what plan.ts did to the zod schema. For every recipe, with and without a task,
- * on both generations, that replay must give byte for byte what zod gives for the session's schema.
+ * The bundle lists tools from JSON Schemas computed at build time (scripts/serverBuild.mjs), the
+ * narrowed ones included. For every recipe, with and without a task, on both generations, the listing
+ * from that table must be byte for byte the listing computed at run time from the session's schemas.
  */
-const prebuilt = prebuildListings(REGISTRY);
+const built = buildListings(REGISTRY, RECIPES);
 
 for (const generation of GENERATIONS) {
   test(`prebuilt listings, narrowed, equal zod's for every session tool [${generation}]`, () => {
@@ -37,15 +38,21 @@ for (const generation of GENERATIONS) {
         const { plan, store } = session;
         store.close();
         for (const t of plan.tools) {
-          const want = JSON.stringify(jsonSchema(t.input, 'input'));
+          useBuiltListings(undefined);
+          const want = JSON.stringify(toolListing(t));
+          useBuiltListings(built);
           assert.equal(
-            JSON.stringify(narrowedInput(prebuilt[t.def.name]!.input, t.narrowing)),
+            JSON.stringify(toolListing(t)),
             want,
             `${t.def.name} in ${JSON.stringify({ ...flags, ...extra })}`,
           );
           compared++;
-          if (t.narrowing.keep || t.narrowing.optional.length > 0) narrowed++;
+          if (isNarrowed(t.narrowing)) {
+            assert.ok(narrowingKey(t.def.name, t.narrowing) in built.narrowed, `${t.def.name}: built ahead`);
+            narrowed++;
+          }
         }
+        useBuiltListings(undefined);
       }
     }
     assert.ok(compared > 100 && narrowed > 20, `compared ${compared}, narrowed ${narrowed}`);

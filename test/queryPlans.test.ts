@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createLogger } from '../src/server/log.js';
 import { REGISTRY } from '../src/registry/registry.js';
-import { applyNow, type SessionScope, type ToolContext } from '../src/toolkit/tool.js';
+import { applyNow, type SessionScope, type ToolContext } from '../src/toolkit/context.js';
 import { openStore } from '../src/store/open.js';
 import { GENERATIONS } from '../src/store/records.js';
 import { REPO } from './helpers/env.js';

@@ -247,12 +247,8 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
   },
   'src/domain/packageInfo.ts packageText': {
-    spots: 1,
-    why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names",
-  },
-  'src/domain/packageInfo.ts EMBEDDED': {
     spots: 2,
-    why: 'the same files embedded at build time in the single executable (scripts/build-exe.mjs), or none',
+    why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names, or the same files embedded at build time in the single executable (scripts/build-exe.mjs, installed by src/startup/buildTables.ts)",
   },
   'src/db/sqlite.ts openBun': {
     spots: 1,

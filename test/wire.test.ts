@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isPlainToolCall } from '../src/server/createServer.js';
-import { isPlainRequest } from '../src/transport/stdioGuard.js';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainRequest } from '../src/transport/jsonRpcLine.js';
 import { errorResult, okResult } from '../src/session/toolResult.js';
 import { wireLine } from '../src/transport/wire.js';
 import { ToolError } from '../src/domain/errors.js';
@@ -75,21 +74,5 @@ describe('messages taken without zod', () => {
       assert.ok(parsed.success, `taken without zod but the schema refuses it: ${JSON.stringify(c)}`);
     }
     assert.equal(taken, 3, 'the plain requests are taken');
-  });
-
-  test('isPlainToolCall takes only tools/call requests CallToolRequestSchema accepts', () => {
-    const calls: unknown[] = [
-      { method: 'tools/call', params: { name: 'get_task', arguments: { id: 1 } } },
-      { method: 'tools/call', params: { name: 'get_task' } },
-      { method: 'tools/call', params: { name: 'get_task', arguments: 'x' } },
-      { method: 'tools/call', params: { name: 'get_task', arguments: [1] } },
-      { method: 'tools/call', params: { name: 3 } },
-      { method: 'tools/call', params: { name: 'a', arguments: {}, _meta: { progressToken: 1 } } },
-      { method: 'tools/call', params: { name: 'a', task: { ttl: 1 } } },
-      { method: 'tools/call' },
-    ];
-    const taken = calls.filter(isPlainToolCall);
-    assert.equal(taken.length, 2);
-    for (const c of taken) assert.ok(CallToolRequestSchema.safeParse(c).success, JSON.stringify(c));
   });
 });

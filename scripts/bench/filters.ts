@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 /**
  * list_tasks' filters and next_tasks at scale: p50/p95 per filter combination, in process
  * through the tools/call path (argument validation, the store's statements, the answer), on a project
@@ -13,7 +14,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger } from '../../src/server/log.js';
 import { projectPaths } from '../../src/domain/project.js';
-import { callTool, toolContext, visibleTool } from '../../src/server/createServer.js';
+import { Session } from '../../src/session/session.js';
 import { openSession } from '../../src/session/open.js';
 import { GENERATIONS } from '../../src/store/records.js';
 import { generateProject } from './datagen.js';
@@ -65,10 +66,9 @@ for (const generation of GENERATIONS) {
     const gen = generateProject(CLI, dir, N, 42, process.env, generation);
     const { store, plan } = openSession({ project: projectPaths(dir).root });
     store.ensureOwnTables();
-    const ctx = toolContext(plan, store, createLogger('silent'));
-    const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
+    const session = new Session(plan, store, createLogger('silent'));
     const call = (name: string, args: Record<string, unknown>) => {
-      const r = callTool(visibleTool(tools, plan.scope, name)!, args, ctx);
+      const r = session.call(name, args) as CallToolResult;
       if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${JSON.stringify(r.structuredContent)}`);
       return r.structuredContent as { total?: number; tasks: unknown[]; next_cursor?: string | null };
     };

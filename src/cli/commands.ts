@@ -1,44 +1,28 @@
 import yargs, { type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { StartupError } from '../domain/errors.js';
-import { LOG_LEVELS, type LogLevel } from '../server/log.js';
 import { packageVersion } from '../domain/packageInfo.js';
 import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
+import { SERVING_FLAGS, SESSION_FLAGS, type FlagSpec } from './flags.js';
+import type { ServeArgv } from './serveArgs.js';
 import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
 
 /**
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
  * plain serving launch does not come here (cli.ts parses it with node:util and serves at once).
  */
-const PROJECT = {
-  type: 'string',
-  describe: 'Project directory (default: $RALPH_PROJECT, else the current directory)',
-} as const;
-const DB = { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' } as const;
+const PROJECT = SESSION_FLAGS.project;
+const DB = SESSION_FLAGS.db;
+
+/** The table's flags as yargs options: a flag with choices says no type (yargs' help lists the choices). */
+const asOptions = <T extends Record<string, FlagSpec>>(flags: T) =>
+  Object.fromEntries(
+    Object.entries(flags).map(([name, { type, ...spec }]) => [name, spec.choices ? spec : { type, ...spec }]),
+  ) as unknown as { [K in keyof T]: T[K] & { choices?: string[] } };
 
 /** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
-const sessionFlags = <T>(y: Argv<T>) =>
-  y
-    .option('project', PROJECT)
-    .option('recipe', {
-      type: 'string',
-      describe: `Session recipe: ${RECIPE_NAMES.join(', ')}; omit for the full suite (debugging)`,
-    })
-    .option('discipline', {
-      type: 'string',
-      describe: "Discipline whose tool overrides apply (default: the task's discipline)",
-    })
-    .option('task', { type: 'string', describe: 'Scope the session to this task id' })
-    .option('session-id', {
-      type: 'string',
-      describe: "Id recorded with this session's writes and signals (default: generated)",
-    })
-    .option('context', {
-      type: 'string',
-      describe: 'SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove',
-    })
-    .option('db', DB);
+const sessionFlags = <T>(y: Argv<T>) => y.options(asOptions(SESSION_FLAGS));
 
 const list = (v: unknown): string[] | undefined =>
   v === undefined
@@ -71,40 +55,9 @@ export async function runCommandLine(): Promise<void> {
     .command(
       ['serve', '$0'],
       'Serve MCP over stdio for one session (the default command)',
-      (y) =>
-        sessionFlags(y)
-          .option('log-level', {
-            choices: LOG_LEVELS,
-            default: 'info' as LogLevel,
-            describe: 'Log level (logs go to stderr)',
-          })
-          .option('log-file', { type: 'string', describe: 'Write logs to this file instead of stderr' })
-          .option('transport', {
-            choices: ['stdio', 'socket', 'http'] as const,
-            default: 'stdio' as const,
-            describe: 'stdio (default), a Unix socket shared by many agents, or Streamable HTTP at /mcp',
-          })
-          .option('socket', {
-            type: 'string',
-            describe: 'Socket path for --transport socket (owner-only; a PATH.pid file is written beside it)',
-          })
-          .option('host', {
-            type: 'string',
-            default: '127.0.0.1',
-            describe: 'HTTP bind address (non-loopback requires a token)',
-          })
-          .option('port', { type: 'number', default: 8765, describe: 'HTTP port (0: any free port, logged)' })
-          .option('auth-token', {
-            type: 'string',
-            describe: 'Bearer token HTTP clients must send (or RALPH_MCP_TOKEN)',
-          })
-          .option('lease-seconds', {
-            type: 'number',
-            describe:
-              "A claimed task's lease: without a call of its session for this long, another claim takes it over (default 900, or RALPH_MCP_LEASE_SECONDS)",
-          }),
+      (y) => sessionFlags(y).options(asOptions(SERVING_FLAGS)),
       // yargs may still run the handler after its fail callback: a refused launch serves nothing.
-      (argv) => (refused ? undefined : serveCommand(argv)),
+      (argv) => (refused ? undefined : serveCommand(argv as unknown as ServeArgv)),
     )
     .command(
       'init',

@@ -1,9 +1,10 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { resolve } from 'node:path';
 import { StartupError } from '../domain/errors.js';
 import { resultTextMode } from '../server/resultCopies.js';
 import { createLogger, type LogLevel } from '../server/log.js';
-import { createMcpServer, releaseClaims } from '../server/createServer.js';
+import { createMcpServer } from '../server/createServer.js';
+import { answerPlainCallsDirectly } from '../transport/directCalls.js';
+import { LineTransport } from '../transport/lineTransport.js';
 import { openSession, type SessionOptions } from '../session/open.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
@@ -97,8 +98,9 @@ export async function serve(opts: ServeOptions): Promise<void> {
     }
     return;
   }
-  const server = createMcpServer(plan, store, log, forward);
-  const transport = new StdioServerTransport();
+  const mcp = createMcpServer(plan, store, log, forward);
+  const { server, session } = mcp;
+  const transport = new LineTransport(process.stdin, process.stdout, log);
   let closed = false;
   const shutdown = (reason: string, exit: boolean) => {
     if (closed) return;
@@ -110,7 +112,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     process.stdin.pause();
     transport.onmessage = undefined;
     // Before the database closes: the task this session claimed goes back (a kill -9 leaves it to the lease).
-    releaseClaims(server, `session ended (${reason})`);
+    session.close(`session ended (${reason})`);
     setImmediate(() => {
       void server.close().catch(() => undefined);
       store.close();
@@ -121,6 +123,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.stdin.on('end', () => shutdown('stdin closed', false));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   await server.connect(transport);
+  answerPlainCallsDirectly(transport, mcp);
 }
 
 /** RALPH_MCP_SESSION_IDLE_SECONDS: how long an HTTP session may sit idle before it is closed (default 600). */

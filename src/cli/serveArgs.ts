@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { LOG_LEVELS, type LogLevel } from '../server/log.js';
+import type { LogLevel } from '../server/log.js';
+import { SERVE_FLAGS, type FlagSpec } from './flags.js';
 import type { SessionArgv } from './launch.js';
 
 /**
@@ -21,50 +22,34 @@ export interface ServeArgv extends SessionArgv {
   'lease-seconds'?: number | undefined;
 }
 
-const STRING_FLAGS = [
-  'project',
-  'recipe',
-  'discipline',
-  'task',
-  'session-id',
-  'context',
-  'db',
-  'log-level',
-  'log-file',
-  'transport',
-  'socket',
-  'host',
-  'port',
-  'auth-token',
-  'lease-seconds',
-] as const;
-const TRANSPORTS = ['stdio', 'socket', 'http'] as const;
+type FlagName = keyof typeof SERVE_FLAGS;
+const NAMES = Object.keys(SERVE_FLAGS) as FlagName[];
 
 /** A number as yargs reads one (a decimal literal); undefined for anything it would not give back as that number. */
 function number(v: string): number | undefined {
   return /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
 }
 
+/** One flag's value as the table says (its type, choices and default); undefined when yargs must say why not. */
+function valueOf(name: FlagName, given: string | undefined): { ok: boolean; value?: string | number } {
+  const spec: FlagSpec = SERVE_FLAGS[name];
+  const raw = given ?? spec.default;
+  if (raw === undefined) return { ok: true };
+  if (spec.type === 'number') {
+    const n = typeof raw === 'number' ? raw : number(raw);
+    return n === undefined ? { ok: false } : { ok: true, value: n };
+  }
+  if (spec.choices && !spec.choices.includes(String(raw))) return { ok: false };
+  return { ok: true, value: raw };
+}
+
+type Options = Record<FlagName, { type: 'string' }>;
+
 export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
-  let parsed: ReturnType<
-    typeof parseArgs<{
-      options: Record<(typeof STRING_FLAGS)[number], { type: 'string' }>;
-      allowPositionals: true;
-      strict: true;
-      tokens: true;
-    }>
-  >;
+  let parsed: ReturnType<typeof parseArgs<{ options: Options; allowPositionals: true; strict: true; tokens: true }>>;
   try {
-    parsed = parseArgs({
-      args: [...args],
-      options: Object.fromEntries(STRING_FLAGS.map((f) => [f, { type: 'string' }])) as Record<
-        (typeof STRING_FLAGS)[number],
-        { type: 'string' }
-      >,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
+    const options = Object.fromEntries(NAMES.map((f) => [f, { type: 'string' }])) as Options;
+    parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true, tokens: true });
   } catch {
     return undefined;
   }
@@ -80,29 +65,11 @@ export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
     // A value that looks like a flag (`--recipe --task`): yargs reads that differently.
     if (t.value?.startsWith('-') && t.inlineValue !== true && !/^-\d/.test(t.value)) return undefined;
   }
-  const logLevel = values['log-level'] ?? 'info';
-  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) return undefined;
-  const transport = values.transport ?? 'stdio';
-  if (!(TRANSPORTS as readonly string[]).includes(transport)) return undefined;
-  const port = values.port === undefined ? 8765 : number(values.port);
-  if (port === undefined) return undefined;
-  const lease = values['lease-seconds'] === undefined ? undefined : number(values['lease-seconds']);
-  if (values['lease-seconds'] !== undefined && lease === undefined) return undefined;
-  return {
-    project: values.project,
-    recipe: values.recipe,
-    discipline: values.discipline,
-    task: values.task,
-    'session-id': values['session-id'],
-    context: values.context,
-    db: values.db,
-    'log-level': logLevel as LogLevel,
-    'log-file': values['log-file'],
-    transport: transport as ServeArgv['transport'],
-    socket: values.socket,
-    host: values.host ?? '127.0.0.1',
-    port,
-    'auth-token': values['auth-token'],
-    'lease-seconds': lease,
-  };
+  const out: Record<string, string | number | undefined> = {};
+  for (const name of NAMES) {
+    const v = valueOf(name, values[name]);
+    if (!v.ok) return undefined;
+    out[name] = v.value;
+  }
+  return out as unknown as ServeArgv;
 }

@@ -4,15 +4,16 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The package files the server reads at run time (schema/*.sql and *.json, package.json), as the single
- * executable's build embeds them (scripts/build-exe.mjs defines __RALPH_EMBEDDED__: path -> text);
- * everywhere else they are read from the installed package.
+ * executable's build embeds them (path -> text, installed by the start-up edge); everywhere else they
+ * are read from the installed package.
  */
-declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
-const EMBEDDED: Record<string, string> | undefined =
-  typeof __RALPH_EMBEDDED__ === 'undefined' ? undefined : __RALPH_EMBEDDED__;
+let EMBEDDED: Record<string, string> | undefined;
+export const useEmbeddedFiles = (files: Record<string, string> | undefined): void => {
+  EMBEDDED = files;
+};
 
 /** True in the single executable: no package on disk, the server is the executable itself. */
-export const SINGLE_EXECUTABLE = EMBEDDED !== undefined;
+export const isSingleExecutable = (): boolean => EMBEDDED !== undefined;
 
 /** The installed package's root: the nearest folder above this module holding our package.json. */
 function findPackageRoot(): string {
@@ -50,7 +51,7 @@ export const schemaText = (name: string): string => packageText(`schema/${name}`
  * built without the bundle step).
  */
 export function serverLaunch(): { command: string; args: string[] } {
-  if (SINGLE_EXECUTABLE) return { command: process.execPath, args: [] };
+  if (isSingleExecutable()) return { command: process.execPath, args: [] };
   const bundle = join(packageRoot(), 'dist', 'ralph-mcp.js');
   return {
     command: process.execPath,

@@ -1,5 +1,6 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { SetLevelRequestSchema, type LoggingLevel, type ServerNotification } from '@modelcontextprotocol/sdk/types.js';
+import { handle } from './handle.js';
 import type { ClientSink } from './log.js';
 
 /**
@@ -36,7 +37,7 @@ export class ClientLog {
   current: SendNotification | undefined;
 
   constructor(private readonly server: Server) {
-    server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    handle(server, SetLevelRequestSchema, (req) => {
       this.level = req.params.level;
       return {};
     });

@@ -8,11 +8,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { quoteData } from '../domain/quote.js';
 import { ToolError } from '../domain/errors.js';
-import type { ToolContext } from '../toolkit/tool.js';
 import type { SessionPlan } from '../session/plan.js';
-import { getFeatureLearnings } from '../tools/features.js';
-import { getTask } from '../tools/tasks.js';
-import { getDependencyDetails } from '../tools/workflow.js';
+import type { Session } from '../session/session.js';
+import { handle } from './handle.js';
 
 /**
  * Prompts: `task_brief` (a task, what its dependencies produced, its feature's learnings, and how to
@@ -73,6 +71,27 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
 export const BRIEF_BUDGET = { comments: 20_000, dependencyComments: 20_000, body: 4_000 } as const;
 
 type BriefComment = { author: string; created: string | null; body: string };
+
+/** What a brief reads of get_task, get_dependency_details and get_feature_learnings. */
+interface TaskRead {
+  task: { feature: string };
+  comments: BriefComment[];
+  comment_count: number;
+  open_questions: { question: string; options: unknown; preferred: unknown; blocking: boolean }[];
+}
+interface DependencyRead {
+  dependencies: {
+    id: number;
+    title: string;
+    status: string;
+    output_artifacts: string[];
+    comments: BriefComment[];
+  }[];
+  missing: number[];
+}
+interface LearningsRead {
+  learnings: { text: string }[];
+}
 const briefComment = (c: BriefComment): BriefComment => ({
   author: c.author,
   created: c.created,
@@ -95,18 +114,19 @@ function recentWithin<T>(items: readonly T[], budget: number): { kept: T[]; spen
   return { kept, spent };
 }
 
-function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefined): string {
+function taskBrief(session: Session, rawId: string | undefined): string {
+  const { plan } = session;
   const id = rawId === undefined || rawId === '' ? plan.scope.taskId : /^\d{1,15}$/.test(rawId) ? Number(rawId) : NaN;
   if (id === null) throw invalid('task_brief needs task_id: this session has no task');
   if (Number.isNaN(id)) throw invalid(`task_id must be a task id (a positive integer), got ${JSON.stringify(rawId)}`);
-  let got: ReturnType<typeof getTask.handler>;
+  let got: TaskRead;
   try {
-    got = getTask.handler({ id, comment_limit: 100 }, ctx);
+    got = session.read('get_task', { id, comment_limit: 100 }) as TaskRead;
   } catch (err) {
     if (err instanceof ToolError) throw invalid(err.message);
     throw err;
   }
-  const details = getDependencyDetails.handler({ id, depth: 1 }, ctx);
+  const details = session.read('get_dependency_details', { id, depth: 1 }) as DependencyRead;
   let depBudget: number = BRIEF_BUDGET.dependencyComments;
   const deps = [
     ...details.dependencies.map((d) => {
@@ -127,7 +147,8 @@ function taskBrief(plan: SessionPlan, ctx: ToolContext, rawId: string | undefine
   ];
   const own = recentWithin(got.comments.map(briefComment), BRIEF_BUDGET.comments).kept;
   const leftOut = got.comment_count - own.length;
-  const learnings = getFeatureLearnings.handler({ feature_name: got.task.feature }, ctx).learnings.map((l) => l.text);
+  const feature = { feature_name: got.task.feature };
+  const learnings = (session.read('get_feature_learnings', feature) as LearningsRead).learnings.map((l) => l.text);
   const enabled = new Set(plan.tools.map((t) => t.def.name));
   const reporting = REPORTING.filter(([tool]) => enabled.has(tool)).map(([tool, what]) => `- ${tool}: ${what}`);
   // JSON keeps every stored string on one line inside quotes, so no text can close the fence or pose as
@@ -186,17 +207,19 @@ function recipeText(plan: SessionPlan): string {
   ].join('\n');
 }
 
-export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolContext): void {
+export function registerPrompts(server: Server, session: Session, projectWork: () => void): void {
+  const { plan } = session;
+  const { store } = session.ctx;
   const prompts = promptsFor(plan);
-  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts }));
-  server.setRequestHandler(GetPromptRequestSchema, (req) => {
+  handle(server, ListPromptsRequestSchema, () => ({ prompts }));
+  handle(server, GetPromptRequestSchema, (req) => {
+    projectWork();
     const { name, arguments: args } = req.params;
     if (name === 'task_brief') {
+      const text = taskBrief(session, args?.task_id);
       return {
         description: 'Task brief',
-        messages: [
-          { role: 'user' as const, content: { type: 'text' as const, text: taskBrief(plan, ctx, args?.task_id) } },
-        ],
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
       };
     }
     if (name === prompts[1]!.name) {
@@ -209,7 +232,8 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
   });
 
   // Completion: task ids for task_brief and ralph://tasks/{id}; names for the other templates.
-  server.setRequestHandler(CompleteRequestSchema, (req) => {
+  handle(server, CompleteRequestSchema, (req) => {
+    projectWork();
     const { ref, argument } = req.params;
     const prefix = argument.value ?? '';
     let values: string[] = [];
@@ -217,11 +241,11 @@ export function registerPrompts(server: Server, plan: SessionPlan, ctx: ToolCont
       (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') ||
       (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
     if (isTaskArg) {
-      values = ctx.store.completeTaskIds(prefix, 101).map(String);
+      values = store.completeTaskIds(prefix, 101).map(String);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://features/{name}' && argument.name === 'name') {
-      values = ctx.store.completeNames('features', prefix, 101);
+      values = store.completeNames('features', prefix, 101);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://disciplines/{name}' && argument.name === 'name') {
-      values = ctx.store.completeNames('disciplines', prefix, 101);
+      values = store.completeNames('disciplines', prefix, 101);
     }
     return { completion: { values: values.slice(0, 100), hasMore: values.length > 100 } };
   });

@@ -10,12 +10,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { readEntries } from '../domain/stateFiles.js';
 import { ToolError } from '../domain/errors.js';
-import type { ToolContext } from '../toolkit/tool.js';
-import { getDiscipline } from '../tools/disciplines.js';
-import { getFeature } from '../tools/features.js';
-import { getProjectInfo, getProjectProgress } from '../tools/project.js';
-import { getTask } from '../tools/tasks.js';
+import type { Session } from '../session/session.js';
 import type { RalphStore } from '../store/store.js';
+import { handle } from './handle.js';
 import { watcherFor, type Notify } from './watch.js';
 
 /**
@@ -57,11 +54,11 @@ const notFound = (uri: string, why: string) =>
   Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
 
 /** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
-function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+function listPage(session: Session, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isSafeInteger(offset) || offset < 0)
     throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
-  const rows = ctx.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
+  const rows = session.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
   const page = rows.slice(0, room).map(
@@ -81,9 +78,9 @@ function listPage(ctx: ToolContext, cursor: string | undefined): { resources: Re
  * A file cut to its end starts with a line of ours that says so, since a plain-text resource has no
  * other field to say it. A refusal is a JSON-RPC error carrying the tool error's code and reason.
  */
-function stateFileText(ctx: ToolContext, file: string): string {
+function stateFileText(session: Session, file: string): string {
   try {
-    const r = readEntries(ctx.project.root, file);
+    const r = readEntries(session.plan.project.root, file);
     return r.truncated
       ? `[ralph-mcp: ${r.omitted_bytes} earlier bytes of this file are not shown; the newest entries follow]\n${r.content}`
       : r.content;
@@ -97,19 +94,23 @@ function stateFileText(ctx: ToolContext, file: string): string {
   }
 }
 
-function read(ctx: ToolContext, uri: string): { uri: string; mimeType: string; text: string } {
+function read(session: Session, uri: string): { uri: string; mimeType: string; text: string } {
   const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) });
+  const { project } = session.plan;
   if (uri === 'ralph://project')
-    return json({ ...getProjectInfo.handler({}, ctx), progress: getProjectProgress.handler({}, ctx) });
+    return json({
+      ...(session.read('get_project_info', {}) as object),
+      progress: session.read('get_project_progress', {}),
+    });
   if (uri === 'ralph://progress')
-    return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.progressFile) };
+    return { uri, mimeType: 'text/plain', text: stateFileText(session, project.progressFile) };
   if (uri === 'ralph://learnings')
-    return { uri, mimeType: 'text/plain', text: stateFileText(ctx, ctx.project.learningsFile) };
+    return { uri, mimeType: 'text/plain', text: stateFileText(session, project.learningsFile) };
   const r = rowResource(uri);
   try {
-    if (r.kind === 'tasks') return json(getTask.handler({ id: r.id }, ctx));
-    if (r.kind === 'features') return json(getFeature.handler({ name: r.name }, ctx));
-    return json(getDiscipline.handler({ name: r.name }, ctx));
+    if (r.kind === 'tasks') return json(session.read('get_task', { id: r.id }));
+    if (r.kind === 'features') return json(session.read('get_feature', { name: r.name }));
+    return json(session.read('get_discipline', { name: r.name }));
   } catch (err) {
     if (err instanceof ToolError && err.code === 'not_found') throw notFound(uri, err.message);
     throw err;
@@ -180,25 +181,32 @@ export function resourceFingerprint(store: RalphStore, uri: string): string | nu
   }
 }
 
-export function registerResources(server: Server, ctx: ToolContext): void {
-  server.setRequestHandler(ListResourcesRequestSchema, (req) => listPage(ctx, req.params?.cursor));
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
-  server.setRequestHandler(ReadResourceRequestSchema, (req) => ({ contents: [read(ctx, req.params.uri)] }));
+export function registerResources(server: Server, session: Session, projectWork: () => void): void {
+  const { store, log } = session.ctx;
+  handle(server, ListResourcesRequestSchema, (req) => {
+    projectWork();
+    return listPage(session, req.params?.cursor);
+  });
+  handle(server, ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
+  handle(server, ReadResourceRequestSchema, (req) => {
+    projectWork();
+    return { contents: [read(session, req.params.uri)] };
+  });
 
   // Subscriptions: this session's, in the process's one watcher (watch.ts); gone when the session closes.
-  const watcher = watcherFor(ctx.store, (uri) => resourceFingerprint(ctx.store, uri), ctx.log);
+  const watcher = watcherFor(store, (uri) => resourceFingerprint(store, uri), log);
   const notify: Notify = (uri) => {
     server
       .sendResourceUpdated({ uri })
-      .catch((err: unknown) => ctx.log.debug({ err, uri }, 'could not send notifications/resources/updated'));
+      .catch((err: unknown) => log.debug({ err, uri }, 'could not send notifications/resources/updated'));
   };
-  server.setRequestHandler(SubscribeRequestSchema, (req) => {
+  handle(server, SubscribeRequestSchema, (req) => {
     const { uri } = req.params;
-    if (resourceFingerprint(ctx.store, uri) === null) throw notFound(uri, 'no such task, feature or discipline');
+    if (resourceFingerprint(store, uri) === null) throw notFound(uri, 'no such task, feature or discipline');
     watcher.subscribe(uri, notify);
     return {};
   });
-  server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+  handle(server, UnsubscribeRequestSchema, (req) => {
     watcher.unsubscribe(req.params.uri, notify);
     return {};
   });

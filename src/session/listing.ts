@@ -1,16 +1,17 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { ERROR_CODES } from '../domain/errors.js';
-import type { Narrowing, SessionTool } from './plan.js';
-import { builtAhead, type PrebuiltListings } from './builtListings.js';
+import type { Recipe } from '../registry/recipes.js';
+import type { AnyTool } from '../toolkit/tool.js';
+import { isNarrowed, narrowingKey, narrowingOf, narrowInput, type Anchor } from './narrowing.js';
+import type { SessionTool } from './plan.js';
 
 /**
  * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
  * keeps what tells a model how to call a tool (types, enums, required, descriptions, patterns) and
  * leaves out what only a validator needs: size bounds (maxLength, maxItems, minimum, …), `$schema`,
- * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of them: the
- * zod schema validates each
- * call and a violation is an `invalid_argument` naming the limit (limits are listed in the README).
+ * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of
+ * them: the zod schema validates each call and a violation is an `invalid_argument` naming the limit (limits are listed in the README).
  * Where a bound matters to a caller (a page size), the parameter's description states it.
  */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
@@ -68,49 +69,45 @@ const ERROR_RESULT_SCHEMA = {
   additionalProperties: false,
 } as const;
 
+/**
+ * Every tool's JSON Schemas as the build computed them (the start-up edge installs the table; absent
+ * outside the bundle, where they are computed on first use): `input` and `output` unnarrowed, and
+ * `narrowed` the inputs of every narrowing a built-in recipe gives, by narrowingKey.
+ */
+export interface BuiltListings {
+  tools: Record<string, { input: Tool['inputSchema']; output: Tool['inputSchema'] }>;
+  narrowed: Record<string, Tool['inputSchema']>;
+}
+let built: BuiltListings | undefined;
+export const useBuiltListings = (table: BuiltListings | undefined): void => {
+  built = table;
+};
+
+/** A tool's argument names, from the built listing when there is one (no zod schema made). */
+export const toolArgs = (def: AnyTool): string[] =>
+  Object.keys(built?.tools[def.name]?.input.properties ?? (def.input as z.ZodObject).shape);
+
 export function outputSchema(t: SessionTool): Tool['outputSchema'] {
   return {
     type: 'object',
-    anyOf: [builtAhead(t.def.name)?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA],
+    anyOf: [built?.tools[t.def.name]?.output ?? jsonSchema(t.def.output, 'output'), ERROR_RESULT_SCHEMA],
   } as Tool['outputSchema'];
 }
 
-/** The build's table: each tool's JSON Schemas, as the session's listing would compute them unnarrowed. */
-export function prebuildListings(
-  tools: readonly { name: string; input: z.ZodType; output: z.ZodType }[],
-): PrebuiltListings {
-  return Object.fromEntries(
-    tools.map((t) => [t.name, { input: jsonSchema(t.input, 'input'), output: jsonSchema(t.output, 'output') }]),
-  );
-}
-
-/**
- * A session's input schema from the tool's prebuilt one, narrowed as plan.ts narrowed the zod schema
- * (the same JSON zod gives, checked by test/listings.test.ts): the recipe's fields in its order, then
- * each argument made optional, its note first in place of its description.
- */
-export function narrowedInput(base: Tool['inputSchema'], n: Narrowing): Tool['inputSchema'] {
-  const props = (base.properties ?? {}) as Record<string, Record<string, unknown>>;
-  let names = Object.keys(props);
-  let required = (base.required ?? []) as string[];
-  if (n.keep) {
-    names = n.keep.filter((k) => k in props);
-    required = names.filter((k) => required.includes(k));
-  }
-  const properties: Record<string, unknown> = {};
-  for (const k of names) properties[k] = props[k];
-  for (const { arg, note } of n.optional) {
-    const { description: _d, ...rest } = props[arg] ?? {};
-    properties[arg] = { description: note, ...rest };
-    required = required.filter((k) => k !== arg);
-  }
-  const { properties: _p, required: _r, ...head } = base;
-  return { ...head, properties, ...(required.length > 0 ? { required } : {}) } as Tool['inputSchema'];
-}
-
+/** The session's input schema: the tool's own, or its narrowed one, each note first in its argument. */
 function inputSchema(t: SessionTool): Tool['inputSchema'] {
-  const pre = builtAhead(t.def.name);
-  return pre ? narrowedInput(pre.input, t.narrowing) : jsonSchema(t.input, 'input');
+  const { def, narrowing } = t;
+  const schema = !isNarrowed(narrowing)
+    ? (built?.tools[def.name]?.input ?? jsonSchema(def.input, 'input'))
+    : (built?.narrowed[narrowingKey(def.name, narrowing)] ?? jsonSchema(t.input, 'input'));
+  const notes = Object.entries(t.notes);
+  if (notes.length === 0) return schema;
+  const properties = { ...(schema.properties as Record<string, Record<string, unknown>>) };
+  for (const [arg, note] of notes) {
+    const { description: _d, ...rest } = properties[arg] ?? {};
+    properties[arg] = { description: note, ...rest };
+  }
+  return { ...schema, properties };
 }
 
 export function toolListing(t: SessionTool): Tool {
@@ -122,4 +119,26 @@ export function toolListing(t: SessionTool): Tool {
     outputSchema: outputSchema(t),
     annotations: { title: t.def.title, ...t.def.annotations },
   };
+}
+
+/** Every anchor kind a session can have (what narrowing depends on, not the id or name). */
+const ANCHORS: Anchor[] = [null, { kind: 'task', id: 0 }, { kind: 'claims' }, { kind: 'feature', name: '' }];
+
+/** The build's table (scripts/serverBuild.mjs): what sessions of the built-in recipes would compute. */
+export function buildListings(tools: readonly AnyTool[], recipes: readonly Recipe[]): BuiltListings {
+  const out: BuiltListings = { tools: {}, narrowed: {} };
+  for (const t of tools)
+    out.tools[t.name] = { input: jsonSchema(t.input, 'input'), output: jsonSchema(t.output, 'output') };
+  for (const recipe of [null, ...recipes]) {
+    for (const t of tools) {
+      if (recipe && !recipe.allow.includes(t.name)) continue;
+      for (const anchor of ANCHORS) {
+        const n = narrowingOf(t, recipe, Object.keys(out.tools[t.name]!.input.properties ?? {}), anchor);
+        const key = narrowingKey(t.name, n);
+        if (isNarrowed(n) && !(key in out.narrowed))
+          out.narrowed[key] = jsonSchema(narrowInput(t.input as z.ZodObject, n), 'input');
+      }
+    }
+  }
+  return out;
 }

@@ -6,8 +6,10 @@ import { StartupError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { RECIPES, type Recipe } from '../registry/recipes.js';
 import { TOOL_NAMES, toolByName } from '../registry/registry.js';
-import { once, type AnyTool, type SessionScope } from '../toolkit/tool.js';
-import { builtAhead } from './builtListings.js';
+import { once, type AnyTool } from '../toolkit/tool.js';
+import type { SessionScope } from '../toolkit/context.js';
+import { toolArgs } from './listing.js';
+import { narrowInput, narrowingOf, optionalNote, type Anchor, type Narrowing } from './narrowing.js';
 import { buildInstructions } from './instructions.js';
 import { resolveTools } from '../registry/enabled.js';
 import { readOverrides } from './overrides.js';
@@ -35,14 +37,10 @@ export interface SessionTool {
   input: z.ZodObject;
   /** The description this session shows (on the normalized generation, features are named subsystems too). */
   description: string;
-  /** How `input` was made from the tool's own schema (what toolListing replays on a listing built ahead). */
+  /** How `input` was made from the tool's own schema (session/narrowing.ts). */
   narrowing: Narrowing;
-}
-
-/** A recipe's field subset (in its order), then arguments made optional with a note for their description. */
-export interface Narrowing {
-  keep?: readonly string[];
-  optional: { arg: string; note: string }[];
+  /** What the listing says of each argument made optional, in place of its description. */
+  notes: Readonly<Record<string, string>>;
 }
 
 export interface SessionPlan {
@@ -184,7 +182,7 @@ export function buildSessionPlan(
     leaseMs: leaseMs(req.leaseSeconds),
   };
   const tools = enabled.map((name) =>
-    sessionTool(toolByName(name)!, recipe, task?.id ?? null, feature, store.generation),
+    sessionTool(toolByName(name)!, recipe, anchorOf(recipe, task?.id ?? null, feature), store.generation),
   );
 
   const plan: SessionPlan = {
@@ -220,36 +218,20 @@ function newSessionId(recipe: string | null, taskId: number | null): string {
   return [recipe ?? 'full', taskId, stamp, suffix].filter((x) => x !== null).join('-');
 }
 
+/** What the session's tools default to (session/narrowing.ts). */
+function anchorOf(recipe: Recipe | null, taskId: number | null, feature: string | null): Anchor {
+  if (taskId !== null) return { kind: 'task', id: taskId };
+  if (recipe?.claimsTasks) return { kind: 'claims' };
+  return feature !== null ? { kind: 'feature', name: feature } : null;
+}
+
 /**
- * The input schema a session exposes: narrowed by the recipe; the task argument optional where the
- * session has a task (--task) or will get one (a recipe that claims tasks). The narrowing is decided
- * here from the argument names alone; the zod schema it gives is made when the tool is first called
- * (listings replay the narrowing on the schemas the build computed: src/session/listing.ts).
+ * A tool as the session exposes it: its input narrowed by the recipe, and the task (or feature)
+ * argument optional where the session fills it in. The zod schema is made when the tool is first called.
  */
-function sessionTool(
-  def: AnyTool,
-  recipe: Recipe | null,
-  taskId: number | null,
-  feature: string | null,
-  generation: Generation,
-): SessionTool {
-  const narrowing: Narrowing = { optional: [] };
-  const keep = recipe?.narrow?.[def.name];
-  const args = toolArgs(def);
-  if (keep) narrowing.keep = keep;
-  const present = new Set(keep ? keep.filter((k) => args.includes(k)) : args);
-  const optional = (arg: string | undefined, note: string) => {
-    if (!arg || !present.has(arg)) return;
-    narrowing.optional.push({ arg, note });
-  };
-  if (taskId !== null || recipe?.claimsTasks) {
-    const yours = taskId !== null ? `this session's task ${taskId}` : 'the task you claimed';
-    optional(def.taskTarget?.arg, `Task id; default: ${yours}`);
-    optional(def.featureTarget?.arg, `Default and only allowed value: the feature of ${yours}`);
-  } else if (feature !== null && def.featureTarget) {
-    optional(def.featureTarget.arg, `Default and only allowed value: ${feature} (this session's feature)`);
-  }
-  const input = once(() => narrowedSchema(def.input as z.ZodObject, narrowing));
+function sessionTool(def: AnyTool, recipe: Recipe | null, anchor: Anchor, generation: Generation): SessionTool {
+  const narrowing = narrowingOf(def, recipe, toolArgs(def), anchor);
+  const input = once(() => narrowInput(def.input as z.ZodObject, narrowing));
   return {
     def,
     get input() {
@@ -258,23 +240,8 @@ function sessionTool(
     description:
       generation === 'normalized' && def.category === 'features' ? subsystemWording(def.description) : def.description,
     narrowing,
+    notes: Object.fromEntries(narrowing.optional.map((o) => [o.arg, optionalNote(o.fills, anchor)])),
   };
-}
-
-/** A tool's argument names, from the listing the build computed when there is one (no zod schema made). */
-const toolArgs = (def: AnyTool): string[] =>
-  Object.keys(builtAhead(def.name)?.input.properties ?? (def.input as z.ZodObject).shape);
-
-/** The tool's zod input schema with a session's narrowing applied. */
-function narrowedSchema(base: z.ZodObject, n: Narrowing): z.ZodObject {
-  let input = base;
-  if (n.keep)
-    input = input.pick(
-      Object.fromEntries(n.keep.map((k) => [k, true])) as Record<string, true> & Record<number, never>,
-    ) as unknown as z.ZodObject;
-  for (const { arg, note } of n.optional)
-    input = input.extend({ [arg]: (input.shape[arg] as z.ZodType).optional().describe(note) });
-  return input;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ToolError, conflict } from '../domain/errors.js';
-import { takenOverFrom } from '../tools/claims.js';
-import type { ToolContext } from '../toolkit/tool.js';
+import { SESSION_HOOKS } from '../registry/sessionHooks.js';
+import type { ToolContext } from '../toolkit/context.js';
 import type { SessionTool } from './plan.js';
 
 /**
@@ -40,7 +40,7 @@ export function applyScope(
   }
   // A claimed task whose lease ran out and that another session took over is no longer this session's.
   if (taskTarget?.writes && s.claimed && own !== null && args[taskTarget.arg] === own) {
-    const other = takenOverFrom(ctx, own);
+    const other = SESSION_HOOKS.takenOver(ctx, own);
     if (other)
       throw conflict(
         `task ${own} was taken over by session ${other.session_id} after your lease ran out (${other.lease_until}): it is not yours any more; claim another`,

@@ -2,7 +2,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { mapSqliteError } from '../db/database.js';
 import { ToolError } from '../domain/errors.js';
-import { RESULT_TEXT } from '../transport/wire.js';
+
+/**
+ * A tool result carries its structured content twice: as `structuredContent` and as the JSON text
+ * of the same object (for clients that read only text). okResult serialises the object once and keeps
+ * that text here, so the line written for the reply (transport/wire.ts) splices it in instead of serialising the object a
+ * second time. A symbol key: JSON.stringify and every other transport ignore it.
+ */
+export const RESULT_TEXT = Symbol('ralph-mcp.resultText');
 
 /** A successful call: structuredContent matches the tool's outputSchema; the text is compact JSON of it. */
 export function okResult(out: Record<string, unknown>): CallToolResult {

@@ -22,6 +22,7 @@ import { cacheDir, openOwnFile } from './cacheDir.js';
 import '../cli/serve.js';
 import { main } from '../cli/main.js';
 import { useNativeBinding } from '../db/sqlite.js';
+import { installStartup } from './buildTables.js';
 import { leanStartup } from './v8Flags.js';
 
 const ADDON_ASSET = 'better_sqlite3.node';
@@ -95,6 +96,8 @@ function start(how: string): void {
   (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = `${how}, addon ${addonSource}`;
   main();
 }
+
+installStartup(); // at evaluation: the startup snapshot keeps the tables installed
 
 // Built without a snapshot (scripts/build-exe.mjs falls back to V8's code cache when it cannot make
 // one), the top level runs at each start instead.

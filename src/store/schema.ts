@@ -124,17 +124,19 @@ export function expectedData(g: Generation): ExpectedData {
 
 /**
  * Both generations' expectations as the bundle's build computed them (about 2.5 ms of every start
- * otherwise, both generations being needed to tell them apart); absent in tsc's output, where they
- * are computed on first use.
+ * otherwise, both generations being needed to tell them apart), installed by the start-up edge;
+ * absent in tsc's output, where they are computed on first use.
  */
-declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;
-const PREBUILT_EXPECTED = typeof __RALPH_EXPECTED_SCHEMA__ !== 'undefined' ? __RALPH_EXPECTED_SCHEMA__ : undefined;
+let builtExpected: Record<Generation, ExpectedData> | undefined;
+export const useBuiltExpectedSchema = (table: Record<Generation, ExpectedData> | undefined): void => {
+  builtExpected = table;
+};
 
 const expectedCache = new Map<Generation, Expected>();
 function expected(g: Generation): Expected {
   let e = expectedCache.get(g);
   if (!e) {
-    const data = PREBUILT_EXPECTED?.[g] ?? expectedData(g);
+    const data = builtExpected?.[g] ?? expectedData(g);
     e = { tables: data.tables, columns: new Map(data.columns), checks: new Map(data.checks) };
     expectedCache.set(g, e);
   }

@@ -1,15 +1,7 @@
 import { z } from 'zod';
 import { conflict } from '../domain/errors.js';
-import {
-  once,
-  READ,
-  UPDATE,
-  applySessionPatch,
-  defineTool,
-  writerOf,
-  type SessionScope,
-  type ToolContext,
-} from '../toolkit/tool.js';
+import { once, READ, UPDATE, defineTool } from '../toolkit/tool.js';
+import { applySessionPatch, writerOf, type SessionScope, type ToolContext } from '../toolkit/context.js';
 import { isoTime, type Claim } from '../store/own/claims.js';
 import type { RalphStore } from '../store/store.js';
 import { sessionNote } from './comments.js';

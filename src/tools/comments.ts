@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolError } from '../domain/errors.js';
-import { CREATE, DELETE, REPLACE, defineTool, writerOf, type ToolContext } from '../toolkit/tool.js';
+import { CREATE, DELETE, REPLACE, defineTool } from '../toolkit/tool.js';
+import { writerOf, type ToolContext } from '../toolkit/context.js';
 import { LIMITS, priority, taskId, text } from './fields.js';
 import { requireDiscipline, requireTaskExists } from './lookups.js';
 import { CommentOut } from './shapes.js';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { conflict } from '../domain/errors.js';
-import { once, DELETE, UPDATE, defineTool, type ToolContext } from '../toolkit/tool.js';
+import { once, DELETE, UPDATE, defineTool } from '../toolkit/tool.js';
+import type { ToolContext } from '../toolkit/context.js';
 import { LIST_READ_MAX, namesTask, numbersOf } from '../store/json.js';
 import { LIMITS, taskId } from './fields.js';
 import { requireTaskExists } from './lookups.js';

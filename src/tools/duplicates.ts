@@ -8,7 +8,8 @@ import {
   titleSimilarity,
 } from '../domain/similarity.js';
 import { conflict } from '../domain/errors.js';
-import { once, type ToolContext } from '../toolkit/tool.js';
+import { once } from '../toolkit/tool.js';
+import type { ToolContext } from '../toolkit/context.js';
 import type { Named, RalphStore } from '../store/store.js';
 
 /**

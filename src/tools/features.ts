@@ -12,7 +12,8 @@ import {
 } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
 import { conflict, invalid } from '../domain/errors.js';
-import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, writerOf } from '../toolkit/tool.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../toolkit/tool.js';
+import { writerOf } from '../toolkit/context.js';
 import type { RalphStore } from '../store/store.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';

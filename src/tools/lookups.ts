@@ -1,5 +1,5 @@
 import { invalid, notFound } from '../domain/errors.js';
-import type { ToolContext } from '../toolkit/tool.js';
+import type { ToolContext } from '../toolkit/context.js';
 import type { Discipline, Feature, Task, TaskHead } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
 

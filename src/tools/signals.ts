@@ -11,7 +11,8 @@ import {
   type SignalPayload,
   type Verb,
 } from '../domain/signals.js';
-import { once, CREATE, READ, defineTool, writerOf, type AnyTool, type ToolContext } from '../toolkit/tool.js';
+import { once, CREATE, READ, defineTool, type AnyTool } from '../toolkit/tool.js';
+import { writerOf, type ToolContext } from '../toolkit/context.js';
 import { LIMITS, taskId, text } from './fields.js';
 import { requireTaskExists, sessionTask } from './lookups.js';
 import { QuestionOut } from './shapes.js';
@@ -74,7 +75,6 @@ function verbTool<S extends z.ZodRawShape>(
     input: () => z.strictObject(shape()),
     output: () => SignalOut(),
     annotations: CREATE,
-    signal: { verb, payload: (args) => payload(clean(args as Record<string, unknown>)) },
     handler(args, ctx: ToolContext) {
       const id = sessionTask(ctx, verb);
       requireTaskExists(ctx.store, id);
@@ -85,14 +85,16 @@ function verbTool<S extends z.ZodRawShape>(
       );
       return signalAnswer(verb, id, signalId);
     },
+    async forwarded(args, ctx, forward) {
+      const id = sessionTask(ctx, verb);
+      requireTaskExists(ctx.store, id);
+      await forward.send(id, verb, payload(clean(args as Record<string, unknown>)));
+      return signalAnswer(verb, id, null);
+    },
   });
 }
 
-export const signalAnswer = (
-  verb: Verb,
-  taskId: number,
-  signalId: number | null,
-): z.infer<ReturnType<typeof SignalOut>> => ({
+const signalAnswer = (verb: Verb, taskId: number, signalId: number | null): z.infer<ReturnType<typeof SignalOut>> => ({
   message: `Signal recorded: ${verb}`,
   verb,
   task_id: taskId,

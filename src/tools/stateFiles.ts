@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { timestamp } from '../domain/rules.js';
 import { MAX_ENTRY_CHARS, MAX_READ_BYTES, appendEntry, formatEntry, readEntries } from '../domain/stateFiles.js';
-import { CREATE, READ, defineTool, type SessionScope, type ToolContext } from '../toolkit/tool.js';
+import { CREATE, READ, defineTool } from '../toolkit/tool.js';
+import type { SessionScope, ToolContext } from '../toolkit/context.js';
 import { sanitizeAgentText } from '../domain/learnings.js';
 import { text } from './fields.js';
 import { StateAppendOut, StateReadOut } from './shapes.js';

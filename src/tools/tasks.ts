@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ToolError, conflict, invalid } from '../domain/errors.js';
-import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool, type ToolContext } from '../toolkit/tool.js';
+import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../toolkit/tool.js';
+import type { ToolContext } from '../toolkit/context.js';
 import { sessionNote } from './comments.js';
 import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
 import { TASK_SORTS, rankOf, type HolderFilter, type TaskListAfter } from '../store/taskList.js';

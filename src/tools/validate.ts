@@ -2,7 +2,7 @@ import { findCycle } from '../domain/dependencies.js';
 import { checkProjectPath } from '../domain/paths.js';
 import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym } from '../domain/rules.js';
 import { conflict, invalid } from '../domain/errors.js';
-import type { ToolContext } from '../toolkit/tool.js';
+import type { ToolContext } from '../toolkit/context.js';
 import type { Named, RalphStore } from '../store/store.js';
 
 /**

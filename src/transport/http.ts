@@ -212,7 +212,11 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       },
     });
     const scope = { ...sessionPlan.scope, sessionId: `${sessionPlan.scope.sessionId}-h${n}` };
-    const mcp = createMcpServer({ ...sessionPlan, scope }, store, log.child({ http_session: n, task: scope.taskId }));
+    const { server: mcp } = createMcpServer(
+      { ...sessionPlan, scope },
+      store,
+      log.child({ http_session: n, task: scope.taskId }),
+    );
     function closeSession(): void {
       void transport.close().catch(() => undefined);
       void mcp.close().catch(() => undefined);

@@ -1,4 +1,3 @@
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { chmodSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -6,6 +5,8 @@ import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../domain/errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import type { SessionPlan } from '../session/plan.js';
+import { answerPlainCallsDirectly } from './directCalls.js';
+import { LineTransport } from './lineTransport.js';
 import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './socketFiles.js';
 
 /**
@@ -13,7 +14,7 @@ import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './
  * design, seed 004). Newline-delimited JSON-RPC on a Unix socket, one MCP session per connection, so
  * `socat - UNIX-CONNECT:PATH` is a stdio bridge. Every connection gets the launch flags' tool set and
  * its own session scope (its own claims), never more. Each connection is read only while its unsent
- * answers stay under a bound (transport/stdioGuard.ts, MAX_UNSENT_BYTES), so a client that never reads
+ * answers stay under a bound (transport/lineTransport.ts, MAX_UNSENT_BYTES), so a client that never reads
  * cannot grow the shared server.
  */
 export async function serveSocket(path: string, plan: SessionPlan, store: RalphStore, log: Logger): Promise<void> {
@@ -32,7 +33,9 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     const n = ++connections;
     open.add(conn);
     const scope = { ...plan.scope, sessionId: `${plan.scope.sessionId}-c${n}` };
-    const mcp = createMcpServer({ ...plan, scope }, store, log.child({ connection: n, session_id: scope.sessionId }));
+    const connectionLog = log.child({ connection: n, session_id: scope.sessionId });
+    const session = createMcpServer({ ...plan, scope }, store, connectionLog);
+    const mcp = session.server;
     log.info({ connection: n, session_id: scope.sessionId }, 'connection opened');
     conn.on('error', (err) => log.warn({ err, connection: n }, 'connection error'));
     conn.on('close', () => {
@@ -40,7 +43,8 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
       void mcp.close().catch(() => undefined);
       log.info({ connection: n }, 'connection closed');
     });
-    void mcp.connect(new StdioServerTransport(conn, conn));
+    const transport = new LineTransport(conn, conn, connectionLog);
+    void mcp.connect(transport).then(() => answerPlainCallsDirectly(transport, session));
   });
   try {
     await new Promise<void>((resolveListen, reject) => {

@@ -1,12 +1,5 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-
-/**
- * A tool result carries its structured content twice: as `structuredContent` and as the JSON text
- * of the same object (for clients that read only text). okResult serialises the object once and keeps
- * that text here, so the line written for the reply splices it in instead of serialising the object a
- * second time. A symbol key: JSON.stringify and every other transport ignore it.
- */
-export const RESULT_TEXT = Symbol('ralph-mcp.resultText');
+import { RESULT_TEXT } from '../session/toolResult.js';
 
 interface SplicableResult {
   content: [{ type: 'text'; text: string }] | [];

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { GetPromptRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createLogger } from '../../src/server/log.js';
-import { registerPrompts } from '../../src/server/prompts.js';
-import { toolContext } from '../../src/server/createServer.js';
+import { createMcpServer } from '../../src/server/createServer.js';
 import { LIST_READ_MAX } from '../../src/store/json.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
@@ -17,17 +16,18 @@ import { unchanged } from './support.js';
  * comment, and a row written by others with 300,000 dependencies was read whole.
  */
 
-/** The task_brief prompt as the server answers prompts/get (its registered handler). */
-function brief(s: InProcSession, taskId: number): string {
-  const handlers = new Map<unknown, (req: unknown) => any>();
-  const fake = {
-    setRequestHandler: (schema: unknown, fn: (req: unknown) => unknown) => handlers.set(schema, fn),
-  } as unknown as Server;
-  registerPrompts(fake, s.plan, toolContext(s.plan, s.store, createLogger('silent')));
-  const r = handlers.get(GetPromptRequestSchema)!({
-    params: { name: 'task_brief', arguments: { task_id: String(taskId) } },
-  });
-  return r.messages[0].content.text as string;
+/** The task_brief prompt as the server answers prompts/get, through an SDK client. */
+async function brief(s: InProcSession, taskId: number): Promise<string> {
+  const { server } = createMcpServer(s.plan, s.store, createLogger('silent'));
+  const [a, b] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: 'bounds', version: '0' });
+  await Promise.all([server.connect(a), client.connect(b)]);
+  try {
+    const r = await client.getPrompt({ name: 'task_brief', arguments: { task_id: String(taskId) } });
+    return (r.messages[0]!.content as { text: string }).text;
+  } finally {
+    await client.close();
+  }
 }
 
 /** Writes with plain SQL, as Ralph or a person would (foreign keys off: a hand edit may name anything). */
@@ -173,7 +173,7 @@ contract('bounds', (env) => {
     assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
   });
 
-  test('task_brief spends a bounded budget on comments and says how many it left out', () => {
+  test('task_brief spends a bounded budget on comments and says how many it left out', async () => {
     const s = env.open();
     const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' }).task.id;
     s.store.write(() => {
@@ -190,13 +190,13 @@ contract('bounds', (env) => {
           { sessionId: 'b', recipe: null, discipline: null, taskId: null },
         );
     });
-    const text = brief(s, id);
+    const text = await brief(s, id);
     assert.ok(text.length < 60_000, `brief is ${text.length} characters`);
     assert.match(text, /the \d+ most recent of 300; \d+ older left out/);
     assert.match(text, /"299 x/, 'the newest comment is in');
   });
 
-  test('a row with 300,000 dependencies written by others: reads return the first 1,000 and say so', () => {
+  test('a row with 300,000 dependencies written by others: reads return the first 1,000 and say so', async () => {
     const s = env.open();
     const id = 2;
     ralphSql(s, (db) => {
@@ -228,6 +228,6 @@ contract('bounds', (env) => {
     // walk one by one, and then pick: a list that long is not offered. (Read through the store: the
     // harness checks Ralph's read rules after each write, and those walk the list whole.)
     assert.notEqual(s.store.pickReadyTask({})?.id, id);
-    assert.ok(brief(s, id).length < 200_000);
+    assert.ok((await brief(s, id)).length < 200_000);
   });
 });

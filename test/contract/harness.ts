@@ -3,8 +3,7 @@ import { after, describe } from 'node:test';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '../../src/server/log.js';
 import type { Project } from '../../src/domain/project.js';
-import type { ToolContext } from '../../src/toolkit/tool.js';
-import { callTool, toolContext, visibleTool } from '../../src/server/createServer.js';
+import { Session } from '../../src/session/session.js';
 import { openSession, type SessionOptions } from '../../src/session/open.js';
 import type { SessionPlan } from '../../src/session/plan.js';
 import { GENERATIONS, type Generation } from '../../src/store/records.js';
@@ -40,16 +39,16 @@ const log = createLogger('silent');
 
 /** A session exactly as `ralph-mcp --project … <flags>` would build it, without the process. */
 export function openInProc(project: Project, flags: Omit<SessionOptions, 'project'> = {}): InProcSession {
-  const { store, plan } = openSession({ project: project.root, ...flags });
-  const ctx: ToolContext = toolContext(plan, store, log);
-  const tools = new Map(plan.tools.map((t) => [t.def.name, t]));
+  const opened = openSession({ project: project.root, ...flags });
+  const { store } = opened;
+  const session = new Session(opened.plan, store, log);
+  const { plan } = session; // the session's own copy: its scope is what calls change
   const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;
   const call = (name: string, args: Record<string, unknown> = {}): CallToolResult => {
-    const tool = visibleTool(tools, plan.scope, name);
-    // What the server answers for a hidden or unknown tool (a JSON-RPC error, not a tool result).
-    if (!tool) throw Object.assign(new Error(`Unknown tool: ${name}`), { code: -32602 });
-    const result = callTool(tool, args, ctx);
-    if (!result.isError && !tool.def.annotations.readOnlyHint && tool.def.category !== 'state') {
+    const tool = session.visibleTool(name);
+    // A hidden or unknown tool throws the server's JSON-RPC error (not a tool result).
+    const result = session.call(name, args) as CallToolResult;
+    if (!result.isError && !tool!.def.annotations.readOnlyHint && tool!.def.category !== 'state') {
       assert.deepEqual(
         invariants(project.dbPath),
         [],

@@ -1,0 +1,92 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { SESSION_HOOKS } from '../registry/sessionHooks.js';
+import {
+  applySessionPatch,
+  patchedSession,
+  writerOf,
+  type SessionPatch,
+  type SignalForwarder,
+  type ToolContext,
+} from '../toolkit/context.js';
+import type { SessionTool } from './plan.js';
+import { applyScope } from './scope.js';
+import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
+
+/** The arguments valid for this session's schema (scope not applied yet). */
+function parsedArgs(tool: SessionTool, rawArgs: Record<string, unknown>): Record<string, unknown> {
+  const parsed = tool.input.safeParse(rawArgs);
+  if (!parsed.success) throw argumentError(parsed.error, Object.keys(tool.input.shape));
+  return parsed.data as Record<string, unknown>;
+}
+
+/**
+ * One tool call: arguments validated against the session's schema, the session's scope applied, and
+ * for a writing tool one IMMEDIATE transaction holding the call and its audit row. What the call does to
+ * the session (a claim binds a task) happens only once that transaction has committed.
+ */
+export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ctx: ToolContext): CallToolResult {
+  const { def } = tool;
+  SESSION_HOOKS.beforeCall(ctx);
+  try {
+    const parsed = parsedArgs(tool, rawArgs);
+    if (def.annotations.readOnlyHint)
+      return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
+    if (def.category === 'state') {
+      // State files are not in the database: never wait on its write lock for them. Their audit row
+      // is best-effort, after the append (a file append cannot be rolled back with a transaction).
+      const out = def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>;
+      recordBestEffort(ctx, def.name, rawArgs, 'ok');
+      return okResult(out);
+    }
+    ctx.store.ensureOwnTables();
+    const patches: SessionPatch[] = [];
+    const inWrite: ToolContext = { ...ctx, onCommit: (patch) => patches.push(patch) };
+    const out = ctx.store.write(() => {
+      const result = def.handler(applyScope(tool, parsed, inWrite), inWrite) as Record<string, unknown>;
+      // The audit row names the session as the call leaves it (a claim's row names the claimed task).
+      ctx.store.recordCall(writerOf(patchedSession(ctx.session, patches)), def.name, rawArgs, 'ok', ctx.session.taskId);
+      return result;
+    });
+    for (const patch of patches) applySessionPatch(ctx.session, patch);
+    return okResult(out);
+  } catch (err) {
+    const te = toToolError(err);
+    if (te.code === 'internal') ctx.log.error({ err, tool: def.name }, 'tool failed');
+    // A busy database would only make us wait a second time to record that it was busy.
+    if (te.code !== 'busy') recordBestEffort(ctx, def.name, rawArgs, te.code);
+    return errorResult(te);
+  }
+}
+
+/**
+ * A signal verb in a session whose signals Ralph's app records: the same validation and scope as
+ * callTool, then the tool's `forwarded` (one request to Ralph's API); nothing is written here.
+ */
+export async function callForwarded(
+  tool: SessionTool,
+  rawArgs: Record<string, unknown>,
+  ctx: ToolContext,
+  forward: SignalForwarder,
+): Promise<CallToolResult> {
+  const { def } = tool;
+  try {
+    const args = applyScope(tool, parsedArgs(tool, rawArgs), ctx);
+    return okResult((await def.forwarded!(args, ctx, forward)) as Record<string, unknown>);
+  } catch (err) {
+    const te = toToolError(err);
+    if (te.code === 'internal') ctx.log.error({ err, tool: def.name }, 'tool failed');
+    else ctx.log.info({ tool: def.name, outcome: te.code }, 'call refused');
+    return errorResult(te);
+  }
+}
+
+/** Records a call outside a tool's own transaction: failing to record must not change the answer. */
+export function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, outcome: string): void {
+  if (ctx.forward) return; // Ralph's app is the only writer of a forwarding session
+  try {
+    ctx.store.ensureOwnTables();
+    ctx.store.write(() => ctx.store.recordCall(writerOf(ctx.session), tool, args, outcome));
+  } catch (err) {
+    ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
+  }
+}

@@ -1,0 +1,26 @@
+import { useEmbeddedFiles } from '../domain/packageInfo.js';
+import { whenProjectWork } from '../server/createServer.js';
+import { useBuiltListings, type BuiltListings } from '../session/listing.js';
+import type { Generation } from '../store/records.js';
+import { useBuiltExpectedSchema, type ExpectedData } from '../store/schema.js';
+import { startServing } from './v8Flags.js';
+
+/*
+ * What the build computed, written into the bundle by esbuild (scripts/serverBuild.mjs, and
+ * scripts/build-exe.mjs for the executable's embedded files); each is absent in tsc's output. Named
+ * once, here: esbuild writes a whole table in at each place that names it.
+ */
+declare const __RALPH_LISTINGS__: BuiltListings | undefined;
+declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;
+declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
+
+/**
+ * Hands the build's tables to the modules that use them, and puts V8 back to its serving defaults at
+ * the first request that works on the project. Runs before anything else in a launch.
+ */
+export function installStartup(): void {
+  useBuiltListings(typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined);
+  useBuiltExpectedSchema(typeof __RALPH_EXPECTED_SCHEMA__ !== 'undefined' ? __RALPH_EXPECTED_SCHEMA__ : undefined);
+  useEmbeddedFiles(typeof __RALPH_EMBEDDED__ !== 'undefined' ? __RALPH_EMBEDDED__ : undefined);
+  whenProjectWork(startServing);
+}

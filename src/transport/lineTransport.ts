@@ -1,0 +1,182 @@
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Readable, Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { readLine } from './jsonRpcLine.js';
+import { LineReader } from './lineReader.js';
+import { wireLine } from './wire.js';
+
+/**
+ * The longest line (one JSON-RPC message) read from a client: the SDK's own read-buffer limit.
+ * The largest legitimate call (every field of spawn_subtasks at its limit) is a fraction of it.
+ */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Backpressure, per connection: reading stops while more than MAX_UNSENT_BYTES of answers wait to be
+ * written, or MAX_IN_FLIGHT requests have been read and not yet answered (bytes alone would not stop
+ * the rest of a 64 KiB chunk of requests from being dispatched at once). A client that never reads
+ * then costs about MAX_UNSENT_BYTES plus MAX_IN_FLIGHT answers, and the kernel pushes back on it.
+ */
+export const MAX_UNSENT_BYTES = 1024 * 1024;
+export const MAX_IN_FLIGHT = 64;
+
+const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+
+/**
+ * MCP over newline-delimited JSON-RPC on a pair of streams: stdio, and each `--transport socket`
+ * connection. Unlike the SDK's StdioServerTransport it survives any client: a malformed line is
+ * answered as JSON-RPC asks (jsonRpcLine.ts) and skipped, an oversized one is skipped up to its
+ * newline and answered -32600 (the SDK's ends the session), and a client that does not read its
+ * answers is not read either. Answers given while one chunk is read leave in one write.
+ */
+export class LineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private started = false;
+  private closed = false;
+  /** Requests read and not yet answered, by id (a client may reuse an id). */
+  private readonly inFlight = new Map<string, number>();
+  private inFlightCount = 0;
+  private wakeScheduled = false;
+  /** Senders waiting for the one shared 'drain' (a listener per message piles up under load). */
+  private drainWaiters: (() => void)[] | null = null;
+  private readonly reader: LineReader;
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly log: Logger,
+    maxBytes = MAX_MESSAGE_BYTES,
+  ) {
+    this.reader = new LineReader(
+      maxBytes,
+      (line) => this.onLine(line),
+      (bytes) => {
+        log.warn({ bytes, max: maxBytes }, 'message too large: skipped');
+        this.answerError({
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid Request: message longer than ${maxBytes} bytes; skipped`,
+        });
+      },
+      () => this.blocked(),
+      () => {
+        // Stop reading: the client's further requests wait in the kernel's buffer, and then in its own.
+        input.pause();
+        this.scheduleWake();
+      },
+    );
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('LineTransport already started');
+    this.started = true;
+    this.input.on('data', this.onData);
+    this.input.on('error', this.onStreamError);
+    this.output.on('drain', this.onDrain);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    this.countAnswer(message);
+    return new Promise<void>((resolve) => {
+      if (this.output.write(wireLine(message)) && this.drainWaiters === null) return resolve();
+      this.drainWaiters ??= [];
+      this.drainWaiters.push(resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('error', this.onStreamError);
+    this.output.off('drain', this.onDrain);
+    if (this.input.listenerCount('data') === 0) this.input.pause();
+    this.onclose?.();
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    // The answers to one chunk's requests (given in the microtasks after it) leave in one write.
+    if (!this.corked) {
+      this.corked = true;
+      this.output.cork();
+      setImmediate(this.uncork);
+    }
+    this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  };
+
+  private corked = false;
+  private readonly uncork = (): void => {
+    this.corked = false;
+    this.output.uncork();
+  };
+
+  private readonly onStreamError = (error: Error): void => this.onerror?.(error);
+
+  private readonly onDrain = (): void => {
+    const ready = this.drainWaiters ?? [];
+    this.drainWaiters = null;
+    for (const resolve of ready) resolve();
+    this.scheduleWake();
+  };
+
+  private onLine(line: Buffer): void {
+    const outcome = readLine(line);
+    if (outcome === null) return;
+    if (!('message' in outcome)) {
+      this.log.warn({ reason: outcome.reason, excerpt: line.subarray(0, 120).toString('utf8') }, 'malformed message');
+      if (outcome.answer) this.answerError({ code: outcome.answer, message: outcome.reason }, outcome.id);
+      return;
+    }
+    const m = outcome.message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    if (m.id !== undefined && typeof m.method === 'string') this.track(m.id, +1);
+    // The SDK sends no answer to a cancelled request: free its slot, or 64 cancels would stall reading.
+    else if (m.method === 'notifications/cancelled') this.track(m.params?.requestId, -1);
+    try {
+      this.onmessage?.(outcome.message);
+    } catch (err) {
+      this.log.error({ err }, 'message handler failed'); // one message never takes the stream down
+    }
+  }
+
+  /** An answer of ours to a line no request was read from: it frees no request slot. */
+  private answerError(error: { code: number; message: string }, id?: string | number): void {
+    if (this.closed || !this.onmessage) return;
+    const msg = { jsonrpc: '2.0', ...(id !== undefined ? { id } : {}), error } as JSONRPCMessage;
+    this.output.write(wireLine(msg));
+  }
+
+  private countAnswer(message: JSONRPCMessage): void {
+    const m = message as { id?: unknown; method?: unknown };
+    if (m.id !== undefined && m.method === undefined) this.track(m.id, -1);
+  }
+
+  private track(id: unknown, delta: 1 | -1): void {
+    const key = idKey(id);
+    const n = this.inFlight.get(key) ?? 0;
+    if (delta === 1) this.inFlight.set(key, n + 1);
+    else if (n === 0) return;
+    else if (n === 1) this.inFlight.delete(key);
+    else this.inFlight.set(key, n - 1);
+    this.inFlightCount += delta;
+    if (delta === -1) this.scheduleWake();
+  }
+
+  private blocked(): boolean {
+    return this.inFlightCount >= MAX_IN_FLIGHT || this.output.writableLength >= MAX_UNSENT_BYTES;
+  }
+
+  /** Resumes reading on the next macrotask, not inside send: one wake-up for a burst of answers. */
+  private scheduleWake(): void {
+    if (this.wakeScheduled || !this.reader.holding) return;
+    this.wakeScheduled = true;
+    setImmediate(() => {
+      this.wakeScheduled = false;
+      if (this.closed || this.blocked()) return; // still backed up: a later answer or drain wakes us
+      this.reader.resume();
+      if (!this.reader.holding) this.input.resume();
+    });
+  }
+}

@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { after, describe, test } from 'node:test';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createMcpServer } from '../../src/server/createServer.js';
+import { createLogger } from '../../src/server/log.js';
+import { openSession } from '../../src/session/open.js';
+import { serverCommand } from '../helpers/env.js';
+import { sampleProject, tempDir } from '../helpers/project.js';
+import { exited, startSocketServer } from '../helpers/socketServer.js';
+
+/**
+ * Every request kind, sent as lines over stdio and over the socket to the built server, gets the
+ * answer the SDK's standard handling gives: the same server code connected to the SDK's own
+ * StdioServerTransport in this process, on an identical project, every request through the SDK
+ * (no direct calls, no line guard). Among them a tools/call with a progress token, and a call
+ * cancelled in the same write it was sent in: the SDK answers nothing to a cancelled request.
+ */
+const FLAGS = ['--recipe', 'yap'];
+const CLIENT = { name: 'protocol-test', version: '1' };
+const req = (id: number, method: string, params?: object) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  ...(params && { params }),
+});
+const note = (method: string, params?: object) => ({ jsonrpc: '2.0', method, ...(params && { params }) });
+
+/** Each write is one chunk of lines; the last request of each is waited for before the next write. */
+const SCRIPT: object[][] = [
+  [req(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT })],
+  [note('notifications/initialized'), req(2, 'ping')],
+  [req(3, 'tools/list')],
+  [req(4, 'tools/call', { name: 'get_task', arguments: { id: 1 } })],
+  [req(5, 'tools/call', { name: 'get_task', arguments: { id: 999 } })],
+  [req(6, 'tools/call', { name: 'delete_task', arguments: { id: 1 } })],
+  [req(7, 'tools/call', { name: 'get_task', arguments: '1' })],
+  [req(8, 'tools/call', { name: 'list_tasks', arguments: { limit: 2 }, _meta: { progressToken: 'p8' } })],
+  [req(9, 'resources/list')],
+  [req(10, 'resources/templates/list')],
+  [req(11, 'resources/read', { uri: 'ralph://tasks/1' })],
+  [req(12, 'resources/subscribe', { uri: 'ralph://tasks/1' })],
+  [req(13, 'resources/unsubscribe', { uri: 'ralph://tasks/1' })],
+  [req(14, 'prompts/list')],
+  [req(15, 'prompts/get', { name: 'task_brief', arguments: { task_id: '2' } })],
+  [
+    req(16, 'completion/complete', {
+      ref: { type: 'ref/prompt', name: 'task_brief' },
+      argument: { name: 'task_id', value: '1' },
+    }),
+  ],
+  [req(17, 'logging/setLevel', { level: 'error' })],
+  [req(18, 'frobnicate')],
+  [
+    req(19, 'tools/call', { name: 'get_task', arguments: { id: 2 }, _meta: { progressToken: 19 } }),
+    note('notifications/cancelled', { requestId: 19, reason: 'changed my mind' }),
+    req(20, 'ping'),
+  ],
+  [req(21, 'tools/call', { name: 'search_tasks', arguments: { query: 'recipe' } })],
+];
+
+/** Sends the script over a pair of streams; the answers by id, as the lines written. */
+async function run(input: Writable, output: Readable): Promise<Map<number, string>> {
+  const answers = new Map<number, string>();
+  const waiting = new Map<number, () => void>();
+  let buf = '';
+  output.on('data', (b: Buffer) => {
+    buf += b.toString();
+    for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      const m = JSON.parse(line) as { id?: number; method?: string };
+      if (m.id === undefined || m.method !== undefined) continue; // notifications (logs) are not answers
+      answers.set(m.id, line);
+      waiting.get(m.id)?.();
+    }
+  });
+  for (const chunk of SCRIPT) {
+    const last = [...chunk].reverse().find((m) => 'id' in m) as { id: number };
+    const answered = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer to ${last.id}`)), 10_000);
+      waiting.set(last.id, () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    input.write(chunk.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    await answered;
+  }
+  return answers;
+}
+
+/** The reference: this server's code with every request through the SDK's own stdio transport. */
+async function reference(): Promise<Map<number, string>> {
+  const { plan, store } = openSession({ project: sampleProject().root, recipe: 'yap' });
+  const { server } = createMcpServer(plan, store, createLogger('silent'));
+  const toServer = new PassThrough();
+  const fromServer = new PassThrough();
+  await server.connect(new StdioServerTransport(toServer, fromServer));
+  try {
+    return await run(toServer, fromServer);
+  } finally {
+    await server.close();
+    store.close();
+  }
+}
+
+describe('every request kind, as the SDK answers it', async () => {
+  const want = await reference();
+  after(() => undefined);
+
+  test('the reference answered every request but the cancelled one', () => {
+    const ids = SCRIPT.flat().flatMap((m) => ('id' in m ? [(m as { id: number }).id] : []));
+    assert.deepEqual(
+      [...want.keys()].sort((a, b) => a - b),
+      ids.filter((id) => id !== 19),
+    );
+    assert.match(want.get(7)!, /"code":-32602/, 'string arguments: invalid params');
+    assert.match(want.get(18)!, /"code":-32601/, 'unknown method');
+  });
+
+  test('over stdio', async () => {
+    const cmd = serverCommand(['--project', sampleProject().root, ...FLAGS]);
+    const child = spawn(cmd.command, cmd.args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      const got = await run(child.stdin, child.stdout);
+      for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
+      assert.equal(got.has(19), false, 'no answer to the cancelled call');
+    } finally {
+      child.kill();
+    }
+  });
+
+  test('over the socket', async () => {
+    const socket = join(tempDir(), 'mcp.sock');
+    const server = await startSocketServer(sampleProject().root, socket, FLAGS);
+    try {
+      const conn = connect(socket);
+      await new Promise((resolve) => conn.once('connect', resolve));
+      const got = await run(conn, conn);
+      conn.end();
+      for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
+      assert.equal(got.has(19), false, 'no answer to the cancelled call');
+    } finally {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
+    }
+  });
+});
