@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { rmSync } from 'node:fs';
-import { initProject, type Project } from '../src/domain/project.js';
+import type { Project } from '../src/domain/project.js';
+import { initProject } from '../src/store/open/init.js';
 import { migrateDatabase } from '../src/store/migrate/index.js';
 import type { Generation } from '../src/store/records.js';
 

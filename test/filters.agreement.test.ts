@@ -11,7 +11,7 @@ import { projectPaths, type Project } from '../src/domain/project.js';
 import { Session } from '../src/session/session.js';
 import { openSession, type SessionOptions } from '../src/session/open.js';
 import { GENERATIONS, type Generation } from '../src/store/records.js';
-import { openStore } from '../src/store/open.js';
+import { openStore } from '../src/store/open/openStore.js';
 import { openInProc, type InProcSession } from './contract/harness.js';
 import { CLI } from './helpers/env.js';
 
@@ -184,17 +184,17 @@ function quickSession(
 }
 
 /** Every page of list_tasks for `q`, by `limit`; checks total on every page. */
-function listAll(
+async function listAll(
   s: InProcSession,
   q: Record<string, any>,
   limit: number,
-): { ids: number[]; total: number; capped: boolean } {
+): Promise<{ ids: number[]; total: number; capped: boolean }> {
   const ids: number[] = [];
   let cursor: string | null = null;
   let total = -1;
   let capped = false;
   do {
-    const page: any = s.ok('list_tasks', { ...q, limit, ...(cursor ? { cursor } : {}) });
+    const page: any = await s.ok('list_tasks', { ...q, limit, ...(cursor ? { cursor } : {}) });
     if (total >= 0) assert.equal(page.total, total, 'total changed between pages');
     total = page.total;
     capped = page.total_capped === true;
@@ -210,7 +210,7 @@ after(() => {
 });
 
 for (const generation of GENERATIONS) {
-  describe(`filters agree with brute force over ${N.toLocaleString('en-US')} tasks [${generation}]`, () => {
+  describe(`filters agree with brute force over ${N.toLocaleString('en-US')} tasks [${generation}]`, async () => {
     const dir = mkdtempSync(join(tmpdir(), `ralph-filters-${generation}-`));
     dirs.push(dir);
     generateProject(CLI, dir, N, 14, process.env, generation);
@@ -225,7 +225,7 @@ for (const generation of GENERATIONS) {
       db.pragma('wal_checkpoint(TRUNCATE)');
       db.close();
     }
-    const s = openInProc(projectPaths(dir));
+    const s = await openInProc(projectPaths(dir));
     after(() => s.close());
     // Claims as workers leave them: on some in_progress tasks (sessions w1, w2), and rows of finished
     // tasks left behind by crashed sessions (which hold nothing).
@@ -253,7 +253,7 @@ for (const generation of GENERATIONS) {
     }));
     assert.ok(rows.filter((r) => r.holder).length > 100, 'some tasks are held');
 
-    test('200 seeded random filter combinations: same ids, same order, same total', () => {
+    test('200 seeded random filter combinations: same ids, same order, same total', async () => {
       const r = rng(1414);
       let nonEmpty = 0;
       for (let i = 0; i < 200; i++) {
@@ -261,7 +261,7 @@ for (const generation of GENERATIONS) {
         const want = bruteForce(rows, q);
         // A page size that makes several pages of most answers (and a few of one row each).
         const limit = i % 10 === 0 && want.length <= 300 ? 7 : want.length > 1000 ? 500 : 97;
-        const got = listAll(s, q, limit);
+        const got = await listAll(s, q, limit);
         // With `ready`, total counts up to 1,000 and says when it stopped (total_capped).
         assert.equal(
           got.total,
@@ -275,7 +275,7 @@ for (const generation of GENERATIONS) {
       assert.ok(nonEmpty > 100, `only ${nonEmpty} of 200 combinations matched anything`);
     });
 
-    test('each filter alone, and the ready queue in claim order', () => {
+    test('each filter alone, and the ready queue in claim order', async () => {
       for (const q of [
         { ready: true, sort: 'priority' },
         { ready: false },
@@ -287,7 +287,7 @@ for (const generation of GENERATIONS) {
       ]) {
         const want = bruteForce(rows, q);
         assert.ok(want.length > 0, JSON.stringify(q));
-        assert.deepEqual(listAll(s, q, 500).ids, want, JSON.stringify(q));
+        assert.deepEqual((await listAll(s, q, 500)).ids, want, JSON.stringify(q));
       }
     });
 

@@ -121,13 +121,13 @@ describe('which generation a database is', () => {
 
 describe("our objects never stand in the way of Ralph's own table rebuilds", () => {
   for (const generation of ['legacy', 'normalized'] as const) {
-    test(`every table of Ralph's can be rebuilt (create, copy, drop, rename) with our triggers and indexes in place [${generation}]`, () => {
+    test(`every table of Ralph's can be rebuilt (create, copy, drop, rename) with our triggers and indexes in place [${generation}]`, async () => {
       const p = sampleProject(generation);
-      const s = openInProc(p);
-      s.ok('add_task_comment', { task_id: 3, body: 'makes our tables' });
-      s.ok('search_tasks', { query: 'recipe' }); // makes the search index and its triggers
-      const before = s.ok('get_project_progress', {});
-      s.close();
+      const s = await openInProc(p);
+      await s.ok('add_task_comment', { task_id: 3, body: 'makes our tables' });
+      await s.ok('search_tasks', { query: 'recipe' }); // makes the search index and its triggers
+      const before = await s.ok('get_project_progress', {});
+      await s.close();
       const db = new Database(p.dbPath);
       const tables = (
         db
@@ -140,50 +140,51 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
       // As a migration of Ralph's would (SQLite's own procedure for changing a table): a later table's
       // rebuild must not be broken by anything of ours on or naming an earlier one.
       for (const table of tables) rebuild(p, table, (ddl) => `${ddl} `);
-      const again = openInProc(p);
+      const again = await openInProc(p);
       try {
-        again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
-        assert.deepEqual(again.ok('get_project_progress', {}).by_feature, before.by_feature);
+        await again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
+        assert.deepEqual((await again.ok('get_project_progress', {})).by_feature, before.by_feature);
         assert.deepEqual(
-          again.ok('search_tasks', { query: 'typeahead' }).results.map((h: any) => h.id),
+          (await again.ok('search_tasks', { query: 'typeahead' })).results.map((h: any) => h.id),
           [6],
         );
       } finally {
-        again.close();
+        await again.close();
       }
     });
   }
 });
 
 describe('init, and what comes next', () => {
-  test("init makes Ralph's current schema with its default disciplines, and says what to run next; braindump can then plan", () => {
+  test("init makes Ralph's current schema with its default disciplines, and says what to run next; braindump can then plan", async () => {
     const dir = tempDir();
     const r = runCli(['init', '--project', dir, '--title', 'Fresh']);
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /created .*ralph\.db \(normalized schema, default disciplines\)/);
     assert.match(r.stdout, /next: ralph-mcp --project .* --recipe braindump/);
     const p = projectPaths(dir);
-    const s = openInProc(p, { recipe: 'braindump' });
+    const s = await openInProc(p, { recipe: 'braindump' });
     try {
       assert.equal(s.store.generation, 'normalized');
-      assert.equal(s.ok('list_disciplines', {}).disciplines.length, 8);
-      s.ok('create_feature', { name: 'core', display_name: 'Core' });
-      const t = s.ok('create_task', { feature: 'core', discipline: 'implementation', title: 'First task' }).task;
+      assert.equal((await s.ok('list_disciplines', {})).disciplines.length, 8);
+      await s.ok('create_feature', { name: 'core', display_name: 'Core' });
+      const t = (await s.ok('create_task', { feature: 'core', discipline: 'implementation', title: 'First task' }))
+        .task;
       assert.deepEqual([t.id, t.feature, t.discipline, t.status], [1, 'core', 'implementation', 'pending']);
     } finally {
-      s.close();
+      await s.close();
     }
   });
 
-  test('init --schema legacy --no-disciplines keeps the old shape', () => {
+  test('init --schema legacy --no-disciplines keeps the old shape', async () => {
     const dir = tempDir();
     assert.equal(runCli(['init', '--project', dir, '--schema', 'legacy', '--no-disciplines']).status, 0);
-    const s = openInProc(projectPaths(dir), { recipe: 'yap' });
+    const s = await openInProc(projectPaths(dir), { recipe: 'yap' });
     try {
       assert.equal(s.store.generation, 'legacy');
-      assert.deepEqual(s.ok('list_disciplines', {}).disciplines, []);
+      assert.deepEqual((await s.ok('list_disciplines', {})).disciplines, []);
     } finally {
-      s.close();
+      await s.close();
     }
   });
 });

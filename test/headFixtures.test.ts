@@ -29,16 +29,16 @@ type Flags = Parameters<typeof openInProc>[1];
  * A fresh copy of a head fixture and an in-process session on it (full suite unless flags say otherwise), closed after
  * the test.
  */
-function open(t: TestContext, file: string = DEV, flags: Flags = {}): { p: Project; s: InProcSession } {
+async function open(t: TestContext, file: string = DEV, flags: Flags = {}): Promise<{ p: Project; s: InProcSession }> {
   const p = fixtureProject(file, HEAD_FIXTURES_DIR);
-  const s = openInProc(p, flags);
+  const s = await openInProc(p, flags);
   t.after(() => s.close());
   return { p, s };
 }
 
 /** A second session on the same project (e.g. a task session beside the full one). */
-function also(t: TestContext, p: Project, flags: Flags): InProcSession {
-  const s = openInProc(p, flags);
+async function also(t: TestContext, p: Project, flags: Flags): Promise<InProcSession> {
+  const s = await openInProc(p, flags);
   t.after(() => s.close());
   return s;
 }
@@ -50,7 +50,7 @@ const stateFiles = (p: Project) => [readFileSync(p.learningsFile, 'utf8'), readF
  * Calls a tool that must be refused with `code`; Ralph's tables (a dump without ralph_mcp_*) and the
  * state files must be unchanged, and the message must match `message` when given. Returns the error.
  */
-function refused(
+async function refused(
   s: InProcSession,
   p: Project,
   name: string,
@@ -60,7 +60,7 @@ function refused(
 ) {
   const before = dump(p);
   const files = stateFiles(p);
-  const err = s.fail(name, args);
+  const err = await s.fail(name, args);
   assert.equal(err.code, code, `${name} ${JSON.stringify(args)}: expected ${code}, got ${err.code}: ${err.message}`);
   assert.ok(err.message.length > 0, `${name}: an error carries a message`);
   if (message) assert.match(err.message, message, `${name} ${JSON.stringify(args)}`);
@@ -149,9 +149,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
   // ------------------------------------------------------------------------------------------------
   describe('task tools (in-process, full suite)', () => {
-    test('list_tasks: filters, case-insensitive names, pagination', (t) => {
-      const { p, s } = open(t);
-      const all = s.ok('list_tasks', {});
+    test('list_tasks: filters, case-insensitive names, pagination', async (t) => {
+      const { p, s } = await open(t);
+      const all = await s.ok('list_tasks', {});
       assert.equal(all.total, 21);
       assert.deepEqual(ids(all.tasks), col(p, 'SELECT id FROM runtime_tasks ORDER BY id'));
       assert.equal(all.next_cursor, null);
@@ -175,18 +175,18 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         depends_on: ralphTask(p.dbPath, 12)!.depends_on,
       });
 
-      const pending = s.ok('list_tasks', { filter_status: 'pending' });
+      const pending = await s.ok('list_tasks', { filter_status: 'pending' });
       assert.deepEqual(ids(pending.tasks), col(p, "SELECT id FROM runtime_tasks WHERE status = 'pending' ORDER BY id"));
       assert.equal(pending.total, pending.tasks.length);
 
-      const search = s.ok('list_tasks', { filter_feature: 'SEARCH' });
+      const search = await s.ok('list_tasks', { filter_feature: 'SEARCH' });
       assert.deepEqual(ids(search.tasks), [13, 14, 15]);
       assert.ok(
         search.tasks.every((x: AnyRow) => x.feature === 'search'),
         'names come back as stored',
       );
 
-      const frontend = s.ok('list_tasks', { filter_discipline: 'Frontend', filter_status: 'pending' });
+      const frontend = await s.ok('list_tasks', { filter_discipline: 'Frontend', filter_status: 'pending' });
       assert.deepEqual(
         ids(frontend.tasks),
         col(
@@ -201,7 +201,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = s.ok('list_tasks', { limit: 5, ...(cursor !== undefined ? { cursor } : {}) });
+        const page = await s.ok('list_tasks', { limit: 5, ...(cursor !== undefined ? { cursor } : {}) });
         assert.equal(page.total, 21);
         assert.ok(page.tasks.length <= 5);
         seen.push(...ids(page.tasks));
@@ -211,19 +211,22 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(pages, 5);
       assert.deepEqual(seen, col(p, 'SELECT id FROM runtime_tasks ORDER BY id'));
 
-      const err = refused(s, p, 'list_tasks', { filter_feature: 'no-such-feature' }, 'not_found');
+      const err = await refused(s, p, 'list_tasks', { filter_feature: 'no-such-feature' }, 'not_found');
       assert.match(err.message, /no-such-feature/);
       assert.match(err.message, /bookmark-crud/, 'names the subsystems that exist');
-      assert.match(refused(s, p, 'list_tasks', { filter_discipline: 'wizardry' }, 'not_found').message, /frontend/);
-      refused(s, p, 'list_tasks', { filter_status: 'needs_input' }, 'invalid_argument');
-      refused(s, p, 'list_tasks', { cursor: 'abc' }, 'invalid_argument');
-      refused(s, p, 'list_tasks', { limit: 0 }, 'invalid_argument');
-      refused(s, p, 'list_tasks', { status: 'pending' }, 'invalid_argument');
+      assert.match(
+        (await refused(s, p, 'list_tasks', { filter_discipline: 'wizardry' }, 'not_found')).message,
+        /frontend/,
+      );
+      await refused(s, p, 'list_tasks', { filter_status: 'needs_input' }, 'invalid_argument');
+      await refused(s, p, 'list_tasks', { cursor: 'abc' }, 'invalid_argument');
+      await refused(s, p, 'list_tasks', { limit: 0 }, 'invalid_argument');
+      await refused(s, p, 'list_tasks', { status: 'pending' }, 'invalid_argument');
     });
 
-    test('get_task: fields as Ralph reads them, signals as comments, dependencies', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('get_task', { id: 21 });
+    test('get_task: fields as Ralph reads them, signals as comments, dependencies', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('get_task', { id: 21 });
       sameTask(p, r.task);
       // Every signal of the task is a comment, oldest first, whatever its verb.
       const signals = ralphComments(p.dbPath, 21);
@@ -244,10 +247,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         );
         assert.equal(c.author, sig.author, `signal ${c.id}: the author Ralph shows (who started its session)`);
       }
-      const four = s.ok('get_task', { id: 4 });
+      const four = await s.ok('get_task', { id: 4 });
       assert.deepEqual(ids(four.comments), col(p, 'SELECT id FROM task_signals WHERE task_id = 4 ORDER BY id'));
 
-      const twelve = s.ok('get_task', { id: 12 });
+      const twelve = await s.ok('get_task', { id: 12 });
       sameTask(p, twelve.task);
       assert.deepEqual(
         twelve.dependencies,
@@ -259,15 +262,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
       assert.deepEqual(ids(twelve.dependencies).sort(), [8, 9]);
 
-      const err = refused(s, p, 'get_task', { id: 999 }, 'not_found');
+      const err = await refused(s, p, 'get_task', { id: 999 }, 'not_found');
       assert.match(err.message, /999/);
       assert.match(err.message, /1 to 21/, 'says which task ids exist');
-      refused(s, p, 'get_task', { id: 0 }, 'invalid_argument');
-      refused(s, p, 'get_task', { id: '4' }, 'invalid_argument');
+      await refused(s, p, 'get_task', { id: 0 }, 'invalid_argument');
+      await refused(s, p, 'get_task', { id: '4' }, 'invalid_argument');
     });
 
-    test('create_task: one details row, one runtime row and the list rows', (t) => {
-      const { p, s } = open(t);
+    test('create_task: one details row, one runtime row and the list rows', async (t) => {
+      const { p, s } = await open(t);
       const args = {
         feature: 'Search',
         discipline: 'backend',
@@ -283,7 +286,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         estimated_turns: 4,
       };
       const detailsBefore = Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n);
-      const { task } = s.ok('create_task', args);
+      const { task } = await s.ok('create_task', args);
       assert.equal(task.id, 22, 'the next AUTOINCREMENT id');
       assert.equal(task.feature, 'search', 'the subsystem as stored');
       sameTask(p, task);
@@ -328,33 +331,44 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'docs/ranking.md',
       ]);
 
-      const draft = s.ok('create_task', {
-        feature: 'settings',
-        discipline: 'data',
-        title: 'Draft: sync settings',
-        status: 'draft',
-      }).task;
+      const draft = (
+        await s.ok('create_task', {
+          feature: 'settings',
+          discipline: 'data',
+          title: 'Draft: sync settings',
+          status: 'draft',
+        })
+      ).task;
       assert.equal(draft.id, 23);
       assert.equal(runtimeOf(p, 23)!.status, 'draft');
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_acceptance_criteria WHERE task_id = 23')!.n, 0);
 
       const base = { feature: 'search', discipline: 'backend', title: 'x' };
-      assert.match(refused(s, p, 'create_task', { ...base, feature: 'sharing' }, 'not_found').message, /bookmark-crud/);
-      assert.match(refused(s, p, 'create_task', { ...base, discipline: 'wizardry' }, 'not_found').message, /frontend/);
-      assert.match(refused(s, p, 'create_task', { ...base, depends_on: [999] }, 'invalid_argument').message, /999/);
-      refused(s, p, 'create_task', { ...base, status: 'done' }, 'invalid_argument');
-      refused(s, p, 'create_task', { ...base, status: 'needs_input' }, 'invalid_argument');
-      refused(s, p, 'create_task', { ...base, title: '   ' }, 'invalid_argument');
-      refused(s, p, 'create_task', { ...base, priority: 'urgent' }, 'invalid_argument');
-      refused(s, p, 'create_task', { ...base, context_files: ['../outside.ts'] }, 'invalid_argument');
-      refused(s, p, 'create_task', { ...base, assignee: 'bob' }, 'invalid_argument');
-      refused(s, p, 'create_task', { feature: 'search', title: 'no discipline' }, 'invalid_argument');
+      assert.match(
+        (await refused(s, p, 'create_task', { ...base, feature: 'sharing' }, 'not_found')).message,
+        /bookmark-crud/,
+      );
+      assert.match(
+        (await refused(s, p, 'create_task', { ...base, discipline: 'wizardry' }, 'not_found')).message,
+        /frontend/,
+      );
+      assert.match(
+        (await refused(s, p, 'create_task', { ...base, depends_on: [999] }, 'invalid_argument')).message,
+        /999/,
+      );
+      await refused(s, p, 'create_task', { ...base, status: 'done' }, 'invalid_argument');
+      await refused(s, p, 'create_task', { ...base, status: 'needs_input' }, 'invalid_argument');
+      await refused(s, p, 'create_task', { ...base, title: '   ' }, 'invalid_argument');
+      await refused(s, p, 'create_task', { ...base, priority: 'urgent' }, 'invalid_argument');
+      await refused(s, p, 'create_task', { ...base, context_files: ['../outside.ts'] }, 'invalid_argument');
+      await refused(s, p, 'create_task', { ...base, assignee: 'bob' }, 'invalid_argument');
+      await refused(s, p, 'create_task', { feature: 'search', title: 'no discipline' }, 'invalid_argument');
     });
 
-    test('update_task: given fields only, lists replaced, cycles refused', (t) => {
-      const { p, s } = open(t);
+    test('update_task: given fields only, lists replaced, cycles refused', async (t) => {
+      const { p, s } = await open(t);
       const before = detailsOf(p, 20);
-      const r = s.ok('update_task', {
+      const r = await s.ok('update_task', {
         id: 20,
         priority: 'high',
         acceptance_criteria: ['Stored in localStorage', 'Read on start'],
@@ -383,31 +397,37 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(col(p, 'SELECT tag FROM task_tags WHERE task_id = 20'), ['theme']);
 
       // Shorter criteria list: the order is rewritten 0..n-1 again.
-      s.ok('update_task', { id: 4, acceptance_criteria: ['only one'] });
+      await s.ok('update_task', { id: 4, acceptance_criteria: ['only one'] });
       assert.deepEqual(rows(p, 'SELECT criterion, criterion_order FROM task_acceptance_criteria WHERE task_id = 4'), [
         { criterion: 'only one', criterion_order: 0 },
       ]);
 
       // 5 depends on 2: 2 depending on 5 closes a cycle; so does 3 → 4 → 3.
-      assert.match(refused(s, p, 'update_task', { id: 2, depends_on: [5] }, 'invalid_argument').message, /cycle/);
-      assert.match(refused(s, p, 'update_task', { id: 3, depends_on: [2, 4] }, 'invalid_argument').message, /cycle/);
-      refused(s, p, 'update_task', { id: 5, depends_on: [5] }, 'invalid_argument');
-      refused(s, p, 'update_task', { id: 5, depends_on: [998] }, 'invalid_argument');
-      refused(s, p, 'update_task', { id: 5 }, 'invalid_argument', /nothing to update/);
-      assert.match(refused(s, p, 'update_task', { id: 999, title: 'x' }, 'not_found').message, /1 to 21/);
-      refused(s, p, 'update_task', { id: 5, status: 'done' }, 'invalid_argument');
-      refused(s, p, 'update_task', { id: 5, estimated_turns: 0 }, 'invalid_argument');
+      assert.match(
+        (await refused(s, p, 'update_task', { id: 2, depends_on: [5] }, 'invalid_argument')).message,
+        /cycle/,
+      );
+      assert.match(
+        (await refused(s, p, 'update_task', { id: 3, depends_on: [2, 4] }, 'invalid_argument')).message,
+        /cycle/,
+      );
+      await refused(s, p, 'update_task', { id: 5, depends_on: [5] }, 'invalid_argument');
+      await refused(s, p, 'update_task', { id: 5, depends_on: [998] }, 'invalid_argument');
+      await refused(s, p, 'update_task', { id: 5 }, 'invalid_argument', /nothing to update/);
+      assert.match((await refused(s, p, 'update_task', { id: 999, title: 'x' }, 'not_found')).message, /1 to 21/);
+      await refused(s, p, 'update_task', { id: 5, status: 'done' }, 'invalid_argument');
+      await refused(s, p, 'update_task', { id: 5, estimated_turns: 0 }, 'invalid_argument');
     });
 
-    test('delete_task: refused while depended on; lists and signals go, sessions stay, ids are never reused', (t) => {
-      const { p, s } = open(t);
-      const err = refused(s, p, 'delete_task', { id: 3 }, 'conflict');
+    test('delete_task: refused while depended on; lists and signals go, sessions stay, ids are never reused', async (t) => {
+      const { p, s } = await open(t);
+      const err = await refused(s, p, 'delete_task', { id: 3 }, 'conflict');
       assert.match(err.message, /4, 6, 13, 18/, 'names the dependents');
-      assert.match(refused(s, p, 'delete_task', { id: 999 }, 'not_found').message, /1 to 21/);
+      assert.match((await refused(s, p, 'delete_task', { id: 999 }, 'not_found')).message, /1 to 21/);
 
       // Task 18 depends on 3 and has no dependents; task 20 has one signal in session legacy-task-20.
       const details18 = runtimeOf(p, 18)!.details_id;
-      assert.deepEqual(s.ok('delete_task', { id: 18 }), { deleted_id: 18, deleted_comments: 0 });
+      assert.deepEqual(await s.ok('delete_task', { id: 18 }), { deleted_id: 18, deleted_comments: 0 });
       assert.equal(runtimeOf(p, 18), undefined);
       assert.equal(ralphTask(p.dbPath, 18), undefined);
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_dependencies WHERE task_id = 18')!.n, 0);
@@ -421,7 +441,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       const signals20 = Number(row(p, 'SELECT count(*) AS n FROM task_signals WHERE task_id = 20')!.n);
       assert.ok(signals20 > 0);
-      assert.deepEqual(s.ok('delete_task', { id: 20 }), { deleted_id: 20, deleted_comments: signals20 });
+      assert.deepEqual(await s.ok('delete_task', { id: 20 }), { deleted_id: 20, deleted_comments: signals20 });
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_signals WHERE task_id = 20')!.n, 0);
       assert.deepEqual(
         row(p, "SELECT task_id FROM agent_sessions WHERE id = 'legacy-task-20'"),
@@ -430,15 +450,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
 
       // AUTOINCREMENT: a new task never takes a deleted id.
-      const a = s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'A' }).task.id;
+      const a = (await s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'A' })).task.id;
       assert.equal(a, 22);
-      s.ok('delete_task', { id: a });
-      assert.equal(s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'B' }).task.id, 23);
+      await s.ok('delete_task', { id: a });
+      assert.equal((await s.ok('create_task', { feature: 'settings', discipline: 'data', title: 'B' })).task.id, 23);
     });
 
-    test('set_task_status: the six statuses only, done stamps completed, reopening clears it', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('set_task_status', { id: 5, status: 'done' });
+    test('set_task_status: the six statuses only, done stamps completed, reopening clears it', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('set_task_status', { id: 5, status: 'done' });
       assert.equal(r.previous_status, 'pending');
       assert.equal(r.changed, true);
       const rt = runtimeOf(p, 5)!;
@@ -447,36 +467,38 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assertUpdatedToday(rt.updated, 'updated');
       assert.equal(ralphTask(p.dbPath, 5)!.status, 'done');
 
-      assert.equal(s.ok('set_task_status', { id: 5, status: 'done' }).changed, false);
+      assert.equal((await s.ok('set_task_status', { id: 5, status: 'done' })).changed, false);
       for (const status of RALPH_STATUSES) {
-        s.ok('set_task_status', { id: 6, status });
+        await s.ok('set_task_status', { id: 6, status });
         const x = runtimeOf(p, 6)!;
         assert.equal(x.status, status);
         if (status === 'done') assertToday(x.completed, 'completed');
         else assert.equal(x.completed, null, `${status} is not done: completed is cleared`);
       }
-      s.ok('set_task_status', { id: 1, status: 'pending' });
+      await s.ok('set_task_status', { id: 1, status: 'pending' });
       assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 1'), {
         status: 'pending',
         completed: null,
       });
 
       for (const status of ['needs_input', 'failed', 'finished', 'DONE', ''])
-        refused(s, p, 'set_task_status', { id: 7, status }, 'invalid_argument');
-      refused(s, p, 'set_task_status', { id: 999, status: 'done' }, 'not_found');
-      refused(s, p, 'set_task_status', { id: 7 }, 'invalid_argument');
+        await refused(s, p, 'set_task_status', { id: 7, status }, 'invalid_argument');
+      await refused(s, p, 'set_task_status', { id: 999, status: 'done' }, 'not_found');
+      await refused(s, p, 'set_task_status', { id: 7 }, 'invalid_argument');
     });
 
-    test('enrich_task: a draft gets pseudocode, criteria, context files and becomes pending', (t) => {
-      const { p, s } = open(t);
-      const id = s.ok('create_task', {
-        feature: 'collections',
-        discipline: 'frontend',
-        title: 'Collection sharing',
-        status: 'draft',
-        acceptance_criteria: ['old'],
-      }).task.id;
-      const r = s.ok('enrich_task', {
+    test('enrich_task: a draft gets pseudocode, criteria, context files and becomes pending', async (t) => {
+      const { p, s } = await open(t);
+      const id = (
+        await s.ok('create_task', {
+          feature: 'collections',
+          discipline: 'frontend',
+          title: 'Collection sharing',
+          status: 'draft',
+          acceptance_criteria: ['old'],
+        })
+      ).task.id;
+      const r = await s.ok('enrich_task', {
         id,
         pseudocode: '1. add share button\n2. copy link',
         acceptance_criteria: ['Link copies', 'Link opens the collection'],
@@ -500,15 +522,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
       assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = ?', id), ['src/ui/Share.tsx']);
 
-      assert.match(refused(s, p, 'enrich_task', { id: 5, pseudocode: 'x' }, 'conflict').message, /draft/);
-      refused(s, p, 'enrich_task', { id, pseudocode: 'again' }, 'conflict');
-      refused(s, p, 'enrich_task', { id: 999, pseudocode: 'x' }, 'not_found');
-      refused(s, p, 'enrich_task', { id: 5, pseudocode: '' }, 'invalid_argument');
+      assert.match((await refused(s, p, 'enrich_task', { id: 5, pseudocode: 'x' }, 'conflict')).message, /draft/);
+      await refused(s, p, 'enrich_task', { id, pseudocode: 'again' }, 'conflict');
+      await refused(s, p, 'enrich_task', { id: 999, pseudocode: 'x' }, 'not_found');
+      await refused(s, p, 'enrich_task', { id: 5, pseudocode: '' }, 'invalid_argument');
     });
 
-    test('search_tasks: ranked hits over titles, with filters', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('search_tasks', { query: 'search' });
+    test('search_tasks: ranked hits over titles, with filters', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('search_tasks', { query: 'search' });
       assert.equal(r.matched, 'all');
       assert.ok(
         ids(r.results).includes(13) && ids(r.results).includes(14),
@@ -525,23 +547,24 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         [...scores].sort((a, b) => b - a),
         'best match first',
       );
-      const filtered = s.ok('search_tasks', { query: 'bookmark', feature: 'IMPORT-EXPORT' });
+      const filtered = await s.ok('search_tasks', { query: 'bookmark', feature: 'IMPORT-EXPORT' });
       assert.ok(filtered.results.length > 0);
       assert.ok(filtered.results.every((h: AnyRow) => h.feature === 'import-export'));
       // A task created now is found at once (the index follows writes).
-      const id = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zanzibar tokenizer' }).task.id;
-      assert.deepEqual(ids(s.ok('search_tasks', { query: 'zanzibar' }).results), [id]);
-      assert.equal(s.ok('search_tasks', { query: 'qwertyuiop' }).matched, 'none');
+      const id = (await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zanzibar tokenizer' }))
+        .task.id;
+      assert.deepEqual(ids((await s.ok('search_tasks', { query: 'zanzibar' })).results), [id]);
+      assert.equal((await s.ok('search_tasks', { query: 'qwertyuiop' })).matched, 'none');
 
-      refused(s, p, 'search_tasks', { query: '!!! ---' }, 'invalid_argument');
-      refused(s, p, 'search_tasks', { query: '' }, 'invalid_argument');
-      refused(s, p, 'search_tasks', { query: 'search', feature: 'nope' }, 'not_found');
-      refused(s, p, 'search_tasks', { query: 'search', status: 'weird' }, 'invalid_argument');
+      await refused(s, p, 'search_tasks', { query: '!!! ---' }, 'invalid_argument');
+      await refused(s, p, 'search_tasks', { query: '' }, 'invalid_argument');
+      await refused(s, p, 'search_tasks', { query: 'search', feature: 'nope' }, 'not_found');
+      await refused(s, p, 'search_tasks', { query: 'search', status: 'weird' }, 'invalid_argument');
     });
 
-    test('claim_next_task (worker): the highest-priority ready task, once', (t) => {
-      const { p } = open(t);
-      const w = also(t, p, { recipe: 'worker' });
+    test('claim_next_task (worker): the highest-priority ready task, once', async (t) => {
+      const { p } = await open(t);
+      const w = await also(t, p, { recipe: 'worker' });
       // Computed independently: pending, every dependency done, by priority then id.
       const readyOrder = () =>
         rows(
@@ -552,33 +575,33 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         ).map((r) => Number(r.id));
       const expected = readyOrder();
       assert.ok(expected.length > 1);
-      const r = w.ok('claim_next_task', {});
+      const r = await w.ok('claim_next_task', {});
       assert.equal(r.claimed, true);
       assert.equal(r.task.id, expected[0]);
       assert.equal(r.ready_remaining, expected.length - 1);
       assert.equal(runtimeOf(p, expected[0]!)!.status, 'in_progress');
       // Holding an in_progress task: no second claim.
-      refused(w, p, 'claim_next_task', {}, 'conflict');
+      await refused(w, p, 'claim_next_task', {}, 'conflict');
       // Done with it: the next one.
-      w.ok('set_task_status', { id: expected[0], status: 'done' });
+      await w.ok('set_task_status', { id: expected[0], status: 'done' });
       const then = readyOrder();
-      const next = w.ok('claim_next_task', {});
+      const next = await w.ok('claim_next_task', {});
       assert.equal(next.task.id, then[0]);
       assert.equal(next.ready_remaining, then.length - 1);
       assert.equal(runtimeOf(p, then[0]!)!.status, 'in_progress');
 
-      const w2 = also(t, p, { recipe: 'worker' });
-      refused(w2, p, 'claim_next_task', { discipline: 'wizardry' }, 'not_found');
-      refused(w2, p, 'claim_next_task', { feature: 'nope' }, 'not_found');
-      const none = w2.ok('claim_next_task', { discipline: 'integration' });
+      const w2 = await also(t, p, { recipe: 'worker' });
+      await refused(w2, p, 'claim_next_task', { discipline: 'wizardry' }, 'not_found');
+      await refused(w2, p, 'claim_next_task', { feature: 'nope' }, 'not_found');
+      const none = await w2.ok('claim_next_task', { discipline: 'integration' });
       assert.deepEqual([none.claimed, none.task], [false, null]);
     });
 
-    test('report_blocker (task session): blocked status plus a `blocked` signal with its agent_sessions row', (t) => {
-      const { p } = open(t);
+    test('report_blocker (task session): blocked status plus a `blocked` signal with its agent_sessions row', async (t) => {
+      const { p } = await open(t);
       const sessionsBefore = Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n);
-      const ts = also(t, p, { recipe: 'task_execution', task: '5', sessionId: 'head-test-blocker' });
-      const r = ts.ok('report_blocker', { reason: 'The modal design is not approved', on_task_id: 2 });
+      const ts = await also(t, p, { recipe: 'task_execution', task: '5', sessionId: 'head-test-blocker' });
+      const r = await ts.ok('report_blocker', { reason: 'The modal design is not approved', on_task_id: 2 });
       assert.equal(r.task.status, 'blocked');
       assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 5'), {
         status: 'blocked',
@@ -622,8 +645,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       }
 
       // Without an upstream task: kind external, the reason in `on`.
-      const ts2 = also(t, p, { recipe: 'task_execution', task: '7', sessionId: 'head-test-blocker-2' });
-      ts2.ok('report_blocker', { reason: 'Waiting for a security review' });
+      const ts2 = await also(t, p, { recipe: 'task_execution', task: '7', sessionId: 'head-test-blocker-2' });
+      await ts2.ok('report_blocker', { reason: 'Waiting for a security review' });
       assert.deepEqual(
         row(
           p,
@@ -644,8 +667,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // A session Ralph already made (its own signals server's) is used as it is.
       const ralphSession = row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'")!;
       const sessionCount = row(p, 'SELECT count(*) AS n FROM agent_sessions')!.n;
-      const ts21 = also(t, p, { recipe: 'task_execution', task: '21', sessionId: 'sess-21-ref' });
-      ts21.ok('report_blocker', { reason: 'Waiting for the signal reference review' });
+      const ts21 = await also(t, p, { recipe: 'task_execution', task: '21', sessionId: 'sess-21-ref' });
+      await ts21.ok('report_blocker', { reason: 'Waiting for the signal reference review' });
       assert.deepEqual(row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'"), ralphSession);
       assert.equal(row(p, 'SELECT count(*) AS n FROM agent_sessions')!.n, sessionCount);
       assert.equal(
@@ -653,19 +676,19 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'sess-21-ref',
       );
 
-      const ts3 = also(t, p, { recipe: 'task_execution', task: '6' });
-      refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 6 }, 'invalid_argument');
-      refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 999 }, 'not_found');
-      refused(ts3, p, 'report_blocker', { reason: '' }, 'invalid_argument');
-      const done = also(t, p, { recipe: 'task_execution', task: '1' });
-      refused(done, p, 'report_blocker', { reason: 'x' }, 'conflict');
-      const full = also(t, p, {});
-      refused(full, p, 'report_blocker', { reason: 'no task here' }, 'invalid_argument');
+      const ts3 = await also(t, p, { recipe: 'task_execution', task: '6' });
+      await refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 6 }, 'invalid_argument');
+      await refused(ts3, p, 'report_blocker', { reason: 'x', on_task_id: 999 }, 'not_found');
+      await refused(ts3, p, 'report_blocker', { reason: '' }, 'invalid_argument');
+      const done = await also(t, p, { recipe: 'task_execution', task: '1' });
+      await refused(done, p, 'report_blocker', { reason: 'x' }, 'conflict');
+      const full = await also(t, p, {});
+      await refused(full, p, 'report_blocker', { reason: 'no task here' }, 'invalid_argument');
     });
 
-    test('skip_task: skipped with the reason kept as a comment', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('skip_task', { id: 7, reason: 'Sanitization moved to the API layer' });
+    test('skip_task: skipped with the reason kept as a comment', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('skip_task', { id: 7, reason: 'Sanitization moved to the API layer' });
       assert.equal(r.task.status, 'skipped');
       assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 7'), {
         status: 'skipped',
@@ -679,15 +702,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'its session row exists',
       );
 
-      refused(s, p, 'skip_task', { id: 7, reason: 'again' }, 'conflict');
-      refused(s, p, 'skip_task', { id: 1, reason: 'done already' }, 'conflict');
-      refused(s, p, 'skip_task', { id: 999, reason: 'x' }, 'not_found');
-      refused(s, p, 'skip_task', { id: 5 }, 'invalid_argument');
+      await refused(s, p, 'skip_task', { id: 7, reason: 'again' }, 'conflict');
+      await refused(s, p, 'skip_task', { id: 1, reason: 'done already' }, 'conflict');
+      await refused(s, p, 'skip_task', { id: 999, reason: 'x' }, 'not_found');
+      await refused(s, p, 'skip_task', { id: 5 }, 'invalid_argument');
     });
 
-    test('spawn_subtasks: all or nothing, dependencies inherited and rewired', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('spawn_subtasks', {
+    test('spawn_subtasks: all or nothing, dependencies inherited and rewired', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('spawn_subtasks', {
         parent_id: 13,
         tasks: [{ title: 'Tokenizer' }, { title: 'Index writer', priority: 'high' }],
         chain: true,
@@ -717,39 +740,41 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       // A bad second subtask: nothing at all is created.
       assert.match(
-        refused(
-          s,
-          p,
-          'spawn_subtasks',
-          { parent_id: 16, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] },
-          'not_found',
+        (
+          await refused(
+            s,
+            p,
+            'spawn_subtasks',
+            { parent_id: 16, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] },
+            'not_found',
+          )
         ).message,
         /nothing was created/,
       );
-      refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [{ title: 'a', after: [0] }] }, 'invalid_argument');
-      refused(s, p, 'spawn_subtasks', { parent_id: 1, tasks: [{ title: 'a' }] }, 'conflict');
-      refused(s, p, 'spawn_subtasks', { parent_id: 999, tasks: [{ title: 'a' }] }, 'not_found');
-      refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [] }, 'invalid_argument');
+      await refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [{ title: 'a', after: [0] }] }, 'invalid_argument');
+      await refused(s, p, 'spawn_subtasks', { parent_id: 1, tasks: [{ title: 'a' }] }, 'conflict');
+      await refused(s, p, 'spawn_subtasks', { parent_id: 999, tasks: [{ title: 'a' }] }, 'not_found');
+      await refused(s, p, 'spawn_subtasks', { parent_id: 16, tasks: [] }, 'invalid_argument');
     });
 
-    test('move_task_to_feature: another subsystem, named in any case', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('move_task_to_feature', { id: 11, feature: 'SETTINGS' });
+    test('move_task_to_feature: another subsystem, named in any case', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('move_task_to_feature', { id: 11, feature: 'SETTINGS' });
       assert.deepEqual([r.previous_feature, r.changed, r.task.feature], ['collections', true, 'settings']);
       assert.equal(runtimeOf(p, 11)!.subsystem_id, subsystemId(p, 'settings'));
       assert.equal(ralphTask(p.dbPath, 11)!.feature, 'settings');
-      assert.equal(s.ok('move_task_to_feature', { id: 11, feature: 'settings' }).changed, false);
+      assert.equal((await s.ok('move_task_to_feature', { id: 11, feature: 'settings' })).changed, false);
 
       assert.match(
-        refused(s, p, 'move_task_to_feature', { id: 11, feature: 'nope' }, 'not_found').message,
+        (await refused(s, p, 'move_task_to_feature', { id: 11, feature: 'nope' }, 'not_found')).message,
         /collections/,
       );
-      refused(s, p, 'move_task_to_feature', { id: 999, feature: 'settings' }, 'not_found');
+      await refused(s, p, 'move_task_to_feature', { id: 999, feature: 'settings' }, 'not_found');
     });
 
-    test('update_task_context: add and remove context files, replace hints', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('update_task_context', {
+    test('update_task_context: add and remove context files, replace hints', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('update_task_context', {
         id: 5,
         add_context_files: ['src/ui/EditModal.tsx', './src/ui/forms.ts'],
         hints: 'Reuse the create form',
@@ -760,7 +785,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'src/ui/forms.ts',
       ]);
       assert.equal(detailsOf(p, 5).hints, 'Reuse the create form');
-      const r2 = s.ok('update_task_context', {
+      const r2 = await s.ok('update_task_context', {
         id: 5,
         remove_context_files: ['./src/ui/EditModal.tsx'],
         add_context_files: ['src/ui/forms.ts'],
@@ -769,15 +794,15 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(col(p, 'SELECT file_path FROM task_context_files WHERE task_id = 5'), ['src/ui/forms.ts']);
       sameTask(p, r2.task);
 
-      refused(s, p, 'update_task_context', { id: 5 }, 'invalid_argument', /nothing to update/);
-      refused(s, p, 'update_task_context', { id: 5, add_context_files: ['/etc/passwd'] }, 'invalid_argument');
-      refused(s, p, 'update_task_context', { id: 5, add_context_files: ['../x.ts'] }, 'invalid_argument');
-      refused(s, p, 'update_task_context', { id: 999, hints: 'x' }, 'not_found');
+      await refused(s, p, 'update_task_context', { id: 5 }, 'invalid_argument', /nothing to update/);
+      await refused(s, p, 'update_task_context', { id: 5, add_context_files: ['/etc/passwd'] }, 'invalid_argument');
+      await refused(s, p, 'update_task_context', { id: 5, add_context_files: ['../x.ts'] }, 'invalid_argument');
+      await refused(s, p, 'update_task_context', { id: 999, hints: 'x' }, 'not_found');
     });
 
-    test('get_dependency_details: transitive dependencies with their signals', (t) => {
-      const { p, s } = open(t);
-      const r = s.ok('get_dependency_details', { id: 4 });
+    test('get_dependency_details: transitive dependencies with their signals', async (t) => {
+      const { p, s } = await open(t);
+      const r = await s.ok('get_dependency_details', { id: 4 });
       assert.equal(r.task_id, 4);
       assert.deepEqual(
         r.dependencies.map((d: AnyRow) => [d.id, d.depth, d.status]),
@@ -791,18 +816,18 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id'),
       );
       assert.deepEqual([r.missing, r.truncated], [[], false]);
-      const shallow = s.ok('get_dependency_details', { id: 4, depth: 1 });
+      const shallow = await s.ok('get_dependency_details', { id: 4, depth: 1 });
       assert.deepEqual([ids(shallow.dependencies), shallow.truncated], [[3], true]);
 
-      refused(s, p, 'get_dependency_details', { id: 999 }, 'not_found');
-      refused(s, p, 'get_dependency_details', { id: 4, depth: 0 }, 'invalid_argument');
+      await refused(s, p, 'get_dependency_details', { id: 999 }, 'not_found');
+      await refused(s, p, 'get_dependency_details', { id: 4, depth: 0 }, 'invalid_argument');
     });
   });
 
   // ------------------------------------------------------------------------------------------------
   describe('templates (05-desktop-templates)', () => {
-    test('update_task on a task pulled from a template: the template keeps its details, the task gets its own', (t) => {
-      const { p, s } = open(t, TEMPLATES);
+    test('update_task on a task pulled from a template: the template keeps its details, the task gets its own', async (t) => {
+      const { p, s } = await open(t, TEMPLATES);
       const pulled = runtimeOf(p, 1)!;
       assert.equal(pulled.template_id, 1);
       const templateDetails = row(
@@ -814,13 +839,13 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const others = [2, 3, 4].map((id) => ralphTask(p.dbPath, id));
 
       assert.deepEqual(
-        s.ok('get_task', { id: 1 }).task.template,
+        (await s.ok('get_task', { id: 1 })).task.template,
         { id: 1, title: templateDetails.title },
         'get_task says which template',
       );
-      assert.equal(s.ok('list_tasks', {}).tasks.find((x: AnyRow) => x.id === 1).template_id, 1);
+      assert.equal((await s.ok('list_tasks', {})).tasks.find((x: AnyRow) => x.id === 1).template_id, 1);
 
-      const r = s.ok('update_task', {
+      const r = await s.ok('update_task', {
         id: 1,
         title: 'Regression sweep (this sprint)',
         priority: 'critical',
@@ -880,16 +905,16 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       // A second update changes the task's own row, not another copy.
       const detailsCount = Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n);
-      s.ok('update_task', { id: 1, description: 'Only this sprint' });
+      await s.ok('update_task', { id: 1, description: 'Only this sprint' });
       assert.equal(runtimeOf(p, 1)!.details_id, now.details_id);
       assert.equal(Number(row(p, 'SELECT count(*) AS n FROM task_details')!.n), detailsCount);
       assert.deepEqual(row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id), templateDetails);
 
       // The search index follows the task to its own details row.
-      assert.deepEqual(ids(s.ok('search_tasks', { query: 'sprint' }).results), [1]);
+      assert.deepEqual(ids((await s.ok('search_tasks', { query: 'sprint' })).results), [1]);
 
       // Enriching or setting context on a template task leaves the template alone too.
-      s.ok('update_task_context', { id: 2, hints: 'Check the lockfile first' });
+      await s.ok('update_task_context', { id: 2, hints: 'Check the lockfile first' });
       const t2 = row(
         p,
         'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 2',
@@ -903,8 +928,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'SELECT td.* FROM task_templates tt JOIN task_details td ON td.id = tt.details_id WHERE tt.id = 5',
       )!;
       assert.equal(runtimeOf(p, 3)!.details_id, t5.id);
-      s.ok('set_task_status', { id: 3, status: 'draft' });
-      s.ok('enrich_task', { id: 3, pseudocode: '1. read the git log\n2. write the entry' });
+      await s.ok('set_task_status', { id: 3, status: 'draft' });
+      await s.ok('enrich_task', { id: 3, pseudocode: '1. read the git log\n2. write the entry' });
       assert.deepEqual(
         row(p, 'SELECT * FROM task_details WHERE id = ?', t5.id),
         t5,
@@ -917,8 +942,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
     });
 
-    test('delete_task on a task pulled from a template keeps the template and its details row', (t) => {
-      const { p, s } = open(t, TEMPLATES);
+    test('delete_task on a task pulled from a template keeps the template and its details row', async (t) => {
+      const { p, s } = await open(t, TEMPLATES);
       // Task 3 was pulled from template 5 and shares its details row.
       const template = runtimeOf(p, 3)!.template_id;
       assert.equal(template, 5);
@@ -929,7 +954,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       )!;
       assert.equal(runtimeOf(p, 3)!.details_id, templateDetails.id);
       const templates = rows(p, 'SELECT * FROM task_templates ORDER BY id');
-      s.ok('delete_task', { id: 3 });
+      await s.ok('delete_task', { id: 3 });
       assert.equal(runtimeOf(p, 3), undefined);
       assert.deepEqual(
         row(p, 'SELECT * FROM task_details WHERE id = ?', templateDetails.id),
@@ -943,12 +968,12 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
       // A task with a details row of its own loses it (4 is not from a template).
       const d4 = runtimeOf(p, 4)!.details_id;
-      s.ok('delete_task', { id: 4 });
+      await s.ok('delete_task', { id: 4 });
       assert.equal(row(p, 'SELECT count(*) AS n FROM task_details WHERE id = ?', d4)!.n, 0);
     });
 
-    test('delete_discipline is refused while a template uses it', (t) => {
-      const { p, s } = open(t, TEMPLATES);
+    test('delete_discipline is refused while a template uses it', async (t) => {
+      const { p, s } = await open(t, TEMPLATES);
       // frontend: no task, but template 4 uses it.
       assert.equal(
         row(
@@ -957,20 +982,24 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         )!.n,
         0,
       );
-      assert.match(refused(s, p, 'delete_discipline', { name: 'frontend' }, 'conflict').message, /template/);
-      assert.match(refused(s, p, 'delete_discipline', { name: 'quality' }, 'conflict').message, /task/);
-      s.ok('delete_discipline', { name: 'integration' });
+      assert.match((await refused(s, p, 'delete_discipline', { name: 'frontend' }, 'conflict')).message, /template/);
+      assert.match((await refused(s, p, 'delete_discipline', { name: 'quality' }, 'conflict')).message, /task/);
+      await s.ok('delete_discipline', { name: 'integration' });
       assert.equal(ralphDiscipline(p.dbPath, 'integration'), undefined);
     });
   });
 
   // ------------------------------------------------------------------------------------------------
   describe('comments are signals', () => {
-    test('add/update/delete_task_comment: a `learned` signal (discovery, task) with its session row', (t) => {
-      const { p } = open(t);
-      const s = also(t, p, { sessionId: 'head-test-comments' });
+    test('add/update/delete_task_comment: a `learned` signal (discovery, task) with its session row', async (t) => {
+      const { p } = await open(t);
+      const s = await also(t, p, { sessionId: 'head-test-comments' });
       const maxSession = Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n);
-      const { comment } = s.ok('add_task_comment', { task_id: 5, body: 'The modal must trap focus', priority: 'high' });
+      const { comment } = await s.ok('add_task_comment', {
+        task_id: 5,
+        body: 'The modal must trap focus',
+        priority: 'high',
+      });
       assert.equal(comment.body, 'The modal must trap focus');
       assert.equal(comment.author, 'agent', 'signed by the server: the session has no discipline');
       const sig = row(p, 'SELECT * FROM task_signals WHERE id = ?', comment.id)!;
@@ -988,11 +1017,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(seen.body, 'The modal must trap focus');
 
       // A second comment in the same session reuses its row.
-      s.ok('add_task_comment', { task_id: 6, body: 'Second note' });
+      await s.ok('add_task_comment', { task_id: 6, body: 'Second note' });
       assert.equal(row(p, "SELECT count(*) AS n FROM agent_sessions WHERE id = 'head-test-comments'")!.n, 1);
       assert.equal(Number(row(p, 'SELECT max(session_number) AS n FROM agent_sessions')!.n), maxSession + 1);
 
-      const edited = s.ok('update_task_comment', {
+      const edited = await s.ok('update_task_comment', {
         task_id: 5,
         comment_id: comment.id,
         body: 'The modal must trap focus and close on Escape',
@@ -1004,51 +1033,55 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
       // A learned signal Ralph's own agents wrote is a plain comment too.
       const ralphs = Number(row(p, "SELECT id FROM task_signals WHERE task_id = 1 AND verb = 'learned'")!.id);
-      s.ok('update_task_comment', { task_id: 1, comment_id: ralphs, body: 'Edited by a person' });
+      await s.ok('update_task_comment', { task_id: 1, comment_id: ralphs, body: 'Edited by a person' });
       assert.equal(row(p, 'SELECT text FROM task_signals WHERE id = ?', ralphs)!.text, 'Edited by a person');
 
       // Signals of other verbs are kept as the agent reported them.
       for (const verb of ['done', 'partial', 'stuck', 'ask', 'flag', 'suggest', 'blocked']) {
         const id = Number(row(p, 'SELECT id FROM task_signals WHERE task_id = 21 AND verb = ? LIMIT 1', verb)!.id);
         assert.match(
-          refused(s, p, 'update_task_comment', { task_id: 21, comment_id: id, body: 'rewritten' }, 'conflict').message,
+          (await refused(s, p, 'update_task_comment', { task_id: 21, comment_id: id, body: 'rewritten' }, 'conflict'))
+            .message,
           new RegExp(verb),
         );
       }
       assert.match(
-        refused(s, p, 'update_task_comment', { task_id: 5, comment_id: 999, body: 'x' }, 'not_found').message,
+        (await refused(s, p, 'update_task_comment', { task_id: 5, comment_id: 999, body: 'x' }, 'not_found')).message,
         new RegExp(String(comment.id)),
       );
-      refused(s, p, 'update_task_comment', { task_id: 6, comment_id: comment.id, body: 'wrong task' }, 'not_found');
-      refused(s, p, 'update_task_comment', { task_id: 5, comment_id: comment.id, body: '' }, 'invalid_argument');
+      await refused(
+        s,
+        p,
+        'update_task_comment',
+        { task_id: 6, comment_id: comment.id, body: 'wrong task' },
+        'not_found',
+      );
+      await refused(s, p, 'update_task_comment', { task_id: 5, comment_id: comment.id, body: '' }, 'invalid_argument');
 
-      assert.deepEqual(s.ok('delete_task_comment', { task_id: 5, comment_id: comment.id }), {
+      assert.deepEqual(await s.ok('delete_task_comment', { task_id: 5, comment_id: comment.id }), {
         deleted_id: comment.id,
         task_id: 5,
       });
       assert.equal(row(p, 'SELECT id FROM task_signals WHERE id = ?', comment.id), undefined);
-      refused(s, p, 'delete_task_comment', { task_id: 5, comment_id: comment.id }, 'not_found');
-      refused(s, p, 'delete_task_comment', { task_id: 999, comment_id: 1 }, 'not_found');
+      await refused(s, p, 'delete_task_comment', { task_id: 5, comment_id: comment.id }, 'not_found');
+      await refused(s, p, 'delete_task_comment', { task_id: 999, comment_id: 1 }, 'not_found');
 
-      refused(s, p, 'add_task_comment', { task_id: 999, body: 'x' }, 'not_found');
-      refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', discipline: 'wizardry' }, 'not_found');
-      refused(s, p, 'add_task_comment', { task_id: 5, body: '  ' }, 'invalid_argument');
-      refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', author: 'human' }, 'invalid_argument');
+      await refused(s, p, 'add_task_comment', { task_id: 999, body: 'x' }, 'not_found');
+      await refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', discipline: 'wizardry' }, 'not_found');
+      await refused(s, p, 'add_task_comment', { task_id: 5, body: '  ' }, 'invalid_argument');
+      await refused(s, p, 'add_task_comment', { task_id: 5, body: 'x', author: 'human' }, 'invalid_argument');
     });
   });
 
   // ------------------------------------------------------------------------------------------------
   describe('features are subsystems', () => {
-    test('list_features and get_feature (names case-insensitive)', (t) => {
-      const { p, s } = open(t);
+    test('list_features and get_feature (names case-insensitive)', async (t) => {
+      const { p, s } = await open(t);
       assert.deepEqual(
-        s
-          .ok('list_features', {})
-          .features.map((f: AnyRow) => f.name)
-          .sort(),
+        (await s.ok('list_features', {})).features.map((f: AnyRow) => f.name).sort(),
         col(p, 'SELECT name FROM subsystems').map(String).sort(),
       );
-      const { feature } = s.ok('get_feature', { name: 'BOOKMARK-CRUD' });
+      const { feature } = await s.ok('get_feature', { name: 'BOOKMARK-CRUD' });
       const ralph = ralphFeature(p.dbPath, 'bookmark-crud')!;
       assert.equal(feature.name, 'bookmark-crud');
       for (const k of [
@@ -1067,14 +1100,14 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         feature.learnings.map((l: AnyRow) => l.text),
         ralph.learnings.map((l) => l.text),
       );
-      const err = refused(s, p, 'get_feature', { name: 'sharing' }, 'not_found');
+      const err = await refused(s, p, 'get_feature', { name: 'sharing' }, 'not_found');
       assert.match(err.message, /sharing/);
       assert.match(err.message, /bookmark-crud/);
     });
 
-    test('create_feature, update_feature, delete_feature', (t) => {
-      const { p, s } = open(t);
-      const { feature } = s.ok('create_feature', {
+    test('create_feature, update_feature, delete_feature', async (t) => {
+      const { p, s } = await open(t);
+      const { feature } = await s.ok('create_feature', {
         name: 'cloud-sync',
         display_name: 'Cloud Sync',
         description: 'Sync bookmarks across devices',
@@ -1103,22 +1136,28 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(ralphFeature(p.dbPath, 'CLOUD-SYNC')!.dependencies, ['bookmark-crud']);
 
       assert.match(
-        refused(s, p, 'create_feature', { name: 'search', display_name: 'Search again' }, 'conflict').message,
+        (await refused(s, p, 'create_feature', { name: 'search', display_name: 'Search again' }, 'conflict')).message,
         /search/,
       );
-      refused(s, p, 'create_feature', { name: 'Search', display_name: 'Search again' }, 'invalid_argument');
-      refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', acronym: 'SRCH' }, 'conflict');
-      refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', acronym: 'toolong' }, 'invalid_argument');
-      refused(
+      await refused(s, p, 'create_feature', { name: 'Search', display_name: 'Search again' }, 'invalid_argument');
+      await refused(s, p, 'create_feature', { name: 'x-feature', display_name: 'X', acronym: 'SRCH' }, 'conflict');
+      await refused(
+        s,
+        p,
+        'create_feature',
+        { name: 'x-feature', display_name: 'X', acronym: 'toolong' },
+        'invalid_argument',
+      );
+      await refused(
         s,
         p,
         'create_feature',
         { name: 'x-feature', display_name: 'X', dependencies: ['nope'] },
         'invalid_argument',
       );
-      refused(s, p, 'create_feature', { name: 'x-feature' }, 'invalid_argument');
+      await refused(s, p, 'create_feature', { name: 'x-feature' }, 'invalid_argument');
 
-      const u = s.ok('update_feature', {
+      const u = await s.ok('update_feature', {
         name: 'SEARCH',
         description: 'Instant search',
         architecture: 'FTS5 index',
@@ -1133,9 +1172,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ?', subsystemId(p, 'search')),
         ['src/search.ts'],
       );
-      refused(s, p, 'update_feature', { name: 'search' }, 'invalid_argument', /nothing to update/);
-      refused(s, p, 'update_feature', { name: 'nope', description: 'x' }, 'not_found');
-      refused(
+      await refused(s, p, 'update_feature', { name: 'search' }, 'invalid_argument', /nothing to update/);
+      await refused(s, p, 'update_feature', { name: 'nope', description: 'x' }, 'not_found');
+      await refused(
         s,
         p,
         'update_feature',
@@ -1143,25 +1182,25 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'invalid_argument',
         /cycle/,
       );
-      refused(s, p, 'update_feature', { name: 'search', acronym: 'BKMK' }, 'conflict');
+      await refused(s, p, 'update_feature', { name: 'search', acronym: 'BKMK' }, 'conflict');
 
       // Deleting: refused while tasks belong to it or another feature depends on it.
-      assert.match(refused(s, p, 'delete_feature', { name: 'Search' }, 'conflict').message, /task/);
-      s.ok('create_feature', { name: 'offline', display_name: 'Offline mode', dependencies: ['cloud-sync'] });
-      assert.match(refused(s, p, 'delete_feature', { name: 'cloud-sync' }, 'conflict').message, /offline/);
-      refused(s, p, 'delete_feature', { name: 'nope' }, 'not_found');
-      assert.deepEqual(s.ok('delete_feature', { name: 'OFFLINE' }), { deleted: 'offline' });
-      s.ok('delete_feature', { name: 'cloud-sync' });
+      assert.match((await refused(s, p, 'delete_feature', { name: 'Search' }, 'conflict')).message, /task/);
+      await s.ok('create_feature', { name: 'offline', display_name: 'Offline mode', dependencies: ['cloud-sync'] });
+      assert.match((await refused(s, p, 'delete_feature', { name: 'cloud-sync' }, 'conflict')).message, /offline/);
+      await refused(s, p, 'delete_feature', { name: 'nope' }, 'not_found');
+      assert.deepEqual(await s.ok('delete_feature', { name: 'OFFLINE' }), { deleted: 'offline' });
+      await s.ok('delete_feature', { name: 'cloud-sync' });
       assert.equal(row(p, "SELECT id FROM subsystems WHERE name = 'cloud-sync'"), undefined);
       assert.equal(row(p, 'SELECT count(*) AS n FROM subsystem_context_files WHERE subsystem_id = ?', sub.id)!.n, 0);
       assert.equal(row(p, 'SELECT count(*) AS n FROM subsystem_dependencies WHERE subsystem_id = ?', sub.id)!.n, 0);
     });
 
-    test('append_feature_learning: a subsystem_comments row; a near-duplicate bumps hit_count', (t) => {
-      const { p, s } = open(t);
+    test('append_feature_learning: a subsystem_comments row; a near-duplicate bumps hit_count', async (t) => {
+      const { p, s } = await open(t);
       const otherComments = rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id");
       const text = 'The search index must be rebuilt after a bulk import of bookmarks';
-      const r = s.ok('append_feature_learning', {
+      const r = await s.ok('append_feature_learning', {
         feature_name: 'Search',
         text,
         reason: 'stale results otherwise',
@@ -1183,7 +1222,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         [text],
       );
 
-      const dup = s.ok('append_feature_learning', {
+      const dup = await s.ok('append_feature_learning', {
         feature_name: 'search',
         text: 'The search index must be rebuilt after bulk imports of bookmarks',
       });
@@ -1206,30 +1245,30 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         "Ralph's other subsystem comments are untouched",
       );
 
-      const learnings = s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
+      const learnings = await s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
       assert.deepEqual(
         learnings.learnings.map((x: AnyRow) => [x.text, x.hit_count]),
         [[text, 2]],
       );
-      assert.deepEqual(s.ok('get_feature_learnings', { feature_name: 'collections' }).learnings, []);
-      refused(s, p, 'get_feature_learnings', { feature_name: 'nope' }, 'not_found');
+      assert.deepEqual((await s.ok('get_feature_learnings', { feature_name: 'collections' })).learnings, []);
+      await refused(s, p, 'get_feature_learnings', { feature_name: 'nope' }, 'not_found');
 
-      refused(
+      await refused(
         s,
         p,
         'append_feature_learning',
         { feature_name: 'nope', text: 'a lesson about nothing at all' },
         'not_found',
       );
-      refused(s, p, 'append_feature_learning', { feature_name: 'search', text: '' }, 'invalid_argument');
-      refused(
+      await refused(s, p, 'append_feature_learning', { feature_name: 'search', text: '' }, 'invalid_argument');
+      await refused(
         s,
         p,
         'append_feature_learning',
         { feature_name: 'search', text: 'a lesson from nowhere', task_id: 999 },
         'not_found',
       );
-      refused(
+      await refused(
         s,
         p,
         'append_feature_learning',
@@ -1238,11 +1277,11 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       );
     });
 
-    test('add_feature_context_file: a subsystem_context_files row, once', (t) => {
-      const { p, s } = open(t);
+    test('add_feature_context_file: a subsystem_context_files row, once', async (t) => {
+      const { p, s } = await open(t);
       const id = subsystemId(p, 'collections');
       const before = col(p, 'SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id', id);
-      const r = s.ok('add_feature_context_file', {
+      const r = await s.ok('add_feature_context_file', {
         feature_name: 'Collections',
         file_path: './src/collections/model.ts',
       });
@@ -1252,7 +1291,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'src/collections/model.ts',
       ]);
       assert.equal(
-        s.ok('add_feature_context_file', { feature_name: 'collections', file_path: 'src/collections/model.ts' }).added,
+        (await s.ok('add_feature_context_file', { feature_name: 'collections', file_path: 'src/collections/model.ts' }))
+          .added,
         false,
       );
       assert.equal(
@@ -1260,45 +1300,50 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         before.length + 1,
       );
 
-      refused(
+      await refused(
         s,
         p,
         'add_feature_context_file',
         { feature_name: 'collections', file_path: '../secrets.txt' },
         'invalid_argument',
       );
-      refused(s, p, 'add_feature_context_file', { feature_name: 'nope', file_path: 'src/x.ts' }, 'not_found');
-      refused(s, p, 'add_feature_context_file', { feature_name: 'collections', file_path: '' }, 'invalid_argument');
+      await refused(s, p, 'add_feature_context_file', { feature_name: 'nope', file_path: 'src/x.ts' }, 'not_found');
+      await refused(
+        s,
+        p,
+        'add_feature_context_file',
+        { feature_name: 'collections', file_path: '' },
+        'invalid_argument',
+      );
     });
   });
 
   // ------------------------------------------------------------------------------------------------
   describe('disciplines', () => {
-    test('list/get/create/update/delete_discipline', (t) => {
-      const { p, s } = open(t);
+    test('list/get/create/update/delete_discipline', async (t) => {
+      const { p, s } = await open(t);
       assert.deepEqual(
-        s
-          .ok('list_disciplines', {})
-          .disciplines.map((d: AnyRow) => d.name)
-          .sort(),
+        (await s.ok('list_disciplines', {})).disciplines.map((d: AnyRow) => d.name).sort(),
         col(p, 'SELECT name FROM disciplines').map(String).sort(),
       );
-      const { discipline } = s.ok('get_discipline', { name: 'FRONTEND' });
+      const { discipline } = await s.ok('get_discipline', { name: 'FRONTEND' });
       const ralph = ralphDiscipline(p.dbPath, 'frontend')!;
       assert.equal(discipline.name, 'frontend');
       for (const k of ['display_name', 'acronym', 'icon', 'color', 'system_prompt', 'conventions', 'skills'] as const)
         assert.deepEqual(discipline[k], ralph[k], k);
-      assert.match(refused(s, p, 'get_discipline', { name: 'wizardry' }, 'not_found').message, /frontend/);
+      assert.match((await refused(s, p, 'get_discipline', { name: 'wizardry' }, 'not_found')).message, /frontend/);
 
-      const created = s.ok('create_discipline', {
-        name: 'devops',
-        display_name: 'DevOps',
-        icon: 'Server',
-        color: '#123456',
-        skills: ['docker', 'terraform'],
-        system_prompt: 'You ship it.',
-        conventions: 'IaC only',
-      }).discipline;
+      const created = (
+        await s.ok('create_discipline', {
+          name: 'devops',
+          display_name: 'DevOps',
+          icon: 'Server',
+          color: '#123456',
+          skills: ['docker', 'terraform'],
+          system_prompt: 'You ship it.',
+          conventions: 'IaC only',
+        })
+      ).discipline;
       assert.match(created.acronym, /^[A-Z0-9]{4}$/);
       const d = row(p, "SELECT * FROM disciplines WHERE name = 'devops'")!;
       assert.deepEqual(
@@ -1310,30 +1355,30 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         'terraform',
       ]);
       assert.deepEqual(ralphDiscipline(p.dbPath, 'DevOps')!.skills, ['docker', 'terraform']);
-      refused(
+      await refused(
         s,
         p,
         'create_discipline',
         { name: 'frontend', display_name: 'F', icon: 'Code', color: '#000000' },
         'conflict',
       );
-      refused(
+      await refused(
         s,
         p,
         'create_discipline',
         { name: 'ops2', display_name: 'Ops', icon: 'Code', color: 'blue' },
         'invalid_argument',
       );
-      refused(
+      await refused(
         s,
         p,
         'create_discipline',
         { name: 'ops2', display_name: 'Ops', icon: 'Code', color: '#000000', acronym: created.acronym },
         'conflict',
       );
-      refused(s, p, 'create_discipline', { name: 'ops2', display_name: 'Ops' }, 'invalid_argument');
+      await refused(s, p, 'create_discipline', { name: 'ops2', display_name: 'Ops' }, 'invalid_argument');
 
-      const u = s.ok('update_discipline', {
+      const u = await s.ok('update_discipline', {
         name: 'Integration',
         conventions: 'Contract tests first',
         skills: ['pact'],
@@ -1342,34 +1387,34 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const integ = row(p, "SELECT * FROM disciplines WHERE name = 'integration'")!;
       assert.equal(integ.conventions, 'Contract tests first');
       assert.deepEqual(col(p, 'SELECT skill FROM discipline_skills WHERE discipline_id = ?', integ.id), ['pact']);
-      refused(s, p, 'update_discipline', { name: 'integration' }, 'invalid_argument', /nothing to update/);
-      refused(s, p, 'update_discipline', { name: 'wizardry', conventions: 'x' }, 'not_found');
-      refused(s, p, 'update_discipline', { name: 'integration', color: 'red' }, 'invalid_argument');
+      await refused(s, p, 'update_discipline', { name: 'integration' }, 'invalid_argument', /nothing to update/);
+      await refused(s, p, 'update_discipline', { name: 'wizardry', conventions: 'x' }, 'not_found');
+      await refused(s, p, 'update_discipline', { name: 'integration', color: 'red' }, 'invalid_argument');
 
       // 04: frontend has tasks; data has a task and a template; platform has neither.
-      assert.match(refused(s, p, 'delete_discipline', { name: 'frontend' }, 'conflict').message, /task/);
-      refused(s, p, 'delete_discipline', { name: 'data' }, 'conflict');
-      refused(s, p, 'delete_discipline', { name: 'wizardry' }, 'not_found');
-      assert.deepEqual(s.ok('delete_discipline', { name: 'Platform' }), { deleted: 'platform' });
+      assert.match((await refused(s, p, 'delete_discipline', { name: 'frontend' }, 'conflict')).message, /task/);
+      await refused(s, p, 'delete_discipline', { name: 'data' }, 'conflict');
+      await refused(s, p, 'delete_discipline', { name: 'wizardry' }, 'not_found');
+      assert.deepEqual(await s.ok('delete_discipline', { name: 'Platform' }), { deleted: 'platform' });
       assert.equal(row(p, "SELECT id FROM disciplines WHERE name = 'platform'"), undefined);
-      s.ok('delete_discipline', { name: 'devops' });
+      await s.ok('delete_discipline', { name: 'devops' });
       assert.equal(row(p, 'SELECT count(*) AS n FROM discipline_skills WHERE discipline_id = ?', d.id)!.n, 0);
     });
   });
 
   // ------------------------------------------------------------------------------------------------
   describe('project, state files, session', () => {
-    test('get_project_info and get_project_progress (totals equal SQL counts)', (t) => {
-      const { p, s } = open(t);
-      const info = s.ok('get_project_info', {});
+    test('get_project_info and get_project_progress (totals equal SQL counts)', async (t) => {
+      const { p, s } = await open(t);
+      const info = await s.ok('get_project_info', {});
       const meta = row(p, 'SELECT * FROM metadata WHERE id = 1')!;
       assert.deepEqual(
         [info.title, info.description, info.created],
         [meta.project_title, meta.project_description, meta.project_created],
       );
 
-      const check = () => {
-        const g = s.ok('get_project_progress', {});
+      const check = async () => {
+        const g = await s.ok('get_project_progress', {});
         assert.equal(g.total, row(p, 'SELECT count(*) AS n FROM runtime_tasks')!.n);
         assert.equal(g.done, row(p, "SELECT count(*) AS n FROM runtime_tasks WHERE status = 'done'")!.n);
         const byStatus = Object.fromEntries(RALPH_STATUSES.map((x) => [x, 0]));
@@ -1398,43 +1443,43 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         );
         assert.equal(g.percent_done, Math.round((1000 * g.done) / g.total) / 10);
       };
-      check();
-      s.ok('set_task_status', { id: 5, status: 'done' });
-      s.ok('create_task', { feature: 'settings', discipline: 'integration', title: 'Sync settings' });
-      check();
-      refused(s, p, 'get_project_info', { verbose: true }, 'invalid_argument');
+      await check();
+      await s.ok('set_task_status', { id: 5, status: 'done' });
+      await s.ok('create_task', { feature: 'settings', discipline: 'integration', title: 'Sync settings' });
+      await check();
+      await refused(s, p, 'get_project_info', { verbose: true }, 'invalid_argument');
     });
 
-    test('append/read learnings and progress', (t) => {
-      const { p, s } = open(t);
+    test('append/read learnings and progress', async (t) => {
+      const { p, s } = await open(t);
       const before = dump(p);
-      const a = s.ok('append_learning', { text: 'Bookmarks are keyed by URL' });
+      const a = await s.ok('append_learning', { text: 'Bookmarks are keyed by URL' });
       assert.equal(a.file, '.ralph/learnings.txt');
       assert.ok(readFileSync(p.learningsFile, 'utf8').includes('Bookmarks are keyed by URL'));
-      s.ok('append_learning', { text: 'Collections nest at most three deep' });
-      const r = s.ok('read_learnings', {});
+      await s.ok('append_learning', { text: 'Collections nest at most three deep' });
+      const r = await s.ok('read_learnings', {});
       assert.equal(r.entry_count, 2);
       assert.match(r.content, /Bookmarks are keyed by URL[\s\S]*Collections nest/);
-      const last = s.ok('read_learnings', { last: 1 });
+      const last = await s.ok('read_learnings', { last: 1 });
       assert.equal(last.returned_entries, 1);
       assert.doesNotMatch(last.content, /keyed by URL/);
 
-      s.ok('append_progress', { text: 'Finished the card layout' });
+      await s.ok('append_progress', { text: 'Finished the card layout' });
       assert.ok(readFileSync(p.progressFile, 'utf8').includes('Finished the card layout'));
-      assert.equal(s.ok('read_progress', {}).entry_count, 1);
+      assert.equal((await s.ok('read_progress', {})).entry_count, 1);
       assert.ok(dump(p) === before, "state files are not in the database: Ralph's tables are unchanged");
 
-      refused(s, p, 'append_learning', { text: '' }, 'invalid_argument');
-      refused(s, p, 'append_progress', { text: '   ' }, 'invalid_argument');
-      refused(s, p, 'read_learnings', { last: 0 }, 'invalid_argument');
-      refused(s, p, 'read_progress', { last: 'all' }, 'invalid_argument');
+      await refused(s, p, 'append_learning', { text: '' }, 'invalid_argument');
+      await refused(s, p, 'append_progress', { text: '   ' }, 'invalid_argument');
+      await refused(s, p, 'read_learnings', { last: 0 }, 'invalid_argument');
+      await refused(s, p, 'read_progress', { last: 'all' }, 'invalid_argument');
     });
 
-    test("signal_abort records the abort for Ralph, and on this generation also Ralph's own stuck signal", (t) => {
-      const { p } = open(t);
-      const s = also(t, p, { recipe: 'task_execution', task: '4', sessionId: 'head-test-abort' });
+    test("signal_abort records the abort for Ralph, and on this generation also Ralph's own stuck signal", async (t) => {
+      const { p } = await open(t);
+      const s = await also(t, p, { recipe: 'task_execution', task: '4', sessionId: 'head-test-abort' });
       const signalsBefore = row(p, 'SELECT count(*) AS n FROM task_signals')!.n;
-      const r = s.ok('signal_abort', { reason: 'rate limited by the provider' });
+      const r = await s.ok('signal_abort', { reason: 'rate limited by the provider' });
       assert.equal(r.session_id, 'head-test-abort');
       assert.match(r.instruction, /stop/i);
       const sig = row(p, 'SELECT * FROM ralph_mcp_signals WHERE id = ?', r.signal_id)!;
@@ -1458,22 +1503,31 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         [session.kind, session.started_by, session.task_id, session.status],
         ['task_execution', 'agent', 4, 'finished'],
       );
-      refused(s, p, 'signal_abort', { reason: '' }, 'invalid_argument');
-      refused(s, p, 'signal_abort', {}, 'invalid_argument');
+      await refused(s, p, 'signal_abort', { reason: '' }, 'invalid_argument');
+      await refused(s, p, 'signal_abort', {}, 'invalid_argument');
     });
 
-    test('out_of_scope: a task session may not change another task (reading is allowed)', (t) => {
-      const { p } = open(t);
-      const s = also(t, p, { recipe: 'task_execution', task: '4' });
-      assert.equal(s.ok('get_task', { id: 3 }).task.id, 3, 'reading another task is allowed');
-      assert.match(refused(s, p, 'set_task_status', { id: 5, status: 'done' }, 'out_of_scope').message, /task 4/);
-      refused(s, p, 'update_task_context', { id: 5, hints: 'x' }, 'out_of_scope');
+    test('out_of_scope: a task session may not change another task (reading is allowed)', async (t) => {
+      const { p } = await open(t);
+      const s = await also(t, p, { recipe: 'task_execution', task: '4' });
+      assert.equal((await s.ok('get_task', { id: 3 })).task.id, 3, 'reading another task is allowed');
+      assert.match(
+        (await refused(s, p, 'set_task_status', { id: 5, status: 'done' }, 'out_of_scope')).message,
+        /task 4/,
+      );
+      await refused(s, p, 'update_task_context', { id: 5, hints: 'x' }, 'out_of_scope');
       // A feature other than the task's (bookmark-crud).
-      refused(s, p, 'add_feature_context_file', { feature_name: 'search', file_path: 'src/x.ts' }, 'out_of_scope');
+      await refused(
+        s,
+        p,
+        'add_feature_context_file',
+        { feature_name: 'search', file_path: 'src/x.ts' },
+        'out_of_scope',
+      );
       // Its own task and feature are fine; the task argument defaults to its own.
-      s.ok('set_task_status', { status: 'done' });
+      await s.ok('set_task_status', { status: 'done' });
       assert.equal(runtimeOf(p, 4)!.status, 'done');
-      s.ok('add_feature_context_file', { file_path: 'src/bookmarks/store.ts' });
+      await s.ok('add_feature_context_file', { file_path: 'src/bookmarks/store.ts' });
       assert.ok(
         col(
           p,
@@ -1482,7 +1536,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         ).includes('src/bookmarks/store.ts'),
       );
       // Hidden tools are not there at all.
-      assert.throws(() => s.call('delete_task', { id: 5 }), /Unknown tool/);
+      await assert.rejects(s.call('delete_task', { id: 5 }), /Unknown tool/);
     });
   });
 });

@@ -257,16 +257,20 @@ describe('migrate: the sample project', () => {
   test('keeps learnings with their hit_count, source and review (ralph_mcp_learning_meta), tasks and comments', async () => {
     const p = sampleProject('legacy');
     // Before: what a legacy session shows.
-    const legacy = openInProc(p);
-    const featureNames: string[] = legacy.ok('list_features', {}).features.map((f: { name: string }) => f.name);
-    const featuresBefore = featureNames.map((name) => legacy.ok('get_feature', { name }));
-    const learningsBefore = featureNames.map((name) => legacy.ok('get_feature_learnings', { feature_name: name }));
-    const taskIds: number[] = legacy.ok('list_tasks', {}).tasks.map((t: { id: number }) => t.id);
-    const tasksBefore = taskIds.map((id) => legacy.ok('get_task', { id }));
-    const disciplinesBefore = legacy
-      .ok('list_disciplines', {})
-      .disciplines.map((d: { name: string }) => legacy.ok('get_discipline', { name: d.name }));
-    legacy.close();
+    const legacy = await openInProc(p);
+    const featureNames: string[] = (await legacy.ok('list_features', {})).features.map((f: { name: string }) => f.name);
+    const featuresBefore = await Promise.all(featureNames.map((name) => legacy.ok('get_feature', { name })));
+    const learningsBefore = await Promise.all(
+      featureNames.map((name) => legacy.ok('get_feature_learnings', { feature_name: name })),
+    );
+    const taskIds: number[] = (await legacy.ok('list_tasks', {})).tasks.map((t: { id: number }) => t.id);
+    const tasksBefore = await Promise.all(taskIds.map((id) => legacy.ok('get_task', { id })));
+    const disciplinesBefore = await Promise.all(
+      (await legacy.ok('list_disciplines', {})).disciplines.map((d: { name: string }) =>
+        legacy.ok('get_discipline', { name: d.name }),
+      ),
+    );
+    await legacy.close();
     const preHash = sha256(p.dbPath);
     const before = counts(p.dbPath);
 
@@ -282,20 +286,20 @@ describe('migrate: the sample project', () => {
     // Task 7 had a blocked_by: one more signal.
     assert.deepEqual(counts(p.dbPath), { ...before, comments: before.comments + 1 });
 
-    const normalized = openInProc(p);
+    const normalized = await openInProc(p);
     try {
       assert.equal(normalized.store.generation, 'normalized');
       assert.deepEqual(
-        featureNames.map((name) => normalized.ok('get_feature', { name })),
+        await Promise.all(featureNames.map((name) => normalized.ok('get_feature', { name }))),
         featuresBefore,
         'every feature, with its learnings, as before',
       );
       assert.deepEqual(
-        featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name })),
+        await Promise.all(featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name }))),
         learningsBefore,
       );
       for (const [i, id] of taskIds.entries()) {
-        const now = normalized.ok('get_task', { id });
+        const now = await normalized.ok('get_task', { id });
         // `template` (where a task was pulled from) exists on the normalized generation only.
         const { template, ...task } = now.task;
         assert.equal(template, null);
@@ -307,13 +311,15 @@ describe('migrate: the sample project', () => {
         );
       }
       assert.deepEqual(
-        normalized
-          .ok('list_disciplines', {})
-          .disciplines.map((d: { name: string }) => normalized.ok('get_discipline', { name: d.name })),
+        await Promise.all(
+          (await normalized.ok('list_disciplines', {})).disciplines.map((d: { name: string }) =>
+            normalized.ok('get_discipline', { name: d.name }),
+          ),
+        ),
         disciplinesBefore,
       );
     } finally {
-      normalized.close();
+      await normalized.close();
     }
     // Where the learnings' own fields live now.
     const recipes = featuresBefore[featureNames.indexOf('recipes')].feature.learnings;
@@ -353,15 +359,19 @@ describe('migrate: the sample project', () => {
     upToDate(p);
   });
 
-  test("signal verbs kept on the legacy generation become Ralph's own signals, in place of their comments", () => {
+  test("signal verbs kept on the legacy generation become Ralph's own signals, in place of their comments", async () => {
     const p = sampleProject('legacy');
-    const s = openInProc(p, { recipe: 'signals', task: '3', sessionId: 'legacy-signals-1' });
-    const asked = s.ok('ask', { question: 'Metric or imperial?', options: ['metric', 'imperial'], blocking: true });
-    s.ok('done', { summary: 'Form shipped' });
-    const flagged = s.ok('flag', { what: 'Slow save', severity: 'warning', category: 'performance' });
-    s.store.write(() => s.store.answerQuestion(asked.signal_id, 'metric'));
-    const commentsBefore = s.store.comments(3).map(({ id: _id, ...c }) => c);
-    s.close();
+    const s = await openInProc(p, { recipe: 'signals', task: '3', sessionId: 'legacy-signals-1' });
+    const asked = await s.ok('ask', {
+      question: 'Metric or imperial?',
+      options: ['metric', 'imperial'],
+      blocking: true,
+    });
+    await s.ok('done', { summary: 'Form shipped' });
+    const flagged = await s.ok('flag', { what: 'Slow save', severity: 'warning', category: 'performance' });
+    s.store.write(() => s.store.signals.answerQuestion(asked.signal_id, 'metric'));
+    const commentsBefore = s.store.comments.comments(3).map(({ id: _id, ...c }) => c);
+    await s.close();
     // A person deletes the comment of one signal: the signal itself still moves.
     const flagComment = row(
       p,
@@ -425,9 +435,11 @@ describe('migrate: the sample project', () => {
       )!.n,
       0,
     );
-    const after = openInProc(p);
+    const after = await openInProc(p);
     try {
-      const comments = after.ok('get_task', { id: 3 }).comments.map(({ id: _id, ...c }: Record<string, unknown>) => c);
+      const comments = (await after.ok('get_task', { id: 3 })).comments.map(
+        ({ id: _id, ...c }: Record<string, unknown>) => c,
+      );
       const shown = commentsBefore.filter(
         (c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save',
       );
@@ -439,7 +451,10 @@ describe('migrate: the sample project', () => {
         'the comments read the same',
       );
       assert.deepEqual(
-        after.ok('get_answers', { task_id: 3 }).questions.map((q: Record<string, unknown>) => [q.question, q.answer]),
+        (await after.ok('get_answers', { task_id: 3 })).questions.map((q: Record<string, unknown>) => [
+          q.question,
+          q.answer,
+        ]),
         [['Metric or imperial?', 'metric']],
       );
     } finally {

@@ -19,7 +19,7 @@ import { connectSocket } from './helpers/socketClient.js';
 import { startHttpServer } from './helpers/httpServer.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { pino } from 'pino';
-import { openStore } from '../src/store/open.js';
+import { openStore } from '../src/store/open/openStore.js';
 import { resourceFingerprint } from '../src/server/resources.js';
 import { ChangeWatcher } from '../src/server/watch.js';
 

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createLogger } from '../src/server/log.js';
 import { REGISTRY } from '../src/registry/registry.js';
 import { applyNow, type SessionScope, type ToolContext } from '../src/toolkit/context.js';
-import { openStore } from '../src/store/open.js';
+import { openStore } from '../src/store/open/openStore.js';
 import { GENERATIONS } from '../src/store/records.js';
 import { REPO } from './helpers/env.js';
 import { sampleProject } from './helpers/project.js';

@@ -170,29 +170,29 @@ const GENERATIONS = [
 for (const gen of GENERATIONS) {
   describe(`signal verbs on 04-desktop-dev [${gen.name}]`, { skip: gen.skip }, () => {
     const sessions: InProcSession[] = [];
-    after(() => {
-      for (const s of sessions) s.close();
+    after(async () => {
+      for (const s of sessions) await s.close();
     });
-    const open = (p: Project, sessionId: string, task = TASK) => {
-      const s = openInProc(p, { recipe: 'signals', task: String(task), sessionId });
+    const open = async (p: Project, sessionId: string, task = TASK) => {
+      const s = await openInProc(p, { recipe: 'signals', task: String(task), sessionId });
       sessions.push(s);
       return s;
     };
     const one = (p: Project, text: string, ...params: unknown[]) => query<Row>(p, text, ...params)[0];
 
-    test('the signals session has exactly the eight verbs, in Ralph order', () => {
+    test('the signals session has exactly the eight verbs, in Ralph order', async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
-      assert.deepEqual(open(p, 'sig-tools').toolNames(), [...SIGNAL_VERBS]);
+      assert.deepEqual(await (await open(p, 'sig-tools')).toolNames(), [...SIGNAL_VERBS]);
     });
 
-    test('every verb: one row with exactly its columns, created RFC 3339 UTC, in this session', () => {
+    test('every verb: one row with exactly its columns, created RFC 3339 UTC, in this session', async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
-      const s = open(p, 'sig-rows');
+      const s = await open(p, 'sig-rows');
       const before = Number(
         one(p, `SELECT count(*) AS n FROM ${gen.name === 'legacy' ? 'task_comments' : 'task_signals'}`)!.n,
       );
       for (const c of CASES) {
-        const r = s.ok(c.verb, c.args);
+        const r = await s.ok(c.verb, c.args);
         assert.deepEqual([r.verb, r.task_id, r.message], [c.verb, TASK, `Signal recorded: ${c.verb}`], c.verb);
         assert.equal(typeof r.next, 'string');
         const row = one(p, `SELECT * FROM ${gen.table} WHERE id = ?`, r.signal_id)!;
@@ -235,18 +235,18 @@ for (const gen of GENERATIONS) {
 
     test('a session Ralph already made is used as it is', {
       skip: gen.name === 'legacy' && "agent_sessions is the normalized generation's",
-    }, () => {
+    }, async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
       const existing = one(p, 'SELECT id, session_number FROM agent_sessions ORDER BY session_number LIMIT 1')!;
-      const s = open(p, String(existing.id));
-      const r = s.ok('flag', { what: 'x', severity: 'info', category: 'stale' });
+      const s = await open(p, String(existing.id));
+      const r = await s.ok('flag', { what: 'x', severity: 'info', category: 'stale' });
       assert.equal(one(p, 'SELECT count(*) AS n FROM agent_sessions WHERE id = ?', existing.id)!.n, 1);
       assert.equal(one(p, 'SELECT session_id FROM task_signals WHERE id = ?', r.signal_id)!.session_id, existing.id);
     });
 
-    test('refused calls name the field and what is allowed, and change nothing', () => {
+    test('refused calls name the field and what is allowed, and change nothing', async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
-      const s = open(p, 'sig-refused');
+      const s = await open(p, 'sig-refused');
       const ours = () =>
         gen.name === 'legacy'
           ? query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_task_signals'")[0]!.n &&
@@ -255,7 +255,7 @@ for (const gen of GENERATIONS) {
       const before = dump(p);
       const oursBefore = ours();
       for (const r of REFUSED) {
-        const e = s.fail(r.verb, r.args);
+        const e = await s.fail(r.verb, r.args);
         assert.equal(e.code, r.code, `${r.verb} ${JSON.stringify(r.args)}: ${e.message}`);
         for (const re of r.says) assert.match(e.message, re, `${r.verb} ${JSON.stringify(r.args)}`);
         assert.doesNotMatch(
@@ -268,29 +268,29 @@ for (const gen of GENERATIONS) {
       assert.equal(ours(), oursBefore, 'no signal of ours either');
     });
 
-    test('a task that no longer exists: not_found, nothing written', () => {
+    test('a task that no longer exists: not_found, nothing written', async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
-      const s = open(p, 'sig-gone', 20);
-      const admin = openInProc(p, {});
+      const s = await open(p, 'sig-gone', 20);
+      const admin = await openInProc(p, {});
       sessions.push(admin);
-      admin.ok('delete_task', { id: 20 });
+      await admin.ok('delete_task', { id: 20 });
       const before = dump(p);
-      assert.equal(s.fail('done', { summary: 'finished' }).code, 'not_found');
+      assert.equal((await s.fail('done', { summary: 'finished' })).code, 'not_found');
       assert.equal(dump(p), before);
     });
 
-    test("questions: get_answers and get_task show them; a person's answer is read back", () => {
+    test("questions: get_answers and get_task show them; a person's answer is read back", async () => {
       const p = fixtureProject('04-desktop-dev.db', gen.dir);
-      const s = open(p, 'sig-ask');
-      const asked = s.ok('ask', {
+      const s = await open(p, 'sig-ask');
+      const asked = await s.ok('ask', {
         question: 'Which sort order?',
         options: ['name', 'date'],
         preferred: 'date',
         blocking: true,
       });
-      const reader = openInProc(p, { recipe: 'task_execution', task: String(TASK) });
+      const reader = await openInProc(p, { recipe: 'task_execution', task: String(TASK) });
       sessions.push(reader);
-      const pending = reader.ok('get_answers', { unanswered_only: true }).questions;
+      const pending = (await reader.ok('get_answers', { unanswered_only: true })).questions;
       assert.deepEqual(
         pending.filter((q: Row) => q.id === asked.signal_id),
         [
@@ -306,19 +306,21 @@ for (const gen of GENERATIONS) {
         ],
       );
       assert.ok(
-        reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id),
+        (await reader.ok('get_task', { id: TASK })).open_questions.some((q: Row) => q.id === asked.signal_id),
         'get_task shows the pending question',
       );
       // A person answers (Ralph's UI sets task_signals.answer on the normalized generation); here through the store.
-      reader.store.write(() => reader.store.answerQuestion(asked.signal_id, 'By date, newest first'));
-      const answered = reader.ok('get_answers', {}).questions.find((q: Row) => q.id === asked.signal_id);
+      reader.store.write(() => reader.store.signals.answerQuestion(asked.signal_id, 'By date, newest first'));
+      const answered = (await reader.ok('get_answers', {})).questions.find((q: Row) => q.id === asked.signal_id);
       assert.equal(answered.answer, 'By date, newest first');
       assert.ok(
-        !reader.ok('get_task', { id: TASK }).open_questions.some((q: Row) => q.id === asked.signal_id),
+        !(await reader.ok('get_task', { id: TASK })).open_questions.some((q: Row) => q.id === asked.signal_id),
         'answered: no longer open',
       );
       assert.equal(
-        reader.ok('get_answers', { unanswered_only: true }).questions.some((q: Row) => q.id === asked.signal_id),
+        (await reader.ok('get_answers', { unanswered_only: true })).questions.some(
+          (q: Row) => q.id === asked.signal_id,
+        ),
         false,
       );
     });

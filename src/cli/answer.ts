@@ -1,6 +1,6 @@
 import { StartupError } from '../domain/errors.js';
 import { locateProject } from '../domain/project.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/open/openStore.js';
 
 /**
  * `ralph-mcp answer`: a person answers a question an agent asked (`ask`). On the normalized generation
@@ -18,7 +18,7 @@ export function answerQuestion(
   const project = locateProject(projectDir, dbOverride);
   const { store } = openStore(project.dbPath);
   try {
-    const q = store.write(() => store.answerQuestion(questionId, answer));
+    const q = store.write(() => store.signals.answerQuestion(questionId, answer));
     if (!q)
       throw new StartupError(
         `no question with id ${questionId} in ${project.dbPath}; agents see the ids with get_answers, get_task (open_questions)`,

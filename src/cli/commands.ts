@@ -79,7 +79,7 @@ export async function runCommandLine(): Promise<void> {
           }),
       (argv) =>
         run(async () => {
-          const { initProject } = await import('../domain/project.js');
+          const { initProject } = await import('../store/open/init.js');
           const { print } = await import('./output.js');
           const p = initProject(argv.project ?? defaultProject(), {
             title: argv.title,

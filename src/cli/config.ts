@@ -53,7 +53,7 @@ function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: Co
 function disciplineServers(store: RalphStore, discipline: string | null): Record<string, StdioServer> {
   if (!discipline) return {};
   const where = `the MCP servers of discipline ${JSON.stringify(discipline)}`;
-  const items = store.mcpServerItems(discipline);
+  const items = store.disciplines.mcpServerItems(discipline);
   if (items === null) throw new StartupError(`${where} (disciplines.mcp_servers) is not a JSON array`);
   const out: Record<string, StdioServer> = {};
   items.forEach((item, i) => {

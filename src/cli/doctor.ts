@@ -9,9 +9,8 @@ import { TOOL_NAMES } from '../registry/registry.js';
 import { readOverrides } from '../session/overrides.js';
 import { checkFileInProject } from '../domain/safeOpen.js';
 import { resolveTools } from '../registry/enabled.js';
-import { storeFor } from '../store/open.js';
-import { integrityCheck, schemaReadable, sqliteVersion } from '../store/own/record.js';
-import { OWN_SCHEMA_VERSION } from '../store/own/schema.js';
+import { storeFor } from '../store/open/openStore.js';
+import { integrityCheck, OWN_SCHEMA_VERSION, schemaReadable, sqliteVersion } from '../store/open/inspect.js';
 import {
   RALPH_USER_VERSION,
   generationLabel,
@@ -199,8 +198,8 @@ function overrideChecks(store: RalphStore, check: (label: string, fn: () => stri
   let location: string | null = null;
   let rows: { name: string; raw: unknown }[] = [];
   const readable = check('overrides', () => {
-    location = store.overridesLocation();
-    rows = store.allToolOverrides();
+    location = store.disciplines.overridesLocation();
+    rows = store.disciplines.allToolOverrides();
     return location ? `stored in ${location}` : 'none set yet (`ralph-mcp overrides` sets one)';
   });
   if (!readable) return parsed;

@@ -1,5 +1,5 @@
 import { parseJsonObject } from '../store/json.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/open/openStore.js';
 import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../domain/errors.js';
 import { locateProject } from '../domain/project.js';
@@ -44,7 +44,7 @@ export function overrides(opts: OverridesOptions): string {
       // repair a value that names unknown tools (the case doctor reports). Other keys make the value
       // unreadable for a launch: --clear drops them; --disable/--enable refuse to guess what they meant.
       store.write(() => {
-        const row = store.toolOverrides(opts.discipline);
+        const row = store.disciplines.toolOverrides(opts.discipline);
         if (!row) current(store, opts.discipline); // throws the "unknown discipline" error
         const stored = parseJsonObject(row?.raw) ?? {};
         const others = Object.keys(stored).filter((k) => k !== 'additional_disabled');
@@ -59,7 +59,7 @@ export function overrides(opts: OverridesOptions): string {
         let list = opts.clear ? [] : before;
         if (opts.disable) list = [...new Set([...list, ...opts.disable])];
         if (opts.enable) list = list.filter((t) => !opts.enable!.includes(t));
-        store.writeToolOverrides(
+        store.disciplines.writeToolOverrides(
           row!.name,
           list.length === 0
             ? null
@@ -74,13 +74,13 @@ export function overrides(opts: OverridesOptions): string {
 }
 
 function current(store: RalphStore, discipline: string): string[] {
-  const row = store.toolOverrides(discipline);
+  const row = store.disciplines.toolOverrides(discipline);
   if (!row) {
     throw new StartupError(
-      `unknown discipline ${JSON.stringify(discipline)}; disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`,
+      `unknown discipline ${JSON.stringify(discipline)}; disciplines in this project: ${store.disciplines.disciplineNames().join(', ') || '(none)'}`,
     );
   }
-  return readOverrides(row.name, row.raw, store.overridesLocation() ?? undefined);
+  return readOverrides(row.name, row.raw, store.disciplines.overridesLocation() ?? undefined);
 }
 
 function report(discipline: string, disabled: string[], recipes: readonly Recipe[]): string {

@@ -150,7 +150,7 @@ function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): voi
     store.ensureOwnTables();
     // The index is built once per project (triggers keep it current after): at a launch, not in a request.
     // Creating a task looks in it for duplicate titles (tools/duplicates.ts).
-    if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.prepareSearch();
+    if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.search.prepareSearch();
   } catch (err) {
     log.warn(
       { err },

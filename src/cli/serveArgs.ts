@@ -31,7 +31,7 @@ function number(v: string): number | undefined {
 }
 
 /** One flag's value as the table says (its type, choices and default); undefined when yargs must say why not. */
-function valueOf(name: FlagName, given: string | undefined): { ok: boolean; value?: string | number } {
+function flagValue(name: FlagName, given: string | undefined): { ok: boolean; value?: string | number } {
   const spec: FlagSpec = SERVE_FLAGS[name];
   const raw = given ?? spec.default;
   if (raw === undefined) return { ok: true };
@@ -67,7 +67,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
   }
   const out: Record<string, string | number | undefined> = {};
   for (const name of NAMES) {
-    const v = valueOf(name, values[name]);
+    const v = flagValue(name, values[name]);
     if (!v.ok) return undefined;
     out[name] = v.value;
   }

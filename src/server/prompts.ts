@@ -241,11 +241,11 @@ export function registerPrompts(server: Server, session: Session, projectWork: (
       (ref.type === 'ref/prompt' && ref.name === 'task_brief' && argument.name === 'task_id') ||
       (ref.type === 'ref/resource' && ref.uri === 'ralph://tasks/{id}' && argument.name === 'id');
     if (isTaskArg) {
-      values = store.completeTaskIds(prefix, 101).map(String);
+      values = store.tasks.completeTaskIds(prefix, 101).map(String);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://features/{name}' && argument.name === 'name') {
-      values = store.completeNames('features', prefix, 101);
+      values = store.names.completeNames('features', prefix, 101);
     } else if (ref.type === 'ref/resource' && ref.uri === 'ralph://disciplines/{name}' && argument.name === 'name') {
-      values = store.completeNames('disciplines', prefix, 101);
+      values = store.names.completeNames('disciplines', prefix, 101);
     }
     return { completion: { values: values.slice(0, 100), hasMore: values.length > 100 } };
   });

@@ -58,7 +58,7 @@ function listPage(session: Session, cursor: string | undefined): { resources: Re
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isSafeInteger(offset) || offset < 0)
     throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
-  const rows = session.store.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
+  const rows = session.store.project.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
   const page = rows.slice(0, room).map(
@@ -165,18 +165,21 @@ export function resourceFingerprint(store: RalphStore, uri: string): string | nu
   const w = watchable(uri);
   switch (w.kind) {
     case 'project':
-      return JSON.stringify([store.projectInfo(), store.progressGroups()]);
+      return JSON.stringify([store.project.projectInfo(), store.tasks.progressGroups()]);
     case 'tasks':
-      return store.taskFingerprint(w.id);
+      return store.watch.taskFingerprint(w.id);
     case 'features': {
-      const name = store.featureName(w.name);
-      return name === undefined ? null : JSON.stringify(store.getFeature(name) ?? null);
+      const name = store.features.featureName(w.name);
+      return name === undefined ? null : JSON.stringify(store.features.getFeature(name) ?? null);
     }
     case 'disciplines': {
-      const name = store.disciplineName(w.name);
+      const name = store.disciplines.disciplineName(w.name);
       return name === undefined
         ? null
-        : JSON.stringify([store.getDiscipline(name) ?? null, store.toolOverrides(name) ?? null]);
+        : JSON.stringify([
+            store.disciplines.getDiscipline(name) ?? null,
+            store.disciplines.toolOverrides(name) ?? null,
+          ]);
     }
   }
 }

@@ -79,7 +79,7 @@ export class ChangeWatcher {
 
   private start(): void {
     if (this.timer) return;
-    this.version = this.store.dataVersion();
+    this.version = this.store.watch.dataVersion();
     this.seenCommits = this.commits;
     this.offCommit = this.store.db.onCommit(() => {
       this.commits++;
@@ -113,7 +113,7 @@ export class ChangeWatcher {
       return;
     }
     try {
-      const version = this.store.dataVersion();
+      const version = this.store.watch.dataVersion();
       if (version === this.version && this.commits === this.seenCommits) return;
       this.version = version;
       this.seenCommits = this.commits;

@@ -44,7 +44,13 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
     const out = ctx.store.write(() => {
       const result = def.handler(applyScope(tool, parsed, inWrite), inWrite) as Record<string, unknown>;
       // The audit row names the session as the call leaves it (a claim's row names the claimed task).
-      ctx.store.recordCall(writerOf(patchedSession(ctx.session, patches)), def.name, rawArgs, 'ok', ctx.session.taskId);
+      ctx.store.audit.recordCall(
+        writerOf(patchedSession(ctx.session, patches)),
+        def.name,
+        rawArgs,
+        'ok',
+        ctx.session.taskId,
+      );
       return result;
     });
     for (const patch of patches) applySessionPatch(ctx.session, patch);
@@ -85,7 +91,7 @@ export function recordBestEffort(ctx: ToolContext, tool: string, args: unknown, 
   if (ctx.forward) return; // Ralph's app is the only writer of a forwarding session
   try {
     ctx.store.ensureOwnTables();
-    ctx.store.write(() => ctx.store.recordCall(writerOf(ctx.session), tool, args, outcome));
+    ctx.store.write(() => ctx.store.audit.recordCall(writerOf(ctx.session), tool, args, outcome));
   } catch (err) {
     ctx.log.warn({ err, tool, outcome }, 'could not record the call in ralph_mcp_audit');
   }

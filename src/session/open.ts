@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { StartupError } from '../domain/errors.js';
 import { locateProject, type Project } from '../domain/project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
-import { openStore } from '../store/open.js';
+import { openStore } from '../store/open/openStore.js';
 import type { RalphStore } from '../store/store.js';
 import { MAX_CONTEXT_BYTES, mergeContextFile } from './contextFile.js';
 import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';

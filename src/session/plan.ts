@@ -92,7 +92,7 @@ export function buildSessionPlan(
     const raw = String(req.task);
     if (!/^[1-9]\d{0,14}$/.test(raw))
       throw new StartupError(`--task must be a positive integer task id, got ${JSON.stringify(raw)}`);
-    const row = store.taskHead(Number(raw));
+    const row = store.tasks.taskHead(Number(raw));
     if (!row) throw new StartupError(`unknown task id ${raw} in ${project.dbPath}`);
     task = row;
   }
@@ -121,14 +121,14 @@ export function buildSessionPlan(
   const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
   if (recipe?.needsDiscipline && req.discipline === undefined) {
     throw new StartupError(
-      `recipe ${recipe.name} changes one discipline and none was given; pass --discipline NAME (disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'})`,
+      `recipe ${recipe.name} changes one discipline and none was given; pass --discipline NAME (disciplines in this project: ${store.disciplines.disciplineNames().join(', ') || '(none)'})`,
     );
   }
   let additionalDisabled: string[] = [];
   if (disciplineName !== null) {
-    const row = store.toolOverrides(disciplineName);
+    const row = store.disciplines.toolOverrides(disciplineName);
     if (!row) {
-      const known = `disciplines in this project: ${store.disciplineNames().join(', ') || '(none)'}`;
+      const known = `disciplines in this project: ${store.disciplines.disciplineNames().join(', ') || '(none)'}`;
       if (disciplineSource === 'task') {
         throw new StartupError(
           `task ${task!.id}'s discipline ${JSON.stringify(disciplineName)} does not exist; pass --discipline NAME (${known})`,
@@ -137,17 +137,18 @@ export function buildSessionPlan(
       throw new StartupError(`unknown discipline ${JSON.stringify(disciplineName)}; ${known}`);
     }
     disciplineName = row.name;
-    additionalDisabled = readOverrides(disciplineName, row.raw, store.overridesLocation() ?? undefined);
+    additionalDisabled = readOverrides(disciplineName, row.raw, store.disciplines.overridesLocation() ?? undefined);
   }
   if (task && disciplineName !== null && task.discipline !== disciplineName) {
-    const own = store.toolOverrides(task.discipline);
+    const own = store.disciplines.toolOverrides(task.discipline);
     // A task whose discipline row is gone has no overrides to add (Ralph's FK makes this rare).
-    if (own) additionalDisabled.push(...readOverrides(own.name, own.raw, store.overridesLocation() ?? undefined));
+    if (own)
+      additionalDisabled.push(...readOverrides(own.name, own.raw, store.disciplines.overridesLocation() ?? undefined));
   }
 
   let feature: string | null = null;
   if (req.feature !== undefined) {
-    const stored = store.featureName(req.feature);
+    const stored = store.features.featureName(req.feature);
     if (stored === undefined) {
       throw new StartupError(
         `${req.contextFile ?? 'context'}: field "feature": unknown ${store.featureNoun} ${JSON.stringify(req.feature)}`,
@@ -188,7 +189,7 @@ export function buildSessionPlan(
   const plan: SessionPlan = {
     project,
     generation: store.generation,
-    projectTitle: store.projectInfo().title,
+    projectTitle: store.project.projectInfo().title,
     recipe,
     discipline: disciplineName,
     disciplineSource,

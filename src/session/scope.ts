@@ -68,7 +68,7 @@ export function applyScope(
       if (scoped === undefined)
         throw new ToolError('invalid_argument', `${featureTarget.arg} is required: this session has no task yet`);
       args = { ...args, [featureTarget.arg]: scoped };
-    } else if (scoped !== undefined && (ctx.store.featureName(String(given)) ?? given) !== scoped) {
+    } else if (scoped !== undefined && (ctx.store.features.featureName(String(given)) ?? given) !== scoped) {
       // Compared as stored: on the normalized generation "Search" names the subsystem "search".
       throw new ToolError('out_of_scope', `${why}; ${name} cannot change ${noun} ${JSON.stringify(given)}`);
     }

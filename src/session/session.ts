@@ -96,10 +96,10 @@ function toolContext(plan: SessionPlan, store: RalphStore, log: Logger, forward?
     forward,
     onCommit: applyNow(plan.scope),
     disciplineOverrides(discipline) {
-      const row = store.toolOverrides(discipline);
+      const row = store.disciplines.toolOverrides(discipline);
       if (!row) return [];
       try {
-        return readOverrides(row.name, row.raw, store.overridesLocation() ?? undefined);
+        return readOverrides(row.name, row.raw, store.disciplines.overridesLocation() ?? undefined);
       } catch (err) {
         throw conflict(
           `${(err as Error).message}; fix them first (ralph-mcp doctor lists every discipline's overrides)`,

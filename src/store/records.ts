@@ -180,3 +180,47 @@ export interface Question {
   session_id: string;
   created: string | null;
 }
+
+/**
+ * A claim with its lease (ralph_mcp_claims): which session holds which task, since when, until when.
+ * Times are ISO 8601 UTC with milliseconds (fixed width, so they compare as text).
+ */
+export interface Claim {
+  task_id: number;
+  session_id: string;
+  claimed_at: string;
+  lease_until: string;
+}
+
+/** One row of a task's history (ralph_mcp_audit), oldest first. */
+export interface HistoryRow {
+  id: number;
+  created: string;
+  session_id: string;
+  recipe: string | null;
+  discipline: string | null;
+  tool: string;
+  arguments: string;
+  outcome: string;
+}
+
+/** A task's title as exact and near duplicates compare it (titleKey). */
+export interface TitleKey {
+  id: number;
+  key: string;
+}
+
+/**
+ * What a create compares its title with, read once per create. Tasks in the change queue are compared
+ * by their current titles (read here); the index and the title keys answer for every other task.
+ */
+export interface TitleLookup {
+  /** Tasks titled exactly `key`, newest first, at most `limit`. */
+  same(key: string, limit: number): number[];
+  /**
+   * The candidates for near duplicates: the newest `limit` indexed tasks whose title matches `fts`
+   * (an FTS5 query of quoted words, title column only; none past TITLE_MATCH_BUDGET_MS), and every
+   * queued task. Each with its title key, for the caller to compare.
+   */
+  near(fts: string, limit: number): TitleKey[];
+}

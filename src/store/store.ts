@@ -1,9 +1,10 @@
 import type { Db } from '../db/database.js';
 import type { SignalRow } from '../domain/signals.js';
-import type { Claim, HistoryRow } from './own/claims.js';
-import type { TitleLookup } from './own/search.js';
 import type {
+  Claim,
   Comment,
+  HistoryRow,
+  TitleLookup,
   Discipline,
   DisciplineRow,
   Feature,
@@ -34,15 +35,7 @@ import type { HolderFilter, TaskListAfter, TaskSort } from './taskList.js';
  * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
  * it for each writing call together with its audit row.
  */
-export interface RalphStore
-  extends TaskStore,
-    CommentStore,
-    SignalStore,
-    FeatureStore,
-    DisciplineStore,
-    ProjectStore,
-    OwnStore,
-    WatchStore {
+export interface RalphStore {
   readonly generation: Generation;
   /** The connection (transactions, closing, fault handling). SQL on Ralph's tables stays in the store. */
   readonly db: Db;
@@ -51,6 +44,22 @@ export interface RalphStore
   /** Runs fn in one BEGIN IMMEDIATE transaction; any throw rolls everything back. */
   write<T>(fn: () => T): T;
   close(): void;
+  /** Creates our tables on first write; refuses ones from a newer ralph-mcp. */
+  ensureOwnTables(): void;
+  /** Our tables' version, or undefined before the first write. */
+  ownSchemaVersion(): string | undefined;
+
+  readonly tasks: TaskStore;
+  readonly search: SearchStore;
+  readonly comments: CommentStore;
+  readonly signals: SignalStore;
+  readonly features: FeatureStore;
+  readonly names: NameStore;
+  readonly disciplines: DisciplineStore;
+  readonly project: ProjectStore;
+  readonly audit: AuditStore;
+  readonly claims: ClaimStore;
+  readonly watch: WatchStore;
 }
 
 /** Who writes: recorded with comments and signals (a normalized signal needs its agent_sessions row). */
@@ -144,10 +153,6 @@ export interface TaskStore {
   unfinishedDependencies(id: number, limit: number): { id: number; status: string }[];
   /** What the task's rows say blocks it (whatever its status now). */
   blocker(id: number): Blocker;
-  /** What a create compares its title with (exact and near duplicates), read once per create. */
-  titleLookup(): TitleLookup;
-  /** id, title, status and feature of these tasks, in this order (ids no task has are left out). */
-  titleHeads(ids: readonly number[]): TitleMatch[];
   /** Inserts a task (provenance agent, created today); returns the id agents see. */
   createTask(t: TaskInsert): number;
   updateTask(id: number, changes: TaskChanges): void;
@@ -184,6 +189,11 @@ export interface TaskStore {
    */
   readyTasks(query: TaskQuery, limit: number): number[];
   progressGroups(): ProgressGroup[];
+  completeTaskIds(prefix: string, limit: number): number[];
+}
+
+/** Finding tasks by their words: our FTS5 index over titles and descriptions, and title keys. */
+export interface SearchStore {
   /**
    * Ranked full-text search (FTS5): brings our index up to date with every write first. Title matches
    * first; bounded (own/search.ts SEARCH_BOUNDS): `invalid_argument` past `budgetMs` (default there).
@@ -194,7 +204,10 @@ export interface TaskStore {
    * its request, seconds at 100,000 tasks while a shared server answers nothing else.
    */
   prepareSearch(): void;
-  completeTaskIds(prefix: string, limit: number): number[];
+  /** What a create compares its title with (exact and near duplicates), read once per create. */
+  titleLookup(): TitleLookup;
+  /** id, title, status and feature of these tasks, in this order (ids no task has are left out). */
+  titleHeads(ids: readonly number[]): TitleMatch[];
 }
 
 export interface CommentInsert {
@@ -255,6 +268,10 @@ export interface FeatureStore {
   /** The stored learnings as items for mergeLearning (identity-tagged where a generation keeps rows). */
   learningItems(name: string): unknown[];
   writeLearningItems(name: string, items: unknown[], by: Writer): void;
+}
+
+/** The names features and disciplines share: acronyms, and names to complete. */
+export interface NameStore {
   /** The feature or discipline holding this acronym. */
   acronymOwner(kind: Named, acronym: string): string | undefined;
   acronyms(kind: Named): string[];
@@ -304,16 +321,15 @@ export interface ProjectStore {
   sqliteVersion(): string;
 }
 
-/** ralph-mcp's own tables (ralph_mcp_*): one implementation, shared by both generations. */
-export interface OwnStore {
-  /** Creates our tables on first write; refuses ones from a newer ralph-mcp. */
-  ensureOwnTables(): void;
-  /** Our tables' version, or undefined before the first write. */
-  ownSchemaVersion(): string | undefined;
+/** ralph-mcp's audit rows (ralph_mcp_audit): one implementation, shared by both generations. */
+export interface AuditStore {
   /** `about`: one more task the row is about (the task a call gave back), beside the writer's and the arguments'. */
   recordCall(by: Writer, tool: string, args: unknown, outcome: string, about?: number | null): void;
   recordAbort(by: Writer, reason: string): number;
-  /** Claims with leases (own/claims.ts): who holds which task until when; a task's history. */
+}
+
+/** Claims with leases (own/claims.ts): who holds which task until when; a task's history. */
+export interface ClaimStore {
   claimOf(taskId: number): Claim | undefined;
   claimsOf(taskIds: readonly number[]): Map<number, Claim>;
   sessionClaims(sessionId: string): Claim[];

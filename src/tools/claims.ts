@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { conflict } from '../domain/errors.js';
 import { once, READ, UPDATE, defineTool } from '../toolkit/tool.js';
 import { applySessionPatch, writerOf, type SessionScope, type ToolContext } from '../toolkit/context.js';
-import { isoTime, type Claim } from '../store/own/claims.js';
+import { isoTime } from '../domain/time.js';
+import type { Claim } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
 import { sessionNote } from './comments.js';
 import { text, taskId } from './fields.js';
@@ -28,7 +29,7 @@ export const holder = (c: Claim | undefined, status: string): Holder | null =>
   c && status === 'in_progress' ? { session_id: c.session_id, since: c.claimed_at, lease_until: c.lease_until } : null;
 
 export const holderOf = (store: RalphStore, id: number, status: string): Holder | null =>
-  status === 'in_progress' ? holder(store.claimOf(id), status) : null;
+  status === 'in_progress' ? holder(store.claims.claimOf(id), status) : null;
 
 /**
  * Claims whose lease ran out before `now` on tasks still in_progress, in the filters, longest expired
@@ -43,8 +44,8 @@ export function staleClaims(
   finished?: (c: Claim) => void,
 ): Claim[] {
   const out: Claim[] = [];
-  for (const c of store.expiredClaims(now, 50)) {
-    const head = store.taskHead(c.task_id);
+  for (const c of store.claims.expiredClaims(now, 50)) {
+    const head = store.tasks.taskHead(c.task_id);
     if (head?.status !== 'in_progress') {
       finished?.(c);
       continue;
@@ -70,7 +71,7 @@ export function recordClaim(ctx: ToolContext, taskIdValue: number, now = Date.no
     claimed_at: isoTime(now),
     lease_until: isoTime(now + ctx.session.leaseMs),
   };
-  ctx.store.putClaim(claim);
+  ctx.store.claims.putClaim(claim);
   lastRenewed.set(ctx.session, now);
   return claim;
 }
@@ -91,7 +92,7 @@ export function renewLease(ctx: ToolContext): void {
   lastRenewed.set(s, now);
   try {
     ctx.store.ensureOwnTables();
-    ctx.store.write(() => ctx.store.renewLeases(s.sessionId, isoTime(now + s.leaseMs)));
+    ctx.store.write(() => ctx.store.claims.renewLeases(s.sessionId, isoTime(now + s.leaseMs)));
   } catch (err) {
     ctx.log.warn({ err, session_id: s.sessionId }, 'could not renew the lease');
   }
@@ -101,14 +102,14 @@ export function renewLease(ctx: ToolContext): void {
 export function takenOverFrom(ctx: ToolContext, id: number): Claim | undefined {
   const s = ctx.session;
   if (!s.claimed || s.taskId !== id) return undefined;
-  const c = ctx.store.claimOf(id);
+  const c = ctx.store.claims.claimOf(id);
   return c && c.session_id !== s.sessionId ? c : undefined;
 }
 
 /** Gives a task back: pending, its claim dropped, a comment saying why. Inside a write. */
 function giveBack(ctx: ToolContext, id: number, why: string) {
-  ctx.store.setTaskStatus(id, 'pending');
-  ctx.store.dropClaim(id);
+  ctx.store.tasks.setTaskStatus(id, 'pending');
+  ctx.store.claims.dropClaim(id);
   return sessionNote(ctx, id, `Released: ${why}`);
 }
 
@@ -151,10 +152,10 @@ export function releaseOnClose(ctx: ToolContext, why: string): void {
   try {
     ctx.store.ensureOwnTables();
     ctx.store.write(() => {
-      const c = ctx.store.claimOf(id);
-      if (!c || c.session_id !== s.sessionId || ctx.store.taskHead(id)?.status !== 'in_progress') return;
+      const c = ctx.store.claims.claimOf(id);
+      if (!c || c.session_id !== s.sessionId || ctx.store.tasks.taskHead(id)?.status !== 'in_progress') return;
       giveBack(ctx, id, why);
-      ctx.store.recordCall(writerOf(s), 'release_task', { reason: why }, 'ok');
+      ctx.store.audit.recordCall(writerOf(s), 'release_task', { reason: why }, 'ok');
     });
     applySessionPatch(s, { taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });
   } catch (err) {
@@ -200,7 +201,7 @@ export const taskHistory = defineTool({
   handler(args, ctx) {
     const head = requireTaskHead(ctx.store, args.task_id);
     const limit = args.limit ?? HISTORY_PAGE.default;
-    const rows = ctx.store.taskHistory(args.task_id, args.after ?? 0, limit + 1);
+    const rows = ctx.store.claims.taskHistory(args.task_id, args.after ?? 0, limit + 1);
     const page = rows.slice(0, limit).map((r) => ({ ...r, arguments: parsed(r.arguments) }));
     return {
       task_id: args.task_id,

@@ -14,7 +14,7 @@ export const commentAuthor = (session: ToolContext['session']): string => sessio
 
 /** A note this session leaves on a task in its own name (skips, splits, overrides). */
 export function sessionNote(ctx: ToolContext, taskIdValue: number, body: string, prio: string | null = null): Comment {
-  return ctx.store.addComment(
+  return ctx.store.comments.addComment(
     {
       task_id: taskIdValue,
       author: commentAuthor(ctx.session),
@@ -29,9 +29,9 @@ export function sessionNote(ctx: ToolContext, taskIdValue: number, body: string,
 
 function requireComment(ctx: ToolContext, taskIdValue: number, commentId: number) {
   requireTaskExists(ctx.store, taskIdValue);
-  const row = ctx.store.getComment(taskIdValue, commentId);
+  const row = ctx.store.comments.getComment(taskIdValue, commentId);
   if (!row) {
-    const ids = ctx.store.commentIds(taskIdValue, 21);
+    const ids = ctx.store.comments.commentIds(taskIdValue, 21);
     throw new ToolError(
       'not_found',
       `comment ${commentId} does not exist on task ${taskIdValue}; ${ids.length ? `its comments: ${ids.slice(0, 20).join(', ')}${ids.length > 20 ? ', …' : ''}` : 'it has no comments'}`,
@@ -69,7 +69,7 @@ export const addTaskComment = defineTool({
       );
     }
     return {
-      comment: store.addComment(
+      comment: store.comments.addComment(
         {
           task_id: args.task_id,
           author: commentAuthor(session),
@@ -95,7 +95,7 @@ export const updateTaskComment = defineTool({
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, ctx) {
     requireComment(ctx, args.task_id, args.comment_id);
-    return { comment: ctx.store.updateComment(args.task_id, args.comment_id, args.body) };
+    return { comment: ctx.store.comments.updateComment(args.task_id, args.comment_id, args.body) };
   },
 });
 
@@ -110,7 +110,7 @@ export const deleteTaskComment = defineTool({
   taskTarget: { arg: 'task_id', writes: true },
   handler(args, ctx) {
     requireComment(ctx, args.task_id, args.comment_id);
-    ctx.store.deleteComment(args.task_id, args.comment_id);
+    ctx.store.comments.deleteComment(args.task_id, args.comment_id);
     return { deleted_id: args.comment_id, task_id: args.task_id };
   },
 });

@@ -33,7 +33,7 @@ const answer = (taskId: number, items: unknown[], changed: boolean) => ({
 /** The stored list, read before anything is written (a list that cannot be rewritten refuses the call). */
 function storedDependencies(ctx: ToolContext, id: number): unknown[] {
   requireTaskExists(ctx.store, id);
-  return ctx.store.dependencyItems(id);
+  return ctx.store.tasks.dependencyItems(id);
 }
 
 export const addDependency = defineTool({
@@ -57,7 +57,7 @@ export const addDependency = defineTool({
       );
     }
     const next = [...items, depends_on];
-    ctx.store.writeDependencyItems(task_id, next);
+    ctx.store.tasks.writeDependencyItems(task_id, next);
     return answer(task_id, next, true);
   },
 });
@@ -76,7 +76,7 @@ export const removeDependency = defineTool({
     const items = storedDependencies(ctx, task_id);
     const next = items.filter((x) => !namesTask(depends_on)(x));
     if (next.length === items.length) return answer(task_id, items, false);
-    ctx.store.writeDependencyItems(task_id, next);
+    ctx.store.tasks.writeDependencyItems(task_id, next);
     return answer(task_id, next, true);
   },
 });

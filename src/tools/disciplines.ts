@@ -26,7 +26,7 @@ export const listDisciplines = defineTool({
   output: () => z.object({ disciplines: z.array(DisciplineRowOut()) }),
   annotations: READ,
   handler(_args, { store }) {
-    return { disciplines: store.listDisciplines() };
+    return { disciplines: store.disciplines.listDisciplines() };
   },
 });
 
@@ -64,7 +64,7 @@ export const createDiscipline = defineTool({
   handler(args, { store }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
-    const existing = store.disciplineName(args.name);
+    const existing = store.disciplines.disciplineName(args.name);
     if (existing !== undefined)
       throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
     const possible_duplicates = similarNamesOf(store, 'disciplines', args.name);
@@ -72,7 +72,7 @@ export const createDiscipline = defineTool({
       args.acronym !== undefined
         ? checkAcronym(store, 'disciplines', args.acronym, null)
         : freeAcronym(store, 'disciplines', args.display_name);
-    store.createDiscipline({
+    store.disciplines.createDiscipline({
       name: args.name,
       display_name: args.display_name,
       acronym: acr,
@@ -111,7 +111,7 @@ export const updateDiscipline = defineTool({
     if (args.color !== undefined) checkColor(args.color);
     const name = requireDiscipline(store, args.name);
     const { name: _name, ...changes } = args;
-    store.updateDiscipline(name, changes);
+    store.disciplines.updateDiscipline(name, changes);
     return { discipline: requireDisciplineRecord(store, name), changed: given };
   },
 });
@@ -127,7 +127,7 @@ export const deleteDiscipline = defineTool({
   disciplineTarget: { arg: 'name' },
   handler(args, { store }) {
     const name = requireDiscipline(store, args.name);
-    const { tasks, templates } = store.disciplineUsage(name);
+    const { tasks, templates } = store.disciplines.disciplineUsage(name);
     if (tasks > 0)
       throw conflict(`discipline ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, {
         tasks,
@@ -137,7 +137,7 @@ export const deleteDiscipline = defineTool({
         `discipline ${name} cannot be deleted: ${templates} task template(s) use it; retire them in Ralph first`,
         { templates },
       );
-    store.deleteDiscipline(name);
+    store.disciplines.deleteDiscipline(name);
     return { deleted: name };
   },
 });

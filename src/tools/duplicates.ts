@@ -93,9 +93,9 @@ export function checkTitle(
   const { store } = ctx;
   const skip = new Set(check.exclude ?? []);
   const key = titleKey(title);
-  const titles = store.titleLookup();
+  const titles = store.search.titleLookup();
   if (!check.duplicateOk) {
-    const same = store
+    const same = store.search
       .titleHeads(titles.same(key, EXACT_CANDIDATES))
       .filter((t) => !skip.has(t.id) && t.feature === check.feature);
     if (same.length > 0) {
@@ -116,7 +116,7 @@ export function checkTitle(
     .sort((a, b) => b.similarity - a.similarity || b.id - a.id)
     .slice(0, MAX_DUPLICATE_HINTS);
   const similarity = new Map(close.map((t) => [t.id, t.similarity]));
-  return store.titleHeads(close.map((t) => t.id)).map((t) => ({
+  return store.search.titleHeads(close.map((t) => t.id)).map((t) => ({
     id: t.id,
     title: t.title,
     feature: t.feature,
@@ -132,6 +132,7 @@ export function similarNamesOf(
   name: string,
 ): z.infer<ReturnType<typeof NameHintOut>>[] {
   // Features and disciplines are a handful per project; the cap only keeps a pathological one bounded.
-  const existing = kind === 'features' ? store.featureNames(10_000) : store.disciplineNames(10_000);
+  const existing =
+    kind === 'features' ? store.features.featureNames(10_000) : store.disciplines.disciplineNames(10_000);
   return similarNames(name, existing);
 }

@@ -35,14 +35,14 @@ const featureFields = once(() => ({
 
 function checkFeatureDeps(store: RalphStore, self: string, deps: readonly string[]): string[] {
   // Names as stored: on the normalized generation "Search" and "search" are one subsystem.
-  const unique = [...new Set(deps.map((d) => store.featureName(d) ?? d))];
+  const unique = [...new Set(deps.map((d) => store.features.featureName(d) ?? d))];
   if (unique.includes(self)) throw invalid(`${store.featureNoun} ${self} cannot depend on itself`);
-  const missing = unique.filter((d) => store.featureName(d) === undefined);
+  const missing = unique.filter((d) => store.features.featureName(d) === undefined);
   if (missing.length > 0)
     throw invalid(`dependencies names ${plural(store.featureNoun)} that do not exist: ${missing.join(', ')}`, {
       missing,
     });
-  const cycle = findCycle(self, unique, (f) => store.featureDependencies(f));
+  const cycle = findCycle(self, unique, (f) => store.features.featureDependencies(f));
   if (cycle) throw invalid(`dependencies would create a cycle: ${cycle.join(' → ')}`, { cycle });
   return unique;
 }
@@ -56,7 +56,7 @@ export const listFeatures = defineTool({
   output: () => z.object({ features: z.array(FeatureRowOut()) }),
   annotations: READ,
   handler(_args, { store }) {
-    return { features: store.listFeatures() };
+    return { features: store.features.listFeatures() };
   },
 });
 
@@ -89,7 +89,7 @@ export const createFeature = defineTool({
   handler(args, ctx) {
     const { store } = ctx;
     checkNewName('feature', args.name);
-    const existing = store.featureName(args.name);
+    const existing = store.features.featureName(args.name);
     if (existing !== undefined)
       throw conflict(
         `${store.featureNoun} ${existing} already exists; choose another name, or change the existing one instead`,
@@ -99,7 +99,7 @@ export const createFeature = defineTool({
       args.acronym !== undefined
         ? checkAcronym(store, 'features', args.acronym, null)
         : freeAcronym(store, 'features', args.display_name);
-    store.createFeature({
+    store.features.createFeature({
       name: args.name,
       display_name: args.display_name,
       acronym: acr,
@@ -149,7 +149,7 @@ export const updateFeature = defineTool({
       changes.knowledge_paths = checkContextFiles(ctx, args.knowledge_paths, 'knowledge_paths');
     if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
     if (args.dependencies !== undefined) changes.dependencies = checkFeatureDeps(store, name, args.dependencies);
-    store.updateFeature(name, changes);
+    store.features.updateFeature(name, changes);
     return { feature: requireFeatureRecord(store, name), changed: given };
   },
 });
@@ -166,17 +166,17 @@ export const deleteFeature = defineTool({
   handler(args, { store }) {
     const name = requireFeature(store, args.name);
     const noun = store.featureNoun;
-    const tasks = store.featureTaskCount(name);
+    const tasks = store.features.featureTaskCount(name);
     if (tasks > 0)
       throw conflict(`${noun} ${name} cannot be deleted: ${tasks} task(s) belong to it; move or delete them first`, {
         tasks,
       });
-    const dependents = store.featureDependents(name);
+    const dependents = store.features.featureDependents(name);
     if (dependents.length > 0)
       throw conflict(`${noun} ${name} cannot be deleted: ${plural(noun)} ${dependents.join(', ')} depend on it`, {
         dependents,
       });
-    store.deleteFeature(name);
+    store.features.deleteFeature(name);
     return { deleted: name };
   },
 });
@@ -229,14 +229,14 @@ export const appendFeatureLearning = defineTool({
     };
     if (reason) incoming.reason = reason.text;
     if (sourceTask != null) incoming.task_id = sourceTask;
-    const stored = store.learningItems(feature);
+    const stored = store.features.learningItems(feature);
     const result = mergeLearning(stored, incoming);
     if (result.outcome === 'added' && result.items.length > MAX_LEARNINGS) {
       throw conflict(
         `${store.featureNoun} ${feature} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
       );
     }
-    store.writeLearningItems(feature, result.items, writerOf(session));
+    store.features.writeLearningItems(feature, result.items, writerOf(session));
     return {
       outcome: result.outcome,
       learning: publicLearning(result.learning),
@@ -270,7 +270,7 @@ export const addFeatureContextFile = defineTool({
   handler(args, ctx) {
     const { store } = ctx;
     const feature = requireFeature(store, args.feature_name);
-    const current = store.featureContextFileItems(feature);
+    const current = store.features.featureContextFileItems(feature);
     const strings = (list: unknown[]) => list.filter((f): f is string => typeof f === 'string');
     const [path] = checkContextFiles(ctx, [args.file_path], 'file_path');
     // Compare canonical forms: "./src/x.ts" stored by hand is the same file as "src/x.ts".
@@ -283,7 +283,7 @@ export const addFeatureContextFile = defineTool({
       );
     }
     const files = [...current, path!];
-    store.writeFeatureContextFiles(feature, files);
+    store.features.writeFeatureContextFiles(feature, files);
     return { feature_name: feature, file_path: path!, added: true, context_files: strings(files) };
   },
 });

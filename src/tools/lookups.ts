@@ -14,7 +14,7 @@ function known(names: string[], what: string): string {
 }
 
 function taskNotFound(store: RalphStore, id: number): never {
-  const r = store.taskIdRange();
+  const r = store.tasks.taskIdRange();
   throw notFound(
     'task',
     id,
@@ -23,39 +23,40 @@ function taskNotFound(store: RalphStore, id: number): never {
 }
 
 export function requireTask(store: RalphStore, id: number): Task {
-  return store.getTask(id) ?? taskNotFound(store, id);
+  return store.tasks.getTask(id) ?? taskNotFound(store, id);
 }
 
 /** Only that the task exists (the cheapest read on either generation). */
 export function requireTaskExists(store: RalphStore, id: number): void {
-  if (!store.taskExists(id)) taskNotFound(store, id);
+  if (!store.tasks.taskExists(id)) taskNotFound(store, id);
 }
 
 export function requireTaskHead(store: RalphStore, id: number): TaskHead {
-  return store.taskHead(id) ?? taskNotFound(store, id);
+  return store.tasks.taskHead(id) ?? taskNotFound(store, id);
 }
 
 /** The stored name of an existing feature. */
 export function requireFeature(store: RalphStore, name: string): string {
-  const stored = store.featureName(name);
+  const stored = store.features.featureName(name);
   if (stored === undefined)
-    throw notFound(store.featureNoun, name, known(store.featureNames(21), plural(store.featureNoun)));
+    throw notFound(store.featureNoun, name, known(store.features.featureNames(21), plural(store.featureNoun)));
   return stored;
 }
 
 export function requireFeatureRecord(store: RalphStore, name: string): Feature {
-  return store.getFeature(requireFeature(store, name))!;
+  return store.features.getFeature(requireFeature(store, name))!;
 }
 
 /** The stored name of an existing discipline. */
 export function requireDiscipline(store: RalphStore, name: string): string {
-  const stored = store.disciplineName(name);
-  if (stored === undefined) throw notFound('discipline', name, known(store.disciplineNames(21), 'disciplines'));
+  const stored = store.disciplines.disciplineName(name);
+  if (stored === undefined)
+    throw notFound('discipline', name, known(store.disciplines.disciplineNames(21), 'disciplines'));
   return stored;
 }
 
 export function requireDisciplineRecord(store: RalphStore, name: string): Discipline {
-  return store.getDiscipline(requireDiscipline(store, name))!;
+  return store.disciplines.getDiscipline(requireDiscipline(store, name))!;
 }
 
 /** "feature" → "features", "feature (subsystem)" → "features (subsystems)". */

@@ -17,7 +17,7 @@ export const getProjectInfo = defineTool({
     }),
   annotations: READ,
   handler(_args, { store }) {
-    return store.projectInfo();
+    return store.project.projectInfo();
   },
 });
 
@@ -42,10 +42,10 @@ export const getProjectProgress = defineTool({
   handler(_args, { store }) {
     const by_status: Record<string, number> = Object.fromEntries(TASK_STATUSES.map((s) => [s, 0]));
     // Every feature/discipline is listed, also those without tasks (0/0), so the report is complete.
-    const features = new Map(store.featureNames(-1).map((name) => [name, { name, done: 0, total: 0 }]));
-    const disciplines = new Map(store.disciplineNames().map((name) => [name, { name, done: 0, total: 0 }]));
+    const features = new Map(store.features.featureNames(-1).map((name) => [name, { name, done: 0, total: 0 }]));
+    const disciplines = new Map(store.disciplines.disciplineNames().map((name) => [name, { name, done: 0, total: 0 }]));
     let total = 0;
-    for (const r of store.progressGroups()) {
+    for (const r of store.tasks.progressGroups()) {
       total += r.n;
       by_status[r.status] = (by_status[r.status] ?? 0) + r.n;
       for (const g of [features.get(r.feature), disciplines.get(r.discipline)]) {

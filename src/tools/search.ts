@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalid } from '../domain/errors.js';
 import { once, READ, defineTool } from '../toolkit/tool.js';
 import { LIMITS, status } from './fields.js';
-import { SEARCH_BOUNDS } from '../store/own/search.js';
+import { SEARCH_BOUNDS } from '../store/searchBounds.js';
 import { taskQuery } from './tasks.js';
 
 /**
@@ -91,7 +91,12 @@ export const searchTasks = defineTool({
     const started = performance.now();
     const limit = args.limit ?? 20;
     const run = (q: string) =>
-      ctx.store.searchTasks(q, query, limit, Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)));
+      ctx.store.search.searchTasks(
+        q,
+        query,
+        limit,
+        Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)),
+      );
     // Whole words first. A prefix ("table"* = table, tables, tablet, …) makes FTS5 merge the postings of
     // every word it starts in full before ranking (10-20 ms for two common words at 100,000 tasks, against
     // ~1 ms for the words themselves); it runs only when the words alone do not fill the page.

@@ -78,7 +78,7 @@ function verbTool<S extends z.ZodRawShape>(
     handler(args, ctx: ToolContext) {
       const id = sessionTask(ctx, verb);
       requireTaskExists(ctx.store, id);
-      const { id: signalId } = ctx.store.addSignal(
+      const { id: signalId } = ctx.store.signals.addSignal(
         id,
         signalRow(verb, payload(clean(args as Record<string, unknown>))),
         writerOf(ctx.session),
@@ -194,7 +194,7 @@ export const getAnswers = defineTool({
   taskTarget: { arg: 'task_id', writes: false },
   handler({ task_id, unanswered_only }, ctx) {
     requireTaskExists(ctx.store, task_id);
-    const questions = ctx.store.questions(task_id).filter((q) => !unanswered_only || q.answer === null);
+    const questions = ctx.store.signals.questions(task_id).filter((q) => !unanswered_only || q.answer === null);
     return { task_id, questions: questions.map(({ task_id: _t, session_id: _s, ...q }) => q) };
   },
 });

@@ -14,7 +14,7 @@ import { LIMITS, optText, pathList, priority, status, strList, taskId, text } fr
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
 import { HolderOut, holder, holderOf, staleClaims } from './claims.js';
-import { isoTime } from '../store/own/claims.js';
+import { isoTime } from '../domain/time.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
 
@@ -163,9 +163,9 @@ export const listTasks = defineTool({
     };
     const after = afterOf(query, args.cursor);
     const limit = args.limit ?? PAGE_DEFAULT;
-    const rows = ctx.store.listTasks(query, after, limit + 1);
+    const rows = ctx.store.tasks.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
-    const claims = ctx.store.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
+    const claims = ctx.store.claims.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
     // Readiness costs a dependency check per pending task (85 ms to count 20,000 at 100,000 tasks): with
     // `ready`, total counts up to claim_next_task's ready_remaining bound and says when it stopped.
     const max = query.ready !== undefined ? READY_COUNT_MAX : undefined;
@@ -173,8 +173,9 @@ export const listTasks = defineTool({
     // probe per task). Held tasks are a subset of the same filters, so the difference is exact.
     const total =
       query.holder === 'none' && max === undefined
-        ? ctx.store.countTasks({ ...query, holder: undefined }) - ctx.store.countTasks({ ...query, holder: 'any' })
-        : ctx.store.countTasks(query, max);
+        ? ctx.store.tasks.countTasks({ ...query, holder: undefined }) -
+          ctx.store.tasks.countTasks({ ...query, holder: 'any' })
+        : ctx.store.tasks.countTasks(query, max);
     return {
       tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
       total: max !== undefined ? Math.min(total, max) : total,
@@ -218,7 +219,7 @@ export const nextTasks = defineTool({
     if (
       args.feature !== undefined &&
       launchFeature !== null &&
-      (store.featureName(args.feature) ?? args.feature) !== launchFeature
+      (store.features.featureName(args.feature) ?? args.feature) !== launchFeature
     ) {
       throw new ToolError(
         'out_of_scope',
@@ -234,7 +235,7 @@ export const nextTasks = defineTool({
     const takes = new Map(stale.map((c) => [c.task_id, c]));
     const ids = [
       ...takes.keys(),
-      ...(stale.length < limit ? store.readyTasks({ discipline, feature }, limit - stale.length) : []),
+      ...(stale.length < limit ? store.tasks.readyTasks({ discipline, feature }, limit - stale.length) : []),
     ];
     const tasks = ids.map((id) => {
       const t = requireTask(store, id);
@@ -298,15 +299,15 @@ export const getTask = defineTool({
     const task = loadTask(ctx, id);
     const limit = comment_limit ?? COMMENT_PAGE.default;
     // One more than asked: whether older comments remain, without counting them.
-    const page = ctx.store.recentComments(id, limit + 1, comments_before);
+    const page = ctx.store.comments.recentComments(id, limit + 1, comments_before);
     const comments = page.length > limit ? page.slice(1) : page;
     const dependencies = task.depends_on.map((dep) => {
-      const r = ctx.store.taskHead(dep);
+      const r = ctx.store.tasks.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
     // One more than a read returns: whether there are more, without counting them (as stored lists are read).
-    const dependents = ctx.store.dependentsOf(id, LIST_READ_MAX + 1);
-    const open_questions = ctx.store
+    const dependents = ctx.store.tasks.dependentsOf(id, LIST_READ_MAX + 1);
+    const open_questions = ctx.store.signals
       .questions(id)
       .filter((q) => q.answer === null)
       .map(({ task_id: _t, session_id: _s, ...q }) => q);
@@ -314,7 +315,8 @@ export const getTask = defineTool({
       task,
       comments,
       // The newest page, whole: it is every comment there is (no count needed).
-      comment_count: comments_before === undefined && page.length <= limit ? page.length : ctx.store.commentCount(id),
+      comment_count:
+        comments_before === undefined && page.length <= limit ? page.length : ctx.store.comments.commentCount(id),
       older_comments_before: page.length > limit ? comments[0]!.id : null,
       dependencies,
       dependents: dependents.slice(0, LIST_READ_MAX),
@@ -404,7 +406,7 @@ export function insertTask(
     estimated_turns: t.estimated_turns ?? null,
   };
   const possible_duplicates = checkTitle(ctx, t.title, { ...check, feature });
-  return { id: store.createTask(insert), possible_duplicates };
+  return { id: store.tasks.createTask(insert), possible_duplicates };
 }
 
 // ---- update_task ---------------------------------------------------------------------------
@@ -443,7 +445,7 @@ export const updateTask = defineTool({
     const { id: _id, ...changes } = args;
     if (args.depends_on !== undefined) changes.depends_on = checkDependsOn(store, args.id, args.depends_on);
     if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
-    store.updateTask(args.id, changes);
+    store.tasks.updateTask(args.id, changes);
     return { task: loadTask(ctx, args.id), changed: given };
   },
 });
@@ -461,15 +463,15 @@ export const deleteTask = defineTool({
   taskTarget: { arg: 'id', writes: true },
   handler({ id }, ctx) {
     loadTask(ctx, id);
-    const dependents = ctx.store.dependentsOf(id);
+    const dependents = ctx.store.tasks.dependentsOf(id);
     if (dependents.length > 0) {
       throw conflict(
         `task ${id} cannot be deleted: tasks ${dependents.join(', ')} depend on it; change their depends_on first`,
         { dependents },
       );
     }
-    ctx.store.dropClaim(id);
-    return { deleted_id: id, deleted_comments: ctx.store.deleteTask(id) };
+    ctx.store.claims.dropClaim(id);
+    return { deleted_id: id, deleted_comments: ctx.store.tasks.deleteTask(id) };
   },
 });
 
@@ -526,7 +528,7 @@ export const setTaskStatus = defineTool({
     const held = holderOf(store, id, before.status);
     const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
     // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
-    const unfinished = next === 'done' ? store.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
+    const unfinished = next === 'done' ? store.tasks.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
     const shown =
       describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
     if (unfinished.length > 0 && !force) {
@@ -538,8 +540,8 @@ export const setTaskStatus = defineTool({
       );
     }
     const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
-    store.setTaskStatus(id, next);
-    if (next !== 'in_progress') store.dropClaim(id);
+    store.tasks.setTaskStatus(id, next);
+    if (next !== 'in_progress') store.claims.dropClaim(id);
     const note =
       unfinished.length > 0
         ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
@@ -560,7 +562,7 @@ function blockerState(
   store: RalphStore,
   id: number,
 ): { resolved: boolean | null; upstream_task_id: number | null; detail: string } {
-  const b = store.blocker(id);
+  const b = store.tasks.blocker(id);
   if (b.upstream === null) {
     return {
       resolved: null,
@@ -571,7 +573,7 @@ function blockerState(
           : `blocked on something outside the plan (${b.detail}); check that it is resolved`,
     };
   }
-  const up = store.taskHead(b.upstream);
+  const up = store.tasks.taskHead(b.upstream);
   if (!up)
     return {
       resolved: null,
@@ -606,7 +608,7 @@ export const enrichTask = defineTool({
     const task = loadTask(ctx, args.id);
     if (task.status !== 'draft') throw conflict(`task ${args.id} is ${task.status}; only draft tasks can be enriched`);
     const files = args.context_files !== undefined ? checkContextFiles(ctx, args.context_files) : undefined;
-    ctx.store.enrichTask(args.id, args.pseudocode, args.acceptance_criteria, files);
+    ctx.store.tasks.enrichTask(args.id, args.pseudocode, args.acceptance_criteria, files);
     return { task: loadTask(ctx, args.id) };
   },
 });

@@ -14,10 +14,10 @@ import type { Named, RalphStore } from '../store/store.js';
 export function checkDependsOn(store: RalphStore, id: number | null, deps: readonly number[]): number[] {
   const unique = [...new Set(deps)];
   if (id !== null && unique.includes(id)) throw invalid(`task ${id} cannot depend on itself`);
-  const missing = unique.filter((d) => !store.taskExists(d));
+  const missing = unique.filter((d) => !store.tasks.taskExists(d));
   if (missing.length > 0) throw invalid(`depends_on names tasks that do not exist: ${missing.join(', ')}`, { missing });
   if (id !== null) {
-    const cycle = findCycle(id, unique, (t) => store.dependenciesOf(t));
+    const cycle = findCycle(id, unique, (t) => store.tasks.dependenciesOf(t));
     if (cycle) throw invalid(`depends_on would create a dependency cycle: ${cycle.join(' → ')}`, { cycle });
   }
   return unique;
@@ -35,7 +35,7 @@ const nounOf = (store: RalphStore, kind: Named) => (kind === 'features' ? store.
 export function checkAcronym(store: RalphStore, kind: Named, value: string, self: string | null): string {
   if (!ACRONYM_RE.test(value))
     throw invalid(`acronym ${JSON.stringify(value)} must be exactly 4 characters A-Z or 0-9, e.g. "AUTH"`);
-  const owner = store.acronymOwner(kind, value);
+  const owner = store.names.acronymOwner(kind, value);
   if (owner !== undefined && owner !== self)
     throw conflict(
       `acronym ${value} is already used by ${nounOf(store, kind)} ${owner}; choose another, or omit acronym to get a free one`,
@@ -44,7 +44,7 @@ export function checkAcronym(store: RalphStore, kind: Named, value: string, self
 }
 
 export function freeAcronym(store: RalphStore, kind: Named, displayName: string): string {
-  return deriveAcronym(displayName, new Set(store.acronyms(kind)));
+  return deriveAcronym(displayName, new Set(store.names.acronyms(kind)));
 }
 
 export function checkNewName(kind: string, value: string): string {

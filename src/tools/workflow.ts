@@ -14,7 +14,7 @@ import { TaskHintOut, duplicateOk } from './duplicates.js';
 import { insertTask, loadTask, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
-import { isoTime } from '../store/own/claims.js';
+import { isoTime } from '../domain/time.js';
 import { recordClaim, staleClaims, takenOverFrom } from './claims.js';
 
 /**
@@ -54,11 +54,11 @@ export const reportBlocker = defineTool({
       throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;
     const by = writerOf(ctx.session);
-    const comments: Comment[] = [store.markBlocked(id, args.reason, upstream?.id ?? null, by)];
-    store.dropClaim(id);
+    const comments: Comment[] = [store.tasks.markBlocked(id, args.reason, upstream?.id ?? null, by)];
+    store.claims.dropClaim(id);
     if (upstream) {
       comments.push(
-        store.addComment(
+        store.comments.addComment(
           {
             task_id: upstream.id,
             author: commentAuthor(ctx.session),
@@ -88,7 +88,7 @@ export const signalAbort = defineTool({
   annotations: CREATE,
   handler(args, ctx) {
     const s = ctx.session;
-    const signalId = ctx.store.recordAbort(writerOf(s), args.reason);
+    const signalId = ctx.store.audit.recordAbort(writerOf(s), args.reason);
     ctx.log.warn({ session_id: s.sessionId, task: s.taskId, reason: args.reason }, 'agent signalled abort');
     return {
       signal_id: signalId,
@@ -162,12 +162,12 @@ export const getDependencyDetails = defineTool({
           break;
         }
         seen.add(id);
-        const t = store.getTask(id);
+        const t = store.tasks.getTask(id);
         if (!t) {
           missing.push(id);
           continue;
         }
-        const comments = store.recentComments(id, COMMENTS_PER_TASK);
+        const comments = store.comments.recentComments(id, COMMENTS_PER_TASK);
         out.push({ id, title: t.title, status: t.status, depth, output_artifacts: t.output_artifacts, comments });
         next.push(...t.depends_on);
       }
@@ -203,8 +203,8 @@ export const updateTaskContext = defineTool({
     const touchesFiles = args.add_context_files !== undefined || args.remove_context_files !== undefined;
     // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole
     // call.
-    let files = touchesFiles ? store.taskContextFileItems(args.id) : [];
-    store.updateTask(args.id, args.hints !== undefined ? { hints: args.hints } : {});
+    let files = touchesFiles ? store.tasks.taskContextFileItems(args.id) : [];
+    store.tasks.updateTask(args.id, args.hints !== undefined ? { hints: args.hints } : {});
     if (!touchesFiles) return { task: loadTask(ctx, args.id), added: [], removed: [] };
     const removeSet = new Set((args.remove_context_files ?? []).map(canonicalPath));
     const removed: string[] = [];
@@ -221,7 +221,7 @@ export const updateTaskContext = defineTool({
     }
     if (files.length > MAX_CONTEXT_FILES)
       throw conflict(`task ${args.id} would have ${files.length} context files (max ${MAX_CONTEXT_FILES})`);
-    store.writeTaskContextFiles(args.id, files);
+    store.tasks.writeTaskContextFiles(args.id, files);
     return { task: loadTask(ctx, args.id), added, removed };
   },
 });
@@ -233,8 +233,8 @@ function skip(ctx: ToolContext, id: number, why: string): Comment {
   const t = loadTask(ctx, id);
   if (t.status === 'skipped') throw conflict(`task ${id} is already skipped`);
   if (t.status === 'done') throw conflict(`task ${id} is done; a finished task cannot be skipped`);
-  ctx.store.setTaskStatus(id, 'skipped');
-  ctx.store.dropClaim(id);
+  ctx.store.tasks.setTaskStatus(id, 'skipped');
+  ctx.store.claims.dropClaim(id);
   return sessionNote(ctx, id, `Skipped: ${why}`);
 }
 
@@ -268,7 +268,7 @@ export const moveTaskToFeature = defineTool({
     const before = loadTask(ctx, args.id);
     const feature = requireFeature(ctx.store, args.feature);
     if (before.feature === feature) return { task: before, previous_feature: before.feature, changed: false };
-    ctx.store.moveTask(args.id, feature);
+    ctx.store.tasks.moveTask(args.id, feature);
     return { task: loadTask(ctx, args.id), previous_feature: before.feature, changed: true };
   },
 });
@@ -393,9 +393,9 @@ export const spawnSubtasks = defineTool({
 function rewireDependents(ctx: ToolContext, parentId: number, newIds: readonly number[], replace: boolean): number[] {
   const { store } = ctx;
   const lastId = newIds[newIds.length - 1]!;
-  const dependents = store.dependentsOf(parentId).filter((id) => !newIds.includes(id));
+  const dependents = store.tasks.dependentsOf(parentId).filter((id) => !newIds.includes(id));
   for (const id of dependents) {
-    const stored = store.dependencyItems(id);
+    const stored = store.tasks.dependencyItems(id);
     const next = [...(replace ? stored.filter((x) => !namesTask(parentId)(x)) : stored), lastId];
     // Never write a list past the limit callers are held to (repeated splits would grow it by one each).
     if (next.length > LIMITS.listItems) {
@@ -405,7 +405,7 @@ function rewireDependents(ctx: ToolContext, parentId: number, newIds: readonly n
       );
     }
     checkDependsOn(store, id, numberArray(JSON.stringify(next)));
-    store.writeDependencyItems(id, next);
+    store.tasks.writeDependencyItems(id, next);
   }
   return dependents;
 }
@@ -438,7 +438,7 @@ export const claimNextTask = defineTool({
       throw conflict(`this session is launched for task ${session.taskId}; it cannot claim another`);
     }
     if (session.taskId !== null) {
-      const held = store.taskHead(session.taskId);
+      const held = store.tasks.taskHead(session.taskId);
       // A task taken over by another session (this one's lease ran out) is no longer this session's.
       if (held?.status === 'in_progress' && !takenOverFrom(ctx, session.taskId)) {
         throw conflict(
@@ -457,7 +457,7 @@ export const claimNextTask = defineTool({
     if (
       args.feature !== undefined &&
       launchFeature !== null &&
-      (store.featureName(args.feature) ?? args.feature) !== launchFeature
+      (store.features.featureName(args.feature) ?? args.feature) !== launchFeature
     ) {
       throw new ToolError(
         'out_of_scope',
@@ -468,12 +468,12 @@ export const claimNextTask = defineTool({
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
     const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
     // The previous (finished) task's claim row goes now, whatever happens to it later.
-    for (const c of store.sessionClaims(session.sessionId)) store.dropClaim(c.task_id);
+    for (const c of store.claims.sessionClaims(session.sessionId)) store.claims.dropClaim(c.task_id);
     // A stale task first (its lease ran out: claimed earlier, so first in claim order then); then the
     // highest-priority ready one.
     const now = Date.now();
     const stale = staleTask(ctx, now, discipline, feature);
-    const pick = stale ? undefined : store.pickReadyTask({ discipline, feature });
+    const pick = stale ? undefined : store.tasks.pickReadyTask({ discipline, feature });
     // Every check passed: the previous (finished) claim is released once this write commits; the
     // session then holds the new task, or none.
     if (!pick && !stale) {
@@ -491,8 +491,8 @@ export const claimNextTask = defineTool({
         `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`,
       );
       // Its own audit row, under the task: the call's row follows it.
-      store.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
-    } else store.setTaskStatus(id, 'in_progress');
+      store.audit.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
+    } else store.tasks.setTaskStatus(id, 'in_progress');
     recordClaim(ctx, id, now);
     const task = loadTask(ctx, id);
     // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
@@ -506,7 +506,7 @@ export const claimNextTask = defineTool({
     });
     if (took_over) {
       // Taking over readies nothing and uses up no ready task.
-      const ready = store.pickReadyTask({ discipline, feature })?.ready ?? 0;
+      const ready = store.tasks.pickReadyTask({ discipline, feature })?.ready ?? 0;
       return { claimed: true, task, ready_remaining: Math.min(ready, READY_COUNT_MAX), took_over };
     }
     // The claimed task was one of the ready ones; in_progress readies nothing else.
@@ -519,7 +519,7 @@ export const claimNextTask = defineTool({
  * are dropped.
  */
 const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) =>
-  staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.dropClaim(c.task_id))[0];
+  staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.claims.dropClaim(c.task_id))[0];
 
 export const WORKFLOW_TOOLS = [
   claimNextTask,

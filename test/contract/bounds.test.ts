@@ -42,64 +42,65 @@ function ralphSql(s: InProcSession & { project: { dbPath: string } }, fn: (db: D
 }
 
 contract('bounds', (env) => {
-  test('search_tasks: distinct words capped (the rest reported), short words match whole words only', () => {
-    const s = env.open();
-    s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Abacus importer' });
+  test('search_tasks: distinct words capped (the rest reported), short words match whole words only', async () => {
+    const s = await env.open();
+    await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Abacus importer' });
     // "aba" used to be a prefix ("aba"*) and found "Abacus"; it is a whole word now. Four letters are a prefix.
-    assert.deepEqual(s.ok('search_tasks', { query: 'aba' }).results, []);
-    assert.equal(s.ok('search_tasks', { query: 'abac' }).results.length, 1);
+    assert.deepEqual((await s.ok('search_tasks', { query: 'aba' })).results, []);
+    assert.equal((await s.ok('search_tasks', { query: 'abac' })).results.length, 1);
     const words = 'one two three four five six seven eight nine ten eleven';
-    const r = s.ok('search_tasks', { query: `${words} One ONE two` });
+    const r = await s.ok('search_tasks', { query: `${words} One ONE two` });
     assert.deepEqual(
       r.ignored_words,
       ['nine', 'ten', 'eleven'],
       'repeats (any case) count once; words past 8 are named',
     );
-    assert.equal(s.ok('search_tasks', { query: 'abacus' }).ignored_words, undefined);
+    assert.equal((await s.ok('search_tasks', { query: 'abacus' })).ignored_words, undefined);
   });
 
-  test('search_tasks: whole words first; prefixes only when the words do not fill the page', () => {
-    const s = env.open();
-    const plural = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }).task.id;
-    const whole = [0, 1].map(
-      (i) => s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` }).task.id,
-    );
-    const ids = (args: Record<string, unknown>) =>
-      s
-        .ok('search_tasks', args)
-        .results.map((h: any) => h.id)
-        .sort((a: number, b: number) => a - b);
+  test('search_tasks: whole words first; prefixes only when the words do not fill the page', async () => {
+    const s = await env.open();
+    const plural = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }))
+      .task.id;
+    const whole: number[] = [];
+    for (const i of [0, 1])
+      whole.push(
+        (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` })).task.id,
+      );
+    const ids = async (args: Record<string, unknown>) =>
+      (await s.ok('search_tasks', args)).results.map((h: any) => h.id).sort((a: number, b: number) => a - b);
     // Two whole-word hits fill a page of 2: the prefix-only "zebras" is not searched.
-    assert.deepEqual(ids({ query: 'zebra', limit: 2 }), whole);
+    assert.deepEqual(await ids({ query: 'zebra', limit: 2 }), whole);
     // A page of 3 is not filled by them: prefixes too.
     assert.deepEqual(
-      ids({ query: 'zebra', limit: 3 }),
+      await ids({ query: 'zebra', limit: 3 }),
       [plural, ...whole].sort((a, b) => a - b),
     );
     // No whole-word match at all: the prefix finds it.
-    assert.deepEqual(ids({ query: 'pagin' }), [plural]);
+    assert.deepEqual(await ids({ query: 'pagin' }), [plural]);
   });
 
-  test('search_tasks: title matches first, also past the ranking window', () => {
-    const s = env.open();
+  test('search_tasks: title matches first, also past the ranking window', async () => {
+    const s = await env.open();
     // Many newer tasks mention the word only in their description (heavily: bm25 would like them).
-    const title = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Wombat export' }).task.id;
+    const title = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Wombat export' }))
+      .task.id;
     for (let i = 0; i < 5; i++)
-      s.ok('create_task', {
+      await s.ok('create_task', {
         feature: 'recipes',
         discipline: 'backend',
         title: `Other ${i}`,
         description: 'wombat wombat wombat wombat',
       });
-    const ids = s.ok('search_tasks', { query: 'wombat' }).results.map((h: any) => h.id);
+    const ids = (await s.ok('search_tasks', { query: 'wombat' })).results.map((h: any) => h.id);
     assert.equal(ids[0], title);
     assert.equal(ids.length, 6);
   });
 
-  test('search_tasks: a search past its time budget stops with a clear error', () => {
-    const s = env.open();
+  test('search_tasks: a search past its time budget stops with a clear error', async () => {
+    const s = await env.open();
     assert.throws(
-      () => s.store.searchTasks('"recipe"*', {}, 20, 0),
+      () => s.store.search.searchTasks('"recipe"*', {}, 20, 0),
       (e: any) =>
         e.code === 'invalid_argument' &&
         /time budget/.test(e.message) &&
@@ -107,60 +108,65 @@ contract('bounds', (env) => {
     );
   });
 
-  test('spawn_subtasks refuses to grow a dependent past 100 dependencies, naming it; nothing changes', () => {
-    const s = env.open();
-    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent' }).task.id;
+  test('spawn_subtasks refuses to grow a dependent past 100 dependencies, naming it; nothing changes', async () => {
+    const s = await env.open();
+    const parent = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent' })).task.id;
     const others: number[] = [];
     for (let i = 0; i < 99; i++)
-      others.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
-    const dependent = s.ok('create_task', {
-      feature: 'recipes',
-      discipline: 'backend',
-      title: 'Dependent',
-      depends_on: [parent, ...others],
-    }).task.id;
-    unchanged(s, () => {
-      const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }] });
+      others.push(
+        (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` })).task.id,
+      );
+    const dependent = (
+      await s.ok('create_task', {
+        feature: 'recipes',
+        discipline: 'backend',
+        title: 'Dependent',
+        depends_on: [parent, ...others],
+      })
+    ).task.id;
+    await unchanged(s, async () => {
+      const e = await s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }] });
       assert.equal(e.code, 'conflict');
       assert.match(e.message, new RegExp(`task ${dependent} .*101 dependencies \\(at most 100\\)`));
     });
     // Replacing the parent keeps the list at 100: allowed.
-    s.ok('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }], skip_parent: true });
-    assert.equal(s.ok('get_task', { id: dependent }).task.depends_on.length, 100);
+    await s.ok('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }], skip_parent: true });
+    assert.equal((await s.ok('get_task', { id: dependent })).task.depends_on.length, 100);
   });
 
-  test('spawn_subtasks refuses a subtask that would inherit more than 100 dependencies', () => {
-    const s = env.open();
+  test('spawn_subtasks refuses a subtask that would inherit more than 100 dependencies', async () => {
+    const s = await env.open();
     const deps: number[] = [];
     for (let i = 0; i < 100; i++)
-      deps.push(s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` }).task.id);
-    const parent = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps })
-      .task.id;
-    const extra = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Extra' }).task.id;
-    unchanged(s, () => {
-      const e = s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Part', depends_on: [extra] }] });
+      deps.push((await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` })).task.id);
+    const parent = (
+      await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps })
+    ).task.id;
+    const extra = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Extra' })).task.id;
+    await unchanged(s, async () => {
+      const e = await s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Part', depends_on: [extra] }] });
       assert.equal(e.code, 'conflict');
       assert.match(e.message, /tasks\[0\] would depend on 101 tasks \(at most 100\)/);
     });
   });
 
-  test('get_task pages comments: the most recent, a count, and a cursor to older ones', () => {
-    const s = env.open();
-    const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Chatty' }).task.id;
+  test('get_task pages comments: the most recent, a count, and a cursor to older ones', async () => {
+    const s = await env.open();
+    const id = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Chatty' })).task.id;
     s.store.write(() => {
       for (let i = 0; i < 45; i++)
-        s.store.addComment(
+        s.store.comments.addComment(
           { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `note ${i}` },
           { sessionId: 'b', recipe: null, discipline: null, taskId: null },
         );
     });
-    const first = s.ok('get_task', { id });
+    const first = await s.ok('get_task', { id });
     assert.equal(first.comment_count, 45);
     assert.deepEqual(
       first.comments.map((c: any) => c.body),
       Array.from({ length: 20 }, (_, i) => `note ${25 + i}`),
     );
-    const second = s.ok('get_task', { id, comments_before: first.older_comments_before, comment_limit: 100 });
+    const second = await s.ok('get_task', { id, comments_before: first.older_comments_before, comment_limit: 100 });
     assert.deepEqual(
       second.comments.map((c: any) => c.body),
       Array.from({ length: 25 }, (_, i) => `note ${i}`),
@@ -169,16 +175,16 @@ contract('bounds', (env) => {
     // The count is every comment, whether the page holds them all, exactly all, or an older part.
     assert.equal(second.comment_count, 45);
     for (const comment_limit of [44, 45, 46, 100])
-      assert.equal(s.ok('get_task', { id, comment_limit }).comment_count, 45, `comment_limit ${comment_limit}`);
-    assert.equal(s.fail('get_task', { id, comment_limit: 101 }).code, 'invalid_argument');
+      assert.equal((await s.ok('get_task', { id, comment_limit })).comment_count, 45, `comment_limit ${comment_limit}`);
+    assert.equal((await s.fail('get_task', { id, comment_limit: 101 })).code, 'invalid_argument');
   });
 
   test('task_brief spends a bounded budget on comments and says how many it left out', async () => {
-    const s = env.open();
-    const id = s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' }).task.id;
+    const s = await env.open();
+    const id = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' })).task.id;
     s.store.write(() => {
       for (let i = 0; i < 300; i++)
-        s.store.addComment(
+        s.store.comments.addComment(
           {
             task_id: id,
             author: 'backend',
@@ -197,7 +203,7 @@ contract('bounds', (env) => {
   });
 
   test('a row with 300,000 dependencies written by others: reads return the first 1,000 and say so', async () => {
-    const s = env.open();
+    const s = await env.open();
     const id = 2;
     ralphSql(s, (db) => {
       if (env.generation === 'legacy') {
@@ -216,18 +222,18 @@ contract('bounds', (env) => {
         for (let i = 0; i < 300_000; i++) ins.run(id, 1_000_000 + i);
       }
     });
-    const got = s.ok('get_task', { id });
+    const got = await s.ok('get_task', { id });
     assert.equal(got.task.depends_on.length, LIST_READ_MAX);
     assert.deepEqual(got.task.truncated_lists, ['depends_on']);
     assert.equal(got.dependencies.length, LIST_READ_MAX);
-    const row = s.ok('list_tasks', {}).tasks.find((t: any) => t.id === id);
+    const row = (await s.ok('list_tasks', {})).tasks.find((t: any) => t.id === id);
     assert.equal(row.depends_on.length, LIST_READ_MAX);
     assert.deepEqual(row.truncated_lists, ['depends_on']);
-    assert.equal(s.ok('get_task', { id: 1 }).task.truncated_lists, undefined, 'an ordinary task says nothing');
+    assert.equal((await s.ok('get_task', { id: 1 })).task.truncated_lists, undefined, 'an ordinary task says nothing');
     // A critical pending task whose (missing on normalized, done on legacy) dependencies a claim used to
     // walk one by one, and then pick: a list that long is not offered. (Read through the store: the
     // harness checks Ralph's read rules after each write, and those walk the list whole.)
-    assert.notEqual(s.store.pickReadyTask({})?.id, id);
+    assert.notEqual(s.store.tasks.pickReadyTask({})?.id, id);
     assert.ok((await brief(s, id)).length < 200_000);
   });
 });

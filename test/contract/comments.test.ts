@@ -11,9 +11,9 @@ import { unchanged } from './support.js';
  * row; who signed it, as which discipline and how urgent lives in our ralph_mcp_comment_meta.
  */
 contract('comments', (env) => {
-  test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", () => {
-    const s = env.open({ sessionId: 'review-42', discipline: 'backend' });
-    const r = s.ok('add_task_comment', {
+  test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", async () => {
+    const s = await env.open({ sessionId: 'review-42', discipline: 'backend' });
+    const r = await s.ok('add_task_comment', {
       task_id: 5,
       discipline: 'backend',
       priority: 'high',
@@ -40,57 +40,65 @@ contract('comments', (env) => {
         ['manual', 'agent', 'finished', 5],
       );
       assert.equal(session.started, session.ended);
-      s.ok('add_task_comment', { task_id: 4, body: 'second one, same session' });
+      await s.ok('add_task_comment', { task_id: 4, body: 'second one, same session' });
       assert.equal(query(s.project, 'SELECT count(*) AS n FROM agent_sessions WHERE id = ?', 'review-42')[0]!.n, 1);
     }
     assert.deepEqual(
-      s.ok('get_task', { id: 5 }).comments.map((c: any) => c.body),
+      (await s.ok('get_task', { id: 5 })).comments.map((c: any) => c.body),
       ['Use a trigger per table'],
     );
   });
 
-  test("who wrote it is the server's to say: no author argument, no other discipline, never human", () => {
-    const s = env.open({ recipe: 'opus_review', discipline: 'backend' });
-    unchanged(s, () => {
-      assert.equal(s.fail('add_task_comment', { task_id: 5, body: 'x', author: 'human' }).code, 'invalid_argument');
-      const other = s.fail('add_task_comment', { task_id: 5, body: 'x', discipline: 'frontend' });
+  test("who wrote it is the server's to say: no author argument, no other discipline, never human", async () => {
+    const s = await env.open({ recipe: 'opus_review', discipline: 'backend' });
+    await unchanged(s, async () => {
+      assert.equal(
+        (await s.fail('add_task_comment', { task_id: 5, body: 'x', author: 'human' })).code,
+        'invalid_argument',
+      );
+      const other = await s.fail('add_task_comment', { task_id: 5, body: 'x', discipline: 'frontend' });
       assert.equal(other.code, 'out_of_scope');
       assert.match(other.message, /comments as discipline backend/);
       assert.equal(
-        s.fail('append_feature_learning', {
-          feature_name: 'recipes',
-          text: 'Index titles before bodies',
-          source: 'human',
-        }).code,
+        (
+          await s.fail('append_feature_learning', {
+            feature_name: 'recipes',
+            text: 'Index titles before bodies',
+            source: 'human',
+          })
+        ).code,
         'invalid_argument',
       );
     });
-    const mine = s.ok('add_task_comment', { task_id: 5, body: 'signed by the server' }).comment;
+    const mine = (await s.ok('add_task_comment', { task_id: 5, body: 'signed by the server' })).comment;
     assert.deepEqual([mine.author, mine.discipline], ['backend', 'backend']);
-    const learned = s.ok('append_feature_learning', { feature_name: 'recipes', text: 'Index titles before bodies' });
+    const learned = await s.ok('append_feature_learning', {
+      feature_name: 'recipes',
+      text: 'Index titles before bodies',
+    });
     assert.equal(learned.learning.source, 'agent');
   });
 
-  test("update and delete a comment; unknown ones are not_found with the task's comment ids", () => {
-    const s = env.open();
-    const id = s.ok('add_task_comment', { task_id: 2, body: 'flaky on CI' }).comment.id;
-    const edited = s.ok('update_task_comment', { task_id: 2, comment_id: id, body: 'flaky on CI: fixed' });
+  test("update and delete a comment; unknown ones are not_found with the task's comment ids", async () => {
+    const s = await env.open();
+    const id = (await s.ok('add_task_comment', { task_id: 2, body: 'flaky on CI' })).comment.id;
+    const edited = await s.ok('update_task_comment', { task_id: 2, comment_id: id, body: 'flaky on CI: fixed' });
     assert.equal(edited.comment.body, 'flaky on CI: fixed');
     assert.equal(edited.comment.author, 'agent', 'a session without a discipline signs as agent');
     assert.equal(ralphComments(s.project.dbPath, 2).at(-1)!.body, 'flaky on CI: fixed');
-    unchanged(s, () => {
-      const missing = s.fail('update_task_comment', { task_id: 2, comment_id: 999, body: 'x' });
+    await unchanged(s, async () => {
+      const missing = await s.fail('update_task_comment', { task_id: 2, comment_id: 999, body: 'x' });
       assert.equal(missing.code, 'not_found');
       assert.match(missing.message, /its comments: \d+, \d+/);
-      assert.equal(s.fail('delete_task_comment', { task_id: 3, comment_id: id }).code, 'not_found');
+      assert.equal((await s.fail('delete_task_comment', { task_id: 3, comment_id: id })).code, 'not_found');
     });
-    s.ok('delete_task_comment', { task_id: 2, comment_id: id });
+    await s.ok('delete_task_comment', { task_id: 2, comment_id: id });
     assert.equal(ralphComments(s.project.dbPath, 2).length, 1);
   });
 
-  test('a signal that is not a plain comment is shown but not edited', () => {
-    const s = env.open();
-    const comments = s.ok('get_task', { id: 7 }).comments;
+  test('a signal that is not a plain comment is shown but not edited', async () => {
+    const s = await env.open();
+    const comments = (await s.ok('get_task', { id: 7 })).comments;
     if (env.generation === 'legacy') {
       assert.equal(comments.length, 1);
       return;
@@ -98,8 +106,11 @@ contract('comments', (env) => {
     // The migrated blocked_by is a `blocked` signal: shown with the comments, kept as recorded.
     const blocked = comments.find((c: any) => c.body === 'Blocked: Waiting for the SMTP credentials');
     assert.ok(blocked, JSON.stringify(comments));
-    unchanged(s, () =>
-      assert.equal(s.fail('update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' }).code, 'conflict'),
+    await unchanged(s, async () =>
+      assert.equal(
+        (await s.fail('update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' })).code,
+        'conflict',
+      ),
     );
   });
 });

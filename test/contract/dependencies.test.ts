@@ -38,105 +38,116 @@ function sql(project: Project, text: string, ...params: unknown[]): void {
 contract('dependencies', (env) => {
   const legacy = env.generation === 'legacy';
 
-  test('add_dependency / remove_dependency: rows written, idempotent, read back by get_task', () => {
-    const s = env.open({ recipe: 'opus_review' });
-    const added = s.ok('add_dependency', { task_id: 5, depends_on: 1 });
+  test('add_dependency / remove_dependency: rows written, idempotent, read back by get_task', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    const added = await s.ok('add_dependency', { task_id: 5, depends_on: 1 });
     assert.deepEqual(added, { task_id: 5, depends_on: [1], changed: true });
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[1]' : [1]);
-    assert.deepEqual(s.ok('add_dependency', { task_id: 5, depends_on: 2 }).depends_on, [1, 2]);
+    assert.deepEqual((await s.ok('add_dependency', { task_id: 5, depends_on: 2 })).depends_on, [1, 2]);
     // Adding one that is there writes nothing.
-    unchanged(s, () =>
-      assert.deepEqual(s.ok('add_dependency', { task_id: 5, depends_on: 1 }), {
+    await unchanged(s, async () =>
+      assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 1 }), {
         task_id: 5,
         depends_on: [1, 2],
         changed: false,
       }),
     );
-    assert.deepEqual(s.ok('get_task', { id: 5 }).task.depends_on, [1, 2]);
-    assert.deepEqual(s.ok('get_task', { id: 1 }).dependents, [2, 5]);
+    assert.deepEqual((await s.ok('get_task', { id: 5 })).task.depends_on, [1, 2]);
+    assert.deepEqual((await s.ok('get_task', { id: 1 })).dependents, [2, 5]);
 
-    assert.deepEqual(s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), {
+    assert.deepEqual(await s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), {
       task_id: 5,
       depends_on: [2],
       changed: true,
     });
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[2]' : [2]);
-    unchanged(s, () => assert.equal(s.ok('remove_dependency', { task_id: 5, depends_on: 1 }).changed, false));
-    assert.deepEqual(s.ok('get_task', { id: 1 }).dependents, [2]);
+    await unchanged(s, async () =>
+      assert.equal((await s.ok('remove_dependency', { task_id: 5, depends_on: 1 })).changed, false),
+    );
+    assert.deepEqual((await s.ok('get_task', { id: 1 })).dependents, [2]);
   });
 
-  test('add_dependency refuses itself, unknown tasks, cycles and the 101st, changing nothing', () => {
-    const s = env.open({ recipe: 'opus_review' });
-    unchanged(s, () => {
-      assert.match(s.fail('add_dependency', { task_id: 4, depends_on: 4 }).message, /cannot depend on itself/);
-      const missing = s.fail('add_dependency', { task_id: 4, depends_on: 99 });
+  test('add_dependency refuses itself, unknown tasks, cycles and the 101st, changing nothing', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    await unchanged(s, async () => {
+      assert.match((await s.fail('add_dependency', { task_id: 4, depends_on: 4 })).message, /cannot depend on itself/);
+      const missing = await s.fail('add_dependency', { task_id: 4, depends_on: 99 });
       assert.equal(missing.code, 'invalid_argument');
       assert.match(missing.message, /do not exist: 99/);
-      assert.equal(s.fail('add_dependency', { task_id: 99, depends_on: 1 }).code, 'not_found');
+      assert.equal((await s.fail('add_dependency', { task_id: 99, depends_on: 1 })).code, 'not_found');
       // 4 → 3 → 2 → 1: making 1 wait for 4 closes the loop.
-      const cycle = s.fail('add_dependency', { task_id: 1, depends_on: 4 });
+      const cycle = await s.fail('add_dependency', { task_id: 1, depends_on: 4 });
       assert.equal(cycle.code, 'invalid_argument');
       assert.deepEqual(cycle.details.cycle, [1, 4, 3, 2, 1]);
     });
     // 100 dependencies, then one more (yap: opus_review's update_task cannot set depends_on).
-    const y = env.open({ recipe: 'yap' }, s.project);
+    const y = await env.open({ recipe: 'yap' }, s.project);
     const ids: number[] = [];
     for (let i = 0; i < 100; i++)
       ids.push(
-        y.ok('create_task', {
-          feature: 'search',
-          discipline: 'backend',
-          title: `Prerequisite number ${i}`,
-          duplicate_ok: true,
-        }).task.id,
+        (
+          await y.ok('create_task', {
+            feature: 'search',
+            discipline: 'backend',
+            title: `Prerequisite number ${i}`,
+            duplicate_ok: true,
+          })
+        ).task.id,
       );
-    y.ok('update_task', { id: 5, depends_on: ids.slice(0, 99) });
-    assert.equal(s.ok('add_dependency', { task_id: 5, depends_on: ids[99] }).depends_on.length, 100);
-    unchanged(s, () => {
-      const full = s.fail('add_dependency', { task_id: 5, depends_on: 1 });
+    await y.ok('update_task', { id: 5, depends_on: ids.slice(0, 99) });
+    assert.equal((await s.ok('add_dependency', { task_id: 5, depends_on: ids[99] })).depends_on.length, 100);
+    await unchanged(s, async () => {
+      const full = await s.fail('add_dependency', { task_id: 5, depends_on: 1 });
       assert.equal(full.code, 'conflict');
       assert.match(full.message, /already has 100 dependencies \(at most 100\)/);
     });
   });
 
-  test('get_task: dependents by id, also for lists written by plain SQL after the server started', () => {
-    const s = env.open({ recipe: 'yap' });
-    assert.deepEqual(s.ok('get_task', { id: 3 }).dependents, [4, 7]);
-    assert.deepEqual(s.ok('get_task', { id: 8 }).dependents, []);
+  test('get_task: dependents by id, also for lists written by plain SQL after the server started', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 7]);
+    assert.deepEqual((await s.ok('get_task', { id: 8 })).dependents, []);
     // Another program (Ralph) adds a dependency: the next read sees it.
     if (legacy) sql(s.project, "UPDATE tasks SET depends_on = '[3]' WHERE id = 6");
     else sql(s.project, 'INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (6, 3)');
-    assert.deepEqual(s.ok('get_task', { id: 3 }).dependents, [4, 6, 7]);
+    assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 6, 7]);
     if (legacy) sql(s.project, 'DELETE FROM tasks WHERE id = 6');
     else sql(s.project, 'DELETE FROM runtime_tasks WHERE id = 6');
-    assert.deepEqual(s.ok('get_task', { id: 3 }).dependents, [4, 7]);
+    assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 7]);
   });
 
-  test('a task session adds or removes dependencies of its own task only', () => {
-    const s = env.open({ recipe: 'opus_review', task: 4 });
-    unchanged(s, () => {
-      assert.equal(s.fail('add_dependency', { task_id: 5, depends_on: 1 }).code, 'out_of_scope');
-      assert.equal(s.fail('remove_dependency', { task_id: 7, depends_on: 3 }).code, 'out_of_scope');
+  test('a task session adds or removes dependencies of its own task only', async () => {
+    const s = await env.open({ recipe: 'opus_review', task: 4 });
+    await unchanged(s, async () => {
+      assert.equal((await s.fail('add_dependency', { task_id: 5, depends_on: 1 })).code, 'out_of_scope');
+      assert.equal((await s.fail('remove_dependency', { task_id: 7, depends_on: 3 })).code, 'out_of_scope');
     });
     // task_id defaults to the session's task.
-    assert.deepEqual(s.ok('add_dependency', { depends_on: 1 }), { task_id: 4, depends_on: [3, 1], changed: true });
+    assert.deepEqual(await s.ok('add_dependency', { depends_on: 1 }), {
+      task_id: 4,
+      depends_on: [3, 1],
+      changed: true,
+    });
   });
 
-  test('set_task_status done: refused while a dependency is not done, unless forced with a reason (kept as a comment)', () => {
-    const s = env.open({ recipe: 'opus_review' });
-    unchanged(s, () => {
-      const refused = s.fail('set_task_status', { id: 4, status: 'done' });
+  test('set_task_status done: refused while a dependency is not done, unless forced with a reason (kept as a comment)', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    await unchanged(s, async () => {
+      const refused = await s.fail('set_task_status', { id: 4, status: 'done' });
       assert.equal(refused.code, 'conflict');
       assert.match(refused.message, /task 4 depends on tasks that are not done: #3 \(in_progress\)/);
       assert.deepEqual(refused.details.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
-      assert.equal(s.fail('set_task_status', { id: 4, status: 'done', force: true }).code, 'invalid_argument');
-      assert.equal(s.fail('set_task_status', { id: 4, status: 'done', reason: 'why' }).code, 'invalid_argument');
+      assert.equal((await s.fail('set_task_status', { id: 4, status: 'done', force: true })).code, 'invalid_argument');
       assert.equal(
-        s.fail('set_task_status', { id: 4, status: 'pending', force: true, reason: 'x' }).code,
+        (await s.fail('set_task_status', { id: 4, status: 'done', reason: 'why' })).code,
+        'invalid_argument',
+      );
+      assert.equal(
+        (await s.fail('set_task_status', { id: 4, status: 'pending', force: true, reason: 'x' })).code,
         'invalid_argument',
       );
     });
-    const forced = s.ok('set_task_status', {
+    const forced = await s.ok('set_task_status', {
       id: 4,
       status: 'done',
       force: true,
@@ -158,19 +169,19 @@ contract('dependencies', (env) => {
     assert.equal(status.status, 'done');
     assert.ok(status.completed);
     assert.ok(
-      s
-        .ok('get_task', { id: 4 })
-        .comments.some((c: any) => c.body.startsWith('Set done with unfinished dependencies #3')),
+      (await s.ok('get_task', { id: 4 })).comments.some((c: any) =>
+        c.body.startsWith('Set done with unfinished dependencies #3'),
+      ),
     );
     // Once every dependency is done, done needs no force (and writes no comment).
-    s.ok('set_task_status', { id: 3, status: 'done' });
-    const plain = s.ok('set_task_status', { id: 5, status: 'done' });
+    await s.ok('set_task_status', { id: 3, status: 'done' });
+    const plain = await s.ok('set_task_status', { id: 5, status: 'done' });
     assert.equal(plain.comment, undefined);
   });
 
-  test("the done signal records Ralph's signal whatever the dependencies (its loop decides), the status unchanged", () => {
-    const s = env.open({ recipe: 'signals', task: 4 });
-    const r = s.ok('done', { summary: 'all tests written' });
+  test("the done signal records Ralph's signal whatever the dependencies (its loop decides), the status unchanged", async () => {
+    const s = await env.open({ recipe: 'signals', task: 4 });
+    const r = await s.ok('done', { summary: 'all tests written' });
     assert.equal(r.verb, 'done');
     const status = legacy
       ? query<{ s: string }>(s.project, 'SELECT status AS s FROM tasks WHERE id = 4')
@@ -178,29 +189,29 @@ contract('dependencies', (env) => {
     assert.equal(status[0]!.s, 'pending');
   });
 
-  test('leaving blocked says whether the blocker is resolved', () => {
-    const s = env.open({ recipe: 'opus_review' });
+  test('leaving blocked says whether the blocker is resolved', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
     // Task 7 is blocked on something outside the plan: nobody here can tell.
-    const external = s.ok('set_task_status', { id: 7, status: 'pending' });
+    const external = await s.ok('set_task_status', { id: 7, status: 'pending' });
     assert.equal(external.blocker.resolved, null);
     assert.match(external.blocker.detail, /SMTP credentials|no blocker was recorded/);
     if (legacy) assert.match(external.blocker.detail, /Waiting for the SMTP credentials/);
 
     // Blocked on an upstream task (report_blocker's on_task_id): resolved once that task is done.
-    const w = env.open({ recipe: 'task_execution', task: 4 }, s.project);
-    w.ok('report_blocker', { reason: 'The editor form is not finished', on_task_id: 3 });
-    const open = s.ok('set_task_status', { id: 4, status: 'in_progress' });
+    const w = await env.open({ recipe: 'task_execution', task: 4 }, s.project);
+    await w.ok('report_blocker', { reason: 'The editor form is not finished', on_task_id: 3 });
+    const open = await s.ok('set_task_status', { id: 4, status: 'in_progress' });
     assert.deepEqual(
       { ...open.blocker, detail: undefined },
       { resolved: false, upstream_task_id: 3, detail: undefined },
     );
     assert.match(open.blocker.detail, /blocked on task #3 \(Recipe editor form\), which is in_progress/);
-    w.ok('report_blocker', { reason: 'Still waiting for the form', on_task_id: 3 });
-    s.ok('set_task_status', { id: 3, status: 'done' });
-    const resolved = s.ok('set_task_status', { id: 4, status: 'pending' });
+    await w.ok('report_blocker', { reason: 'Still waiting for the form', on_task_id: 3 });
+    await s.ok('set_task_status', { id: 3, status: 'done' });
+    const resolved = await s.ok('set_task_status', { id: 4, status: 'pending' });
     assert.equal(resolved.blocker.resolved, true);
     assert.equal(resolved.blocker.upstream_task_id, 3);
     // Not leaving blocked: no blocker in the answer.
-    assert.equal(s.ok('set_task_status', { id: 4, status: 'in_progress' }).blocker, undefined);
+    assert.equal((await s.ok('set_task_status', { id: 4, status: 'in_progress' })).blocker, undefined);
   });
 });

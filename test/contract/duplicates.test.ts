@@ -19,9 +19,9 @@ contract('duplicate hints', (env) => {
       env.generation === 'legacy' ? 'SELECT count(*) AS n FROM tasks' : 'SELECT count(*) AS n FROM runtime_tasks',
     )[0]!.n;
 
-  test('create_task: near-duplicate titles come back as hints, most similar first, at most 5', () => {
-    const s = env.open({ recipe: 'braindump' });
-    const r = s.ok('create_task', {
+  test('create_task: near-duplicate titles come back as hints, most similar first, at most 5', async () => {
+    const s = await env.open({ recipe: 'braindump' });
+    const r = await s.ok('create_task', {
       feature: 'recipes',
       discipline: 'backend',
       title: 'Recipe REST endpoints for tags',
@@ -32,11 +32,12 @@ contract('duplicate hints', (env) => {
     ]);
     // A title unlike every other: no hints.
     assert.deepEqual(
-      s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }).possible_duplicates,
+      (await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Quokka importer' }))
+        .possible_duplicates,
       [],
     );
     // In another feature: still a hint (it says where), never a refusal.
-    const other = s.ok('create_task', {
+    const other = await s.ok('create_task', {
       feature: 'recipes',
       discipline: 'frontend',
       title: 'Search box with suggestions',
@@ -46,13 +47,17 @@ contract('duplicate hints', (env) => {
       [[6, 'search', 1]],
     );
     for (let i = 0; i < 7; i++)
-      s.ok('create_task', {
+      await s.ok('create_task', {
         feature: 'auth',
         discipline: 'backend',
         title: `Password reset email flow ${i}`,
         duplicate_ok: true,
       });
-    const many = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset email flow' });
+    const many = await s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'backend',
+      title: 'Password reset email flow',
+    });
     assert.equal(many.possible_duplicates.length, 5);
     assert.ok(
       many.possible_duplicates.every(
@@ -61,38 +66,47 @@ contract('duplicate hints', (env) => {
     );
   });
 
-  test('create_task: a similar older title is found past many newer ones that share only a common word and one more', () => {
-    const s = env.open({ recipe: 'yap' });
-    const old = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale widget' })
-      .task.id;
+  test('create_task: a similar older title is found past many newer ones that share only a common word and one more', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    const old = (
+      await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale widget' })
+    ).task.id;
     const letters = (i: number) => String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26));
     for (let i = 0; i < 200; i++)
-      s.ok('create_task', { feature: 'search', discipline: 'backend', title: `Add nested gadget ${letters(i)}x` });
-    const r = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale hook' });
+      await s.ok('create_task', {
+        feature: 'search',
+        discipline: 'backend',
+        title: `Add nested gadget ${letters(i)}x`,
+      });
+    const r = await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Add nested locale hook' });
     assert.deepEqual(
       r.possible_duplicates.map((h: any) => [h.id, h.similarity]),
       [[old, 0.6]],
     );
   });
 
-  test('create_task: an exact duplicate title in the same feature is refused and changes nothing; duplicate_ok creates it', () => {
-    const s = env.open({ recipe: 'yap' });
+  test('create_task: an exact duplicate title in the same feature is refused and changes nothing; duplicate_ok creates it', async () => {
+    const s = await env.open({ recipe: 'yap' });
     const n = taskCount(s);
-    unchanged(s, () => {
+    await unchanged(s, async () => {
       for (const title of ['Recipe REST endpoints', '  recipe   rest ENDPOINTS ']) {
-        const err = s.fail('create_task', { feature: 'recipes', discipline: 'backend', title });
+        const err = await s.fail('create_task', { feature: 'recipes', discipline: 'backend', title });
         assert.equal(err.code, 'conflict', title);
         assert.match(err.message, /already has a task titled "Recipe REST endpoints": #2 \(done\).*duplicate_ok: true/);
         assert.deepEqual(err.details.duplicates, [2]);
       }
     });
     // The same title in another feature is only a hint.
-    const elsewhere = s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Recipe REST endpoints' });
+    const elsewhere = await s.ok('create_task', {
+      feature: 'search',
+      discipline: 'backend',
+      title: 'Recipe REST endpoints',
+    });
     assert.deepEqual(
       elsewhere.possible_duplicates.map((h: any) => [h.id, h.similarity]),
       [[2, 1]],
     );
-    const meant = s.ok('create_task', {
+    const meant = await s.ok('create_task', {
       feature: 'recipes',
       discipline: 'backend',
       title: 'Recipe REST endpoints',
@@ -112,16 +126,20 @@ contract('duplicate hints', (env) => {
         "INSERT INTO tasks (id, feature, discipline, title, status) VALUES (90, 'recipes', 'backend', ?, 'pending')",
       ).run(title);
       db.close();
-      assert.equal(s.fail('create_task', { feature: 'recipes', discipline: 'backend', title }).code, 'conflict');
+      assert.equal(
+        (await s.fail('create_task', { feature: 'recipes', discipline: 'backend', title })).code,
+        'conflict',
+      );
     }
   });
 
-  test('create_task: an exact duplicate is found however many newer titles start with the same words, and follows titles another program changes', () => {
-    const s = env.open({ recipe: 'yap' });
-    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset' }).task.id;
+  test('create_task: an exact duplicate is found however many newer titles start with the same words, and follows titles another program changes', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    const first = (await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Password reset' })).task
+      .id;
     for (let i = 0; i < 520; i++)
-      s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset ${i}` });
-    const err = s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'password  RESET' });
+      await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Password reset ${i}` });
+    const err = await s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'password  RESET' });
     assert.equal(err.code, 'conflict');
     assert.deepEqual(err.details.duplicates, [first]);
     // Task #2 retitled by another program: the old title is free, the new one taken.
@@ -133,57 +151,64 @@ contract('duplicate hints', (env) => {
       ).run();
     db.close();
     assert.deepEqual(
-      s.fail('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST API' }).details.duplicates,
+      (await s.fail('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST API' })).details
+        .duplicates,
       [2],
     );
     assert.equal(
-      s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' }).task.title,
+      (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Recipe REST endpoints' })).task
+        .title,
       'Recipe REST endpoints',
     );
   });
 
-  test('the change queue holds only what the index reads: a status change queues nothing, a description change queues its task', () => {
-    const s = env.open({ recipe: 'opus_review' });
+  test('the change queue holds only what the index reads: a status change queues nothing, a description change queues its task', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
     const queued = () =>
       query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map(
         (r) => r.task_id,
       );
-    s.ok('search_tasks', { query: 'recipe' }); // brings the index up to date: the queue is empty
+    await s.ok('search_tasks', { query: 'recipe' }); // brings the index up to date: the queue is empty
     assert.deepEqual(queued(), []);
-    s.ok('set_task_status', { id: 5, status: 'in_progress' });
+    await s.ok('set_task_status', { id: 5, status: 'in_progress' });
     assert.deepEqual(queued(), []);
-    s.ok('update_task', { id: 5, description: 'Tags come with autocomplete' });
+    await s.ok('update_task', { id: 5, description: 'Tags come with autocomplete' });
     assert.deepEqual(queued(), [5]);
     assert.deepEqual(
-      s.ok('search_tasks', { query: 'autocomplete' }).results.map((h: any) => h.id),
+      (await s.ok('search_tasks', { query: 'autocomplete' })).results.map((h: any) => h.id),
       [5],
     );
     assert.deepEqual(queued(), []);
   });
 
-  test('creates leave their tasks to the change queue, compared one by one until the index catches up in one batch', () => {
-    const s = env.open({ recipe: 'yap' });
+  test('creates leave their tasks to the change queue, compared one by one until the index catches up in one batch', async () => {
+    const s = await env.open({ recipe: 'yap' });
     const queued = () =>
       query<{ task_id: number }>(s.project, 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id').map(
         (r) => r.task_id,
       );
-    const first = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' })
-      .task.id;
+    const first = (
+      await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' })
+    ).task.id;
     assert.deepEqual(queued(), [first]);
     // Queued tasks count as exact and as near duplicates.
     assert.deepEqual(
-      s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }).details
-        .duplicates,
+      (await s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'rotate SIGNING keys nightly' }))
+        .details.duplicates,
       [first],
     );
-    const near = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys weekly' });
+    const near = await s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'backend',
+      title: 'Rotate signing keys weekly',
+    });
     assert.deepEqual(
       near.possible_duplicates.map((h: any) => [h.id, h.title, h.similarity]),
       [[first, 'Rotate signing keys nightly', 0.6]],
     );
     // Both indexed now; then another program retitles one and deletes the other: the index still has
     // their old titles, and neither is reported.
-    s.ok('search_tasks', { query: 'signing' });
+    await s.ok('search_tasks', { query: 'signing' });
     assert.deepEqual(queued(), []);
     const db = new Database(s.project.dbPath);
     if (env.generation === 'legacy') {
@@ -196,33 +221,38 @@ contract('duplicate hints', (env) => {
       db.prepare('DELETE FROM runtime_tasks WHERE id = ?').run(near.task.id);
     }
     db.close();
-    const again = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Rotate signing keys nightly' });
+    const again = await s.ok('create_task', {
+      feature: 'auth',
+      discipline: 'backend',
+      title: 'Rotate signing keys nightly',
+    });
     assert.deepEqual(again.possible_duplicates, []);
     assert.deepEqual(
-      s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' }).details
+      (await s.fail('create_task', { feature: 'auth', discipline: 'backend', title: 'Audit log retention' })).details
         .duplicates,
       [first],
     );
     // A create that finds more than the bound queued indexes them all first.
     let longest = 0;
     for (let i = 0; longest <= PENDING_TITLES_MAX && i < 3 * PENDING_TITLES_MAX; i++) {
-      s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Queued title number ${i}` });
+      await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: `Queued title number ${i}` });
       longest = Math.max(longest, queued().length);
     }
     assert.equal(longest, PENDING_TITLES_MAX + 1);
-    const last = s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'After the batch' }).task.id;
+    const last = (await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'After the batch' })).task
+      .id;
     assert.deepEqual(queued(), [last]);
     // The batch is searchable, and so is what is still queued (a search catches up first).
     assert.deepEqual(
-      s.ok('search_tasks', { query: '"Queued title number 3"' }).results.map((h: any) => h.title),
+      (await s.ok('search_tasks', { query: '"Queued title number 3"' })).results.map((h: any) => h.title),
       ['Queued title number 3'],
     );
-    assert.equal(s.ok('search_tasks', { query: 'batch' }).results[0].id, last);
+    assert.equal((await s.ok('search_tasks', { query: 'batch' })).results[0].id, last);
   });
 
-  test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', () => {
-    const s = env.open({ recipe: 'enrichment' });
-    const r = s.ok('spawn_subtasks', {
+  test('spawn_subtasks: hints per created task, the parent and siblings left out; an exact duplicate refuses the whole split', async () => {
+    const s = await env.open({ recipe: 'enrichment' });
+    const r = await s.ok('spawn_subtasks', {
       parent_id: 6,
       tasks: [{ title: 'Search box with suggestions' }, { title: 'Recipe REST endpoints cache' }],
     });
@@ -233,8 +263,8 @@ contract('duplicate hints', (env) => {
         matches: [{ id: 2, title: 'Recipe REST endpoints', feature: 'recipes', status: 'done', similarity: 0.75 }],
       },
     ]);
-    unchanged(s, () => {
-      const err = s.fail('spawn_subtasks', {
+    await unchanged(s, async () => {
+      const err = await s.fail('spawn_subtasks', {
         parent_id: 5,
         tasks: [{ title: 'part one' }, { title: 'Search box with suggestions' }],
       });
@@ -242,27 +272,42 @@ contract('duplicate hints', (env) => {
       assert.match(err.message, /^tasks\[1\]: .*already has a task titled/);
     });
     assert.equal(
-      s.ok('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'Search box with suggestions' }], duplicate_ok: true })
-        .created.length,
+      (
+        await s.ok('spawn_subtasks', {
+          parent_id: 5,
+          tasks: [{ title: 'Search box with suggestions' }],
+          duplicate_ok: true,
+        })
+      ).created.length,
       1,
     );
   });
 
-  test('create_feature / create_discipline: similar names come back as hints', () => {
-    const s = env.open({ recipe: 'braindump' });
-    const auth = s.ok('create_feature', { name: 'authentication', display_name: 'Authentication' });
+  test('create_feature / create_discipline: similar names come back as hints', async () => {
+    const s = await env.open({ recipe: 'braindump' });
+    const auth = await s.ok('create_feature', { name: 'authentication', display_name: 'Authentication' });
     assert.deepEqual(auth.possible_duplicates, [{ name: 'auth', why: 'contains' }]);
-    assert.deepEqual(s.ok('create_feature', { name: 'recipe', display_name: 'Recipe' }).possible_duplicates, [
+    assert.deepEqual((await s.ok('create_feature', { name: 'recipe', display_name: 'Recipe' })).possible_duplicates, [
       { name: 'recipes', why: 'contains' },
     ]);
-    assert.deepEqual(s.ok('create_feature', { name: 'billing', display_name: 'Billing' }).possible_duplicates, []);
     assert.deepEqual(
-      s.ok('create_discipline', { name: 'front-end', display_name: 'Front end', icon: 'Code', color: '#000000' })
-        .possible_duplicates,
+      (await s.ok('create_feature', { name: 'billing', display_name: 'Billing' })).possible_duplicates,
+      [],
+    );
+    assert.deepEqual(
+      (
+        await s.ok('create_discipline', {
+          name: 'front-end',
+          display_name: 'Front end',
+          icon: 'Code',
+          color: '#000000',
+        })
+      ).possible_duplicates,
       [{ name: 'frontend', why: 'same_spelling' }],
     );
     assert.deepEqual(
-      s.ok('create_discipline', { name: 'qa', display_name: 'QA', icon: 'Code', color: '#000000' }).possible_duplicates,
+      (await s.ok('create_discipline', { name: 'qa', display_name: 'QA', icon: 'Code', color: '#000000' }))
+        .possible_duplicates,
       [],
     );
   });

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createLogger } from '../../src/server/log.js';
 import type { Project } from '../../src/domain/project.js';
-import { Session } from '../../src/session/session.js';
+import { createMcpServer } from '../../src/server/createServer.js';
+import { createLogger } from '../../src/server/log.js';
 import { openSession, type SessionOptions } from '../../src/session/open.js';
 import type { SessionPlan } from '../../src/session/plan.js';
+import type { Session } from '../../src/session/session.js';
 import { GENERATIONS, type Generation } from '../../src/store/records.js';
 import type { RalphStore } from '../../src/store/store.js';
 import { legacyInvariants, normalizedInvariants } from '../helpers/ralphRead.js';
@@ -13,41 +16,50 @@ import { sampleProject } from '../helpers/project.js';
 
 /**
  * The contract suite: one set of tests run against each of Ralph's schema generations (the way hono
- * runs one router suite against each router), in-process, through the very call path the server
- * uses for tools/call (argument validation, scope, one transaction with its audit row). After every
- * call that succeeds and writes, the database must still satisfy Ralph's own read rules for its
- * generation (test/helpers/ralphRead.ts): a write that would make Ralph's task list fail to load
- * fails the test that made it.
+ * runs one router suite against each router), in-process, through a real SDK Client connected to the
+ * server over the SDK's in-memory transport: the very handlers, validation, scope and transactions a
+ * launch serves, and the client's own checks of every result against the listed output schema. After
+ * every call that succeeds and writes, the database must still satisfy Ralph's own read rules for its
+ * generation (test/helpers/ralphRead.ts): a write that would make Ralph's task list fail to load fails
+ * the test that made it.
  */
 
-export interface Call {
-  call(name: string, args?: Record<string, unknown>): CallToolResult;
-  /** The structured result of a call that must succeed. */
-  ok<T = any>(name: string, args?: Record<string, unknown>): T;
-  /** The error of a call that must fail. */
-  fail(name: string, args?: Record<string, unknown>): { code: string; message: string; details?: any };
-}
-
-export interface InProcSession extends Call {
+export interface InProcSession {
+  project: Project;
+  /** The session's own plan: its scope is what calls change. */
   plan: SessionPlan;
+  session: Session;
   store: RalphStore;
-  toolNames(): string[];
-  close(): void;
+  client: Client;
+  /** A tool call as the client makes it; a hidden or unknown tool rejects (a JSON-RPC error). */
+  call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
+  /** The structured result of a call that must succeed. */
+  ok<T = any>(name: string, args?: Record<string, unknown>): Promise<T>;
+  /** The error of a call that must fail. */
+  fail(name: string, args?: Record<string, unknown>): Promise<{ code: string; message: string; details?: any }>;
+  /** tools/list's names. */
+  toolNames(): Promise<string[]>;
+  close(): Promise<void>;
 }
 
 const log = createLogger('silent');
 
-/** A session exactly as `ralph-mcp --project … <flags>` would build it, without the process. */
-export function openInProc(project: Project, flags: Omit<SessionOptions, 'project'> = {}): InProcSession {
-  const opened = openSession({ project: project.root, ...flags });
-  const { store } = opened;
-  const session = new Session(opened.plan, store, log);
-  const { plan } = session; // the session's own copy: its scope is what calls change
+/** A session exactly as `ralph-mcp --project … <flags>` would serve it, without the process. */
+export async function openInProc(
+  project: Project,
+  flags: Omit<SessionOptions, 'project'> = {},
+  clientInfo = { name: 'contract', version: '0' },
+): Promise<InProcSession> {
+  const { store, plan } = openSession({ project: project.root, ...flags });
+  const { server, session } = createMcpServer(plan, store, log);
+  const [toServer, toClient] = InMemoryTransport.createLinkedPair();
+  const client = new Client(clientInfo);
+  await Promise.all([server.connect(toServer), client.connect(toClient)]);
+  await client.listTools(); // as clients do: the client checks results against the listed output schemas
   const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;
-  const call = (name: string, args: Record<string, unknown> = {}): CallToolResult => {
+  const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> => {
     const tool = session.visibleTool(name);
-    // A hidden or unknown tool throws the server's JSON-RPC error (not a tool result).
-    const result = session.call(name, args) as CallToolResult;
+    const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     if (!result.isError && !tool!.def.annotations.readOnlyHint && tool!.def.category !== 'state') {
       assert.deepEqual(
         invariants(project.dbPath),
@@ -58,24 +70,30 @@ export function openInProc(project: Project, flags: Omit<SessionOptions, 'projec
     return result;
   };
   return {
-    plan,
+    project,
+    plan: session.plan,
+    session,
     store,
+    client,
     call,
-    ok(name, args) {
-      const r = call(name, args);
+    async ok(name, args) {
+      const r = await call(name, args);
       if (r.isError) throw new Error(`${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.structuredContent)}`);
       return r.structuredContent as any;
     },
-    fail(name, args) {
-      const r = call(name, args);
+    async fail(name, args) {
+      const r = await call(name, args);
       if (!r.isError)
         throw new Error(
           `${name} ${JSON.stringify(args)} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`,
         );
       return (r.structuredContent as { error: { code: string; message: string } }).error;
     },
-    toolNames: () => plan.tools.map((t) => t.def.name).filter((n) => !plan.scope.removed.has(n)),
-    close: () => store.close(),
+    toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
+    async close() {
+      await client.close();
+      store.close();
+    },
   };
 }
 
@@ -84,22 +102,26 @@ export interface ContractEnv {
   /** A fresh copy of the sample project (scripts/sampleProject.ts) on this generation. */
   sample(): Project;
   /** A session on `project` (default: a fresh sample), closed after the test file. */
-  open(flags?: Omit<SessionOptions, 'project'>, project?: Project): InProcSession & { project: Project };
+  open(flags?: Omit<SessionOptions, 'project'>, project?: Project): Promise<InProcSession>;
 }
 
-/** Runs `body` once per generation, in a describe block named after it. */
-export function contract(name: string, body: (env: ContractEnv) => void): void {
-  for (const generation of GENERATIONS) {
+/** Runs `body` once per generation (or only the ones given), in a describe block named after it. */
+export function contract(
+  name: string,
+  body: (env: ContractEnv) => void,
+  generations: readonly Generation[] = GENERATIONS,
+): void {
+  for (const generation of generations) {
     describe(`${name} [${generation}]`, () => {
       const open: InProcSession[] = [];
-      after(() => {
-        for (const s of open) s.close();
+      after(async () => {
+        for (const s of open) await s.close();
       });
       body({
         generation,
         sample: () => sampleProject(generation),
-        open(flags = {}, project = sampleProject(generation)) {
-          const s = Object.assign(openInProc(project, flags), { project });
+        async open(flags = {}, project = sampleProject(generation)) {
+          const s = await openInProc(project, flags);
           open.push(s);
           return s;
         },

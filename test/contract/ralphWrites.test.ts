@@ -21,12 +21,12 @@ contract("Ralph's own writes through our triggers", (env) => {
     }
   }
 
-  test('deleting a task with several comments, and a discipline several comments name, succeeds', () => {
-    const s = env.open({ recipe: 'opus_review' });
-    s.store.prepareSearch(); // our triggers in place, as after any launch that can search
-    s.ok('add_task_comment', { task_id: 6, body: 'quokka one' });
-    s.ok('add_task_comment', { task_id: 6, body: 'quokka two' });
-    assert.equal(s.ok('search_tasks', { query: 'quokka' }).results.length, 1);
+  test('deleting a task with several comments, and a discipline several comments name, succeeds', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    s.store.search.prepareSearch(); // our triggers in place, as after any launch that can search
+    await s.ok('add_task_comment', { task_id: 6, body: 'quokka one' });
+    await s.ok('add_task_comment', { task_id: 6, body: 'quokka two' });
+    assert.equal((await s.ok('search_tasks', { query: 'quokka' })).results.length, 1);
     if (env.generation === 'legacy') {
       ralph(
         s.project.dbPath,
@@ -38,14 +38,14 @@ contract("Ralph's own writes through our triggers", (env) => {
     } else {
       ralph(s.project.dbPath, 'DELETE FROM runtime_tasks WHERE id = 6');
     }
-    assert.equal(s.ok('search_tasks', { query: 'quokka' }).results.length, 0, 'the index followed the deletes');
+    assert.equal((await s.ok('search_tasks', { query: 'quokka' })).results.length, 0, 'the index followed the deletes');
   });
 
   test("the facets mirror follows every write to the columns it copies, ours and Ralph's", {
     skip: env.generation !== 'normalized',
-  }, () => {
-    const s = env.open({ recipe: 'opus_review' });
-    s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
+  }, async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    await s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
     const mirror = () =>
       query(
         s.project,
@@ -57,9 +57,9 @@ contract("Ralph's own writes through our triggers", (env) => {
         'SELECT t.id AS task_id, t.status, t.subsystem_id, t.details_id, d.discipline_id, d.priority FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id ORDER BY t.id',
       );
     assert.deepEqual(mirror(), truth());
-    s.ok('set_task_status', { id: 5, status: 'done' });
-    s.ok('move_task_to_feature', { id: 5, feature: 'search' });
-    s.ok('update_task', { id: 3, priority: 'critical' });
+    await s.ok('set_task_status', { id: 5, status: 'done' });
+    await s.ok('move_task_to_feature', { id: 5, feature: 'search' });
+    await s.ok('update_task', { id: 3, priority: 'critical' });
     ralph(s.project.dbPath, "UPDATE runtime_tasks SET status = 'blocked' WHERE id = 3");
     ralph(
       s.project.dbPath,
@@ -76,7 +76,7 @@ contract("Ralph's own writes through our triggers", (env) => {
     assert.deepEqual(mirror(), truth());
     // A row missing from the mirror is made again by the task's next status change.
     ralph(s.project.dbPath, 'DELETE FROM ralph_mcp_task_facets WHERE task_id = 4');
-    s.ok('set_task_status', { id: 4, status: 'pending' });
+    await s.ok('set_task_status', { id: 4, status: 'pending' });
     assert.deepEqual(mirror(), truth());
     // An older ralph-mcp beside us puts its trigger back: the next session takes it out again.
     ralph(
@@ -85,8 +85,8 @@ contract("Ralph's own writes through our triggers", (env) => {
          DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
        END`,
     );
-    const next = env.open({ recipe: 'opus_review' }, s.project);
-    next.ok('set_task_status', { id: 4, status: 'in_progress' });
+    const next = await env.open({ recipe: 'opus_review' }, s.project);
+    await next.ok('set_task_status', { id: 4, status: 'in_progress' });
     assert.deepEqual(
       query(s.project, "SELECT name FROM sqlite_master WHERE name = 'ralph_mcp_facets_runtime_au_v2'"),
       [],

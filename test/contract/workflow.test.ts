@@ -6,9 +6,9 @@ import { unchanged } from './support.js';
 
 /** The workflow tools (what agents run into) on both generations. */
 contract('workflow tools', (env) => {
-  test('report_blocker: the task blocked, the reason recorded, the upstream task told', () => {
-    const s = env.open({ recipe: 'task_execution', task: '4', discipline: 'quality' });
-    const r = s.ok('report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 });
+  test('report_blocker: the task blocked, the reason recorded, the upstream task told', async () => {
+    const s = await env.open({ recipe: 'task_execution', task: '4', discipline: 'quality' });
+    const r = await s.ok('report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 });
     assert.equal(r.task.status, 'blocked');
     assert.equal(r.task.blocked_by, 'The editor has no test ids');
     assert.deepEqual(
@@ -25,12 +25,14 @@ contract('workflow tools', (env) => {
         [own.verb, own.on, own.kind, own.detail],
         ['blocked', 'task #3', 'upstream_task', 'The editor has no test ids'],
       );
-    unchanged(s, () => assert.equal(s.fail('report_blocker', { reason: 'x', on_task_id: 4 }).code, 'invalid_argument'));
+    await unchanged(s, async () =>
+      assert.equal((await s.fail('report_blocker', { reason: 'x', on_task_id: 4 })).code, 'invalid_argument'),
+    );
   });
 
-  test('skip_task and spawn_subtasks: all or nothing, dependents rewired', () => {
-    const s = env.open({ recipe: 'enrichment' });
-    const split = s.ok('spawn_subtasks', {
+  test('skip_task and spawn_subtasks: all or nothing, dependents rewired', async () => {
+    const s = await env.open({ recipe: 'enrichment' });
+    const split = await s.ok('spawn_subtasks', {
       parent_id: 3,
       tasks: [{ title: 'Form layout' }, { title: 'Validation messages' }],
       chain: true,
@@ -47,19 +49,22 @@ contract('workflow tools', (env) => {
     assert.deepEqual(split.rewired, [4, 7]);
     assert.deepEqual(ralphTask(s.project.dbPath, 4)!.depends_on, [b]);
     assert.equal(ralphTask(s.project.dbPath, 3)!.status, 'skipped');
-    unchanged(s, () => {
-      const r = s.fail('spawn_subtasks', { parent_id: 5, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] });
+    await unchanged(s, async () => {
+      const r = await s.fail('spawn_subtasks', {
+        parent_id: 5,
+        tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }],
+      });
       assert.equal(r.code, 'not_found');
       assert.match(r.message, /^tasks\[1\]: .*nothing was created/);
-      assert.equal(s.fail('skip_task', { id: 1, reason: 'x' }).code, 'conflict');
+      assert.equal((await s.fail('skip_task', { id: 1, reason: 'x' })).code, 'conflict');
     });
   });
 
-  test('move_task_to_feature and update_task_context', () => {
-    const s = env.open();
-    assert.equal(s.ok('move_task_to_feature', { id: 5, feature: 'recipes' }).previous_feature, 'search');
+  test('move_task_to_feature and update_task_context', async () => {
+    const s = await env.open();
+    assert.equal((await s.ok('move_task_to_feature', { id: 5, feature: 'recipes' })).previous_feature, 'search');
     assert.equal(ralphTask(s.project.dbPath, 5)!.feature, 'recipes');
-    const ctx = s.ok('update_task_context', {
+    const ctx = await s.ok('update_task_context', {
       id: 3,
       add_context_files: ['src/ui/Field.tsx'],
       remove_context_files: ['./src/ui/RecipeForm.tsx'],
@@ -70,9 +75,9 @@ contract('workflow tools', (env) => {
     assert.deepEqual([t.context_files, t.hints], [['src/ui/Field.tsx'], 'new hint']);
   });
 
-  test('get_dependency_details: transitive, with comments', () => {
-    const s = env.open();
-    const r = s.ok('get_dependency_details', { id: 4 });
+  test('get_dependency_details: transitive, with comments', async () => {
+    const s = await env.open();
+    const r = await s.ok('get_dependency_details', { id: 4 });
     assert.deepEqual(
       r.dependencies.map((d: any) => [d.id, d.depth, d.status]),
       [
@@ -87,45 +92,45 @@ contract('workflow tools', (env) => {
     );
   });
 
-  test('claim_next_task: the highest priority ready task, then the next', () => {
-    const s = env.open({ recipe: 'worker' });
-    const first = s.ok('claim_next_task', {});
+  test('claim_next_task: the highest priority ready task, then the next', async () => {
+    const s = await env.open({ recipe: 'worker' });
+    const first = await s.ok('claim_next_task', {});
     assert.deepEqual(
       [first.claimed, first.task.id, first.task.status, first.ready_remaining],
       [true, 5, 'in_progress', 0],
     );
     assert.equal(ralphTask(s.project.dbPath, 5)!.status, 'in_progress');
-    assert.equal(s.fail('claim_next_task', {}).code, 'conflict');
-    s.ok('set_task_status', { status: 'done' });
-    assert.deepEqual(s.ok('claim_next_task', {}), { claimed: false, task: null, ready_remaining: 0 });
+    assert.equal((await s.fail('claim_next_task', {})).code, 'conflict');
+    await s.ok('set_task_status', { status: 'done' });
+    assert.deepEqual(await s.ok('claim_next_task', {}), { claimed: false, task: null, ready_remaining: 0 });
   });
 
-  test('search_tasks: ranked, filtered, sees writes made since', () => {
-    const s = env.open();
-    const r = s.ok('search_tasks', { query: 'recipe editor' });
+  test('search_tasks: ranked, filtered, sees writes made since', async () => {
+    const s = await env.open();
+    const r = await s.ok('search_tasks', { query: 'recipe editor' });
     assert.equal(r.matched, 'all');
     assert.deepEqual(r.results.map((h: any) => h.id).sort(), [3, 4]);
     assert.deepEqual(
-      s.ok('search_tasks', { query: 'typeahead', feature: 'search' }).results.map((h: any) => h.id),
+      (await s.ok('search_tasks', { query: 'typeahead', feature: 'search' })).results.map((h: any) => h.id),
       [6],
     );
-    s.ok('add_task_comment', { task_id: 8, body: 'Mention the zebra fallback' });
+    await s.ok('add_task_comment', { task_id: 8, body: 'Mention the zebra fallback' });
     assert.deepEqual(
-      s.ok('search_tasks', { query: 'zebra' }).results.map((h: any) => h.id),
+      (await s.ok('search_tasks', { query: 'zebra' })).results.map((h: any) => h.id),
       [8],
     );
-    s.ok('update_task', { id: 1, title: 'Recipe table with quokka migrations' });
+    await s.ok('update_task', { id: 1, title: 'Recipe table with quokka migrations' });
     assert.deepEqual(
-      s.ok('search_tasks', { query: 'quokka' }).results.map((h: any) => h.id),
+      (await s.ok('search_tasks', { query: 'quokka' })).results.map((h: any) => h.id),
       [1],
     );
-    assert.equal(s.ok('search_tasks', { query: 'nothingmatchesthis' }).matched, 'none');
+    assert.equal((await s.ok('search_tasks', { query: 'nothingmatchesthis' })).matched, 'none');
   });
 
-  test('get_project_info and get_project_progress', () => {
-    const s = env.open();
-    assert.equal(s.ok('get_project_info', {}).title, 'Recipe Box');
-    const p = s.ok('get_project_progress', {});
+  test('get_project_info and get_project_progress', async () => {
+    const s = await env.open();
+    assert.equal((await s.ok('get_project_info', {})).title, 'Recipe Box');
+    const p = await s.ok('get_project_progress', {});
     assert.deepEqual([p.total, p.done, p.percent_done], [8, 2, 25]);
     assert.deepEqual(p.by_status, { draft: 1, pending: 2, in_progress: 1, done: 2, blocked: 1, skipped: 1 });
     assert.deepEqual(p.by_feature, [

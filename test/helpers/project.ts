@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { createSampleProject } from '../../scripts/sampleProject.js';
-import { initProject, projectPaths, type Project } from '../../src/domain/project.js';
+import { projectPaths, type Project } from '../../src/domain/project.js';
+import { initProject } from '../../src/store/open/init.js';
 import type { Generation } from '../../src/store/records.js';
 import { FIXTURES_DIR } from './env.js';
 

@@ -3,7 +3,7 @@ import Database from 'better-sqlite3';
 import { test } from 'node:test';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from '../helpers/env.js';
 import { emptyProject, fixtureProject, tempDir } from '../helpers/project.js';
-import { initProject } from '../../src/domain/project.js';
+import { initProject } from '../../src/store/open/init.js';
 
 /** The DDL in schema/ralph.sql produces exactly Ralph's schema (plus SPEC-070's one nullable column). */
 function describeSchema(path: string) {

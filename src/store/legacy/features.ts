@@ -22,7 +22,7 @@ const UPDATE_SQL = Object.fromEntries(
   UPDATABLE.map((c) => [c, `UPDATE features SET ${c} = ? WHERE name = ?`]),
 ) as Record<(typeof UPDATABLE)[number], string>;
 
-export function legacyFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
+export function legacyFeatures(db: Db): FeatureStore {
   return {
     listFeatures() {
       return db.all('SELECT name, display_name, acronym, description FROM features ORDER BY name').map(

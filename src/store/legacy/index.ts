@@ -1,29 +1,33 @@
 import type { Db } from '../../db/database.js';
-import { baseStore } from '../base.js';
+import { sharedParts } from '../own/base.js';
 import type { RalphStore } from '../store.js';
-import { legacyWatch } from './watch.js';
 import { legacyComments } from './comments.js';
 import { legacyDisciplines } from './disciplines.js';
 import { legacyFeatures } from './features.js';
+import { LEGACY_MIRROR } from './listMirrors.js';
 import { legacyNames } from './names.js';
 import { legacyProject } from './project.js';
 import { legacySearch } from './search.js';
 import { legacySignals } from './signals.js';
 import { legacyTasks } from './tasks.js';
+import { legacyWatch } from './watch.js';
 
 /** The legacy generation (Ralph 936f316): `features`, `tasks` with JSON-array columns, `task_comments`. */
 export function legacyStore(db: Db): RalphStore {
+  const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'legacy', LEGACY_MIRROR);
   return {
-    ...baseStore(db, 'legacy'),
+    ...shared,
     featureNoun: 'feature',
-    ...legacyTasks(db),
-    ...legacySearch(db),
-    ...legacyComments(db),
-    ...legacySignals(db),
-    ...legacyFeatures(db),
-    ...legacyNames(db),
-    ...legacyDisciplines(db),
-    ...legacyProject(db),
-    ...legacyWatch(db),
+    tasks: legacyTasks(db),
+    search: legacySearch(db),
+    comments: legacyComments(db),
+    signals: legacySignals(db),
+    features: legacyFeatures(db),
+    names: legacyNames(db),
+    disciplines: legacyDisciplines(db),
+    project: { ...project, ...legacyProject(db) },
+    audit,
+    claims,
+    watch: { dataVersion, ...legacyWatch(db) },
   };
 }

@@ -1,3 +1,4 @@
+import type { MirrorHooks } from '../own/schema.js';
 import type { Db } from '../../db/database.js';
 import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 
@@ -56,3 +57,6 @@ export function rebuildListMirrors(db: Db): void {
 
 /** Whether readers may use the mirrors on this connection (checked until they hold, then remembered). */
 export const listMirrorsUsable = onceTrue(listMirrorsIntact);
+
+/** The legacy generation's mirror, as our tables keep it (store/own/schema.ts). */
+export const LEGACY_MIRROR: MirrorHooks = { intact: listMirrorsIntact, rebuild: rebuildListMirrors };

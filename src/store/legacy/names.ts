@@ -1,6 +1,6 @@
 import type { Db } from '../../db/database.js';
 import { likePrefix } from '../like.js';
-import type { FeatureStore } from '../store.js';
+import type { NameStore } from '../store.js';
 
 /** Acronyms and name completion over `features` and `disciplines` (name is each table's key). */
 
@@ -14,7 +14,7 @@ const COMPLETE = {
   disciplines: "SELECT name FROM disciplines WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT CAST(? AS INTEGER)",
 } as const;
 
-export function legacyNames(db: Db): Pick<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
+export function legacyNames(db: Db): NameStore {
   return {
     acronymOwner: (kind, acronym) => db.get<{ name: string }>(ACRONYM_OWNER[kind], acronym)?.name,
     acronyms: (kind) => db.all<{ acronym: string }>(ACRONYMS[kind]).map((r) => r.acronym),

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { SearchHit, TitleMatch } from '../records.js';
+import type { SearchHit, TitleLookup, TitleMatch } from '../records.js';
 import {
   boundedSearch,
   headsInOrder,
@@ -7,10 +7,10 @@ import {
   titleLookup,
   type SearchShape,
   type SearchSource,
-  type TitleLookup,
 } from '../own/search.js';
-import type { TaskQuery } from '../store.js';
+import type { SearchStore, TaskQuery } from '../store.js';
 import { filterSql } from './tasks.js';
+import { LEGACY_MIRROR } from './listMirrors.js';
 
 /** What search_tasks indexes on the legacy generation: the task row, its JSON criteria and its comments. */
 const INDEX_ROWS = `
@@ -40,13 +40,13 @@ const shapeOf = (q: TaskQuery): SearchShape => {
   };
 };
 
-export function legacySearch(db: Db) {
+export function legacySearch(db: Db): SearchStore {
   return {
     searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
-      return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
+      return boundedSearch(db, SOURCE, LEGACY_MIRROR, shapeOf(q), fts, limit, budgetMs);
     },
-    prepareSearch: () => syncSearchIndex(db, SOURCE),
-    titleLookup: (): TitleLookup => titleLookup(db, SOURCE),
+    prepareSearch: () => syncSearchIndex(db, SOURCE, LEGACY_MIRROR),
+    titleLookup: (): TitleLookup => titleLookup(db, SOURCE, LEGACY_MIRROR),
     titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };
 }

@@ -4,6 +4,7 @@ import { ensureOwnTables } from '../own/schema.js';
 import { QUESTION_COLUMNS, questionFromRow, signalBody } from '../signalText.js';
 import type { SignalStore } from '../store.js';
 import { insertComment } from './comments.js';
+import { LEGACY_MIRROR } from './listMirrors.js';
 
 /**
  * Signals on the legacy generation (see SignalStore): a ralph_mcp_task_signals row with the verb's
@@ -41,7 +42,7 @@ export function hasSignalsTable(db: Db): boolean {
 export function legacySignals(db: Db): SignalStore {
   return {
     addSignal(taskId, row, by) {
-      ensureOwnTables(db, 'legacy');
+      ensureOwnTables(db, 'legacy', LEGACY_MIRROR);
       const comment = insertComment(db, {
         task_id: taskId,
         author: by.discipline ?? 'agent',

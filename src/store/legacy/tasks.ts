@@ -150,7 +150,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
     ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
-export function legacyTasks(db: Db): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
+export function legacyTasks(db: Db): TaskStore {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql =
       column === 'context_files'

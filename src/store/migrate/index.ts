@@ -5,7 +5,6 @@ import { connectSqlite, type Connection } from '../../db/sqlite.js';
 import { StartupError } from '../../domain/errors.js';
 import { legacyStore } from '../legacy/index.js';
 import { normalizedStore } from '../normalized/index.js';
-import { ensureOwnTables } from '../own/schema.js';
 import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, ralphDdl } from '../schema.js';
 import { planMigration } from './plan.js';
 import { compareStores, countRecords, readRules, type Counts } from './verify.js';
@@ -121,7 +120,7 @@ function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof plan
   try {
     to.write(() => to.raw.exec(ralphDdl('normalized')));
     to.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
-    ensureOwnTables(to, 'normalized');
+    normalizedStore(to).ensureOwnTables();
     to.write(() => writePlan(to, plan));
     const rules = readRules(to);
     const from = new Db(openOriginal(dbPath).db);

@@ -39,27 +39,27 @@ export function countRecords(store: RalphStore): Counts {
     skills: 0,
   };
   for (let after = 0; ; ) {
-    const page = store.listTasks({}, { id: after }, 500);
+    const page = store.tasks.listTasks({}, { id: after }, 500);
     if (page.length === 0) break;
     for (const row of page) {
-      const t = store.getTask(row.id)!;
+      const t = store.tasks.getTask(row.id)!;
       c.tasks++;
       c.dependencies += t.depends_on.length;
       c.criteria += t.acceptance_criteria.length;
       c.tags += t.tags.length;
       c.context_files += t.context_files.length;
       c.output_artifacts += t.output_artifacts.length;
-      c.comments += store.comments(t.id).length;
+      c.comments += store.comments.comments(t.id).length;
     }
     after = page[page.length - 1]!.id;
   }
-  for (const f of store.listFeatures()) {
+  for (const f of store.features.listFeatures()) {
     c.features++;
-    c.learnings += store.getFeature(f.name)!.learnings.length;
+    c.learnings += store.features.getFeature(f.name)!.learnings.length;
   }
-  for (const d of store.listDisciplines()) {
+  for (const d of store.disciplines.listDisciplines()) {
     c.disciplines++;
-    c.skills += store.getDiscipline(d.name)!.skills.length;
+    c.skills += store.disciplines.getDiscipline(d.name)!.skills.length;
   }
   return c;
 }
@@ -115,11 +115,11 @@ export function compareStores(
       diffs.push(`${what}: ${JSON.stringify(a)?.slice(0, 200)} became ${JSON.stringify(b)?.slice(0, 200)}`);
   };
   for (let after = 0; ; ) {
-    const page = from.listTasks({}, { id: after }, 500);
+    const page = from.tasks.listTasks({}, { id: after }, 500);
     if (page.length === 0) break;
     for (const row of page) {
-      const a = from.getTask(row.id)!;
-      const b = to.getTask(row.id);
+      const a = from.tasks.getTask(row.id)!;
+      const b = to.tasks.getTask(row.id);
       if (!b) {
         differ(`task ${row.id}`, a, undefined);
         continue;
@@ -129,8 +129,8 @@ export function compareStores(
       // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after them. An
       // undated
       // comment gets the migration time (a signal must have one).
-      const ca = from.comments(row.id).map(({ id: _id, ...c }) => c);
-      const cb = to
+      const ca = from.comments.comments(row.id).map(({ id: _id, ...c }) => c);
+      const cb = to.comments
         .comments(row.id)
         .map(({ id: _id, ...c }, i) => (ca[i] && !ca[i].created ? { ...c, created: ca[i].created } : c));
       differ(`comments of task ${row.id}`, ca, cb.slice(0, ca.length));
@@ -141,7 +141,7 @@ export function compareStores(
   }
   // A learning's absent reason/task/iteration and a null one read alike.
   const feature = (store: RalphStore, name: string) => {
-    const f = store.getFeature(name);
+    const f = store.features.getFeature(name);
     return (
       f && {
         ...f,
@@ -149,10 +149,10 @@ export function compareStores(
       }
     );
   };
-  for (const f of from.listFeatures()) differ(`feature ${f.name}`, feature(from, f.name), feature(to, f.name));
-  for (const d of from.listDisciplines()) {
-    const a = from.getDiscipline(d.name)!;
-    const b = to.getDiscipline(d.name);
+  for (const f of from.features.listFeatures()) differ(`feature ${f.name}`, feature(from, f.name), feature(to, f.name));
+  for (const d of from.disciplines.listDisciplines()) {
+    const a = from.disciplines.getDiscipline(d.name)!;
+    const b = to.disciplines.getDiscipline(d.name);
     const servers = (list: unknown[]) =>
       list.map((s) => {
         const o = s as { name: string; command: string; args?: string[]; env?: Record<string, string> };
@@ -164,6 +164,6 @@ export function compareStores(
       b && { ...b, mcp_servers: servers(b.mcp_servers) },
     );
   }
-  differ('project', from.projectInfo(), to.projectInfo());
+  differ('project', from.project.projectInfo(), to.project.projectInfo());
   return diffs;
 }

@@ -1,3 +1,4 @@
+import type { MirrorHooks } from '../own/schema.js';
 import type { Db } from '../../db/database.js';
 import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 import { hasOwnTables } from './sql.js';
@@ -41,3 +42,6 @@ export function rebuildFacets(db: Db): void {
 
 /** Whether readers may use the mirror on this connection (checked until it holds, then remembered). */
 export const facetsUsable = onceTrue(facetsIntact);
+
+/** The normalized generation's mirror, as our tables keep it (store/own/schema.ts). */
+export const NORMALIZED_MIRROR: MirrorHooks = { intact: facetsIntact, rebuild: rebuildFacets };

@@ -11,6 +11,7 @@ import { ensureOwnTables } from '../own/schema.js';
 import type { Feature, FeatureRow } from '../records.js';
 import type { FeatureChanges, FeatureStore, Writer } from '../store.js';
 import { hasOwnTables, subsystemId } from './sql.js';
+import { NORMALIZED_MIRROR } from './facets.js';
 
 /**
  * Features on the normalized generation are Ralph's `subsystems` (agents keep SPEC-070's word): an
@@ -92,7 +93,7 @@ const extraOf = (l: Record<string, unknown>): string | null => {
   return Object.keys(rest).length > 0 ? JSON.stringify(rest) : null;
 };
 
-export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 'acronyms' | 'completeNames'> {
+export function normalizedFeatures(db: Db): FeatureStore {
   const readList = (id: number, which: keyof typeof LISTS) =>
     db.all<{ v: string }>(LISTS[which].read, id).map((r) => r.v);
   const writeList = (id: number, which: keyof typeof LISTS, items: readonly unknown[]) => {
@@ -215,7 +216,7 @@ export function normalizedFeatures(db: Db): Omit<FeatureStore, 'acronymOwner' | 
     },
     learningItems: (name) => learningRows(subsystemId(db, name)),
     writeLearningItems(name, items, by: Writer) {
-      ensureOwnTables(db, 'normalized');
+      ensureOwnTables(db, 'normalized', NORMALIZED_MIRROR);
       const id = subsystemId(db, name);
       const before = new Map(learningRows(id).map((l) => [l[ITEM_IDENTITY] as number, l]));
       const disciplineId =

@@ -1,39 +1,44 @@
 import type { Db } from '../../db/database.js';
-import { baseStore } from '../base.js';
+import { sharedParts } from '../own/base.js';
 import type { RalphStore } from '../store.js';
-import { normalizedWatch } from './watch.js';
 import { normalizedDisciplines } from './disciplines.js';
+import { NORMALIZED_MIRROR } from './facets.js';
 import { normalizedFeatures } from './features.js';
 import { normalizedNames } from './names.js';
 import { normalizedProject } from './project.js';
 import { normalizedSearch } from './search.js';
 import { insertSignal, normalizedComments, normalizedSignals } from './signals.js';
 import { normalizedTasks } from './tasks.js';
+import { normalizedWatch } from './watch.js';
 
 /**
  * The normalized generation (Ralph's head, 0c56edd): `subsystems`, `task_details` + `runtime_tasks`
  * with a child table per list, comments as `task_signals`, learnings as `subsystem_comments`.
  */
 export function normalizedStore(db: Db): RalphStore {
-  const base = baseStore(db, 'normalized');
+  const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'normalized', NORMALIZED_MIRROR);
   return {
-    ...base,
-    // signal_abort means what Ralph's `stuck` verb means: on this generation it is also that signal.
-    recordAbort(by, reason) {
-      const id = base.recordAbort(by, reason);
-      if (by.taskId !== null && db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', by.taskId))
-        insertSignal(db, by, by.taskId, { verb: 'stuck', reason }, null);
-      return id;
-    },
+    ...shared,
     featureNoun: 'feature (subsystem)',
-    ...normalizedTasks(db),
-    ...normalizedSearch(db),
-    ...normalizedComments(db),
-    ...normalizedSignals(db),
-    ...normalizedFeatures(db),
-    ...normalizedNames(db),
-    ...normalizedDisciplines(db),
-    ...normalizedProject(db),
-    ...normalizedWatch(db),
+    tasks: normalizedTasks(db),
+    search: normalizedSearch(db),
+    comments: normalizedComments(db),
+    signals: normalizedSignals(db),
+    features: normalizedFeatures(db),
+    names: normalizedNames(db),
+    disciplines: normalizedDisciplines(db),
+    project: { ...project, ...normalizedProject(db) },
+    audit: {
+      ...audit,
+      // signal_abort means what Ralph's `stuck` verb means: on this generation it is also that signal.
+      recordAbort(by, reason) {
+        const id = audit.recordAbort(by, reason);
+        if (by.taskId !== null && db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', by.taskId))
+          insertSignal(db, by, by.taskId, { verb: 'stuck', reason }, null);
+        return id;
+      },
+    },
+    claims,
+    watch: { dataVersion, ...normalizedWatch(db) },
   };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/database.js';
-import type { SearchHit, TitleMatch } from '../records.js';
+import type { SearchHit, TitleLookup, TitleMatch } from '../records.js';
 import {
   boundedSearch,
   headsInOrder,
@@ -7,10 +7,10 @@ import {
   titleLookup,
   type SearchShape,
   type SearchSource,
-  type TitleLookup,
 } from '../own/search.js';
-import type { TaskQuery } from '../store.js';
+import type { SearchStore, TaskQuery } from '../store.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
+import { NORMALIZED_MIRROR } from './facets.js';
 
 /**
  * What search_tasks indexes on the normalized generation: the task's details, its criteria in order,
@@ -44,13 +44,13 @@ const shapeOf = (q: TaskQuery): SearchShape => {
   };
 };
 
-export function normalizedSearch(db: Db) {
+export function normalizedSearch(db: Db): SearchStore {
   return {
     searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
-      return boundedSearch(db, SOURCE, shapeOf(q), fts, limit, budgetMs);
+      return boundedSearch(db, SOURCE, NORMALIZED_MIRROR, shapeOf(q), fts, limit, budgetMs);
     },
-    prepareSearch: () => syncSearchIndex(db, SOURCE),
-    titleLookup: (): TitleLookup => titleLookup(db, SOURCE),
+    prepareSearch: () => syncSearchIndex(db, SOURCE, NORMALIZED_MIRROR),
+    titleLookup: (): TitleLookup => titleLookup(db, SOURCE, NORMALIZED_MIRROR),
     titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };
 }

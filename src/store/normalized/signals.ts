@@ -7,6 +7,7 @@ import type { Comment } from '../records.js';
 import type { CommentInsert, CommentStore, SignalStore, Writer } from '../store.js';
 import { hasOwnTables } from './sql.js';
 import { QUESTION_COLUMNS, questionFromRow, signalBody } from '../signalText.js';
+import { NORMALIZED_MIRROR } from './facets.js';
 
 /**
  * Comments on the normalized generation. Ralph's head has no comment table: it stores a plain comment
@@ -112,7 +113,7 @@ export function insertSignal(
   columns: Record<string, string | number | null>,
   meta: Pick<CommentInsert, 'author' | 'discipline' | 'agent_task_id' | 'priority'> | null,
 ): Comment {
-  ensureOwnTables(db, 'normalized');
+  ensureOwnTables(db, 'normalized', NORMALIZED_MIRROR);
   ensureAgentSession(db, by, taskId);
   const created = timestamp();
   const id = Number(

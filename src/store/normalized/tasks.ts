@@ -241,9 +241,7 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
-export function normalizedTasks(
-  db: Db,
-): Omit<TaskStore, 'searchTasks' | 'prepareSearch' | 'titleLookup' | 'titleHeads'> {
+export function normalizedTasks(db: Db): TaskStore {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
   const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
     if (!fresh) db.run(LIST_SQL[field].clear, taskId);

@@ -1,28 +1,11 @@
 import type { Db } from '../../db/database.js';
+import type { Claim, HistoryRow } from '../records.js';
 
 /**
  * Claims with leases (schema/ralph-mcp.sql ralph_mcp_claims), the same on both generations: which session
  * holds which task, since when, until when its lease runs. Times are ISO 8601 UTC with milliseconds
  * (fixed width, so they compare as text). Reads work before our tables exist (nothing is held then).
  */
-export interface Claim {
-  task_id: number;
-  session_id: string;
-  claimed_at: string;
-  lease_until: string;
-}
-
-/** One row of a task's history (ralph_mcp_audit), oldest first. */
-export interface HistoryRow {
-  id: number;
-  created: string;
-  session_id: string;
-  recipe: string | null;
-  discipline: string | null;
-  tool: string;
-  arguments: string;
-  outcome: string;
-}
 
 const present = new WeakMap<Db, true>();
 /** Whether our claim tables exist yet (remembered once they do: they are never dropped while open). */
@@ -33,8 +16,6 @@ export function claimTables(db: Db): boolean {
   if (yes) present.set(db, true);
   return yes;
 }
-
-export const isoTime = (ms: number): string => new Date(ms).toISOString();
 
 export function claimsStore(db: Db) {
   return {

@@ -2,8 +2,6 @@ import type { Db } from '../../db/database.js';
 import { ToolError } from '../../domain/errors.js';
 import { droppedTriggerNames, objectNames, ownDdl, searchDdl, triggerNames } from './ddl.js';
 import type { Generation } from '../records.js';
-import { facetsIntact, rebuildFacets } from '../normalized/facets.js';
-import { listMirrorsIntact, rebuildListMirrors } from '../legacy/listMirrors.js';
 
 /**
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
@@ -15,6 +13,15 @@ import { listMirrorsIntact, rebuildListMirrors } from '../legacy/listMirrors.js'
  * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
  */
 export const OWN_SCHEMA_VERSION = 1;
+
+/**
+ * The mirror our triggers keep of Ralph's rows (normalized: task facets; legacy: dependencies and tags),
+ * given by each generation: our tables are made with it, and it is rebuilt when it was not kept whole.
+ */
+export interface MirrorHooks {
+  intact(db: Db): boolean;
+  rebuild(db: Db): void;
+}
 
 interface OwnState {
   tables?: true;
@@ -37,19 +44,19 @@ const state = (db: Db) => {
 export const ownTablesReady = (db: Db): boolean => state(db).tables === true;
 
 /** Creates our tables if missing; refuses a database whose ralph-mcp tables are from a newer version. */
-export function ensureOwnTables(db: Db, generation: Generation): void {
+export function ensureOwnTables(db: Db, generation: Generation, mirror: MirrorHooks): void {
   const s = state(db);
   if (s.tables) return;
   // Most opens find everything in place: say so from one read, without taking the write lock.
-  if (ownObjectsCurrent(db, generation)) {
+  if (ownObjectsCurrent(db, generation, mirror)) {
     s.tables = true;
     return;
   }
   db.write(() => {
     // Checked before the DDL recreates any missing trigger: rows changed without it were never mirrored.
-    const mirrorWhole = mirrorIntact(db, generation);
+    const mirrorWhole = mirror.intact(db);
     db.raw.exec(ownDdl(generation));
-    if (!mirrorWhole) (generation === 'normalized' ? rebuildFacets : rebuildListMirrors)(db);
+    if (!mirrorWhole) mirror.rebuild(db);
     const row = db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'");
     if (!row)
       db.run("INSERT INTO ralph_mcp_meta (key, value) VALUES ('schema_version', ?)", String(OWN_SCHEMA_VERSION));
@@ -69,7 +76,7 @@ const expectedObjects = new Map<Generation, { made: string[]; dropped: string[] 
  * Whether every object our DDL creates exists and none it drops does (an older ralph-mcp still running
  * beside us puts its own triggers back), at our version, with a whole mirror.
  */
-function ownObjectsCurrent(db: Db, generation: Generation): boolean {
+function ownObjectsCurrent(db: Db, generation: Generation, mirror: MirrorHooks): boolean {
   let names = expectedObjects.get(generation);
   if (!names) {
     names = { made: objectNames(ownDdl(generation)), dropped: droppedTriggerNames(ownDdl(generation)) };
@@ -86,12 +93,8 @@ function ownObjectsCurrent(db: Db, generation: Generation): boolean {
     String(OWN_SCHEMA_VERSION)
   )
     return false;
-  return mirrorIntact(db, generation);
+  return mirror.intact(db);
 }
-
-/** Each generation's mirror kept by our triggers (normalized: task facets; legacy: dependencies and tags) is whole. */
-const mirrorIntact = (db: Db, generation: Generation): boolean =>
-  generation === 'normalized' ? facetsIntact(db) : listMirrorsIntact(db);
 
 /** Our tables' version, or undefined before the first write made them. */
 export function ownSchemaVersion(db: Db): string | undefined {
@@ -106,11 +109,12 @@ export function ownSchemaVersion(db: Db): string | undefined {
 export function ensureSearchIndex(
   db: Db,
   generation: Generation,
+  mirror: MirrorHooks,
   rebuild: { all: () => void; titleKeys: () => void },
 ): boolean {
   const s = state(db);
   if (s.search) return false;
-  ensureOwnTables(db, generation);
+  ensureOwnTables(db, generation, mirror);
   let built = false;
   // Inside a caller's transaction (a create looking for duplicate titles) what is built here may still
   // be rolled back with it: only an index known to be committed is remembered as there.

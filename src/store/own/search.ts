@@ -1,8 +1,9 @@
 import type { Db } from '../../db/database.js';
 import type { Connection } from '../../db/sqlite.js';
 import { ToolError } from '../../domain/errors.js';
-import type { Generation, SearchHit, TitleMatch } from '../records.js';
-import { ensureSearchIndex } from './schema.js';
+import type { Generation, SearchHit, TitleKey, TitleLookup, TitleMatch } from '../records.js';
+import { SEARCH_BOUNDS } from '../searchBounds.js';
+import { ensureSearchIndex, type MirrorHooks } from './schema.js';
 import { titleKey } from '../../domain/similarity.js';
 
 /**
@@ -47,8 +48,8 @@ const rebuilds = (db: Db, src: SearchSource) => ({
 });
 
 /** Brings the index up to date with every write since the last search (ours, Ralph's, anyone's). */
-export function syncSearchIndex(db: Db, src: SearchSource): void {
-  ensureSearchIndex(db, src.generation, rebuilds(db, src));
+export function syncSearchIndex(db: Db, src: SearchSource, mirror: MirrorHooks): void {
+  ensureSearchIndex(db, src.generation, mirror, rebuilds(db, src));
   if (!db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1')) return;
   db.write(() => {
     const queued = db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty').map((r) => r.task_id);
@@ -113,18 +114,6 @@ export function snippet(
   return '';
 }
 
-/**
- * What bounds one search's cost (the server is single-threaded: while one search runs, no other
- * session is answered). bm25 costs tens of microseconds per matching row and phrase, so ranking every
- * match of a common word over 100,000 tasks took seconds: only the newest `window` matches (by task id)
- * are ranked, for the title and for all columns separately (so title matches are never crowded out).
- * `budgetMs` is the backstop for what the window cannot bound (iterating long doclists, a selective
- * filter that skips most matches): every row the queries visit checks the clock, and the search stops
- * with an error past it. better-sqlite3 has no progress handler, hence a SQL function (Bun's driver has
- * neither: there the clock is read after each statement).
- */
-export const SEARCH_BOUNDS = { window: 300, budgetMs: 60 } as const;
-
 /** How one generation joins a match to its task (for the filters) and reads the hits' rows. */
 export interface SearchShape {
   /** JOIN clauses from ralph_mcp_search to the task (alias t), when a filter needs them. */
@@ -172,12 +161,13 @@ function budgetCondition(db: Db, row: string): string {
 export function boundedSearch(
   db: Db,
   src: SearchSource,
+  mirror: MirrorHooks,
   shape: SearchShape,
   fts: string,
   limit: number,
   budgetMs: number = SEARCH_BOUNDS.budgetMs,
 ): SearchHit[] {
-  syncSearchIndex(db, src);
+  syncSearchIndex(db, src, mirror);
   const budget = budgetCondition(db, 'ralph_mcp_search.rowid');
   const filtered = shape.filter.clauses.length > 0;
   // CROSS JOIN keeps the index as the outer loop: driven from the tasks instead, SQLite would run the
@@ -270,29 +260,8 @@ export const TITLE_MATCH_BUDGET_MS = 20;
  */
 export const PENDING_TITLES_MAX = 32;
 
-/** A task's title as exact and near duplicates compare it (titleKey). */
-export interface TitleKey {
-  id: number;
-  key: string;
-}
-
-/**
- * What a create compares its title with, read once per create. Tasks in the change queue are compared
- * by their current titles (read here); the index and the title keys answer for every other task.
- */
-export interface TitleLookup {
-  /** Tasks titled exactly `key`, newest first, at most `limit`. */
-  same(key: string, limit: number): number[];
-  /**
-   * The candidates for near duplicates: the newest `limit` indexed tasks whose title matches `fts`
-   * (an FTS5 query of quoted words, title column only; none past TITLE_MATCH_BUDGET_MS), and every
-   * queued task. Each with its title key, for the caller to compare.
-   */
-  near(fts: string, limit: number): TitleKey[];
-}
-
-export function titleLookup(db: Db, src: SearchSource): TitleLookup {
-  ensureSearchIndex(db, src.generation, rebuilds(db, src));
+export function titleLookup(db: Db, src: SearchSource, mirror: MirrorHooks): TitleLookup {
+  ensureSearchIndex(db, src.generation, mirror, rebuilds(db, src));
   let queued = db
     .all<{ task_id: number }>(
       'SELECT task_id FROM ralph_mcp_search_dirty LIMIT CAST(? AS INTEGER)',
@@ -300,7 +269,7 @@ export function titleLookup(db: Db, src: SearchSource): TitleLookup {
     )
     .map((r) => r.task_id);
   if (queued.length > PENDING_TITLES_MAX) {
-    syncSearchIndex(db, src);
+    syncSearchIndex(db, src, mirror);
     queued = [];
   }
   const stale = new Set(queued);

@@ -1,9 +1,9 @@
-import { Db } from '../db/database.js';
-import { StartupError } from '../domain/errors.js';
-import { legacyStore } from './legacy/index.js';
-import { normalizedStore } from './normalized/index.js';
-import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, type SchemaInfo } from './schema.js';
-import type { RalphStore } from './store.js';
+import { Db } from '../../db/database.js';
+import { StartupError } from '../../domain/errors.js';
+import { legacyStore } from '../legacy/index.js';
+import { normalizedStore } from '../normalized/index.js';
+import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, type SchemaInfo } from '../schema.js';
+import type { RalphStore } from '../store.js';
 
 /**
  * Opens Ralph's database, tells its generation by the tables present, and checks that it is one we
