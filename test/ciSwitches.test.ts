@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { GOLDEN_DIR, REPO } from './helpers/env.js';
+import { REPO, SNAPSHOT_DIR } from './helpers/env.js';
 
 /**
  * Nothing switches a test off under CI (.ci/run sets RALPH_CI=1): a run without Ralph's fixtures
@@ -22,11 +22,11 @@ function runTestFile(file: string, env: NodeJS.ProcessEnv) {
 }
 
 const snapshots = () => {
-  const files = readdirSync(GOLDEN_DIR, { recursive: true })
+  const files = readdirSync(SNAPSHOT_DIR, { recursive: true })
     .map(String)
     .filter((f) => f.endsWith('.json'))
     .sort();
-  return files.map((f) => [f, readFileSync(join(GOLDEN_DIR, f), 'utf8')]);
+  return files.map((f) => [f, readFileSync(join(SNAPSHOT_DIR, f), 'utf8')]);
 };
 
 test('under CI, missing fixtures fail the run instead of skipping', () => {
@@ -46,7 +46,7 @@ test('under CI, missing fixtures fail the run instead of skipping', () => {
 
 test('under CI, UPDATE_GOLDEN=1 fails and rewrites nothing', () => {
   const before = snapshots();
-  const ci = runTestFile('golden.test.js', { UPDATE_GOLDEN: '1', RALPH_CI: '1' });
+  const ci = runTestFile('contract/listings.test.js', { UPDATE_GOLDEN: '1', RALPH_CI: '1' });
   assert.notEqual(ci.status, 0);
   assert.match(ci.output, /UPDATE_GOLDEN=1 under CI/);
   assert.deepEqual(snapshots(), before, 'no snapshot was rewritten');

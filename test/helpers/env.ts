@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The built artifact every end-to-end test spawns: the esbuild bundle that npm publishes. */
 export const CLI = join(REPO, 'dist', 'ralph-mcp.js');
-export const GOLDEN_DIR = join(REPO, 'test', 'golden');
+/** Reviewed snapshots (test/snapshots/): each tool's listing; `npm run test:update-golden` rewrites them. */
+export const SNAPSHOT_DIR = join(REPO, 'test', 'snapshots');
 
 /**
  * Set by .ci/run. Under CI nothing may switch a test off: missing fixtures fail the run instead of

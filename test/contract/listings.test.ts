@@ -1,0 +1,69 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import type { SessionTool } from '../../src/session/plan.js';
+import { REPO } from '../helpers/env.js';
+import { matchesSnapshot } from '../helpers/snapshot.js';
+import { ALL_TOOLS, RECIPE_TOOLS, RECIPES, inSpecOrder, NEEDS_DISCIPLINE } from '../helpers/spec.js';
+import { contract } from './harness.js';
+
+/**
+ * tools/list, per recipe and for the full suite, on both generations: the tool set and its order are
+ * SPEC-070's (helpers/spec.ts, written by hand), and each tool's entry is its snapshot,
+ * test/snapshots/tools/<tool>.json, or the snapshot of its variant where the session changes it:
+ * `.subsystem` (the normalized generation says "feature (subsystem)"), `.<recipe>` (the recipe keeps
+ * some of its arguments), `.claims` / `.task` / `.feature` (an argument the session fills in).
+ */
+const DIR = join(REPO, 'test', 'snapshots', 'tools');
+const sizes: string[] = [];
+
+/** The snapshot a session's entry for this tool must equal. */
+function snapshotName(t: SessionTool, recipe: string | null, anchor: string | null): string {
+  const parts = [t.def.name];
+  if (t.description !== t.def.description) parts.push('subsystem');
+  if (t.narrowing.keep) parts.push(recipe!);
+  if (t.narrowing.optional.length > 0) parts.push(anchor!);
+  return `${parts.join('.')}.json`;
+}
+
+contract('tools/list', (env) => {
+  for (const recipe of [...RECIPES, null]) {
+    const label = recipe ?? 'full suite';
+    test(`${label}: SPEC-070's tools in order, each its snapshot`, async () => {
+      const flags = recipe ? { recipe, ...(NEEDS_DISCIPLINE.includes(recipe) ? { discipline: 'backend' } : {}) } : {};
+      const s = await env.open(flags);
+      const { tools } = await s.client.listTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        recipe ? inSpecOrder(RECIPE_TOOLS[recipe]!) : [...ALL_TOOLS],
+      );
+      const anchor = s.plan.task ? 'task' : s.plan.recipe?.claimsTasks ? 'claims' : s.plan.feature ? 'feature' : null;
+      for (const entry of tools) {
+        const st = s.plan.tools.find((t) => t.def.name === entry.name)!;
+        const file = snapshotName(st, recipe, anchor);
+        matchesSnapshot(join(DIR, file), entry, `${entry.name} (${file}) in ${label} [${env.generation}]`);
+      }
+      const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+      sizes.push(
+        `${`${label} [${env.generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
+      );
+    });
+  }
+
+  test('opus_review sees update_task narrowed: other fields are refused as unknown', async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    const tool = (await s.client.listTools()).tools.find((t) => t.name === 'update_task')!;
+    assert.deepEqual(Object.keys(tool.inputSchema.properties ?? {}).sort(), ['description', 'id', 'priority']);
+    const before = (await s.ok('get_task', { id: 5 })).task;
+    const err = await s.fail('update_task', { id: 5, title: 'nope' });
+    assert.equal(err.code, 'invalid_argument');
+    assert.match(err.message, /unknown field\(s\) "title"; allowed fields: id, priority, description/);
+    assert.deepEqual((await s.ok('get_task', { id: 5 })).task, before);
+    assert.equal((await s.ok('update_task', { id: 5, priority: 'low' })).task.priority, 'low');
+  });
+});
+
+// Growth stays visible: every run prints each recipe's tool count and tools/list size.
+after(() => {
+  process.stderr.write(`\ntools/list per recipe:\n${sizes.map((l) => `  ${l}`).join('\n')}\n`);
+});

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { updateGolden } from './env.js';
+
+/**
+ * JSON as a person reads it in a diff: an object or array that fits on its line (120 columns) stays
+ * on it, anything longer is spread one member per line. The value is exactly the value: key order is
+ * kept, so the minified bytes of a snapshot are the bytes the server sends.
+ */
+export function formatJson(value: unknown, indent = '', lead = 0): string {
+  const flat = JSON.stringify(value);
+  if (value === null || typeof value !== 'object' || indent.length + lead + flat.length <= 120) return flat;
+  const inner = `${indent}  `;
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object'))
+    return packed(
+      value.map((v) => JSON.stringify(v)),
+      inner,
+      indent,
+      '[]',
+    );
+  if (Array.isArray(value)) return `[\n${value.map((v) => inner + formatJson(v, inner)).join(',\n')}\n${indent}]`;
+  const members = Object.entries(value).map(([k, v]) => {
+    const key = `${JSON.stringify(k)}: `;
+    return key + formatJson(v, inner, key.length);
+  });
+  // Members that each fit on a line (a schema's properties) share lines, as many as fit.
+  if (members.every((m) => !m.includes('\n'))) return packed(members, inner, indent, '{}');
+  return `{\n${members.map((m) => inner + m).join(',\n')}\n${indent}}`;
+}
+
+/** A long list of short items (plain values, one-line members), as many to a line as fit. */
+function packed(items: string[], inner: string, indent: string, brackets: '[]' | '{}'): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const v of items) {
+    if (line && inner.length + line.length + v.length + 2 > 120) {
+      lines.push(`${inner}${line},`);
+      line = '';
+    }
+    line = line ? `${line}, ${v}` : v;
+  }
+  lines.push(inner + line);
+  return `${brackets[0]}\n${lines.join('\n')}\n${indent}${brackets[1]}`;
+}
+
+/**
+ * Compares `value` with its snapshot file; UPDATE_GOLDEN=1 (`npm run test:update-golden`, never under
+ * CI) writes it instead, to be reviewed as a diff.
+ */
+export function matchesSnapshot(file: string, value: unknown, what: string): void {
+  const actual = `${formatJson(value)}\n`;
+  if (updateGolden()) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, actual);
+    return;
+  }
+  assert.ok(existsSync(file), `missing snapshot ${file}: run npm run test:update-golden`);
+  assert.equal(actual, readFileSync(file, 'utf8'), `${what} changed: review, then npm run test:update-golden`);
+}
