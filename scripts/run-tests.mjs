@@ -19,7 +19,7 @@ const repo = new URL('..', import.meta.url).pathname;
  */
 const CORE_E2E = [
   'smoke',
-  
+
   'startup',
   'cli',
   'refusal',
