@@ -1,41 +1,20 @@
-// Runs every compiled *.test.js under dist/test with node's test runner, then the core end-to-end files
-// again with the server under Bun and as the single executable (test/helpers/env.ts, SERVER_RUNTIME).
-// (Node 20's --test takes no glob patterns, and a bare directory would also run our helper modules.)
+// Runs the compiled tests (dist/test) with node's test runner.
 //
-//   node scripts/run-tests.mjs              every file (server on Node), then the core files on Bun and the executable
-//   node scripts/run-tests.mjs NAME…        the files whose path contains a NAME, server on Node
+//   node scripts/run-tests.mjs           every file but test/slow/, the server on Node; then test/e2e/ (not
+//                                        e2e/node/) again with the server under Bun and as the single executable
+//   node scripts/run-tests.mjs --slow    test/slow/: data-heavy checks (10,000-task brute force, long fuzz)
+//   node scripts/run-tests.mjs NAME…     the files whose path contains a NAME, server on Node
 //   RALPH_MCP_TEST_RUNTIME=bun node scripts/run-tests.mjs NAME…   the same files, server on Bun (or exe)
+//
+// Unit and contract tests run in-process (their runtime is the runner's, Node); only the end-to-end
+// layer starts the server, so only it runs again per runtime. (Node 20's --test takes no globs, and a
+// bare directory would also run our helper modules.)
 import { existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
 const root = new URL('../dist/test/', import.meta.url).pathname;
 const repo = new URL('..', import.meta.url).pathname;
-
-/**
- * The end-to-end files that run once more per other runtime: the protocol, the goldens, the CLI and
- * startup refusals, scope, resources, both schema generations and Ralph's fixtures, HTTP, faults, leases.
- * (In-process files test the storage driver of the runner itself, which is Node.)
- */
-const CORE_E2E = [
-  'smoke',
-
-  'startup',
-  'cli',
-  'refusal',
-  'wire',
-  'resources',
-  'hidden',
-  'fixtures',
-  'headFixtures',
-  'scope.test',
-  'security.scope',
-  'generations',
-  'http.test',
-  'faults',
-  'robustness',
-  'leases',
-];
 
 const all = readdirSync(root, { recursive: true })
   .map(String)
@@ -45,7 +24,9 @@ if (all.length === 0) {
   console.error('no test files found under dist/test (did the build run?)');
   process.exit(1);
 }
-const matching = (names) => all.filter((f) => names.some((o) => f.includes(o))).map((f) => join(root, f));
+const paths = (files) => files.map((f) => join(root, f));
+const slow = all.filter((f) => f.startsWith('slow/'));
+const e2e = all.filter((f) => f.startsWith('e2e/') && !f.startsWith('e2e/node/'));
 
 function pass(label, files, runtime) {
   if (files.length === 0) {
@@ -53,7 +34,8 @@ function pass(label, files, runtime) {
     return false;
   }
   console.error(`\n== ${label}: ${files.length} file(s), server on ${runtime} ==`);
-  const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], {
+  const args = ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...paths(files)];
+  const r = spawnSync(process.execPath, args, {
     stdio: 'inherit',
     env: { ...process.env, RALPH_MCP_TEST_RUNTIME: runtime },
   });
@@ -61,8 +43,10 @@ function pass(label, files, runtime) {
 }
 
 const only = process.argv.slice(2);
+if (only.includes('--slow')) process.exit(pass('slow', slow, 'node') ? 0 : 1);
 if (only.length > 0) {
-  process.exit(pass('selected', matching(only), process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') ? 0 : 1);
+  const files = all.filter((f) => only.some((o) => f.includes(o)));
+  process.exit(pass('selected', files, process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') ? 0 : 1);
 }
 
 const results = [
@@ -70,16 +54,16 @@ const results = [
     'node',
     pass(
       'every file',
-      all.map((f) => join(root, f)),
+      all.filter((f) => !slow.includes(f)),
       'node',
     ),
   ],
 ];
 const bun = process.env.BUN ?? join(repo, 'node_modules', '.bin', 'bun');
-if (existsSync(bun)) results.push(['bun', pass('core end-to-end', matching(CORE_E2E), 'bun')]);
+if (existsSync(bun)) results.push(['bun', pass('end-to-end', e2e, 'bun')]);
 else results.push(['bun', failOrSkip(`Bun not found at ${bun} (npm ci installs it; BUN names another)`)]);
 const exe = process.env.RALPH_MCP_TEST_EXE ?? join(repo, 'dist', 'ralph-mcp-linux-x64');
-if (existsSync(exe)) results.push(['exe', pass('core end-to-end', matching(CORE_E2E), 'exe')]);
+if (existsSync(exe)) results.push(['exe', pass('end-to-end', e2e, 'exe')]);
 else results.push(['exe', failOrSkip(`no single executable at ${exe} (npm run build:exe makes it)`)]);
 
 /** Under CI nothing may be skipped; elsewhere a missing runtime is said and skipped. */

@@ -5,10 +5,7 @@ import { createLogger, type LogLevel } from '../server/log.js';
 import { createMcpServer } from '../server/createServer.js';
 import { answerPlainCallsDirectly } from '../transport/directCalls.js';
 import { LineTransport } from '../transport/lineTransport.js';
-import { openSession, type SessionOptions } from '../session/open.js';
-import type { SessionPlan } from '../session/plan.js';
-import type { RalphStore } from '../store/store.js';
-import type { Logger } from 'pino';
+import { openSession, prepareDatabase, type SessionOptions } from '../session/open.js';
 import type { RalphApi } from '../server/ralphApi.js';
 
 export interface ServeOptions extends SessionOptions {
@@ -135,26 +132,4 @@ function sessionIdleMs(value: string | undefined): number | undefined {
       `RALPH_MCP_SESSION_IDLE_SECONDS must be a positive number of seconds, got ${JSON.stringify(value)}`,
     );
   return seconds * 1000;
-}
-
-/**
- * Our tables and indexes before the first call, not at the first write: on a database Ralph wrote
- * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
- * per task read. Best-effort: a database we may not write is still served, its reads just slower.
- */
-/** The tools that read the search index. */
-const SEARCH_USERS = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
-
-function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): void {
-  try {
-    store.ensureOwnTables();
-    // The index is built once per project (triggers keep it current after): at a launch, not in a request.
-    // Creating a task looks in it for duplicate titles (tools/duplicates.ts).
-    if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.search.prepareSearch();
-  } catch (err) {
-    log.warn(
-      { err },
-      'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)',
-    );
-  }
 }

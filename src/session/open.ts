@@ -3,6 +3,7 @@ import { StartupError } from '../domain/errors.js';
 import { locateProject, type Project } from '../domain/project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { openStore } from '../store/open/openStore.js';
+import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 import { MAX_CONTEXT_BYTES, mergeContextFile } from './contextFile.js';
 import { readWholeInProject, UnsafeFileError } from '../domain/safeOpen.js';
@@ -66,4 +67,26 @@ function describedSession(project: Project, opts: SessionOptions): SessionReques
     );
   }
   return mergeContextFile(file, opts, text);
+}
+
+/** The tools that read the search index. */
+const SEARCH_USERS = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
+
+/**
+ * Our tables and indexes before the first call, not at the first write: on a database Ralph wrote
+ * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
+ * per task read. Best-effort: a database we may not write is still served, its reads just slower.
+ */
+export function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): void {
+  try {
+    store.ensureOwnTables();
+    // The index is built once per project (triggers keep it current after): at a launch, not in a request.
+    // Creating a task looks in it for duplicate titles (tools/duplicates.ts).
+    if (plan.tools.some((t) => SEARCH_USERS.has(t.def.name))) store.search.prepareSearch();
+  } catch (err) {
+    log.warn(
+      { err },
+      'could not create ralph-mcp tables and indexes yet (reads on a large project are slower until a write succeeds)',
+    );
+  }
 }

@@ -3,16 +3,41 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { ralphTask } from '../helpers/ralphRead.js';
 import { row, rows } from '../helpers/assertions.js';
-import { contract } from './harness.js';
+import { sql } from '../helpers/project.js';
+import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
 
 /**
- * Claims with leases, on both generations. In the sample, task 5 is the only ready task and
- * task 3 is in_progress with no claim (a person set it): a claim takes 5, and never 3.
+ * claim_next_task and claims with leases, on both generations. In the sample, task 5 (critical, backend,
+ * no deps) is the only ready task: 4 waits on 3, which is in_progress with no claim (a person set it), 6
+ * is a draft, 7 is blocked. A claim takes 5, and never 3.
  */
-const claimRow = (p: Parameters<typeof row>[0], id: number) =>
-  row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
+type Project = InProcSession['project'];
+const claimRow = (p: Project, id: number) => row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
+const auditRows = (p: Project, where: string) => rows(p, `SELECT * FROM ralph_mcp_audit WHERE ${where} ORDER BY id`);
 const bodies = (r: any): string[] => r.comments.map((c: any) => c.body);
+const NOTHING = { claimed: false, task: null, ready_remaining: 0 };
+
+interface NewTask {
+  title: string;
+  priority?: string;
+  status?: 'draft' | 'blocked';
+  depends_on?: number[];
+  feature?: string;
+  discipline?: string;
+}
+
+/** Adds tasks through the yap session `y` (create_task numbers them on either generation); returns their ids. */
+async function addTasks(y: InProcSession, tasks: NewTask[]): Promise<number[]> {
+  const ids: number[] = [];
+  for (const { status, ...t } of tasks) {
+    const args = { feature: 'search', discipline: 'backend', ...t, ...(status === 'draft' && { status }) };
+    const id: number = (await y.ok('create_task', args)).task.id;
+    if (status === 'blocked') await y.ok('set_task_status', { id, status });
+    ids.push(id);
+  }
+  return ids;
+}
 
 contract('claims with leases', (env) => {
   test('a claim records the session, when, and a lease; get_task and list_tasks show the holder', async () => {
@@ -93,10 +118,7 @@ contract('claims with leases', (env) => {
       lease_until: held.lease_until,
     });
     assert.equal(claimRow(p, 5)!.session_id, 'lease-new');
-    const audit = rows(
-      p,
-      "SELECT * FROM ralph_mcp_audit WHERE tool = 'claim_next_task' AND session_id = 'lease-new' ORDER BY id",
-    );
+    const audit = auditRows(p, "tool = 'claim_next_task' AND session_id = 'lease-new'");
     assert.deepEqual(
       audit.map((x) => [x.outcome, x.task_id]),
       [
@@ -123,7 +145,7 @@ contract('claims with leases', (env) => {
     assert.equal(claimRow(p, 5), undefined, 'done drops the claim');
   });
 
-  test('next_tasks previews a takeover first (takes_over names the holder), as the claim then takes it; nothing is written', async () => {
+  test('next_tasks previews a takeover (takes_over names the holder) the claim then takes; no write', async () => {
     const p = env.sample();
     const a = await env.open({ recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: 0.2 }, p);
     const b = await env.open({ recipe: 'worker', sessionId: 'lease-next' }, p);
@@ -150,7 +172,7 @@ contract('claims with leases', (env) => {
     );
   });
 
-  test("list_tasks' held_by filter: me, any, none, a session id; a claim row of a finished task holds nothing", async () => {
+  test("list_tasks' held_by: me, any, none, a session id; a claim row of a finished task holds nothing", async () => {
     const p = env.sample();
     // The full suite (no recipe) has both claim_next_task and list_tasks, so "me" finds its own claim.
     const a = await env.open({ sessionId: 'hold-a' }, p);
@@ -244,5 +266,208 @@ contract('claims with leases', (env) => {
       h.entries.map((e: any) => e.id),
     );
     assert.equal(p2.next_after, null);
+  });
+});
+
+contract('claim_next_task', (env) => {
+  test('before a claim: no default task; filters matching no Ready task claim nothing; bad ones refused', async () => {
+    const s = await env.open({ recipe: 'worker' });
+    await unchanged(s, async () => {
+      for (const [tool, args] of [
+        ['set_task_status', { status: 'done' }],
+        ['report_blocker', { reason: 'nothing claimed yet' }],
+        ['get_dependency_details', {}],
+        ['update_task_context', { hints: 'x' }],
+        ['claim_next_task', { status: 'pending' }],
+      ] as const)
+        assert.equal((await s.fail(tool, args)).code, 'invalid_argument', tool);
+      for (const args of [
+        { discipline: 'quality' },
+        { discipline: 'frontend' },
+        { feature: 'auth' },
+        { feature: 'recipes' },
+        { discipline: 'backend', feature: 'recipes' },
+      ])
+        assert.deepEqual(await s.ok('claim_next_task', args), NOTHING, JSON.stringify(args));
+      assert.equal((await s.fail('claim_next_task', { feature: 'payments' })).code, 'not_found');
+    });
+  });
+
+  test('a claim binds the session to its task until done; then Ralph finishing 3 makes 4 Ready', async () => {
+    const s = await env.open({ recipe: 'worker' });
+    const db = s.project.dbPath;
+    await s.ok('claim_next_task'); // what it claims: workflow.test's claim_next_task test
+    await unchanged(s, async () => assert.equal((await s.fail('claim_next_task')).code, 'conflict', 'holding 5'));
+    assert.equal((await s.ok('update_task_context', { hints: 'Use FTS5 with unicode61' })).task.id, 5);
+    assert.equal(ralphTask(db, 5)!.hints, 'Use FTS5 with unicode61');
+    assert.equal((await s.ok('get_task')).task.id, 5, 'get_task without id reads the claimed task');
+    assert.equal((await s.ok('get_dependency_details')).task_id, 5);
+    await unchanged(s, async () => {
+      assert.equal((await s.fail('set_task_status', { id: 4, status: 'done' })).code, 'out_of_scope');
+      assert.equal((await s.fail('update_task_context', { id: 3, hints: 'not mine' })).code, 'out_of_scope');
+    });
+    await s.ok('get_task', { id: 4 }); // other tasks stay readable
+    assert.equal((await s.ok('set_task_status', { status: 'done' })).task.id, 5);
+    assert.equal(ralphTask(db, 5)!.status, 'done');
+    await unchanged(s, async () => assert.deepEqual(await s.ok('claim_next_task'), NOTHING, '3 is still in progress'));
+    // Ralph marks 3 done with plain SQL: the server must see it.
+    const ralph = sql(s.project);
+    ralph
+      .prepare(
+        `UPDATE ${env.generation === 'legacy' ? 'tasks' : 'runtime_tasks'}
+         SET status = 'done', completed = '2026-02-01' WHERE id = 3`,
+      )
+      .run();
+    ralph.close();
+    assert.equal((await s.ok('claim_next_task', { discipline: 'backend' })).claimed, false);
+    const r = await s.ok('claim_next_task', { discipline: 'quality', feature: 'recipes' });
+    assert.deepEqual([r.claimed, r.task.id], [true, 4]);
+    assert.equal(ralphTask(db, 4)!.status, 'in_progress');
+    assert.equal(ralphTask(db, 7)!.status, 'blocked', '7 waits only on 3, but blocked is never claimed');
+  });
+
+  test('claims by priority (critical, high, medium, low), each task only once its dependencies are done', async () => {
+    const s = await env.open({ recipe: 'worker' });
+    const y = await env.open({ recipe: 'yap' }, s.project);
+    const [low, high, medium, high2, waits4, draft, blocked, depsDone] = await addTasks(y, [
+      { title: 'low one', priority: 'low' },
+      { title: 'high one', priority: 'high' },
+      { title: 'medium one', priority: 'medium' },
+      { title: 'high two', priority: 'high' },
+      { title: 'critical but waits on 4', priority: 'critical', depends_on: [4] },
+      { title: 'critical draft', priority: 'critical', status: 'draft' },
+      { title: 'critical blocked', priority: 'critical', status: 'blocked' },
+      { title: 'critical, deps done', priority: 'critical', depends_on: [1, 2] },
+    ]);
+    const [waitsHigh] = await addTasks(y, [
+      { title: 'high, waits on high one', priority: 'high', depends_on: [high!] },
+    ]);
+    const order: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const r = await s.ok('claim_next_task');
+      if (!r.claimed) break;
+      order.push(r.task.id);
+      await s.ok('set_task_status', { status: 'done' });
+    }
+    const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+    assert.deepEqual(
+      sorted(order),
+      sorted([5, low!, high!, medium!, high2!, waitsHigh!, depsDone!]),
+      `claimed ${order.join(', ')}`,
+    );
+    assert.deepEqual(sorted(order.slice(0, 2)), sorted([5, depsDone!]), 'the two Ready critical tasks first');
+    assert.ok(order.indexOf(waitsHigh!) > order.indexOf(high!), `${waitsHigh} only after ${high} is done`);
+    // Among the tasks Ready at the start, priority never goes up.
+    const rank = ['critical', 'high', 'medium', 'low'];
+    const ranks = order
+      .filter((id) => id !== waitsHigh)
+      .map((id) => rank.indexOf(ralphTask(s.project.dbPath, id)!.priority!));
+    assert.deepEqual(ranks, sorted(ranks), `priorities in order: ${order.join(', ')}`);
+    assert.equal(order.at(-1), low, 'low last');
+    for (const id of [waits4!, draft!, blocked!, 4])
+      assert.notEqual(ralphTask(s.project.dbPath, id)!.status, 'done', `task ${id} was not Ready`);
+  });
+
+  test('the launch discipline is the default filter; a --task session claims nothing else', async () => {
+    const p = env.sample();
+    assert.equal(
+      (await (await env.open({ recipe: 'worker', discipline: 'frontend' }, p)).ok('claim_next_task')).claimed,
+      false,
+    );
+    const r = await (await env.open({ recipe: 'worker', discipline: 'backend' }, p)).ok('claim_next_task');
+    assert.deepEqual([r.claimed, r.task.id], [true, 5]);
+    const t = await env.open({ recipe: 'worker', task: 5 });
+    await unchanged(t, async () => assert.equal((await t.fail('claim_next_task')).code, 'conflict'));
+    assert.equal(ralphTask(t.project.dbPath, 5)!.status, 'pending');
+  });
+
+  test('two workers claiming at the same moment: exactly one gets task 5', async () => {
+    const p = env.sample();
+    const [a, b] = [await env.open({ recipe: 'worker' }, p), await env.open({ recipe: 'worker' }, p)];
+    const results = await Promise.all([a.ok('claim_next_task'), b.ok('claim_next_task')]);
+    const winners = results.filter((r) => r.claimed);
+    assert.equal(winners.length, 1, JSON.stringify(results));
+    assert.equal(winners[0].task.id, 5);
+    assert.equal(auditRows(p, "tool = 'claim_next_task' AND task_id = 5").length, 1, 'one audit row holds the claim');
+  });
+
+  test('4 workers drain 46 Ready tasks: each claimed once, set done by its claimer', { timeout: 60_000 }, async () => {
+    const p = env.sample();
+    const y = await env.open({ recipe: 'yap' }, p);
+    const priorities = ['critical', 'high', 'medium', 'low'];
+    const ready = await addTasks(
+      y,
+      Array.from({ length: 40 }, (_, i) => ({
+        title: `Ready task ${i}`,
+        priority: priorities[i % 4]!,
+        feature: ['recipes', 'search', 'auth'][i % 3]!,
+        discipline: ['backend', 'frontend', 'quality', 'documentation'][i % 4]!,
+        depends_on: i % 5 === 0 ? [1] : [],
+      })),
+    );
+    // Five more that become Ready only when one of the first ones is done, and one that never does.
+    const later = await addTasks(
+      y,
+      Array.from({ length: 5 }, (_, i) => ({
+        title: `Follow-up ${i}`,
+        priority: 'critical',
+        depends_on: [ready[i * 7]!],
+      })),
+    );
+    const [never] = await addTasks(y, [{ title: 'Never ready: waits on 3', depends_on: [3] }]);
+    const expected = [5, ...ready, ...later].sort((a, b) => a - b);
+    const workers = await Promise.all(
+      [0, 1, 2, 3].map((i) => env.open({ recipe: 'worker', sessionId: `pool-${i}` }, p)),
+    );
+
+    const work = async (s: InProcSession): Promise<number[]> => {
+      const got: number[] = [];
+      for (let i = 0; i < 200; i++) {
+        const r = await s.ok('claim_next_task');
+        if (!r.claimed) return got;
+        assert.equal(r.task.status, 'in_progress');
+        got.push(r.task.id);
+        const d = await s.ok('set_task_status', { status: 'done' });
+        assert.equal(d.task.id, r.task.id, 'set_task_status without id acts on the claimed task');
+      }
+      assert.fail('a worker never ran out of tasks');
+    };
+    const results = await Promise.all(workers.map(work));
+    const all = results.flat();
+    const dupes = all.filter((id, i) => all.indexOf(id) !== i);
+    assert.deepEqual(dupes, [], `tasks claimed twice: ${dupes.join(', ')}`);
+    assert.deepEqual(
+      [...all].sort((a, b) => a - b),
+      expected,
+      'every Ready task was claimed',
+    );
+    assert.ok(results.filter((r) => r.length > 0).length >= 2, `the work was shared: ${results.map((r) => r.length)}`);
+    for (const id of expected) assert.equal(ralphTask(p.dbPath, id)!.status, 'done', `task ${id} is done`);
+    assert.equal(ralphTask(p.dbPath, never!)!.status, 'pending');
+    assert.equal(ralphTask(p.dbPath, 4)!.status, 'pending');
+
+    // The audit record shows the same: each task claimed by one session, set done once, by that session.
+    const claims = auditRows(p, "tool = 'claim_next_task' AND outcome = 'ok'");
+    const sets = auditRows(p, "tool = 'set_task_status' AND outcome = 'ok'");
+    for (const id of expected) {
+      const claimedBy = new Set(claims.filter((c) => c.task_id === id).map((c) => c.session_id));
+      assert.equal(
+        claimedBy.size,
+        1,
+        `task ${id} claimed by ${[...claimedBy].join(', ') || 'nobody'} in ralph_mcp_audit`,
+      );
+      const setBy = sets.filter((x) => x.task_id === id);
+      assert.equal(setBy.length, 1, `task ${id} set done once`);
+      assert.ok(claimedBy.has(setBy[0]!.session_id), `task ${id} set done by the session that claimed it`);
+    }
+    results.forEach((got, i) => {
+      const mine = claims.filter((c) => c.session_id === `pool-${i}`).map((c) => c.task_id);
+      assert.deepEqual(mine.slice(0, got.length), got, `pool-${i}'s claims in ralph_mcp_audit match what it was given`);
+    });
+    assert.deepEqual(
+      auditRows(p, "outcome <> 'ok'").map((x) => `${x.tool}:${x.outcome}`),
+      [],
+      'no refused call',
+    );
   });
 });

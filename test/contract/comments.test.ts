@@ -1,14 +1,47 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { assertRecentTimestamp } from '../helpers/assertions.js';
 import { query } from '../helpers/project.js';
-import { ralphComments } from '../helpers/ralphRead.js';
-import { contract } from './harness.js';
+import { counts, ralphComments, ralphTask, ralphTaskList } from '../helpers/ralphRead.js';
+import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+
+/**
+ * A comment as stored, in the tools' shape: Ralph's own read of the task's comments, plus (normalized) who
+ * signed it, as which discipline, for which task and how urgent, which only our ralph_mcp_comment_meta keeps.
+ */
+function stored(s: InProcSession, taskId: number, id: number) {
+  const c = ralphComments(s.project.dbPath, taskId).find((x) => x.id === id);
+  if (c === undefined) return undefined;
+  const meta =
+    c.generation === 'legacy'
+      ? c
+      : query<any>(s.project, 'SELECT * FROM ralph_mcp_comment_meta WHERE signal_id = ?', id)[0];
+  const { author, discipline, agent_task_id, priority } = meta;
+  return { id, task_id: taskId, author, discipline, agent_task_id, priority, body: c.body, created: c.created };
+}
+
+/** Every comment id in the project, ascending, as Ralph reads them task by task. */
+const allIds = (s: InProcSession) =>
+  ralphTaskList(s.project.dbPath)
+    .flatMap((t) => ralphComments(s.project.dbPath, t.id).map((c) => c.id))
+    .sort((a, b) => a - b);
+
+/** Each call must fail with `code`, and all of them together leave Ralph's tables as they were. */
+async function refused(s: InProcSession, code: string, tool: string, ...argsList: Record<string, unknown>[]) {
+  await unchanged(s, async () => {
+    for (const args of argsList) {
+      const e = await s.fail(tool, args);
+      assert.equal(e.code, code, `${tool} ${JSON.stringify(args)}: ${e.message}`);
+    }
+  });
+}
 
 /**
  * Comments on both generations. Legacy: task_comments rows. Normalized: Ralph's head stores a plain
  * comment as a `learned` signal (kind discovery, scope task) in a session that needs its agent_sessions
- * row; who signed it, as which discipline and how urgent lives in our ralph_mcp_comment_meta.
+ * row; who signed it, as which discipline and how urgent lives in our ralph_mcp_comment_meta. Seeded:
+ * comments 1, 2, 3 on tasks 1, 2, 3 and 4 on task 7 (normalized also has 5, task 7's migrated blocker).
  */
 contract('comments', (env) => {
   test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", async () => {
@@ -79,6 +112,46 @@ contract('comments', (env) => {
     assert.equal(learned.learning.source, 'agent');
   });
 
+  test('add_task_comment in a full-suite session: as given, signed agent, the next id, on its task', async () => {
+    const s = await env.open();
+    const args = { task_id: 5, body: 'Use the porter tokenizer.', discipline: 'backend', priority: 'high' };
+    const r = await s.ok('add_task_comment', args);
+    const c = stored(s, 5, r.comment.id)!;
+    assert.deepEqual(r.comment, c);
+    // The author is the server's to say; a full-suite session has no discipline and no task.
+    assert.deepEqual(c, { ...args, id: c.id, author: 'agent', agent_task_id: null, created: c.created });
+    assert.equal(c.id, env.generation === 'legacy' ? 5 : 6, 'the next id after the seeded ones');
+    assertRecentTimestamp(c.created, 'created');
+    assert.deepEqual(
+      (await s.ok('get_task', { id: 5 })).comments.map((x: any) => x.id),
+      [c.id],
+    );
+    // Discipline and priority are optional, the body is trimmed, and a done task takes comments too.
+    const before = counts(s.project.dbPath).comments;
+    const r1 = await s.ok('add_task_comment', { task_id: 1, body: '  Reopen if the migration fails on Windows.  ' });
+    const c1 = stored(s, 1, r1.comment.id)!;
+    assert.deepEqual([c1.discipline, c1.priority, c1.body], [null, null, 'Reopen if the migration fails on Windows.']);
+    assertRecentTimestamp(c1.created, 'created');
+    assert.equal(counts(s.project.dbPath).comments, before + 1);
+    assert.deepEqual(
+      ralphComments(s.project.dbPath, 1).map((x) => x.id),
+      [1, c1.id],
+    );
+    await refused(s, 'not_found', 'add_task_comment', { task_id: 99, body: 'x' }, { ...args, discipline: 'devops' });
+    await refused(
+      s,
+      'invalid_argument',
+      'add_task_comment',
+      { task_id: 5, body: '' },
+      { task_id: 5, body: '   ' },
+      { task_id: 5, body: 'x', author: 'human' },
+      { task_id: 5, body: 'x', priority: 'urgent' },
+      { task_id: 5, body: 'x', created: '2020-01-01T00:00:00Z' },
+      { task_id: 5, body: 'x'.repeat(10_001) },
+      { body: 'x' },
+    );
+  });
+
   test("update and delete a comment; unknown ones are not_found with the task's comment ids", async () => {
     const s = await env.open();
     const id = (await s.ok('add_task_comment', { task_id: 2, body: 'flaky on CI' })).comment.id;
@@ -112,5 +185,76 @@ contract('comments', (env) => {
         'conflict',
       ),
     );
+  });
+
+  test('update_task_comment replaces the body only; a comment of another task is not_found', async () => {
+    const s = await env.open();
+    const before = stored(s, 3, 3)!;
+    const body = 'The API returns 422 with {field: message}.';
+    const r = await s.ok('update_task_comment', { task_id: 3, comment_id: 3, body });
+    assert.deepEqual(stored(s, 3, 3), { ...before, body });
+    assert.deepEqual(r.comment, stored(s, 3, 3));
+    assert.equal(stored(s, 1, 1)!.body, 'Done: recipes table with a JSON ingredients column, migration 001.');
+    await refused(
+      s,
+      'not_found',
+      'update_task_comment',
+      { task_id: 1, comment_id: 3, body: 'hijack' },
+      { task_id: 3, comment_id: 4, body: 'hijack' },
+      { task_id: 3, comment_id: 999, body: 'x' },
+      { task_id: 99, comment_id: 3, body: 'x' },
+    );
+    assert.equal(stored(s, 7, 4)!.body, 'SMTP credentials are coming next week.');
+    await refused(
+      s,
+      'invalid_argument',
+      'update_task_comment',
+      { task_id: 3, comment_id: 3, body: '' },
+      { task_id: 3, comment_id: 3 },
+      { task_id: 3, comment_id: 0, body: 'x' },
+      { task_id: 3, comment_id: 3, body: 'x', author: 'someone' },
+    );
+  });
+
+  test('delete_task_comment deletes exactly that comment, once; a comment of another task is not_found', async () => {
+    const s = await env.open();
+    assert.deepEqual(await s.ok('delete_task_comment', { task_id: 2, comment_id: 2 }), { deleted_id: 2, task_id: 2 });
+    assert.equal(stored(s, 2, 2), undefined);
+    assert.deepEqual(allIds(s), env.generation === 'legacy' ? [1, 3, 4] : [1, 3, 4, 5]);
+    assert.ok(ralphTask(s.project.dbPath, 2), 'the task stays');
+    const a = await s.ok('add_task_comment', { task_id: 6, body: 'Draft note' });
+    assert.equal(ralphComments(s.project.dbPath, 6).length, 1);
+    await s.ok('delete_task_comment', { task_id: 6, comment_id: a.comment.id });
+    assert.equal(ralphComments(s.project.dbPath, 6).length, 0);
+    await refused(
+      s,
+      'not_found',
+      'delete_task_comment',
+      { task_id: 1, comment_id: 4 },
+      { task_id: 7, comment_id: 1 },
+      { task_id: 2, comment_id: 2 },
+      { task_id: 99, comment_id: 1 },
+    );
+    assert.ok(stored(s, 7, 4) && stored(s, 1, 1));
+    await refused(
+      s,
+      'invalid_argument',
+      'delete_task_comment',
+      { task_id: 1 },
+      { task_id: 1, comment_id: '1' },
+      { task_id: 1, comment_id: 1, force: true },
+    );
+  });
+
+  test("a task session's comments default to its task and record it and its discipline, on any task", async () => {
+    const s = await env.open({ recipe: 'task_execution', task: '3' });
+    const own = (await s.ok('add_task_comment', { body: 'Form done; validation errors shown inline.' })).comment;
+    const c = stored(s, 3, own.id)!;
+    assert.deepEqual([c.task_id, c.agent_task_id, c.discipline], [3, 3, 'frontend']);
+    assertRecentTimestamp(c.created, 'created');
+    const other = (await s.ok('add_task_comment', { task_id: 4, body: 'Editor ready for e2e tests.' })).comment;
+    const o = stored(s, 4, other.id)!;
+    assert.deepEqual([o.task_id, o.agent_task_id], [4, 3]);
+    await refused(s, 'not_found', 'add_task_comment', { body: 'x', discipline: 'nope' });
   });
 });

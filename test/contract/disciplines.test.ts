@@ -1,43 +1,196 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ralphDiscipline } from '../helpers/ralphRead.js';
-import { contract } from './harness.js';
+import { ACRONYM_RE, jsonArray } from '../helpers/assertions.js';
+import { query } from '../helpers/project.js';
+import { counts, ralphComments, ralphDiscipline } from '../helpers/ralphRead.js';
+import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+
+/**
+ * A discipline as stored: Ralph's own read plus SPEC-070's overrides from wherever the generation keeps
+ * them. On legacy it also checks that skills and mcp_servers are JSON-array text, which Ralph's read
+ * (an empty list for anything unreadable) cannot tell from NULL or junk.
+ */
+function stored(s: InProcSession, name: string) {
+  const d = ralphDiscipline(s.project.dbPath, name);
+  if (d === undefined) return undefined;
+  if (s.store.generation === 'normalized') {
+    const sql = 'SELECT mcp_tool_overrides AS o FROM ralph_mcp_discipline_overrides WHERE discipline = ?';
+    return { ...d, mcp_tool_overrides: query(s.project, sql, name)[0]?.o ?? null };
+  }
+  const raw = query<any>(s.project, 'SELECT * FROM disciplines WHERE name = ?', name)[0];
+  assert.deepEqual(
+    [jsonArray(raw.skills, 'skills'), jsonArray(raw.mcp_servers, 'mcp_servers')],
+    [d.skills, d.mcp_servers],
+  );
+  return { ...d, mcp_tool_overrides: raw.mcp_tool_overrides };
+}
+
+const pick = (o: any, keys: readonly string[]) => Object.fromEntries(keys.map((k) => [k, o[k]]));
+/** `actual` has exactly these values for these keys (and may have others). */
+const assertFields = (actual: any, expected: Record<string, unknown>) =>
+  assert.deepEqual(pick(actual, Object.keys(expected)), expected);
+
+/** Each call must fail with `code`, and all of them together leave Ralph's tables as they were. */
+async function refused(s: InProcSession, code: string, tool: string, ...argsList: Record<string, unknown>[]) {
+  const errors: { code: string; message: string; details?: any }[] = [];
+  await unchanged(s, async () => {
+    for (const args of argsList) {
+      const e = await s.fail(tool, args);
+      assert.equal(e.code, code, `${tool} ${JSON.stringify(args)}: ${e.message}`);
+      errors.push(e);
+    }
+  });
+  return errors;
+}
+
+/** The sample's disciplines, in the order they were inserted, and a valid new one to vary. */
+const SEEDED = ['frontend', 'backend', 'quality', 'documentation'];
+const OPS = { name: 'ops', display_name: 'Ops', icon: 'Cloud', color: '#111111' };
 
 /** Disciplines, and SPEC-070's overrides wherever a generation keeps them. */
 contract('disciplines', (env) => {
-  test('list, get, create with skills, update, delete', async () => {
+  test('list_disciplines in insertion order and get_discipline in full, as Ralph reads them', async () => {
     const s = await env.open();
+    const LISTED = ['name', 'display_name', 'acronym', 'icon', 'color', 'description'];
     assert.deepEqual(
-      (await s.ok('list_disciplines', {})).disciplines.map((d: any) => d.name),
-      ['frontend', 'backend', 'quality', 'documentation'],
+      (await s.ok('list_disciplines', {})).disciplines,
+      SEEDED.map((n) => pick(stored(s, n), LISTED)),
     );
-    const backend = (await s.ok('get_discipline', { name: 'backend' })).discipline;
-    assert.deepEqual(
-      [backend.skills, backend.system_prompt, backend.mcp_tool_overrides],
-      [['node', 'sqlite'], 'You own the API and the database.', null],
+    assertFields((await s.ok('get_discipline', { name: 'backend' })).discipline, {
+      name: 'backend',
+      display_name: 'Backend',
+      acronym: 'BACK',
+      icon: stored(s, 'backend')!.icon,
+      color: '#ea7805',
+      system_prompt: 'You own the API and the database.',
+      skills: ['node', 'sqlite'],
+      conventions: '- Handlers stay thin',
+      mcp_servers: [],
+      mcp_tool_overrides: null,
+    });
+    assert.equal((await s.ok('get_discipline', { name: 'quality' })).discipline.conventions, null);
+    const [missing] = await refused(s, 'not_found', 'get_discipline', { name: 'devops' });
+    assert.match(missing!.message, /backend/, 'the message lists existing disciplines');
+    await refused(s, 'invalid_argument', 'get_discipline', {}, { name: null });
+    await refused(s, 'invalid_argument', 'list_disciplines', { all: true });
+  });
+
+  test('create_discipline: every field as Ralph reads it; refusals change nothing', async () => {
+    const s = await env.open();
+    const devops = {
+      name: 'devops',
+      display_name: 'DevOps',
+      icon: 'Cloud',
+      color: '#1E90ff',
+      acronym: 'DVOP',
+      system_prompt: 'You run CI and deploys.',
+      skills: ['docker', 'github-actions'],
+      conventions: '- Pin every action by SHA',
+    };
+    const r = await s.ok('create_discipline', devops);
+    assert.deepEqual([r.discipline.acronym, r.discipline.skills], ['DVOP', ['docker', 'github-actions']]);
+    assertFields(stored(s, 'devops'), { ...devops, mcp_servers: [], mcp_tool_overrides: null });
+    // Names and acronyms are unique, the seeded ones and the one just made alike.
+    await refused(
+      s,
+      'conflict',
+      'create_discipline',
+      ...['BACK', 'DVOP'].map((acronym) => ({ ...OPS, name: 'backend-2', acronym })),
+      { ...OPS, name: 'backend' },
+      { ...OPS, name: 'devops', acronym: 'OPSS' },
     );
-    await s.ok('create_discipline', {
-      name: 'design',
-      display_name: 'Design',
-      icon: 'Palette',
-      color: '#ff00aa',
-      skills: ['figma'],
-    });
-    assert.deepEqual(ralphDiscipline(s.project.dbPath, 'design')!.skills, ['figma']);
-    await s.ok('update_discipline', { name: 'design', skills: ['figma', 'tokens'], conventions: '- 8px grid' });
-    const d = ralphDiscipline(s.project.dbPath, 'design')!;
-    assert.deepEqual([d.skills, d.conventions], [['figma', 'tokens'], '- 8px grid']);
-    await unchanged(s, async () => {
-      assert.equal(
-        (await s.fail('create_discipline', { name: 'design', display_name: 'x', icon: 'x', color: '#000000' })).code,
-        'conflict',
-      );
-      assert.equal((await s.fail('update_discipline', { name: 'design', color: 'red' })).code, 'invalid_argument');
-      assert.equal((await s.fail('delete_discipline', { name: 'backend' })).code, 'conflict');
-    });
-    await s.ok('delete_discipline', { name: 'design' });
-    assert.equal(ralphDiscipline(s.project.dbPath, 'design'), undefined);
+    await refused(
+      s,
+      'invalid_argument',
+      'create_discipline',
+      ...['BAC', 'BACKS', 'back', 'B-CK', ''].map((acronym) => ({ ...OPS, acronym })),
+      ...['red', '#fff', '1e90ff', '#1e90fg', '#1e90ff00', '', 'rgb(0,0,0)'].map((color) => ({ ...OPS, color })),
+      ...['Ops', 'dev ops', 'ops!', '_ops', ''].map((name) => ({ ...OPS, name })),
+      pick(OPS, ['name', 'display_name', 'color']),
+      pick(OPS, ['name', 'display_name', 'icon']),
+      { ...OPS, icon: '  ' },
+      { ...OPS, mcp_servers: [] },
+      { ...OPS, skills: 'docker' },
+    );
+  });
+
+  test('create_discipline derives a unique acronym of 4 [A-Z0-9] when none is given', async () => {
+    const s = await env.open();
+    const a = (await s.ok('create_discipline', { ...OPS, name: 'design', display_name: 'Design' })).discipline;
+    assert.match(a.acronym, ACRONYM_RE);
+    const design = stored(s, 'design')!;
+    assert.deepEqual([design.acronym, design.skills, design.system_prompt], [a.acronym, [], null]);
+    // "Frontend" derives FRNT, which the seeded frontend discipline already holds.
+    const b = (await s.ok('create_discipline', { ...OPS, name: 'frontend-2', display_name: 'Frontend' })).discipline;
+    const c = (await s.ok('create_discipline', { ...OPS, name: 'frontend-3', display_name: 'Frontend' })).discipline;
+    for (const x of [b, c]) assert.match(x.acronym, ACRONYM_RE);
+    assert.notEqual(b.acronym, 'FRNT');
+    assert.notEqual(c.acronym, b.acronym);
+    const all = query<{ acronym: string }>(s.project, 'SELECT acronym FROM disciplines').map((x) => x.acronym);
+    assert.equal(new Set(all).size, all.length, `acronyms are unique: ${all.join(', ')}`);
+    for (const x of all) assert.match(x, ACRONYM_RE);
+  });
+
+  test('update_discipline changes only the given fields; skills are replaced whole', async () => {
+    const s = await env.open();
+    const before = stored(s, 'quality')!;
+    const changes = { color: '#00ff00', skills: ['vitest', 'playwright'], conventions: '- One assert per behaviour' };
+    const r = await s.ok('update_discipline', { name: 'quality', ...changes });
+    assert.deepEqual([...r.changed].sort(), ['color', 'conventions', 'skills']);
+    assert.equal(r.discipline.color, '#00ff00');
+    assert.deepEqual(stored(s, 'quality'), { ...before, ...changes });
+    const texts = { display_name: 'Docs', icon: 'Book', system_prompt: 'You write user docs.', skills: [] };
+    await s.ok('update_discipline', { name: 'documentation', ...texts });
+    assertFields(stored(s, 'documentation'), texts);
+    const colors = ['red', 'green', '#0f0'].map((color) => ({ name: 'quality', color }));
+    await refused(s, 'invalid_argument', 'update_discipline', ...colors);
+    await refused(s, 'not_found', 'update_discipline', { name: 'devops', color: '#000000' });
+    assert.equal(stored(s, 'quality')!.color, '#00ff00');
+    // No field to change, a field update may not change (acronym, overrides), a blank one, or no name.
+    await refused(
+      s,
+      'invalid_argument',
+      'update_discipline',
+      { name: 'quality' },
+      { name: 'quality', acronym: 'QLTY' },
+      { name: 'quality', mcp_tool_overrides: { additional_disabled: [] } },
+      { name: 'quality', display_name: '' },
+      { color: '#000000' },
+    );
+  });
+
+  test('delete_discipline: refused while tasks use it; comments naming it keep their text', async () => {
+    const s = await env.open();
+    const [busy] = await refused(s, 'conflict', 'delete_discipline', { name: 'backend' });
+    assert.equal(busy!.details?.tasks, 4);
+    await refused(
+      s,
+      'conflict',
+      'delete_discipline',
+      ...['frontend', 'quality', 'documentation'].map((name) => ({ name })),
+    );
+    await s.ok('create_discipline', { ...OPS, color: '#123456' });
+    const c = (await s.ok('add_task_comment', { task_id: 5, body: 'Backups first.', discipline: 'ops' })).comment;
+    assert.deepEqual(await s.ok('delete_discipline', { name: 'ops' }), { deleted: 'ops' });
+    assert.equal(stored(s, 'ops'), undefined);
+    assert.equal(counts(s.project.dbPath).disciplines, 4);
+    const comment = ralphComments(s.project.dbPath, 5).find((x) => x.id === c.id)!;
+    assert.equal(comment.body, 'Backups first.');
+    // Legacy Ralph's foreign key is ON DELETE SET NULL; Ralph's normalized signal has no discipline column.
+    if (comment.generation === 'legacy') assert.equal(comment.discipline, null);
+    await s.ok('delete_task', { id: 8 }); // the only documentation task
+    await s.ok('delete_discipline', { name: 'documentation' });
+    assert.equal(stored(s, 'documentation'), undefined);
+    await refused(s, 'not_found', 'delete_discipline', { name: 'ops' }, { name: 'devops' });
+    await refused(s, 'invalid_argument', 'delete_discipline', {}, { name: 'backend', force: true });
+  });
+
+  test('a discipline session (discuss --discipline frontend) may change its own discipline only', async () => {
+    const s = await env.open({ recipe: 'discuss', discipline: 'frontend' });
+    await s.ok('update_discipline', { name: 'frontend', conventions: '- Components in src/ui/, one per file' });
+    assert.equal(stored(s, 'frontend')!.conventions, '- Components in src/ui/, one per file');
+    await refused(s, 'out_of_scope', 'update_discipline', { name: 'backend', conventions: 'x' });
   });
 
   test("overrides set with the CLI command path remove tools from the discipline's sessions", async () => {

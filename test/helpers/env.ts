@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -76,4 +76,11 @@ export function serverCommand(args: readonly string[]): { command: string; args:
   if (SERVER_RUNTIME === 'bun') return { command: BUN, args: [CLI, ...args] };
   if (SERVER_RUNTIME === 'exe') return { command: EXE, args: [...args] };
   return { command: process.execPath, args: [CLI, ...args] };
+}
+
+/** What `config` writes to launch the server under SERVER_RUNTIME (domain/packageInfo.ts serverLaunch). */
+export function launchOfRuntime(): { command: string; args: string[] } {
+  if (SERVER_RUNTIME === 'bun') return { command: realpathSync(BUN), args: [CLI] };
+  if (SERVER_RUNTIME === 'exe') return { command: EXE, args: [] };
+  return { command: process.execPath, args: [CLI] };
 }

@@ -1,0 +1,569 @@
+import assert from 'node:assert/strict';
+import Database from 'better-sqlite3';
+import { createHash } from 'node:crypto';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, test } from 'node:test';
+import { projectPaths, type Project } from '../../src/domain/project.js';
+import { openInProc } from './harness.js';
+import { row, rows } from '../helpers/assertions.js';
+import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from '../helpers/env.js';
+import { fixtureProject, query, sampleProject, tempDir } from '../helpers/project.js';
+import {
+  counts,
+  normalizedInvariants,
+  ralphComments,
+  ralphDiscipline,
+  ralphFeature,
+  ralphTask,
+  type RalphTask,
+} from '../helpers/ralphRead.js';
+import { runCli, startSession } from '../helpers/server.js';
+
+/**
+ * `ralph-mcp migrate`: a legacy project moved to the normalized schema Ralph's head opens. What moved
+ * is checked independently of the migration's own verification: Ralph's read rules (ralphRead), SQLite's
+ * own checks, counts and every task read back the way Ralph reads it on both files, the backup byte for
+ * byte, and the migrated project served. Every refusal leaves the file and its folder exactly as they were.
+ */
+
+const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** The database file's hash and the files beside it. */
+function fileState(p: Project): { hash: string; files: string[] } {
+  return { hash: sha256(p.dbPath), files: readdirSync(dirname(p.dbPath)).sort() };
+}
+
+/** Changes a legacy database as another Ralph (or a person with sqlite3) would, then closes it cleanly. */
+function alter(p: Project, statements: string): void {
+  const db = new Database(p.dbPath);
+  db.pragma('foreign_keys = OFF');
+  db.exec(statements);
+  db.close();
+}
+
+const BACKUP_RE = /^ralph\.db\.legacy-.+\.bak$/;
+
+function backupOf(p: Project): string {
+  const found = readdirSync(dirname(p.dbPath)).filter((f) => BACKUP_RE.test(f));
+  assert.equal(found.length, 1, `one backup beside the database: ${found.join(', ')}`);
+  return join(dirname(p.dbPath), found[0]!);
+}
+
+/** Rows of a query on any database file (read-only, closed after). */
+function readAll<T>(dbPath: string, sql: string): T[] {
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
+  try {
+    return db.prepare(sql).all() as T[];
+  } finally {
+    db.close();
+  }
+}
+
+const tablesOf = (dbPath: string): string[] =>
+  readAll<{ name: string }>(dbPath, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map(
+    (r) => r.name,
+  );
+
+/** A task as both generations carry it: without what the legacy schema has no column for. */
+function comparable(t: RalphTask | undefined) {
+  if (!t) return t;
+  const { template_id: _t, agent: _a, model: _m, effort: _e, thinking: _th, ...rest } = t;
+  return rest;
+}
+
+/**
+ * The database at rest, as a clean shutdown leaves it: the last read-write connection's close folds the
+ * WAL into the file and removes -wal/-shm (what read-only readers such as ralphRead leave behind).
+ */
+function atRest(p: Project): void {
+  const db = new Database(p.dbPath);
+  db.prepare('SELECT count(*) FROM sqlite_master').get(); // a connection that reads nothing never opens the WAL
+  db.close();
+  assert.deepEqual(
+    readdirSync(dirname(p.dbPath)).filter((f) => f.startsWith('ralph.db-')),
+    [],
+    'no -wal/-shm at rest',
+  );
+}
+
+/** Runs migrate and expects a refusal that changed nothing: exit 2, nothing on stdout, stderr naming the problem. */
+function refusedMigration(p: Project, pattern: RegExp): string {
+  const before = fileState(p);
+  const r = runCli(['migrate', '--project', p.root]);
+  assert.equal(r.status, 2, `migrate should refuse (exit 2):\n${r.stdout}${r.stderr}`);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^ralph-mcp: error: /);
+  assert.match(r.stderr, pattern);
+  assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
+  return r.stderr;
+}
+
+/** Runs migrate on a project that already has the current schema: exit 0, it says so, and changes nothing. */
+function upToDate(p: Project): void {
+  const before = fileState(p);
+  const r = runCli(['migrate', '--project', p.root]);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /already has Ralph's normalized schema.*nothing to migrate/);
+  assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
+}
+
+function assertServedNormalized(p: Project): void {
+  const d = runCli(['doctor', '--project', p.root]);
+  assert.equal(d.status, 0, d.stdout + d.stderr);
+  assert.match(d.stdout, /all checks passed/);
+  assert.match(d.stdout, /^✓ schema\s+normalized schema/m);
+  assert.deepEqual(
+    d.stdout.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–')),
+    [],
+  );
+}
+
+describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { skip: FIXTURE_SKIP }, () => {
+  test('everything moves, checks out, reads back the same, and is served', async () => {
+    const p = fixtureProject('04-desktop-dev.db');
+    // The copy taken before migrating (the fixture's WAL is empty: the main file is the whole database).
+    const pre = join(tempDir(), 'pre.db');
+    copyFileSync(p.dbPath, pre);
+    const preHash = sha256(pre);
+
+    const r = runCli(['migrate', '--project', p.root]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /migrated .* to Ralph's normalized schema/);
+
+    // The files first (any later connection may make -wal/-shm of its own).
+    const backup = backupOf(p);
+    assert.ok(r.stdout.includes(backup), 'stdout names the backup');
+    assert.deepEqual(
+      readdirSync(dirname(p.dbPath)).sort(),
+      ['ralph.db', backup.slice(dirname(backup).length + 1)].sort(),
+      'no -wal/-shm (or temp files) beside either',
+    );
+    assert.equal(sha256(backup), preHash, 'the backup is the original, byte for byte');
+    // Ralph's reader opens files read-only, which leaves -wal/-shm behind: it reads a byte-identical copy of the
+    // backup.
+    const legacy = join(tempDir(), 'legacy.db');
+    copyFileSync(backup, legacy);
+    assert.equal(sha256(legacy), preHash);
+
+    // The new database: normalized, Ralph's rules hold, SQLite's own checks pass.
+    const tables = tablesOf(p.dbPath);
+    assert.ok(tables.includes('runtime_tasks') && tables.includes('task_details') && tables.includes('task_signals'));
+    assert.ok(
+      !tables.includes('tasks') && !tables.includes('features') && !tables.includes('task_comments'),
+      `no legacy tables left: ${tables.join(', ')}`,
+    );
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+    assert.deepEqual(query(p, 'PRAGMA integrity_check'), [{ integrity_check: 'ok' }]);
+    assert.deepEqual(query(p, 'PRAGMA foreign_key_check'), []);
+
+    // Counts: the same everywhere, plus one `blocked` signal per legacy task with a blocked_by.
+    const legacyBlocked = readAll<{ id: number; blocked_by: string }>(
+      legacy,
+      "SELECT id, blocked_by FROM tasks WHERE blocked_by IS NOT NULL AND blocked_by <> '' ORDER BY id",
+    );
+    assert.ok(legacyBlocked.length > 0, 'the fixture has blocked_by values (the case is covered)');
+    const before = counts(legacy);
+    const after = counts(p.dbPath);
+    assert.ok(
+      before.tasks === 20 && before.comments > 0 && before.dependencies > 0 && before.criteria > 0 && before.tags > 0,
+    );
+    assert.deepEqual(after, { ...before, comments: before.comments + legacyBlocked.length });
+    for (const b of legacyBlocked) {
+      assert.deepEqual(
+        rows(p, 'SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = \'blocked\'', b.id),
+        [{ on: b.blocked_by, kind: 'external', detail: null }],
+        `task ${b.id}'s blocked_by`,
+      );
+    }
+
+    // Every task, comment, feature and discipline reads back as Ralph reads it on each side.
+    const ids = query<{ id: number }>(p, 'SELECT id FROM runtime_tasks ORDER BY id').map((x) => x.id);
+    assert.equal(ids.length, 20);
+    for (const id of ids) {
+      assert.deepEqual(comparable(ralphTask(p.dbPath, id)), comparable(ralphTask(legacy, id)), `task ${id}`);
+      assert.equal(ralphTask(p.dbPath, id)!.template_id, null);
+      const was = ralphComments(legacy, id);
+      const now = ralphComments(p.dbPath, id);
+      assert.deepEqual(
+        now.slice(0, was.length).map((c) => [c.body, c.created]),
+        was.map((c) => [c.body, c.created]),
+        `comments of task ${id}, in order`,
+      );
+      for (const c of now.slice(0, was.length)) {
+        assert.ok(
+          c.generation === 'normalized' && c.verb === 'learned' && c.kind === 'discovery' && c.scope === 'task',
+          `comment ${c.id} is a learned signal`,
+        );
+      }
+    }
+    const featureNames = readAll<{ name: string }>(legacy, 'SELECT name FROM features ORDER BY name').map(
+      (x) => x.name,
+    );
+    for (const name of featureNames) {
+      const { status: _s, learnings: la, ...a } = ralphFeature(legacy, name)!;
+      const { status, learnings: lb, ...b } = ralphFeature(p.dbPath, name)!;
+      assert.deepEqual(b, a, `feature ${name}`);
+      assert.equal(status, 'active');
+      assert.deepEqual(
+        lb.map((l) => l.text),
+        la.map((l) => l.text),
+        `learnings of ${name}`,
+      );
+    }
+    const disciplineNames = readAll<{ name: string }>(legacy, 'SELECT name FROM disciplines ORDER BY name').map(
+      (x) => x.name,
+    );
+    for (const name of disciplineNames) {
+      const { agent: _a, model: _m, effort: _e, thinking: _t, ...a } = ralphDiscipline(legacy, name)!;
+      const { agent: _a2, model: _m2, effort: _e2, thinking: _t2, ...b } = ralphDiscipline(p.dbPath, name)!;
+      assert.deepEqual(b, a, `discipline ${name}`);
+    }
+
+    // The migrated project is served.
+    assertServedNormalized(p);
+    const s = await startSession(p, ['--recipe', 'yap']);
+    try {
+      const created = await s.ok('create_task', {
+        feature: 'search',
+        discipline: 'backend',
+        title: 'Created after the migration',
+        depends_on: [13],
+        acceptance_criteria: ['a', 'b'],
+      });
+      assert.equal(created.task.id, 21, 'ids go on from the legacy ones');
+      const back = await s.ok('get_task', { id: created.task.id });
+      assert.deepEqual(back.task, created.task);
+      assert.deepEqual(comparable(ralphTask(p.dbPath, 21))?.title, 'Created after the migration');
+      assert.deepEqual(
+        rows(p, 'SELECT criterion_order FROM task_acceptance_criteria WHERE task_id = 21 ORDER BY criterion_order'),
+        [{ criterion_order: 0 }, { criterion_order: 1 }],
+      );
+      const old = await s.ok('get_task', { id: 14 });
+      assert.equal(old.task.blocked_by, 'Waiting for search index (#13)', 'a legacy blocked_by still reads as one');
+    } finally {
+      await s.close();
+    }
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+
+    // A second run (the project at rest: no -wal/-shm left by the readers above): nothing to migrate, nothing changed.
+    atRest(p);
+    upToDate(p);
+    assert.equal(sha256(backup), preHash);
+  });
+});
+
+describe('migrate: the sample project', () => {
+  test('keeps learnings with their hit_count, source and review (ralph_mcp_learning_meta), tasks and comments', async () => {
+    const p = sampleProject('legacy');
+    // Before: what a legacy session shows.
+    const legacy = await openInProc(p);
+    const featureNames: string[] = (await legacy.ok('list_features', {})).features.map((f: { name: string }) => f.name);
+    const featuresBefore = await Promise.all(featureNames.map((name) => legacy.ok('get_feature', { name })));
+    const learningsBefore = await Promise.all(
+      featureNames.map((name) => legacy.ok('get_feature_learnings', { feature_name: name })),
+    );
+    const taskIds: number[] = (await legacy.ok('list_tasks', {})).tasks.map((t: { id: number }) => t.id);
+    const tasksBefore = await Promise.all(taskIds.map((id) => legacy.ok('get_task', { id })));
+    const disciplinesBefore = await Promise.all(
+      (await legacy.ok('list_disciplines', {})).disciplines.map((d: { name: string }) =>
+        legacy.ok('get_discipline', { name: d.name }),
+      ),
+    );
+    await legacy.close();
+    const preHash = sha256(p.dbPath);
+    const before = counts(p.dbPath);
+
+    const r = runCli(['migrate', '--project', p.root]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    const backup = backupOf(p);
+    assert.equal(sha256(backup), preHash);
+    assert.deepEqual(
+      readdirSync(dirname(p.dbPath)).filter((f) => f.endsWith('-wal') || f.endsWith('-shm')),
+      [],
+    );
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+    // Task 7 had a blocked_by: one more signal.
+    assert.deepEqual(counts(p.dbPath), { ...before, comments: before.comments + 1 });
+
+    const normalized = await openInProc(p);
+    try {
+      assert.equal(normalized.store.generation, 'normalized');
+      assert.deepEqual(
+        await Promise.all(featureNames.map((name) => normalized.ok('get_feature', { name }))),
+        featuresBefore,
+        'every feature, with its learnings, as before',
+      );
+      assert.deepEqual(
+        await Promise.all(featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name }))),
+        learningsBefore,
+      );
+      for (const [i, id] of taskIds.entries()) {
+        const now = await normalized.ok('get_task', { id });
+        // `template` (where a task was pulled from) exists on the normalized generation only.
+        const { template, ...task } = now.task;
+        assert.equal(template, null);
+        assert.deepEqual(task, tasksBefore[i].task, `task ${id}`);
+        assert.deepEqual(
+          now.comments.slice(0, tasksBefore[i].comments.length).map(({ id: _id, ...c }: Record<string, unknown>) => c),
+          tasksBefore[i].comments.map(({ id: _id, ...c }: Record<string, unknown>) => c),
+          `comments of task ${id}`,
+        );
+      }
+      assert.deepEqual(
+        await Promise.all(
+          (await normalized.ok('list_disciplines', {})).disciplines.map((d: { name: string }) =>
+            normalized.ok('get_discipline', { name: d.name }),
+          ),
+        ),
+        disciplinesBefore,
+      );
+    } finally {
+      await normalized.close();
+    }
+    // Where the learnings' own fields live now.
+    const recipes = featuresBefore[featureNames.indexOf('recipes')].feature.learnings;
+    assert.equal(recipes.length, 2);
+    assert.deepEqual(
+      rows(
+        p,
+        `SELECT c.body, c.category, m.source, m.hit_count, m.reviewed, m.review_count FROM subsystem_comments c JOIN ralph_mcp_learning_meta m ON m.comment_id = c.id
+         JOIN subsystems s ON s.id = c.subsystem_id WHERE s.name = 'recipes' ORDER BY c.id`,
+      ),
+      [
+        {
+          body: 'Validate ingredient quantities on the server',
+          category: 'learning',
+          source: 'auto',
+          hit_count: 1,
+          reviewed: 0,
+          review_count: 0,
+        },
+        {
+          body: 'Always store quantities in grams, convert only for display',
+          category: 'learning',
+          source: 'human',
+          hit_count: 3,
+          reviewed: 1,
+          review_count: 1,
+        },
+      ],
+    );
+    assert.equal(
+      row(p, "SELECT created FROM subsystem_comments WHERE body LIKE 'Always store%'")!.created,
+      '2026-01-03T10:00:00Z',
+    );
+    assertServedNormalized(p);
+    // A second run: nothing to do.
+    atRest(p);
+    upToDate(p);
+  });
+
+  test("signal verbs kept on the legacy generation become Ralph's own signals, in place of their comments", async () => {
+    const p = sampleProject('legacy');
+    const s = await openInProc(p, { recipe: 'signals', task: '3', sessionId: 'legacy-signals-1' });
+    const asked = await s.ok('ask', {
+      question: 'Metric or imperial?',
+      options: ['metric', 'imperial'],
+      blocking: true,
+    });
+    await s.ok('done', { summary: 'Form shipped' });
+    const flagged = await s.ok('flag', { what: 'Slow save', severity: 'warning', category: 'performance' });
+    s.store.write(() => s.store.signals.answerQuestion(asked.signal_id, 'metric'));
+    const commentsBefore = s.store.comments.comments(3).map(({ id: _id, ...c }) => c);
+    await s.close();
+    // A person deletes the comment of one signal: the signal itself still moves.
+    const flagComment = row(
+      p,
+      'SELECT comment_id FROM ralph_mcp_task_signals WHERE id = ?',
+      flagged.signal_id,
+    )!.comment_id;
+    alter(p, `DELETE FROM task_comments WHERE id = ${Number(flagComment)}`);
+    const r = runCli(['migrate', '--project', p.root]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+    assert.deepEqual(
+      rows(
+        p,
+        "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id",
+      ),
+      [
+        {
+          verb: 'ask',
+          question: 'Metric or imperial?',
+          options: 'metric\nimperial',
+          blocking: 1,
+          answer: 'metric',
+          summary: null,
+          what: null,
+          severity: null,
+          category: null,
+        },
+        {
+          verb: 'done',
+          question: null,
+          options: null,
+          blocking: null,
+          answer: null,
+          summary: 'Form shipped',
+          what: null,
+          severity: null,
+          category: null,
+        },
+        {
+          verb: 'flag',
+          question: null,
+          options: null,
+          blocking: null,
+          answer: null,
+          summary: null,
+          what: 'Slow save',
+          severity: 'warning',
+          category: 'performance',
+        },
+      ],
+    );
+    assert.deepEqual(
+      rows(p, "SELECT kind, started_by, task_id, status FROM agent_sessions WHERE id = 'legacy-signals-1'"),
+      [{ kind: 'task_execution', started_by: 'agent', task_id: 3, status: 'finished' }],
+    );
+    // No signal became a plain learned comment as well.
+    assert.equal(
+      row(
+        p,
+        "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')",
+      )!.n,
+      0,
+    );
+    const after = await openInProc(p);
+    try {
+      const comments = (await after.ok('get_task', { id: 3 })).comments.map(
+        ({ id: _id, ...c }: Record<string, unknown>) => c,
+      );
+      const shown = commentsBefore.filter(
+        (c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save',
+      );
+      assert.deepEqual(
+        comments
+          .slice(0, shown.length + 1)
+          .filter((c: Record<string, unknown>) => c.body !== '[warning, performance] Slow save'),
+        shown,
+        'the comments read the same',
+      );
+      assert.deepEqual(
+        (await after.ok('get_answers', { task_id: 3 })).questions.map((q: Record<string, unknown>) => [
+          q.question,
+          q.answer,
+        ]),
+        [['Metric or imperial?', 'metric']],
+      );
+    } finally {
+      after.close();
+    }
+  });
+
+  // Backup names have one-second stamps: a run in the same second as the migration (a script that runs
+  // migrate twice) must still look at the database first. The backups it would find are put in place
+  // here so that the test is deterministic.
+  test('migrate on a migrated project says nothing to migrate even within the second of the migration', () => {
+    const p = projectPaths(tempDir());
+    assert.equal(runCli(['init', '--project', p.root]).status, 0);
+    const now = Date.now();
+    for (let s = -2; s <= 15; s++) {
+      const stamp = new Date(now + s * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '');
+      writeFileSync(`${p.dbPath}.legacy-${stamp}.bak`, 'a backup made by a migration a moment ago');
+    }
+    upToDate(p);
+  });
+
+  test('an extra column without data is no problem', () => {
+    const p = sampleProject('legacy');
+    alter(p, 'ALTER TABLE tasks ADD COLUMN assignee TEXT');
+    const r = runCli(['migrate', '--project', p.root]);
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+  });
+});
+
+describe('migrate refuses what has no home in the normalized schema, and changes nothing', () => {
+  const CASES: [string, string, RegExp][] = [
+    ["a task with status 'weird'", "UPDATE tasks SET status = 'weird' WHERE id = 5", /task 5 has status "weird"/],
+    [
+      'a done task without completed',
+      'UPDATE tasks SET completed = NULL WHERE id = 1',
+      /task 1 is done but has no completed date/,
+    ],
+    [
+      'depends_on naming a missing task',
+      "UPDATE tasks SET depends_on = '[3, 99]' WHERE id = 4",
+      /task 4 depends on task 99, which does not exist/,
+    ],
+    [
+      'a task JSON column that is not an array',
+      'UPDATE tasks SET tags = \'{"ui": true}\' WHERE id = 3',
+      /tasks\.tags of task 3 is not a JSON array/,
+    ],
+    [
+      'a feature JSON column that is not an array',
+      "UPDATE features SET context_files = '\"src/api/recipes.ts\"' WHERE name = 'recipes'",
+      /features\.context_files of feature "recipes" is not a JSON array/,
+    ],
+    [
+      'a learning that is a number',
+      "UPDATE features SET learnings = '[\"fine\", 42]' WHERE name = 'search'",
+      /features\.learnings of feature "search"\[1\] is neither a string nor an object with a text/,
+    ],
+    [
+      'a learning object without text',
+      'UPDATE features SET learnings = \'[{"note": "no text"}]\' WHERE name = \'auth\'',
+      /features\.learnings of feature "auth"\[0\] is neither a string nor an object with a text/,
+    ],
+    [
+      'two features whose names differ only in case',
+      "INSERT INTO features (name, display_name, acronym) VALUES ('Search', 'Search (old)', 'SRC2')",
+      /features "search" and "Search" differ only in case/,
+    ],
+    [
+      'an extra column holding data',
+      "ALTER TABLE tasks ADD COLUMN assignee TEXT; UPDATE tasks SET assignee = 'bob' WHERE id = 3",
+      /tasks\.assignee holds values in 1 row/,
+    ],
+  ];
+  for (const [label, statements, pattern] of CASES) {
+    test(label, () => {
+      const p = sampleProject('legacy');
+      alter(p, statements);
+      const err = refusedMigration(p, pattern);
+      assert.match(err, /nothing was changed/);
+    });
+  }
+
+  test('several problems at once are all named', () => {
+    const p = sampleProject('legacy');
+    alter(p, "UPDATE tasks SET status = 'weird' WHERE id = 5; UPDATE tasks SET depends_on = '[77]' WHERE id = 6");
+    const err = refusedMigration(p, /2 value\(s\)/);
+    assert.match(err, /task 5 has status "weird"/);
+    assert.match(err, /task 6 depends on task 77/);
+  });
+
+  // A refusal changes no file: not the -wal/-shm a read-only reader (here `doctor`, as a user would run
+  // it first) left beside the database either.
+  test('a refused migrate leaves the -wal/-shm already beside the database alone', () => {
+    const p = sampleProject('legacy');
+    alter(p, "UPDATE tasks SET status = 'weird' WHERE id = 5");
+    runCli(['doctor', '--project', p.root]);
+    assert.ok(readdirSync(dirname(p.dbPath)).includes('ralph.db-wal'), 'precondition: doctor left a -wal');
+    refusedMigration(p, /task 5 has status "weird"/);
+  });
+
+  test('an already-normalized project (init default): nothing to migrate', () => {
+    const dir = tempDir();
+    const init = runCli(['init', '--project', dir]);
+    assert.equal(init.status, 0, init.stderr);
+    upToDate(projectPaths(dir));
+  });
+
+  test("an already-normalized project (Ralph's head fixture): nothing to migrate", { skip: HEAD_FIXTURE_SKIP }, () => {
+    upToDate(fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR));
+  });
+});

@@ -1,0 +1,312 @@
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import type { Project } from '../../../src/domain/project.js';
+import { CLI } from '../../helpers/env.js';
+import { openInProc } from '../../contract/harness.js';
+import { startHttpServer } from '../../helpers/httpServer.js';
+import { authProxy } from '../../helpers/authProxy.js';
+import type { Server } from 'node:http';
+import { inspect } from '../../helpers/inspector.js';
+import { query, sampleProject } from '../../helpers/project.js';
+import { RECIPE_TOOLS, inSpecOrder } from '../../helpers/spec.js';
+
+/**
+ * The built server driven by the MCP Inspector CLI (`mcp-inspector --cli`, a dev dependency), over
+ * stdio and over Streamable HTTP: a third-party client, not our own test harness, sees the tool sets,
+ * calls that succeed and fail, resources and prompts.
+ *
+ * Inspector CLI behaviour these tests rely on (0.15):
+ * - `--tool-arg` / `--prompt-args` are variadic, so the target (command or URL) goes FIRST and those
+ *   flags LAST; values are strings, converted by the tool's inputSchema (integer → Number, array →
+ *   JSON.parse). Arguments after `--` are not accepted as the target.
+ * - A tool result with `isError: true` is printed as JSON with exit code 0; a JSON-RPC error (unknown
+ *   tool, bad prompt, unknown resource) is one line on stderr with exit code 1.
+ * - The `mcp-inspector` bin (cli/build/cli.js) with `--cli` only re-spawns `node` (from PATH) on
+ *   cli/build/index.js with the same arguments. Most runs call index.js directly with this node (one
+ *   process and ~0.5 s less each); one run goes through the bin, as `npx mcp-inspector --cli` would.
+ */
+/** A successful invocation's JSON result. */
+async function ok<T = any>(target: string[], method: string[], viaBin = false): Promise<T> {
+  const r = await inspect(target, method, viaBin);
+  assert.equal(r.code, 0, `inspector ${method.join(' ')} exited ${r.code}:\n${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** A JSON-RPC error: exit 1, nothing on stdout, the message on stderr. */
+async function rpcError(target: string[], method: string[]): Promise<string> {
+  const r = await inspect(target, method);
+  assert.equal(r.code, 1, `inspector ${method.join(' ')} should fail, exited ${r.code}: ${r.stdout}`);
+  assert.equal(r.stdout, '');
+  return r.stderr;
+}
+
+const listTools = (target: string[], viaBin = false) =>
+  ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
+const callTool = (target: string[], tool: string, args: Record<string, string> = {}) =>
+  ok<{ isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }>(target, [
+    '--method',
+    'tools/call',
+    '--tool-name',
+    tool,
+    ...(Object.keys(args).length ? ['--tool-arg', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
+  ]);
+const readResource = async (target: string[], uri: string) => {
+  const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, [
+    '--method',
+    'resources/read',
+    '--uri',
+    uri,
+  ]);
+  assert.equal(r.contents.length, 1);
+  assert.equal(r.contents[0]!.uri, uri);
+  return r.contents[0]!;
+};
+const getPrompt = (target: string[], name: string, args: Record<string, string> = {}) =>
+  ok<{ description?: string; messages: { role: string; content: { type: string; text: string } }[] }>(target, [
+    '--method',
+    'prompts/get',
+    '--prompt-name',
+    name,
+    ...(Object.keys(args).length ? ['--prompt-args', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
+  ]);
+
+/** The success result: not an error, and the text content is the structuredContent as JSON. */
+function success(r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }): any {
+  assert.notEqual(r.isError, true, `call failed: ${JSON.stringify(r.structuredContent)}`);
+  assert.deepEqual(JSON.parse(r.content[0]!.text), r.structuredContent);
+  return r.structuredContent;
+}
+
+/** A refused call as the inspector shows it: isError, `code: message` text, structured { error }. */
+function refused(
+  r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any },
+  code: string,
+): string {
+  assert.equal(r.isError, true, `expected ${code}, got ${JSON.stringify(r.structuredContent)}`);
+  assert.equal(r.structuredContent.error.code, code);
+  assert.equal(r.content[0]!.text, `${code}: ${r.structuredContent.error.message}`);
+  return r.structuredContent.error.message;
+}
+
+/** The listing the same recipe gets in-process (whose entries are the reviewed snapshots). */
+async function listing(recipe: string): Promise<unknown> {
+  const s = await openInProc(sampleProject(), { recipe });
+  try {
+    return (await s.client.listTools()).tools;
+  } finally {
+    await s.close();
+  }
+}
+const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+const taskRow = (p: Project, id: number) => query<Record<string, any>>(p, 'SELECT * FROM tasks WHERE id = ?', id)[0];
+const comments = (p: Project, taskId: number) =>
+  query<Record<string, any>>(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
+const text = (m: { messages: { role: string; content: { type: string; text: string } }[] }): string => {
+  assert.equal(m.messages.length, 1);
+  assert.equal(m.messages[0]!.role, 'user');
+  assert.equal(m.messages[0]!.content.type, 'text');
+  return m.messages[0]!.content.text;
+};
+
+/** Checks ralph://project against the rows themselves. */
+function assertProjectResource(p: Project, json: string): void {
+  const r = JSON.parse(json);
+  const meta = query<{ project_title: string; project_description: string }>(
+    p,
+    'SELECT project_title, project_description FROM metadata WHERE id = 1',
+  )[0]!;
+  assert.equal(r.title, meta.project_title);
+  assert.equal(r.title, 'Recipe Box');
+  assert.equal(r.description, meta.project_description);
+  const byStatus = Object.fromEntries(
+    query<{ status: string; n: number }>(p, 'SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((x) => [
+      x.status,
+      x.n,
+    ]),
+  );
+  const total = query<{ n: number }>(p, 'SELECT COUNT(*) AS n FROM tasks')[0]!.n;
+  assert.equal(r.progress.total, total);
+  assert.equal(r.progress.done, byStatus.done ?? 0);
+  for (const [status, n] of Object.entries(r.progress.by_status))
+    assert.equal(n, byStatus[status] ?? 0, `by_status.${status}`);
+}
+
+describe('MCP Inspector CLI over stdio (built artifact)', () => {
+  const p = sampleProject();
+  const server = (...flags: string[]) => [process.execPath, CLI, '--project', p.root, ...flags];
+  const worker = server('--recipe', 'task_execution', '--task', '3');
+  const yap = server('--recipe', 'yap');
+
+  test('tools/list: exact tool sets for task_execution --task 3 and yap', async () => {
+    // yap through the published bin, exactly as `npx mcp-inspector --cli ...` runs it.
+    const [te, y] = await Promise.all([listTools(worker), listTools(yap, true)]);
+    assert.deepEqual(names(te.tools), inSpecOrder(RECIPE_TOOLS.task_execution!));
+    assert.deepEqual(names(y.tools), inSpecOrder(RECIPE_TOOLS.yap!));
+    // Unscoped, the listing is the reviewed one: what the same session lists in-process.
+    assert.deepEqual(y.tools, await listing('yap'));
+    // Scoped to task 3, the task id becomes optional and defaults to the session's task.
+    const comment = te.tools.find((t) => t.name === 'add_task_comment')!;
+    assert.ok(!(comment.inputSchema.required ?? []).includes('task_id'));
+    assert.match(comment.inputSchema.properties.task_id.description, /task 3/);
+  });
+
+  test('tools/call succeeds: two writes that land in the database', async () => {
+    const before = comments(p, 3).length;
+    const [commented, created] = await Promise.all([
+      // No task_id: the scoped session's own task.
+      callTool(worker, 'add_task_comment', { body: 'Inspector: form wired to the API' }),
+      // tags/depends_on are JSON-parsed by the inspector from the array-typed inputSchema.
+      callTool(yap, 'create_task', {
+        feature: 'search',
+        discipline: 'frontend',
+        title: 'Inspector-made task',
+        priority: 'high',
+        tags: '["ui","inspector"]',
+        depends_on: '[5]',
+      }),
+    ]);
+
+    const c = success(commented).comment;
+    assert.equal(c.task_id, 3);
+    assert.equal(c.body, 'Inspector: form wired to the API');
+    const rows = comments(p, 3);
+    assert.equal(rows.length, before + 1);
+    const stored = rows.find((r) => r.id === c.id)!;
+    assert.ok(stored, 'the comment row exists');
+    assert.equal(stored.body, 'Inspector: form wired to the API');
+    assert.equal(stored.author, 'frontend');
+    assert.equal(stored.discipline, 'frontend', "the task's discipline");
+    assert.equal(stored.agent_task_id, 3, "the session's task");
+
+    const t = success(created).task;
+    assert.equal(typeof t.id, 'number');
+    assert.equal(t.title, 'Inspector-made task');
+    assert.deepEqual(t.tags, ['ui', 'inspector']);
+    assert.deepEqual(t.depends_on, [5]);
+    const row = taskRow(p, t.id)!;
+    assert.ok(row, 'the task row exists');
+    assert.equal(row.title, 'Inspector-made task');
+    assert.equal(row.feature, 'search');
+    assert.equal(row.discipline, 'frontend');
+    assert.equal(row.priority, 'high');
+    assert.equal(row.status, 'pending');
+    assert.deepEqual(JSON.parse(row.tags), ['ui', 'inspector']);
+    assert.deepEqual(JSON.parse(row.depends_on), [5]);
+  });
+
+  test('tools/call fails: tool errors are isError with a stable code (exit 0); a hidden tool is a JSON-RPC error (exit 1)', async () => {
+    const [missing, outOfScope, hidden] = await Promise.all([
+      callTool(yap, 'get_task', { id: '99' }),
+      callTool(worker, 'set_task_status', { id: '5', status: 'done' }),
+      rpcError(yap, ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']),
+    ]);
+    assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
+    assert.match(refused(outOfScope, 'out_of_scope'), /scoped to task 3/);
+    assert.equal(taskRow(p, 5)!.status, 'pending', 'the refused write changed nothing');
+    assert.match(hidden, /MCP error -32602: Unknown tool: delete_task/);
+    assert.ok(taskRow(p, 8), 'task 8 still exists');
+  });
+
+  test('resources/read: ralph://project and ralph://learnings match the project', async () => {
+    const learnings = '## 2026-01-07 frontend\nKeep form state in one reducer.\n';
+    writeFileSync(p.learningsFile, learnings);
+    const [project, learned] = await Promise.all([
+      readResource(yap, 'ralph://project'),
+      readResource(worker, 'ralph://learnings'),
+    ]);
+    assert.equal(project.mimeType, 'application/json');
+    assertProjectResource(p, project.text);
+    assert.equal(learned.mimeType, 'text/plain');
+    assert.equal(learned.text, learnings);
+  });
+
+  test("prompts/get: task_brief for the session's task and the recipe prompt", async () => {
+    const [own, recipe] = await Promise.all([getPrompt(worker, 'task_brief'), getPrompt(yap, 'yap')]);
+    const brief = text(own);
+    assert.match(brief, /^Brief for task #3\./);
+    assert.ok(brief.includes(`"title": ${JSON.stringify(taskRow(p, 3)!.title)}`), 'the task');
+    assert.match(brief, /The API returns 422 with a field map/, 'its comments');
+    assert.match(brief, /"title": "Recipe REST endpoints"/, 'its dependency');
+    assert.match(brief, /- add_task_comment: /, 'a reporting tool this session has');
+
+    const listed = text(recipe)
+      .split('\n')
+      .filter((l) => l.startsWith('- '))
+      .map((l) => l.slice(2).split(':')[0]);
+    assert.deepEqual(listed, inSpecOrder(RECIPE_TOOLS.yap!));
+  });
+});
+
+describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
+  const p = sampleProject();
+  let child: ChildProcess;
+  let url: string;
+  const target = () => [url, '--transport', 'http'];
+
+  let proxy: Server | undefined;
+
+  before(async () => {
+    const server = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
+    child = server.child;
+    // HTTP always needs a bearer token, and this Inspector CLI cannot send headers: a proxy adds it.
+    const front = await authProxy(server.port, server.token);
+    proxy = front.server;
+    url = `http://127.0.0.1:${front.port}/mcp`;
+  });
+  after(() => {
+    proxy?.close();
+    child?.kill('SIGTERM');
+  });
+
+  test('tools/list: exact tool set for opus_review', async () => {
+    const { tools } = await listTools(target());
+    assert.deepEqual(names(tools), inSpecOrder(RECIPE_TOOLS.opus_review!));
+    assert.deepEqual(tools, await listing('opus_review'));
+  });
+
+  test('tools/call: a write lands in the database; errors keep their codes', async () => {
+    const [commented, missing, hidden] = await Promise.all([
+      callTool(target(), 'add_task_comment', { task_id: '5', body: 'Reviewed over HTTP', priority: 'high' }),
+      callTool(target(), 'get_task', { id: '99' }),
+      rpcError(target(), ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']),
+    ]);
+    const c = success(commented).comment;
+    assert.equal(c.task_id, 5);
+    assert.equal(c.body, 'Reviewed over HTTP');
+    const stored = comments(p, 5).find((r) => r.id === c.id)!;
+    assert.ok(stored, 'the comment row exists');
+    assert.equal(stored.body, 'Reviewed over HTTP');
+    assert.equal(stored.author, 'agent', 'signed by the server, not by the caller');
+    assert.equal(stored.priority, 'high');
+
+    assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
+    assert.match(hidden, /MCP error -32602: Unknown tool: delete_task/);
+    assert.ok(taskRow(p, 8), 'task 8 still exists');
+  });
+
+  test('resources/read and prompts/get', async () => {
+    const [task, brief] = await Promise.all([
+      readResource(target(), 'ralph://tasks/5'),
+      getPrompt(target(), 'task_brief', { task_id: '7' }),
+    ]);
+    assert.equal(task.mimeType, 'application/json');
+    const t = JSON.parse(task.text);
+    const row = taskRow(p, 5)!;
+    assert.equal(t.task.id, 5);
+    assert.equal(t.task.title, row.title);
+    assert.equal(t.task.status, row.status);
+    assert.deepEqual(
+      t.comments.map((c: any) => c.body),
+      comments(p, 5).map((c) => c.body),
+    );
+
+    const b = text(brief);
+    assert.match(b, /^Brief for task #7\./);
+    assert.ok(b.includes(`"title": ${JSON.stringify(taskRow(p, 7)!.title)}`), 'the task');
+    assert.match(b, /SMTP credentials are coming next week/, 'its comment');
+    assert.match(b, /- add_task_comment: /, 'opus_review can comment');
+    assert.doesNotMatch(b, /- report_blocker: /, 'opus_review has no report_blocker');
+  });
+});

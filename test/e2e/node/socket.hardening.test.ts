@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { sampleProject, tempDir } from '../../helpers/project.js';
+import { runCli } from '../../helpers/server.js';
+import { connectSocket } from '../../helpers/socketClient.js';
+import { exited, rawSocket, startSocketServer } from '../../helpers/socketServer.js';
+import { rssMb, sampleRss } from '../../helpers/processStats.js';
+
+/** What --socket may remove, the pid file, the socket's mode at birth, and backpressure. */
+const serveArgs = (root: string, socket: string) => [
+  '--project',
+  root,
+  '--recipe',
+  'yap',
+  '--transport',
+  'socket',
+  '--socket',
+  socket,
+];
+
+/** A refusal: status 2, exactly one line on stderr naming the path, nothing on stdout. */
+function refused(r: { status: number | null; stdout: string; stderr: string }, path: string, what: RegExp): void {
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('ralph-mcp: error:'));
+  assert.equal(lines.length, 1, r.stderr);
+  assert.ok(lines[0]!.includes(path), lines[0]);
+  assert.match(lines[0]!, what);
+}
+
+describe('--socket removes only a socket proven stale', () => {
+  test('a regular file, the live database, a directory and a symlink are refused and left as they were', () => {
+    const p = sampleProject();
+    const dir = tempDir();
+    const file = join(dir, 'notes.txt');
+    writeFileSync(file, 'keep me\n');
+    refused(runCli(serveArgs(p.root, file)), file, /a regular file is there, not a socket/);
+    assert.equal(readFileSync(file, 'utf8'), 'keep me\n');
+
+    const db = readFileSync(p.dbPath);
+    refused(runCli(serveArgs(p.root, p.dbPath)), p.dbPath, /a regular file is there/);
+    assert.ok(readFileSync(p.dbPath).equals(db), 'the database is untouched');
+
+    const sub = join(dir, 'sub');
+    mkdirSync(sub);
+    refused(runCli(serveArgs(p.root, sub)), sub, /a directory is there/);
+    assert.ok(statSync(sub).isDirectory());
+
+    const link = join(dir, 'link.sock');
+    symlinkSync(file, link);
+    refused(runCli(serveArgs(p.root, link)), link, /a symbolic link is there/);
+    assert.ok(lstatSync(link).isSymbolicLink());
+    assert.equal(readFileSync(file, 'utf8'), 'keep me\n');
+  });
+
+  test('a live socket that is not ours is refused, not removed', async () => {
+    const p = sampleProject();
+    const path = join(tempDir(), 'other.sock');
+    const other = createServer((c) => c.end());
+    await new Promise<void>((r) => other.listen(path, r));
+    try {
+      // spawnSync would block this process, and with it the other server's accept: run it async.
+      const { spawn } = await import('node:child_process');
+      const { CLI } = await import('../../helpers/env.js');
+      const child = spawn(process.execPath, [CLI, ...serveArgs(p.root, path)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let stdout = '';
+      child.stderr!.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.stdout!.on('data', (b: Buffer) => (stdout += b.toString()));
+      const status = await exited(child);
+      refused({ status, stdout, stderr }, path, /already listening/);
+      assert.ok(lstatSync(path).isSocket(), 'the other server keeps its socket');
+    } finally {
+      other.close();
+    }
+  });
+});
+
+describe('the pid file', () => {
+  test('a symlink planted at PATH.pid is refused; its target is not written', () => {
+    const p = sampleProject();
+    const dir = tempDir();
+    const socket = join(dir, 'mcp.sock');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    symlinkSync(victim, `${socket}.pid`);
+    refused(runCli(serveArgs(p.root, socket)), `${socket}.pid`, /a symbolic link is there/);
+    assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
+    assert.ok(!existsSync(socket), 'no socket left behind');
+  });
+
+  test('a pid file naming a running process is refused; one naming a dead process is replaced, 0600', async () => {
+    const p = sampleProject();
+    const socket = join(tempDir(), 'mcp.sock');
+    writeFileSync(`${socket}.pid`, `${process.pid}\n`); // this test process: alive
+    refused(
+      runCli(serveArgs(p.root, socket)),
+      `${socket}.pid`,
+      new RegExp(`names pid ${process.pid}, which is running`),
+    );
+    assert.equal(readFileSync(`${socket}.pid`, 'utf8'), `${process.pid}\n`);
+
+    writeFileSync(`${socket}.pid`, '999999999\n'); // above any pid_max: not alive
+    const server = await startSocketServer(p.root, socket, ['--recipe', 'yap']);
+    try {
+      assert.equal(statSync(`${socket}.pid`).mode & 0o777, 0o600);
+      assert.equal(readFileSync(`${socket}.pid`, 'utf8'), `${server.child.pid}\n`);
+    } finally {
+      server.child.kill('SIGTERM');
+      assert.equal(await exited(server.child), 0);
+    }
+    assert.ok(!existsSync(`${socket}.pid`) && !existsSync(socket));
+  });
+});
+
+test('under umask 000 the socket is owner-only from birth (not only after the chmod)', async () => {
+  const p = sampleProject();
+  const dir = tempDir();
+  const socket = join(dir, 'mcp.sock');
+  // Preloaded: chmodSync does nothing, so what is checked is the mode bind() gave the socket.
+  const preload = join(dir, 'no-chmod.mjs');
+  writeFileSync(
+    preload,
+    "import fs from 'node:fs'; import { syncBuiltinESMExports } from 'node:module'; fs.chmodSync = () => {}; syncBuiltinESMExports();\n",
+  );
+  const server = await startSocketServer(p.root, socket, ['--recipe', 'yap'], {
+    shell: 'umask 000',
+    nodeArgs: ['--import', preload],
+  });
+  try {
+    assert.equal(statSync(socket).mode & 0o777, 0o600, 'no group or other access at bind time');
+    // The umask was restored: files the server makes later keep the launcher's umask (000 here).
+    const c = await connectSocket(socket);
+    await c.callTool({ name: 'append_progress', arguments: { text: 'umask check' } }).catch(() => undefined);
+    await c.close();
+  } finally {
+    server.child.kill('SIGTERM');
+    await exited(server.child);
+  }
+});
+
+/**
+ * RSS bound for a client that pipelines requests and never reads: the server may hold about 1 MiB of
+ * unsent answers plus 64 answers in flight per connection; 100 MB above its start leaves room for V8's
+ * garbage on a noisy machine. Before the fix this client grew the server by hundreds of MB.
+ */
+const FLOOD_RSS_BOUND_MB = 100;
+
+test('backpressure: a client that pipelines tools/list and never reads cannot grow the server; others are still served', async () => {
+  const p = sampleProject();
+  const socket = join(tempDir(), 'mcp.sock');
+  const server = await startSocketServer(p.root, socket, []); // full suite: tools/list is the largest answer (~20 KB)
+  const pid = server.child.pid!;
+  try {
+    const warm = await connectSocket(socket);
+    await warm.listTools();
+    await warm.close();
+    const base = rssMb(pid)!;
+    const rss = sampleRss(pid);
+    const flood = await rawSocket(socket);
+    flood.pause(); // never reads
+    const line = (id: number) => `{"jsonrpc":"2.0","id":${id},"method":"tools/list"}\n`;
+    let id = 1;
+    let written = 0;
+    const started = Date.now();
+    // Up to 200 MB of requests, or 15 s: each write waits for the kernel to take the previous one.
+    while (written < 200 * 1024 * 1024 && Date.now() - started < 15_000 && rss.peak() - base < FLOOD_RSS_BOUND_MB * 2) {
+      let batch = '';
+      while (batch.length < 256 * 1024) batch += line(id++);
+      written += batch.length;
+      if (!flood.write(batch)) {
+        const drained = await Promise.race([
+          new Promise((r) => flood.once('drain', () => r(true))),
+          new Promise((r) => setTimeout(() => r(false), 3000)),
+        ]);
+        if (!drained) break; // the server stopped reading us: exactly what should happen
+      }
+    }
+    // Another connection is served meanwhile.
+    const other = await connectSocket(socket);
+    const pinged = await Promise.race([
+      other.ping().then(() => true),
+      new Promise((r) => setTimeout(() => r(false), 20_000)),
+    ]);
+    assert.equal(pinged, true, 'a ping on another connection is answered while the flood is held');
+    await other.close();
+    const peak = rss.stop();
+    console.log(
+      `socket flood: ${(written / 1048576).toFixed(1)} MB offered, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+    );
+    assert.ok(
+      peak - base < FLOOD_RSS_BOUND_MB,
+      `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${FLOOD_RSS_BOUND_MB})`,
+    );
+    flood.destroy();
+    assert.equal(server.child.exitCode, null, 'the server is still up');
+  } finally {
+    server.child.kill('SIGTERM');
+    await exited(server.child);
+  }
+});

@@ -1,0 +1,178 @@
+import assert from 'node:assert/strict';
+import { ALL_TOOLS } from '../helpers/spec.js';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { emptyProject, sampleProject, tempDir } from '../helpers/project.js';
+import { runCli, startSession } from '../helpers/server.js';
+
+/** Every launch problem: non-zero exit, ONE line on stderr, NOTHING on stdout, before any MCP traffic. */
+function assertRefused(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}) {
+  const r = runCli(args, env);
+  assert.notEqual(r.status, 0, `exit status for ${args.join(' ')}`);
+  assert.equal(r.stdout, '', 'nothing on stdout');
+  assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, `one line on stderr, got: ${r.stderr}`);
+  assert.match(r.stderr, pattern);
+}
+
+describe('startup fails closed', () => {
+  const p = sampleProject();
+
+  test('unknown recipe: lists the valid ones', () =>
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yapp'],
+      /unknown recipe "yapp"; valid recipes: braindump, yap, ramble, discuss, task_execution, opus_review, enrichment/,
+    ));
+
+  test("unknown discipline: lists the project's", () =>
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yap', '--discipline', 'fronted'],
+      /unknown discipline "fronted"; disciplines in this project: backend, documentation, frontend, quality/,
+    ));
+
+  test('unknown task id', () =>
+    assertRefused(['--project', p.root, '--recipe', 'task_execution', '--task', '999'], /unknown task id 999/));
+
+  test('task id that is not a number: the typo is echoed', () =>
+    assertRefused(
+      ['--project', p.root, '--recipe', 'task_execution', '--task', 'seven'],
+      /--task must be a positive integer task id, got "seven"/,
+    ));
+
+  test('a task whose discipline row is missing: says so, and how to proceed', async () => {
+    const q = sampleProject();
+    const { sql } = await import('../helpers/project.js');
+    const db = sql(q);
+    db.pragma('foreign_keys = OFF');
+    db.prepare("UPDATE tasks SET discipline = 'ghost' WHERE id = 5").run();
+    db.close();
+    assertRefused(
+      ['--project', q.root, '--recipe', 'task_execution', '--task', '5'],
+      /task 5's discipline "ghost" does not exist; pass --discipline NAME/,
+    );
+  });
+
+  test('a log file that cannot be opened (a directory)', () => {
+    const dir = tempDir();
+    assertRefused(
+      ['--project', p.root, '--recipe', 'yap', '--log-file', dir],
+      new RegExp(`cannot open log file ${dir}: .*EISDIR`),
+    );
+  });
+
+  test('missing database: names the path and suggests init', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.ralph'));
+    assertRefused(
+      ['--project', dir, '--recipe', 'yap'],
+      new RegExp(`database not found at ${join(dir, '.ralph', 'db', 'ralph.db')}; create it with: ralph-mcp init`),
+    );
+  });
+
+  test('--db pointing nowhere', () =>
+    assertRefused(['--project', p.root, '--db', join(p.root, 'nope.db')], /database not found at .*nope\.db/));
+
+  test('a directory that is not a project', () =>
+    assertRefused(['--project', tempDir(), '--recipe', 'yap'], /is not a Ralph project \(no \.ralph\/ folder\)/));
+
+  test('a directory that does not exist', () =>
+    assertRefused(
+      ['--project', '/no/such/dir', '--recipe', 'yap'],
+      /project directory \/no\/such\/dir does not exist/,
+    ));
+
+  test('RALPH_PROJECT is honoured (and checked)', () =>
+    assertRefused(['--recipe', 'yap'], /project directory \/no\/such\/env-dir does not exist/, {
+      RALPH_PROJECT: '/no/such/env-dir',
+    }));
+
+  test('a file that is not a database', () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.ralph', 'db'), { recursive: true });
+    writeFileSync(
+      join(dir, '.ralph', 'db', 'ralph.db'),
+      'this is not sqlite, just text that is long enough to be read as a header block'.repeat(20),
+    );
+    assertRefused(['--project', dir, '--recipe', 'yap'], /cannot (open|read) database .*not a database/);
+  });
+
+  test("a SQLite file without Ralph's tables", async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, '.ralph', 'db'), { recursive: true });
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'));
+    db.exec('CREATE TABLE other (x)');
+    db.close();
+    assertRefused(
+      ['--project', dir, '--recipe', 'yap'],
+      /is not a Ralph database \(missing tables: metadata, features/,
+    );
+  });
+
+  test('a database from a newer Ralph (unknown user_version)', async () => {
+    const q = emptyProject();
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(q.dbPath);
+    db.pragma('user_version = 2');
+    db.close();
+    assertRefused(
+      ['--project', q.root, '--recipe', 'yap'],
+      /has schema version 2; this ralph-mcp understands version 1/,
+    );
+  });
+
+  test('unknown flag (a typo must not silently widen or change the session)', () =>
+    assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
+});
+
+describe('startup succeeds', () => {
+  test('no --recipe: the full suite, with a warning in the log', async () => {
+    const s = await startSession(sampleProject());
+    try {
+      assert.equal((await s.toolNames()).length, ALL_TOOLS.length);
+      await s.waitForStderr(/"msg":"session started"/);
+      assert.match(s.stderr(), /no --recipe given: serving the full tool suite/);
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('--help and --version', () => {
+    const v = runCli(['--version']);
+    assert.equal(v.status, 0);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);
+    const h = runCli(['--help']);
+    assert.equal(h.status, 0);
+    assert.match(h.stdout, /--recipe/);
+    assert.match(h.stdout, /ralph-mcp init/);
+  });
+});
+
+describe('init', () => {
+  test('creates the database, metadata row and empty state files; refuses to overwrite', async () => {
+    const dir = tempDir();
+    const r = runCli(['init', '--project', dir, '--title', 'My Project']);
+    assert.equal(r.status, 0, r.stderr);
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'), { readonly: true });
+    assert.equal(db.pragma('user_version', { simple: true }), 1);
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    const meta = db.prepare('SELECT * FROM metadata').all() as {
+      project_title: string;
+      schema_version: string;
+      project_created: string;
+    }[];
+    db.close();
+    assert.equal(meta.length, 1);
+    assert.equal(meta[0]!.project_title, 'My Project');
+    assert.equal(meta[0]!.schema_version, '1.0');
+    assert.match(meta[0]!.project_created, /^\d{4}-\d{2}-\d{2}$/);
+    const { readFileSync } = await import('node:fs');
+    assert.equal(readFileSync(join(dir, '.ralph', 'learnings.txt'), 'utf8'), '');
+    assert.equal(readFileSync(join(dir, '.ralph', 'progress.txt'), 'utf8'), '');
+
+    const again = runCli(['init', '--project', dir]);
+    assert.equal(again.status, 2);
+    assert.match(again.stderr, /refusing to overwrite the existing database/);
+  });
+});

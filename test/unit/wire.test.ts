@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainRequest } from '../../src/transport/jsonRpcLine.js';
+import { errorResult, okResult } from '../../src/session/toolResult.js';
+import { wireLine } from '../../src/transport/wire.js';
+import { ToolError } from '../../src/domain/errors.js';
+
+/**
+ * The per-call shortcuts must be invisible: the line written is byte for byte what JSON.stringify
+ * writes, and a message taken without zod is one the SDK's schema would have taken as it is.
+ */
+
+const reply = (id: number | string, result: unknown) => ({ result, jsonrpc: '2.0', id }) as JSONRPCMessage;
+const awkward = {
+  title: 'quotes " and \\ backslashes\nnewline\ttab',
+  emoji: '🦀 and \u2028 line separator',
+  n: [1, 2.5, -0, null],
+  nested: { deep: { deeper: [] } },
+};
+
+describe('wireLine', () => {
+  test('an okResult reply is spliced, and the bytes equal JSON.stringify of the message', () => {
+    for (const id of [1, 0, 2 ** 53 - 1, 'abc', 'quote"id']) {
+      const m = reply(id, okResult(awkward));
+      assert.equal(wireLine(m), `${JSON.stringify(m)}\n`);
+    }
+  });
+
+  test('an error result, a JSON-RPC error, a request and a changed result are serialised whole', () => {
+    const changed = okResult({ a: 1 });
+    (changed.structuredContent as Record<string, unknown>).a = 2; // the text no longer matches: never spliced
+    changed.content = [{ type: 'text', text: 'other' }];
+    const messages = [
+      reply(3, errorResult(new ToolError('not_found', 'task 9 does not exist'))),
+      { jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: x' } },
+      { jsonrpc: '2.0', id: 5, method: 'ping' },
+      reply(6, changed),
+      reply(7, { ...okResult({ a: 1 }), _meta: { x: 1 } }),
+    ] as JSONRPCMessage[];
+    for (const m of messages) assert.equal(wireLine(m), `${JSON.stringify(m)}\n`);
+  });
+});
+
+describe('messages taken without zod', () => {
+  const candidates: unknown[] = [
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_task', arguments: { id: 1 } } },
+    { jsonrpc: '2.0', id: 'x', method: 'ping' },
+    { jsonrpc: '2.0', id: 1.5, method: 'ping' },
+    { jsonrpc: '2.0', id: 2 ** 60, method: 'ping' },
+    { jsonrpc: '2.0', id: null, method: 'ping' },
+    { jsonrpc: '1.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: 1, method: 7 },
+    { jsonrpc: '2.0', id: 1, method: 'ping', params: [] },
+    { jsonrpc: '2.0', id: 1, method: 'ping', params: null },
+    { jsonrpc: '2.0', id: 1, method: 'ping', extra: true },
+    { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { _meta: { progressToken: {} } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 1, result: {} },
+    JSON.parse(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{"__proto__":{"x":1}}}}',
+    ),
+    [],
+    null,
+    'text',
+  ];
+
+  test('isPlainRequest takes only requests JSONRPCMessageSchema accepts, unchanged', () => {
+    let taken = 0;
+    for (const c of candidates) {
+      if (!isPlainRequest(c)) continue;
+      taken++;
+      const parsed = JSONRPCMessageSchema.safeParse(c);
+      assert.ok(parsed.success, `taken without zod but the schema refuses it: ${JSON.stringify(c)}`);
+    }
+    assert.equal(taken, 3, 'the plain requests are taken');
+  });
+});
