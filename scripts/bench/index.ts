@@ -1139,6 +1139,7 @@ async function main() {
     const site = (p: Project) => ({ dir: p.dir, tasks: p.size, pendingTask: p.pendingTaskId });
     const peers = await besidePeers({
       cli: CLI,
+      baseline: BASELINE_CLI,
       exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),

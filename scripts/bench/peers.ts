@@ -18,6 +18,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RpcChild, spawnTimed } from './rpc.js';
 import { median, round } from './format.js';
+import { DIRECT_CALLS_ENV } from '../../src/transport/directCalls.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
@@ -185,7 +186,8 @@ export async function coldStarts(
   };
   // As on a machine that has run a session before: ours writes its code cache once a session has run a
   // second (src/launcher.ts), which the killed runs below never do.
-  for (const s of servers.filter((x) => x.kind === 'ours').slice(0, 1)) await warmSession(s, env);
+  const bundles = new Map(servers.filter((x) => x.kind === 'ours').map((x) => [x.command ?? x.args[0], x]));
+  for (const s of bundles.values()) await warmSession(s, env);
   for (const k of keys) await once(k); // warm the page cache: not counted
   for (const v of samples.values()) v.length = 0;
   for (let i = 0; i < runs; i++) for (let j = 0; j < keys.length; j++) await once(keys[(i + j) % keys.length]!);
@@ -305,6 +307,8 @@ const RECIPE_FLAGS = (recipe: string, pendingTask: number): string[] =>
  */
 export async function besidePeers(o: {
   cli: string;
+  /** Another build's bundle (BENCH_BASELINE): its cold starts and calls beside ours, with B targets. */
+  baseline?: string | undefined;
   /** The single executable, when built: its cold starts are measured beside the bundle's. */
   exe?: string | undefined;
   recipes: string[];
@@ -322,17 +326,49 @@ export async function besidePeers(o: {
     const ours = [...o.recipes, 'full suite'].map((r) =>
       oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks),
     );
+    const base = o.baseline
+      ? [...o.recipes, 'full suite'].map((r) =>
+          oursServer(o.baseline!, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), `baseline ${r}`, o.cold.tasks),
+        )
+      : [];
     const exe = o.exe && existsSync(o.exe) ? o.exe : undefined;
     if (exe) asInstalled(exe);
     if (exe)
       ours.push(
         ...o.recipes.map((r) => oursExe(exe, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks)),
       );
-    const cold = await coldStarts([floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours], o.coldRuns, o.env);
+    const cold = await coldStarts(
+      [floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours, ...base],
+      o.coldRuns,
+      o.env,
+    );
     const callServers = [
       floorServer(dbOf(o.calls.dir), o.calls.tasks),
       oursServer(o.cli, o.calls.dir, ['--recipe', 'yap'], 'yap (Claude Code)', o.calls.tasks, CLAUDE_CODE),
       oursServer(o.cli, o.calls.dir, ['--recipe', 'yap'], 'yap (other client)', o.calls.tasks),
+      {
+        ...oursServer(
+          o.cli,
+          o.calls.dir,
+          ['--recipe', 'yap'],
+          'yap (Claude Code, SDK path)',
+          o.calls.tasks,
+          CLAUDE_CODE,
+        ),
+        env: { [DIRECT_CALLS_ENV]: 'off' },
+      },
+      ...(o.baseline
+        ? [
+            oursServer(
+              o.baseline,
+              o.calls.dir,
+              ['--recipe', 'yap'],
+              'baseline yap (Claude Code)',
+              o.calls.tasks,
+              CLAUDE_CODE,
+            ),
+          ]
+        : []),
       ...peers,
     ];
     const calls = await callRuns(callServers, o.callCount, o.callRounds, o.env);
@@ -405,10 +441,69 @@ export async function besidePeers(o: {
         our.rss_after_calls_mb <= lowest,
       );
     }
+    // The shortcut past the SDK (src/transport/directCalls.ts) may stay only while it is worth 10% of a call.
+    const sdkPath = calls.find((c) => c.name.endsWith('(Claude Code, SDK path)'));
+    if (our && sdkPath)
+      add(
+        'D1',
+        'direct calls worth >= 10% of get_task server CPU (else the SDK path alone)',
+        `${our.cpu_us_per_call} µs direct vs ${sdkPath.cpu_us_per_call} µs through the SDK = ${round(1 - our.cpu_us_per_call / sdkPath.cpu_us_per_call, 2) * 100}% saved`,
+        our.cpu_us_per_call <= 0.9 * sdkPath.cpu_us_per_call,
+      );
+    if (o.baseline) baselineTargets(cold.rows, calls, add);
     return { cold, calls, targets };
   } finally {
     scratch.remove();
   }
+}
+
+/**
+ * Ours within 10% of the baseline build, in the same interleaved run: cold start and RSS after
+ * initialize per recipe, get_task server CPU, pipelined calls/s and RSS after the calls.
+ */
+function baselineTargets(
+  rows: ColdRow[],
+  calls: CallRow[],
+  add: (id: string, target: string, measured: string, pass: boolean) => void,
+): void {
+  for (const b of rows.filter((r) => r.name.startsWith('ralph-mcp baseline '))) {
+    const ours = rows.find((r) => r.name === b.name.replace('baseline ', ''));
+    if (!ours) continue;
+    const recipe = b.name.replace('ralph-mcp baseline ', '');
+    const t = round(ours.median_ms / b.median_ms, 2);
+    add('B1', `${recipe}: cold start ≤ 1.10× the baseline`, `${ours.median_ms} vs ${b.median_ms} ms = ${t}×`, t <= 1.1);
+    const m = round(ours.rss_after_initialize_mb / b.rss_after_initialize_mb, 2);
+    add(
+      'B4',
+      `${recipe}: RSS after initialize ≤ 1.10× the baseline`,
+      `${ours.rss_after_initialize_mb} vs ${b.rss_after_initialize_mb} MB = ${m}×`,
+      m <= 1.1,
+    );
+  }
+  const our = calls.find((c) => c.name === 'ralph-mcp yap (Claude Code)');
+  const base = calls.find((c) => c.name === 'ralph-mcp baseline yap (Claude Code)');
+  if (!our || !base) return;
+  const cpu = round(our.cpu_us_per_call / base.cpu_us_per_call, 2);
+  add(
+    'B2',
+    'get_task server CPU per call ≤ 1.10× the baseline',
+    `${our.cpu_us_per_call} vs ${base.cpu_us_per_call} µs = ${cpu}×`,
+    cpu <= 1.1,
+  );
+  const cps = round(our.calls_per_s / base.calls_per_s, 2);
+  add(
+    'B3',
+    'get_task pipelined calls/s ≥ 1/1.10 of the baseline',
+    `${our.calls_per_s} vs ${base.calls_per_s} = ${cps}×`,
+    cps >= 1 / 1.1,
+  );
+  const rss = round(our.rss_after_calls_mb / base.rss_after_calls_mb, 2);
+  add(
+    'B5',
+    'RSS after the calls ≤ 1.10× the baseline',
+    `${our.rss_after_calls_mb} vs ${base.rss_after_calls_mb} MB = ${rss}×`,
+    rss <= 1.1,
+  );
 }
 
 /** The report's section for besidePeers' results. */

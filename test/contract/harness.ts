@@ -114,7 +114,9 @@ export interface ContractEnv {
   /** A fresh copy of the sample project (scripts/sampleProject.ts) on this generation. */
   sample(): Project;
   /** A session on `project` (default: a fresh sample), closed after the test file. */
-  open(flags?: Omit<SessionOptions, 'project'>, project?: Project): Promise<InProcSession>;
+  open(flags?: Omit<SessionOptions, 'project'>, project?: Project, opts?: InProcOptions): Promise<InProcSession>;
+  /** Ralph's read rules for this generation, as the harness checks them after each write. */
+  invariants(project: Project): string[];
 }
 
 /** Runs `body` once per generation (or only the ones given), in a describe block named after it. */
@@ -132,8 +134,9 @@ export function contract(
       body({
         generation,
         sample: () => sampleProject(generation),
-        async open(flags = {}, project = sampleProject(generation)) {
-          const s = await openInProc(project, flags);
+        invariants: (p) => (generation === 'normalized' ? normalizedInvariants : legacyInvariants)(p.dbPath),
+        async open(flags = {}, project = sampleProject(generation), opts = {}) {
+          const s = await openInProc(project, flags, opts);
           open.push(s);
           return s;
         },
