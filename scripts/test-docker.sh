@@ -6,7 +6,7 @@
 #   4. the image: runs as non-root, holds no devDependency, --version, usage without arguments;
 #   5. `ralph-mcp init` in the container on a temp project, then a real stdio MCP session through
 #      `docker run -i --rm -v TMP:/project IMAGE --project /project --recipe yap`: initialize,
-#      notifications/initialized, tools/list (= the yap golden set), tools/call create_task + get_task, a hidden
+#      notifications/initialized, tools/list (= yap's tools in test/helpers/spec.ts), tools/call create_task + get_task, a hidden
 #      tool refused like an unknown one; the row is then read from the host with better-sqlite3;
 #      `doctor` in the container passes on the result.
 # Prints a PASS/FAIL line per check and `docker: N passed, M failed` last; exits non-zero on any failure.
@@ -152,8 +152,9 @@ const ok = (m) => console.log('PASS ' + m);
 const bad = (m) => { failures++; console.log('FAIL ' + m); };
 const check = (cond, m, detail = '') => (cond ? ok(m) : bad(m + (detail ? ': ' + detail : '')));
 
-const yapTools = JSON.parse(readFileSync(repo + '/test/golden/yap.tools.json', 'utf8'));
-const want = (yapTools.tools ?? yapTools).map((t) => t.name).sort();
+// yap's tools as the tests' hand-written spec lists them (test/helpers/spec.ts, built by npm run build).
+const { RECIPE_TOOLS } = await import(repo + '/dist/test/helpers/spec.js');
+const want = [...RECIPE_TOOLS.yap].sort();
 const db = new Database(project + '/.ralph/db/ralph.db');
 db.prepare("INSERT INTO features (name, display_name, acronym, created) VALUES ('core', 'Core', 'CORE', '2026-01-01')").run();
 db.prepare("INSERT INTO disciplines (name, display_name, acronym, icon, color) VALUES ('backend', 'Backend', 'BACK', 'Server', '#000')").run();
@@ -200,7 +201,7 @@ try {
 
   const list = await request('tools/list', {});
   const got = (list.result?.tools ?? []).map((t) => t.name).sort();
-  check(JSON.stringify(got) === JSON.stringify(want), `tools/list = yap's ${want.length} tools (test/golden/yap.tools.json)`, got.join(' '));
+  check(JSON.stringify(got) === JSON.stringify(want), `tools/list = yap's ${want.length} tools (test/helpers/spec.ts)`, got.join(' '));
 
   const created = await request('tools/call', { name: 'create_task', arguments: { title: 'Made in Docker', feature: 'core', discipline: 'backend', priority: 'high' } });
   const id = created.result?.structuredContent?.task?.id;
