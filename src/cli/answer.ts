@@ -3,9 +3,8 @@ import { locateProject } from '../domain/project.js';
 import { openStore } from '../store/open/openStore.js';
 
 /**
- * `ralph-mcp answer`: a person answers a question an agent asked (`ask`). On the normalized generation
- * Ralph's UI does the same (task_signals.answer); on the legacy one, whose UI cannot, this is the way.
- * Agents read it with get_answers; get_task and task_brief stop listing the question as open.
+ * `ralph-mcp answer`: a person answers a question an agent asked (`ask`); agents read it with
+ * get_answers. On the legacy generation, whose UI cannot answer, this is the only way.
  */
 export function answerQuestion(
   projectDir: string,

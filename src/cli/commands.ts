@@ -10,7 +10,7 @@ import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions 
 
 /**
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
- * plain serving launch does not come here (cli.ts parses it with node:util and serves at once).
+ * plain serving launch does not come here (main.ts parses it with node:util and serves at once).
  */
 const PROJECT = SESSION_FLAGS.project;
 const DB = SESSION_FLAGS.db;

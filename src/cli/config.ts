@@ -90,11 +90,6 @@ function disciplineServers(store: RalphStore, discipline: string | null): Record
   return out;
 }
 
-/**
- * `ralph-mcp config`: the client configuration that launches this session.
- * claude (`claude --mcp-config`) and cursor: {"mcpServers": {...}}; vscode (VS Code, JetBrains Copilot
- * mcp.json): {"servers": {name: {"type": "stdio", ...}}}.
- */
 export interface ConfigExtras {
   context?: string | undefined;
   sessionId?: string | undefined;
@@ -102,6 +97,10 @@ export interface ConfigExtras {
   apiPort?: number | undefined;
 }
 
+/**
+ * `ralph-mcp config`: the client configuration that launches this session. claude and cursor:
+ * {"mcpServers": {...}}; vscode (VS Code, JetBrains Copilot mcp.json): {"servers": {name: {"type": "stdio", ...}}}.
+ */
 export function buildConfig(
   plan: SessionPlan,
   store: RalphStore,

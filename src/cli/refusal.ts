@@ -1,9 +1,7 @@
 /**
- * A refused stdio launch, told to the client. MCP clients show their users what the server answers, not
- * what it writes on stderr (Claude Code says "Failed to connect", the Inspector "Connection closed"):
- * so before exiting 2 the server waits briefly for the client's `initialize` and answers it with a
- * JSON-RPC error carrying the same one line. stdout carries that response and nothing else; without an
- * initialize (a person at a terminal, stdin closed, nothing within the wait) nothing is written there.
+ * A refused stdio launch, told to the client: MCP clients show their users what the server answers, not
+ * its stderr, so before exiting the server answers the client's `initialize` with the same one line as a
+ * JSON-RPC error. Without an initialize within the wait (a terminal, stdin closed) stdout stays empty.
  */
 
 /** How long a refused launch waits for the client's initialize (clients send it as soon as they spawn). */

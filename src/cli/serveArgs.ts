@@ -3,14 +3,6 @@ import type { LogLevel } from '../server/log.js';
 import { SERVE_FLAGS, type FlagSpec } from './flags.js';
 import type { SessionArgv } from './launch.js';
 
-/**
- * The serving launch, parsed without yargs: what every agent session starts with, so it should not pay
- * for a command-line library it does not need (yargs and its terminal-width setup cost ~40 ms per
- * start). Only a launch this parser understands completely is served from here: the `serve` command or
- * none, known flags, each at most once, every value of the expected kind. Anything else — --help,
- * --version, a subcommand, a typo, a repeated or malformed flag — returns undefined and goes to yargs,
- * which answers it exactly as it always has (and is the one place that words errors).
- */
 export interface ServeArgv extends SessionArgv {
   'log-level': LogLevel;
   'log-file'?: string | undefined;
@@ -45,6 +37,11 @@ function flagValue(name: FlagName, given: string | undefined): { ok: boolean; va
 
 type Options = Record<FlagName, { type: 'string' }>;
 
+/**
+ * The serving launch, parsed without yargs so that every agent session's start does not pay for loading
+ * it. Anything this parser does not understand completely (--help, a subcommand, a typo, a repeated or
+ * malformed flag) returns undefined and goes to yargs, the one place that words errors.
+ */
 export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
   let parsed: ReturnType<typeof parseArgs<{ options: Options; allowPositionals: true; strict: true; tokens: true }>>;
   try {

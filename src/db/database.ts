@@ -2,12 +2,9 @@ import { connectSqlite, sqliteCode, type Connection, type RunResult, type Statem
 import { StartupError, ToolError } from '../domain/errors.js';
 
 /**
- * Our handle on Ralph's SQLite file.
- *
- * The Ralph desktop app may have the same file open, and other ralph-mcp sessions too. So:
- * WAL (readers never block the writer), foreign keys on (Ralph's ON DELETE rules are our rules),
- * a busy timeout (wait for the other writer instead of failing), and every read-then-write in one
- * BEGIN IMMEDIATE transaction (take the write lock before reading, so no one changes what we read).
+ * Our handle on Ralph's SQLite file, which Ralph and other ralph-mcp sessions may have open too: hence WAL,
+ * foreign keys on (Ralph's ON DELETE rules are ours), a busy timeout, and every read-then-write in one
+ * BEGIN IMMEDIATE transaction, so no one changes what we read.
  */
 export const DEFAULT_BUSY_TIMEOUT_MS = 5000;
 /** The default; the timeout in force is busyTimeoutMs() (RALPH_MCP_BUSY_TIMEOUT_MS). */
@@ -16,9 +13,8 @@ export const BUSY_TIMEOUT_ENV = 'RALPH_MCP_BUSY_TIMEOUT_MS';
 const MAX_BUSY_TIMEOUT_MS = 600_000;
 
 /**
- * How long a write waits for another program's write lock before failing with `busy`:
- * RALPH_MCP_BUSY_TIMEOUT_MS (whole milliseconds, 0-600000), default 5000. A malformed value fails the
- * launch (StartupError), never silently falls back.
+ * How long a write waits for another program's write lock before failing with `busy`
+ * (RALPH_MCP_BUSY_TIMEOUT_MS). A malformed value fails the launch rather than silently falling back.
  */
 export function busyTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env[BUSY_TIMEOUT_ENV];
@@ -36,11 +32,8 @@ export const SYNCHRONOUS_ENV = 'RALPH_MCP_SYNCHRONOUS';
 const SYNCHRONOUS_MODES = ['NORMAL', 'FULL', 'EXTRA'] as const;
 
 /**
- * How hard a commit waits for the disk: RALPH_MCP_SYNCHRONOUS, default NORMAL — what Ralph's own
- * connection to the same file uses. In WAL mode a commit then does not wait for fsync: a write that was
- * answered survives any crash of ralph-mcp or of other processes, and the database never corrupts, but
- * a power loss or OS crash may lose the last answered writes. FULL waits for the disk at every commit
- * (about 70 µs more per write here). A value that is none of these fails the launch.
+ * How hard a commit waits for the disk (RALPH_MCP_SYNCHRONOUS): default NORMAL, as Ralph's own connection
+ * uses, which survives any process crash but may lose the last answered writes to a power loss or OS crash.
  */
 export function synchronousMode(env: NodeJS.ProcessEnv = process.env): (typeof SYNCHRONOUS_MODES)[number] {
   const raw = env[SYNCHRONOUS_ENV];
@@ -139,13 +132,9 @@ export class Db {
   }
 
   /**
-   * Prepared statements are made on first use and kept: most sessions touch a handful of queries.
-   *
-   * A LIMIT or OFFSET is written `LIMIT CAST(? AS INTEGER)`, never `LIMIT ?`: with a bare bound LIMIT
-   * each run of the statement costs what preparing it again would (most likely SQLite's planner,
-   * built with STAT4 as better-sqlite3 is, reading the bound value), measured at 3 µs on a one-table
-   * query and 20 µs on get_task's comment page, about half of a get_task at 100,000 tasks; an
-   * expression hides the value from the planner. test/queryPlans.test.ts keeps it so.
+   * Prepared statements are made on first use and kept. Write a LIMIT or OFFSET as
+   * `LIMIT CAST(? AS INTEGER)`, never `LIMIT ?`: a bare bound value makes every run cost a fresh prepare
+   * (test/queryPlans.test.ts keeps it so).
    */
   stmt(sql: string): Statement {
     let s = this.statements.get(sql);
@@ -205,10 +194,8 @@ export class Db {
   }
 
   /**
-   * A fresh connection in place of one SQLite opened read-only. The old one is closed first: within one
-   * process SQLite shares a file's -shm mapping between connections, so a new connection beside the old
-   * one would inherit its read-only mapping. Should the new one fail to open, the old one is opened
-   * again (read-only, as before), and the next write retries.
+   * A fresh connection in place of one SQLite opened read-only. The old one is closed first: SQLite shares
+   * a file's -shm mapping within a process, so a new connection beside it would inherit the read-only mapping.
    */
   private reopen(): void {
     if (!this.source || this.conn.inTransaction) return;

@@ -2,13 +2,9 @@ import { createRequire } from 'node:module';
 import BetterSqlite3 from 'better-sqlite3';
 
 /**
- * The SQLite driver under whichever runtime runs us: better-sqlite3 under Node, Bun's built-in
- * `bun:sqlite` under Bun (which cannot load better-sqlite3's Node addon). Both are synchronous and run
- * the same SQL on the same file; this module narrows them to the calls ralph-mcp makes, so that the rest
- * of the code holds one connection type and never asks which runtime it is on.
- *
- * What Bun's driver lacks: SQL functions defined in JavaScript (`fn` is undefined there), so a
- * statement cannot be interrupted from inside; callers check their clock between statements instead.
+ * The SQLite driver of this runtime (better-sqlite3 under Node, `bun:sqlite` under Bun, which cannot load
+ * the Node addon), narrowed to the calls ralph-mcp makes so the rest of the code holds one connection type.
+ * Bun's driver has no SQL functions defined in JavaScript (`fn`), so callers check their clock between statements.
  */
 export interface RunResult {
   changes: number;
@@ -71,8 +67,7 @@ export function connectSqlite(path: string, options: ConnectOptions = {}): Conne
 
 /**
  * The npm bundle carries better-sqlite3's JavaScript but not its addon, which stays in the installed
- * package (built for the machine): found here as Node finds the package. Left to better-sqlite3's own
- * lookup (its `bindings` search) when not at the usual place.
+ * package (built for the machine); elsewhere better-sqlite3's own `bindings` search finds it.
  */
 let installedAddon: string | null | undefined;
 function installedAddonPath(): string | undefined {

@@ -1,8 +1,6 @@
 /**
- * Dependencies (of tasks, and of features) form a DAG: never the node itself, never a cycle.
- *
- * Returns the cycle as a path (taskId → … → taskId) if giving `taskId` the dependencies `newDeps`
- * would close one, else undefined. `depsOf` reads the current dependencies of any node.
+ * The cycle (taskId → … → taskId) that giving `taskId` the dependencies `newDeps` would close, else
+ * undefined: dependencies of tasks and of features must stay a DAG.
  */
 export function findCycle<K>(taskId: K, newDeps: readonly K[], depsOf: (id: K) => readonly K[]): K[] | undefined {
   // A cycle appears iff taskId is reachable from one of its new dependencies.

@@ -1,10 +1,7 @@
 /**
- * The two kinds of failure ralph-mcp reports.
- *
- * - StartupError: the launch itself is wrong (bad recipe, missing database, ...). The CLI prints one
- *   line on stderr and exits non-zero before any MCP traffic: we fail closed, never "serve everything".
- * - ToolError: a tool call was refused or failed. It becomes `isError: true` with a stable `code` in
- *   structuredContent; the session goes on. Codes are part of our contract with agents and Ralph.
+ * The two kinds of failure: a StartupError stops a wrong launch before any MCP traffic (fail closed,
+ * never "serve everything"); a ToolError becomes an `isError` result whose stable `code` is part of our
+ * contract with agents and Ralph.
  */
 
 export const ERROR_CODES = [

@@ -1,13 +1,9 @@
 import { collapseSpacedLetters, foldForMatching } from './lookalikes.js';
 
 /**
- * Feature learnings, deduplicated as Ralph does.
- *
- * Two texts are compared as sets of lower-cased words longer than 2 characters (punctuation trimmed).
- * Jaccard similarity above 0.7 means the same lesson: the old one's hit_count goes up — unless exactly
- * one of the two is negated ("don't", "never", "avoid", …), in which case the new one contradicts and
- * replaces the old. At most 50 learnings per feature: past that, the oldest unreviewed `auto` ones with
- * hit_count <= 1 are pruned. Texts are cut to 500 characters.
+ * Feature learnings, deduplicated and pruned as Ralph does, so both programs keep the same list: a
+ * near-duplicate bumps the old one's hit_count, unless exactly one of the two is negated ("don't",
+ * "never", …), in which case the new one contradicts and replaces the old.
  */
 
 export const LEARNING_SOURCES = ['auto', 'agent', 'human', 'opus_reviewed'] as const;
@@ -101,21 +97,10 @@ export function truncateLearning(text: string): string {
 // ---- sanitising (prompt injection) ------------------------------------------------------------
 
 /**
- * What sanitizing changed, as reported to the agent (`sanitized` in the tool result):
- * - instructions: instruction-like text ("ignore all previous instructions", "you are now", a line
- *   starting "system:") wrapped in a visible marker, `[neutralised: …]`
- * - markup: role and control markup (`<system>`, `</system>`, `<|im_start|>`, `[INST]`, `<<SYS>>`,
- *   Gemma's `<start_of_turn>`)
- *   defanged: its brackets replaced by look-alikes (‹system›, ⟦INST⟧) that no chat template parses
- * - invisible: invisible format and control characters removed (zero-width spaces, bidi overrides,
- *   terminal escapes), which could hide a pattern from the checks below or the text from a reviewer
- * - shouting: text mostly in upper case (or an IMPORTANT:/CRITICAL: label) lower-cased
- * - length: cut to the maximum length
- * Look-alike spellings (fullwidth ＜ｓｙｓｔｅｍ＞, ｉｇｎｏｒｅ …) are caught too: when the text's NFKC
- * form would be changed and the text itself would not, the NFKC form is what gets sanitised and stored.
- * Then the same patterns are matched on folded views of the result (lookalikes.ts: combining marks
- * dropped, Cyrillic/Greek look-alikes read as Latin, case folded, s_p_a_c_e_d letters joined), and what
- * they find is wrapped in the marker in the text as written (counted as instructions or markup).
+ * What sanitising changed, as reported to the agent (`sanitized` in the tool result): instruction-like
+ * text wrapped in a visible `[neutralised: …]` marker, role markup defanged with look-alike brackets no
+ * chat template parses (‹system›, ⟦INST⟧), invisible characters that could hide a pattern removed,
+ * shouting lower-cased, the length cut.
  */
 export type SanitizeChange = 'instructions' | 'markup' | 'invisible' | 'shouting' | 'length';
 export const SANITIZE_CHANGES: readonly SanitizeChange[] = [
@@ -144,9 +129,8 @@ const DETERMINER = '(?:all|any|every|the|your|my|these|those|of|everything)';
 const EARLIER = '(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system|developer|old)';
 
 /**
- * Instruction-like phrases (case-insensitive): Ralph's own list ("IGNORE ALL", "IGNORE PREVIOUS", "you
- * are now", "forget everything", "new instructions", "SYSTEM:") and common variants of the same
- * attacks; phrases an agent has no reason to write in a lesson about code.
+ * Instruction-like phrases: Ralph's own list ("IGNORE ALL", "you are now", "SYSTEM:", …) and common
+ * variants, phrases an agent has no reason to write in a lesson about code.
  */
 const INSTRUCTION_RES: RegExp[] = [
   // "ignore all previous instructions", "forget your prior rules", "override the system prompt"
@@ -186,7 +170,7 @@ const MARKUP_RES: RegExp[] = [
   /<<\s*\/?\s*SYS\s*>>/giu,
 ];
 
-/** Ralph's urgency labels: kept, but no longer shouted. */
+/** Ralph's urgency labels: kept, but lower-cased. */
 const URGENCY_RE = /\b(?:IMPORTANT|CRITICAL|URGENT|MANDATORY)\s*:/gu;
 
 const defang = (s: string): string =>
@@ -199,9 +183,8 @@ const defang = (s: string): string =>
     .replace(/\]/g, '⟧');
 
 /**
- * Mostly upper case: more than half of the cased letters, once there are at least 12 of them. Words
- * of up to 4 capitals are acronyms (JWT, HTTP, JSON), not shouting, and are not counted: "Use JWT, not
- * HMAC" stays as written. Otherwise Ralph's rule (more than 50% upper case → lower-cased).
+ * Ralph's rule (over half the cased letters upper case), except that words of up to 4 capitals are
+ * acronyms and not counted: "Use JWT, not HMAC" stays as written.
  */
 export const MIN_SHOUTING_LETTERS = 12;
 export function isShouting(text: string): boolean {
@@ -230,11 +213,9 @@ function neutralise(text: string, re: RegExp): string {
 }
 
 /**
- * Sanitises text an agent writes for other agents' prompts (learnings), as Ralph does before it
- * stores one: instruction-like patterns neutralised, role markup defanged, shouting lower-cased, the
- * length capped. It never deletes what was written: a person reading the learning still sees what
- * the agent said, marked; a model reading it sees no chat-template markup and no bare instruction.
- * Idempotent: sanitising a sanitised text changes nothing.
+ * Sanitises text an agent writes for other agents' prompts, as Ralph does before it stores a learning.
+ * It never deletes what was written (a person still sees it, marked; a model sees no chat-template
+ * markup and no bare instruction), and sanitising a sanitised text changes nothing.
  */
 export function sanitizeAgentText(input: string, maxChars: number = MAX_LEARNING_CHARS): SanitizeResult {
   const changes = new Set<SanitizeChange>();
@@ -254,6 +235,7 @@ export function sanitizeAgentText(input: string, maxChars: number = MAX_LEARNING
   const patterns = neutralisePatterns(text);
   text = patterns.text;
   for (const c of patterns.changes) changes.add(c);
+  // A look-alike spelling only NFKC reveals (fullwidth ＜ｓｙｓｔｅｍ＞): its NFKC form is what is stored.
   const nfkc = text.normalize('NFKC');
   if (nfkc !== text) {
     const folded = neutralisePatterns(nfkc);
@@ -377,9 +359,8 @@ function similarity(aText: string, a: ReadonlySet<string>, bText: string, b: Rea
 }
 
 /**
- * A store that keeps learnings as rows (not one JSON column) tags each stored item with its row's
- * identity under this key. The merge keeps it where an item stays in place (a duplicate's bumped copy,
- * a contradiction that replaces it), so the store can update that row instead of deleting and adding.
+ * The key under which a store that keeps learnings as rows tags each item with its row's identity; the
+ * merge keeps it where an item stays in place, so the store can update that row instead of re-adding it.
  */
 export const ITEM_IDENTITY: unique symbol = Symbol('stored learning identity');
 

@@ -1,27 +1,13 @@
 /**
- * Folding text for matching only: the form in which look-alike spellings of an attack read like the
- * attack itself, with a map from every folded character back to where it came from in the original.
- * The sanitiser (learnings.ts) matches its patterns on folded views and marks the original text: what
- * is stored keeps the writer's characters, neutralised where they spelled something hostile.
- *
- * foldForMatching: per code point, NFKC (fullwidth ｓ, ligature ﬁ, ℓ), then NFD with combining marks
- * dropped (s̷y̷s̷t̷e̷m̷, é), then the look-alike tables below (Cyrillic ѕуѕtеm, Greek ΑΙ), lower case.
- *
- * collapseSpacedLetters: on a folded view, runs of three or more single letters with separators between
- * them (S Y S T E M, s.y.s.t.e.m, s_y_s_t_e_m) are joined; a wider gap (two or more separators, or a '/')
- * between letters stays one space, so "I G N O R E  A L L" reads "ignore all". Every other underscore
- * reads as a space there (ignore_all_previous_instructions); the folded view keeps underscores, so that
- * markup such as <tool_call> still reads as written.
+ * Folding text for matching only: look-alike spellings of an attack fold to the attack itself, with a
+ * map from every folded character back to the original, so the sanitiser (learnings.ts) can mark the
+ * text as written and store the writer's own characters.
  */
 
 /**
- * Cyrillic, Greek and a few other letters that look like a Latin letter in common fonts. Hand-written and
- * compact on purpose: the letters of the words the sanitiser looks for (system, assistant, user, ignore,
- * instructions, previous, prompt, …) in the scripts an attacker can type; Unicode's full confusables
- * table (thousands of entries) would fold ordinary non-Latin text too.
- *
- * Capitals and small letters are two tables because some letters change their look with their case:
- * Greek Ν/ν reads N/v, Η/η H/n, Μ/μ M/u, Υ/υ Y/u.
+ * Letters that look like a Latin one, only those of the words the sanitiser looks for: Unicode's full
+ * confusables table would fold ordinary non-Latin text too. Capitals and small letters are two tables
+ * because some letters change their look with their case (Greek Ν/ν reads N/v, Η/η H/n).
  */
 const CAPITAL_LOOKS: Record<string, string> = {
   // Cyrillic
@@ -158,7 +144,7 @@ function foldCodePoint(cp: string, reading: Reading): string {
   return out;
 }
 
-/** The folded form of `input` with its map back to `input`. */
+/** `input` folded per code point (NFKC, combining marks dropped, the tables above, lower case), with its map back. */
 export function foldForMatching(input: string, reading: Reading = 'as-written'): FoldedView {
   const view: FoldedView = { text: '', from: [], to: [] };
   let i = 0;
@@ -186,7 +172,10 @@ export function foldForMatching(input: string, reading: Reading = 'as-written'):
 /** Single letters (no letter or digit on either side) joined by separators, three or more of them. */
 const SPACED = /(?<![\p{L}\p{N}])\p{L}(?:[ \t._\-/]{1,3}\p{L}(?![\p{L}\p{N}])){2,}/gu;
 
-/** A view with spaced-out letters joined (see the file comment); its map still points at the original. */
+/**
+ * The view with runs of spaced-out single letters joined ("S Y S T E M", "s.y.s.t.e.m") and other
+ * underscores read as spaces; only here, so that markup such as <tool_call> still matches as written.
+ */
 export function collapseSpacedLetters(view: FoldedView): FoldedView {
   const out: FoldedView = { text: '', from: [], to: [] };
   let last = 0;

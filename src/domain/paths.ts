@@ -3,19 +3,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { invalid } from './errors.js';
 
 /**
- * Checks a path an agent gives (a context file, a knowledge path) and returns it in canonical form:
- * relative to the project root, '/'-separated, no '.' segments.
- *
- * Refused: absolute paths, '~', '..' segments, NUL bytes, backslashes (Windows separators), percent-
- * encoded characters (a URL-encoded '..' must not sneak through, nor a double-encoded '%252e'), drive
- * letters and URL schemes ('C:', 'file:'), and paths whose nearest existing ancestor resolves (through
- * symlinks) outside the project. Paths that do not exist yet are allowed: a task may name a file it is
- * about to create.
- *
- * Unicode look-alikes: a path is also checked in its NFKC form, and refused if that form would be
- * refused. So fullwidth '．．／' (which NFKC turns into '../'), '＼' or '～' are refused, because a
- * tool that normalises Unicode before it opens the file would follow them out of the project; other
- * non-ASCII names ('docs/café.md', 'src/ａｐｐ.ts') are plain names and allowed, stored as given.
+ * Checks a path an agent gives (a context file, a knowledge path) and returns it canonical: relative to
+ * the project root, '/'-separated, no '.' segments. A path that does not exist yet is allowed (a task may
+ * name a file it is about to create); one refused in its NFKC form is refused too, since a tool that
+ * normalises Unicode before opening would follow fullwidth '．．／' out of the project.
  */
 export function checkProjectPath(projectRoot: string, input: string, field = 'path'): string {
   let why = lexicalProblem(input);

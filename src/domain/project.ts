@@ -40,9 +40,8 @@ export function locateProject(dir: string, dbOverride?: string): Project {
   if (!existsSync(p.dbPath)) {
     throw new StartupError(`database not found at ${p.dbPath}; create it with: ralph-mcp init --project ${p.root}`);
   }
-  // The default database is found by a fixed name inside the project (a cloned repository may carry a
-  // link there): it and its journal files must be regular files inside the project. --db names one
-  // explicitly, wherever the operator keeps it.
+  // A fixed name inside the project, where a cloned repository may carry a link: the database and its
+  // journals must be regular files there. --db is the operator's explicit choice, wherever it is.
   if (!dbOverride) {
     try {
       for (const suffix of ['', '-wal', '-shm', '-journal']) checkFileInProject(p.root, p.dbPath + suffix);

@@ -1,11 +1,8 @@
 /**
- * Quoting text that came from a project (its database, its `.ralph/mcp/recipes.json`) before it is
- * spliced into text a model reads as ours: `instructions`, prompts, state-file entry headers.
- *
- * The quoted form is a JSON string literal on one line. JSON.stringify alone is not enough: it leaves
- * C1 controls (U+0085 NEL is a line break to some readers), U+2028/U+2029 and invisible format characters
- * (bidi overrides, zero-width) raw. Those are escaped too (`\uXXXX`), so the literal still parses back to
- * the stored value, but nothing in it can start a line, hide text or reorder what a reader sees.
+ * Quoting text that came from a project before it is spliced into text a model reads as ours
+ * (`instructions`, prompts, state-file headers). JSON.stringify leaves C1 controls, U+2028/U+2029 and
+ * format characters raw, so those are escaped too: nothing quoted can start a line, hide text or
+ * reorder what a reader sees.
  */
 
 /** Characters JSON.stringify leaves raw that must not reach a prompt or a file raw. */

@@ -3,20 +3,9 @@ import { dirname, isAbsolute, relative, sep } from 'node:path';
 
 /**
  * Opening the files the server finds by a fixed name inside a project (`.ralph/learnings.txt`,
- * `.ralph/progress.txt`, `.ralph/mcp/recipes.json`) without being led out of the project.
- *
- * A project directory is untrusted input: a cloned repository can carry `.ralph/progress.txt ->
- * ~/.bashrc`, or a FIFO where a text file should be. So, for every such file:
- * - its folder must resolve (realpath) inside the project root: `.ralph` itself may not be a link out;
- * - the file is opened with O_NOFOLLOW (a symbolic link in its place is refused: ELOOP; a link inside the
- *   project is refused too, since nothing legitimate needs one and "where does it point" is a race) and
- *   O_NONBLOCK (opening a FIFO that has no writer returns at once instead of blocking the server);
- * - `fstat` of the opened descriptor (not of the path: no race with a swap) must say "regular file";
- * - on Linux the opened descriptor's own path (/proc/self/fd/N) is checked to be inside the project, which
- *   closes the window between the folder check and the open (a folder swapped for a link meanwhile);
- * - reads are bounded: at most `maxBytes`, either the file's tail or the whole file if it fits.
- *
- * Refusals are UnsafeFileError (with a reason), which callers turn into their own kind of error.
+ * `.ralph/progress.txt`, `.ralph/mcp/recipes.json`) without being led out of it: a project is untrusted
+ * input, and a cloned repository can carry `.ralph/progress.txt -> ~/.bashrc` or a FIFO. Refusals are
+ * UnsafeFileError, which callers turn into their own kind of error.
  */
 
 export type UnsafeReason = 'symlink' | 'not_regular' | 'outside_project' | 'too_large';
@@ -65,7 +54,7 @@ function checkFolder(root: string, file: string): void {
   }
 }
 
-/** After the open: what the descriptor really is. */
+/** After the open: what the descriptor really is (fstat of the descriptor, not the path: no race with a swap). */
 function checkOpened(root: string, file: string, fd: number): number {
   const st = fstatSync(fd);
   if (!st.isFile()) {
@@ -84,7 +73,8 @@ function checkOpened(root: string, file: string, fd: number): number {
       `is ${kind}, not a regular file; refusing to use it (replace it with a plain text file)`,
     );
   }
-  // Linux names the opened file here; elsewhere (no /proc) the folder check before the open stands alone.
+  // Where the descriptor really lies closes the window between the folder check and the open (Linux
+  // only; elsewhere the folder check stands alone).
   let opened: string | undefined;
   try {
     opened = readlinkSync(`/proc/self/fd/${fd}`);
@@ -125,6 +115,8 @@ export type OpenMode = 'read' | 'append';
  */
 export function openInProject(root: string, file: string, mode: OpenMode): { fd: number; size: number } | undefined {
   checkFolder(root, file);
+  // O_NOFOLLOW: a link in the file's place is refused, even one inside the project (where it points is a
+  // race). O_NONBLOCK: a FIFO with no writer must not block the server.
   const flags =
     (mode === 'read' ? constants.O_RDONLY : constants.O_RDWR | constants.O_APPEND | constants.O_CREAT) |
     constants.O_NOFOLLOW |

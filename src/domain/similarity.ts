@@ -1,10 +1,8 @@
 import { jaccard, wordSet } from './learnings.js';
 
 /**
- * Near-duplicate detection for creates (seed 001, scenario 8: an agent adds `auth` beside
- * `authentication`, or a task whose title an existing one already has). Only hints: the caller decides.
- * Names (features, disciplines) are short identifiers, compared by spelling; task titles are phrases,
- * compared by word sets as learnings are deduplicated (learnings.ts).
+ * Near-duplicate hints for creates (scenario 8: an agent adds `auth` beside `authentication`); the caller
+ * decides. Names are short identifiers, compared by spelling; titles are phrases, compared by word sets.
  */
 
 /** At most this many hints per create: enough to notice, too few to flood a prompt. */

@@ -4,31 +4,20 @@ import { labelName } from './quote.js';
 import { openInProject, readTailInProject, UnsafeFileError } from './safeOpen.js';
 
 /**
- * `.ralph/learnings.txt` and `.ralph/progress.txt`: plain text that Ralph and agents append to.
- *
- * An entry is a header line `## <RFC 3339 UTC> · <who>` followed by the text and a blank line.
- * Each entry goes out in ONE write(2) on a file opened with O_APPEND: the kernel positions every such
- * write at the current end of file under the inode lock, so two sessions appending at once never
- * interleave inside an entry. Entries are capped (see MAX_ENTRY_CHARS) so one entry is one write.
- *
- * Both files are opened through safeOpen: a link, a FIFO or a directory in their place, or a `.ralph` that
- * leads out of the project, is refused (io_error) and nothing is written. Reads take at most the last
- * MAX_READ_BYTES of a file.
+ * `.ralph/learnings.txt` and `.ralph/progress.txt`: plain text that Ralph and agents append to. Each entry
+ * (`## <RFC 3339 UTC> · <who>`, the text, a blank line) goes out in ONE write(2) with O_APPEND, so two
+ * sessions appending at once never interleave inside an entry.
  */
 
+/** An entry's cap, so that one entry is one write. */
 export const MAX_ENTRY_CHARS = 8000;
-/**
- * What one read returns at most: 256 KiB, about 30 full-size entries (8000 characters) or hundreds of
- * usual ones, and still a fraction of a model's context. A larger file is read from its end: the newest
- * entries are the ones an agent needs.
- */
+/** What one read returns at most; a larger file is read from its end, where the newest entries are. */
 export const MAX_READ_BYTES = 256 * 1024;
 const HEADER_RE = /^## \d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z\b/;
 
 /**
- * `who` names the writer (recipe, discipline), `taskId` its task. Names come from the project (a
- * discipline is any string a person or Ralph stored): each one that is not a plain name is JSON-quoted
- * (labelName), so no name can put a line break, a control character or a fake part into the header.
+ * `who` names the writer (recipe, discipline), `taskId` its task. A discipline may be any string, so each
+ * name that is not plain is JSON-quoted (labelName): none can put a line break or a fake part in the header.
  */
 export function formatEntry(
   text: string,
@@ -50,9 +39,8 @@ export function formatEntry(
 }
 
 /**
- * A file written by hand may not end in a newline: our header must still start a line. Under concurrent
- * appends this check can read a byte of another process's write in flight and add one needless blank
- * line before our entry: cosmetic, and never inside an entry (each entry is still one write).
+ * A file written by hand may not end in a newline, and our header must start a line. A concurrent append
+ * can make this add one needless blank line: cosmetic, never inside an entry.
  */
 function needsLeadingNewline(fd: number): boolean {
   const { size } = fstatSync(fd);

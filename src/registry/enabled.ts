@@ -1,11 +1,6 @@
 /**
- * THE one function that decides what a session may see. Pure: no I/O, no registry import.
- *
- *   enabled = registry ∩ recipe.allow − discipline.additional_disabled
- *
- * Strictly reductive: the result is always a subset of what the recipe allows (a discipline can only
- * remove), and it keeps the registry's order so tools/list is deterministic. `allow === null` means
- * "no recipe": the full suite (Inspector debugging).
+ * THE one function that decides what a session may see: registry ∩ recipe.allow − additional_disabled,
+ * in the registry's order so tools/list is deterministic. `allow === null` (no recipe) is the full suite.
  */
 export interface ResolvedTools {
   enabled: string[];

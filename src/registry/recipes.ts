@@ -44,8 +44,8 @@ const TASK_EXECUTION = [
   'update_task_context',
   // Answers people gave to this task's questions (a session re-attempting it reads them).
   'get_answers',
-  // Issue 14: give the task back when it cannot be finished here (a worker's alternative to blocking
-  // or skipping it: the next claim retries it), and read what happened to it before (a re-attempt).
+  // Give the task back when it cannot be finished here (the next claim retries it), and read what
+  // happened to it before (a re-attempt).
   'release_task',
   'task_history',
 ];
@@ -175,10 +175,8 @@ export const RECIPES: readonly Recipe[] = [
   {
     name: 'worker',
     purpose: 'One of a pool of parallel agents: claim the next ready task, execute it, report back, repeat.',
-    // next_tasks: a worker has no list_tasks, and it should see what it would get (and that there is
-    // nothing to take) before claiming. The planners and reviewers (yap, opus_review, enrichment) get
-    // the same answer from list_tasks(ready: true, sort: 'priority') (the same readiness and order),
-    // so they do not pay for one more tool.
+    // next_tasks: a worker has no list_tasks and should see what it would get before claiming; planners
+    // get the same from list_tasks(ready: true, sort: 'priority') and do not pay for one more tool.
     allow: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
     claimsTasks: true,
     ownTaskOnly: true,

@@ -12,10 +12,8 @@ import { CLAIM_TOOLS } from '../tools/claims.js';
 import type { AnyTool } from '../toolkit/tool.js';
 
 /**
- * The full suite: SPEC-070's six category tables in the spec's order, each followed by the workflow
- * tools of its category, then the session tools, then Ralph's signal verbs. This order is the order of `tools/list` in
- * every
- * session (a recipe only removes entries), so snapshots are stable.
+ * The full suite, in SPEC-070's category order with each category's workflow tools after it. Every
+ * session lists tools in this order (a recipe only removes entries), so snapshots are stable.
  */
 export const REGISTRY: readonly AnyTool[] = [
   ...TASK_TOOLS,

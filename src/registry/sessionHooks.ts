@@ -2,7 +2,7 @@ import { releaseOnClose, renewLease, takenOverFrom } from '../tools/claims.js';
 
 /**
  * What the tools add to a session beyond their calls: a claim's lease is renewed by every call of its
- * session, given back when the session closes, and a task another session took over is no longer the
+ * session, given back when the session closes, and a task another session took over stops being the
  * session's own. The session reaches these only through here, never through a tool's module.
  */
 export const SESSION_HOOKS = {

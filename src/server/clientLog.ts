@@ -4,11 +4,9 @@ import { handle } from './handle.js';
 import type { ClientSink } from './log.js';
 
 /**
- * MCP logging for one session (the `logging` capability): after the client's logging/setLevel, the
- * session's log lines at or above that level are also sent to it as notifications/message. Before
- * it, nothing is sent. Lines reach it only if they are written at all, i.e. at or above the server's
- * --log-level (stderr or file logging is unchanged); refused calls are sent on their own, at `notice`,
- * whatever --log-level says.
+ * MCP logging for one session: after the client's logging/setLevel, the session's log lines at or above
+ * that level also go to it as notifications/message, but only lines written at all (at or above
+ * --log-level); refused calls are sent on their own, at `notice`, whatever --log-level says.
  */
 const SEVERITY: Record<LoggingLevel, number> = {
   debug: 0,

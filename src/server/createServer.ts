@@ -47,9 +47,7 @@ const projectWork = (): void => {
 
 /**
  * The MCP server for one session: the SDK's Server with a handler per method. Only the plan's tools
- * exist here: a hidden tool is refused exactly as an unknown name is. tools/list is computed from the
- * session plan (per-session schemas, e.g. opus_review's narrowed update_task); tools/call goes to the
- * Session, which validates, scopes and dispatches in one place.
+ * exist here, so a hidden tool is refused exactly as an unknown name is.
  */
 export function createMcpServer(
   plan: SessionPlan,

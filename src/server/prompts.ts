@@ -63,10 +63,9 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
 }
 
 /**
- * What a brief may spend on comments (characters of their JSON): the task's own most recent comments,
- * and, shared among its dependencies, theirs. Each comment body is cut to `body`. Comments past a budget
- * are left out, and the brief says how many (a task may have any number of comments; 300 made a
- * 3-million-character brief).
+ * What a brief may spend on comments (characters of their JSON), since a task may have any number: the
+ * task's own most recent, and, shared among its dependencies, theirs; each body cut to `body`. Comments
+ * past a budget are left out, and the brief says how many.
  */
 export const BRIEF_BUDGET = { comments: 20_000, dependencyComments: 20_000, body: 4_000 } as const;
 

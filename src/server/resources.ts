@@ -17,8 +17,7 @@ import { watcherFor, type Notify } from './watch.js';
 
 /**
  * Read-only resources, in every recipe (SPEC-070 "Resources"): they change nothing, so filtering
- * them would only hide context. Fixed: ralph://project, ralph://progress, ralph://learnings.
- * Templates: ralph://tasks/{id}, ralph://features/{name}, ralph://disciplines/{name}.
+ * them would only hide context.
  */
 const PAGE = 100;
 const JSON_TYPE = 'application/json';
@@ -158,8 +157,7 @@ function rowResource(uri: string): Exclude<Watchable, { kind: 'project' }> {
 
 /**
  * What a subscription compares: a value that changes when the resource's content would; null when the
- * resource does not exist (a deletion is a change). A task is a few indexed reads (WatchStore); a
- * feature or discipline is its record; the project is its info and progress counts (the resource itself).
+ * resource does not exist (a deletion is a change).
  */
 export function resourceFingerprint(store: RalphStore, uri: string): string | null {
   const w = watchable(uri);

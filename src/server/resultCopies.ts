@@ -1,19 +1,10 @@
 import { StartupError } from '../domain/errors.js';
 
 /**
- * Which copies of a successful tool result a client gets. Every result has `structuredContent` (our
- * tools declare output schemas); the spec asks for the same JSON as a text block too, for clients that
- * read only text. Clients that read structuredContent and ignore that text for the model get the
- * structured copy alone: half the bytes on the wire, and no second escaping of the same JSON.
- *
- * Known to read structuredContent: Claude Code since 2.0.21 (it passes JSON.stringify(structuredContent)
- * to the model and drops the text block: anthropics/claude-code#9962, #55677, #79944). VS Code is
- * reported to do the same, unconfirmed: it gets both, as does every other client, and Claude Code
- * when it reports an older version.
- * Errors always keep their text (Claude Code reads the text block of an isError result).
- *
- * RALPH_MCP_RESULT_TEXT overrides: `always` (both copies for every client), `never` (structured only),
- * `auto` (the default: by client).
+ * Which copies of a successful tool result a client gets. The spec asks for the structuredContent's JSON
+ * as a text block too, for clients that read only text; a client known to read structuredContent and drop
+ * that text gets the structured copy alone (evidence: docs/startup-and-serving.md). Errors always keep
+ * their text, which Claude Code reads. RALPH_MCP_RESULT_TEXT overrides: `always`, `never`, `auto` (by client).
  */
 export type ResultCopies = 'both' | 'structured';
 

@@ -2,15 +2,9 @@ import type { Logger } from 'pino';
 import type { RalphStore } from '../store/store.js';
 
 /**
- * Resource subscriptions (resources/subscribe): one watcher per store, i.e. per server process,
- * shared by every session of a socket or HTTP server.
- *
- * Nothing runs while nobody is subscribed. With at least one subscription, one timer checks
- * `PRAGMA data_version` every WATCH_INTERVAL_MS: it changes when another connection (Ralph, another
- * ralph-mcp process, plain SQL) commits to the file. This process's own commits do not change it on
- * its own connection, so each committed write of ours (Db.onCommit) schedules a check right after it.
- * A check recomputes the fingerprint of each subscribed resource (a few indexed reads, see
- * WatchStore) and notifies the subscribers of those whose fingerprint changed, and only those.
+ * Resource subscriptions: one watcher per store (per server process), shared by its sessions. While
+ * anything is subscribed a timer checks `PRAGMA data_version`, which changes when another connection
+ * commits; our own commits do not change it on our connection, so each of them schedules a check too.
  */
 export const WATCH_INTERVAL_MS = 250;
 

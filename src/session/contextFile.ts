@@ -6,10 +6,8 @@ import type { SessionRequest } from './plan.js';
 import { unknownNames } from '../registry/enabled.js';
 
 /**
- * SPEC-070's context.json, which Ralph writes before a launch, as an alternative to the flags:
- *   { session_id, recipe, discipline, feature, task_id, disabled_tools }
- * Flags given beside it must agree with it; its disabled_tools can only remove tools. Anything else
- * (bad JSON, a wrong type, an unknown field or tool) fails closed, naming the file and the field.
+ * The fields of SPEC-070's context.json, which Ralph writes as an alternative to the flags. Flags beside
+ * it must agree with it, and anything malformed fails closed, naming the file and the field.
  */
 const FIELDS = ['session_id', 'recipe', 'discipline', 'feature', 'task_id', 'disabled_tools'] as const;
 

@@ -5,10 +5,9 @@ import type { SessionPlan } from './plan.js';
 const q = (v: string): string => quoteData(v, 300);
 
 /**
- * The `instructions` text of the initialize result, generated from the plan. It names only tools
- * this session can call (a prompt that names a missing tool is the coordination problem SPEC-070
- * exists to solve), and quotes every value that came from the database (titles are data, not orders)
- * or from the project's files: a recipe's purpose may come from `.ralph/mcp/recipes.json`.
+ * The `instructions` text of the initialize result. It names only tools this session can call (a prompt
+ * naming a missing tool is what SPEC-070 exists to prevent), and quotes every value from the database or
+ * the project's files: titles are data, not orders.
  */
 export function buildInstructions(plan: SessionPlan): string {
   const lines: string[] = [];

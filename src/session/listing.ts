@@ -7,12 +7,10 @@ import { isNarrowed, narrowingKey, narrowingOf, narrowInput, type Anchor } from 
 import type { SessionTool } from './plan.js';
 
 /**
- * JSON Schema for tools/list. Every session pays for these bytes on every model turn, so the listing
- * keeps what tells a model how to call a tool (types, enums, required, descriptions, patterns) and
- * leaves out what only a validator needs: size bounds (maxLength, maxItems, minimum, …), `$schema`,
- * `additionalProperties: false`, and `type: string` beside a string enum. The server still enforces all of
- * them: the zod schema validates each call and a violation is an `invalid_argument` naming the limit (limits are listed in the README).
- * Where a bound matters to a caller (a page size), the parameter's description states it.
+ * JSON Schema for tools/list, without what only a validator needs (size bounds, `$schema`,
+ * `additionalProperties: false`, `type` beside a string enum): every session pays for these bytes on
+ * every model turn. The zod schema still enforces them; where a bound matters to a caller, its
+ * description states it.
  */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -45,12 +43,9 @@ function compact(node: unknown): unknown {
 }
 
 /**
- * The structured result of a refused call: `{ error: { code, message, details? } }`.
- *
- * Every outputSchema we advertise is "success shape OR this". The result of an isError call is not
- * meant to be checked against outputSchema, but the TypeScript SDK client (1.x, typescript-sdk#1943)
- * validates any structuredContent it gets, and would turn our error into an opaque -32602 for the
- * agent. Declaring the error branch keeps our errors readable in every client, and is accurate.
+ * The structured result of a refused call, which every outputSchema allows beside the success shape:
+ * the TypeScript SDK client (1.x, typescript-sdk#1943) validates even an isError result's
+ * structuredContent, and would turn our error into an opaque -32602.
  */
 const ERROR_RESULT_SCHEMA = {
   type: 'object',

@@ -2,16 +2,9 @@ import type { RalphStore } from '../store/store.js';
 import { buildSessionPlan, type SessionPlan } from './plan.js';
 
 /**
- * Per-connection narrowing (HTTP `Ralph-Task` header or `?task=`): a shared server's connection may
- * ask for ONE task's session, never for more than the launch flags give. The answer is either a plan
- * built exactly as `--task N` would build it (same code path), or a refusal saying why.
- *
- * It narrows only when the launch could already reach that task:
- * - launched with --task T: only T is accepted (the same plan);
- * - launched without a task, for a recipe that may change any task (yap, opus_review, …): the
- *   connection's task scopes its writes to that task, and the task's discipline overrides apply;
- * - recipes that work on their own task only (task_execution, worker) change NO task without one,
- *   so giving them a task would widen them: refused. Launch those with --task.
+ * Per-connection narrowing (HTTP `Ralph-Task` header or `?task=`): a connection may ask for ONE task's
+ * session, built exactly as `--task N` would build it, never for more than the launch gives. Recipes that
+ * change no task without one (task_execution, worker) refuse it: a task would widen them.
  */
 export type Narrowed = { ok: true; plan: SessionPlan } | { ok: false; reason: string };
 

@@ -39,17 +39,13 @@ export function openSession(opts: SessionOptions): { store: RalphStore; plan: Se
 }
 
 /**
- * The session this launch describes. Whatever describes one is used, or the launch is refused, never
- * ignored: --context FILE, else the project's `.ralph/mcp/context.json` (SPEC-070's flow is "write
- * context.json, start the server": ignoring it would serve the full suite, deletes included), else the
- * flags (or Ralph's environment). Only a launch that nothing describes gets the full debugging suite.
+ * The session this launch describes: --context FILE, else the project's `.ralph/mcp/context.json`, else
+ * the flags (or Ralph's environment). Whatever describes one is used or the launch refused, never
+ * ignored: ignoring a context.json would serve the full suite, deletes included.
  */
 function describedSession(project: Project, opts: SessionOptions): SessionRequest {
-  // --context FILE may live anywhere, not only in the project: Ralph writes it (typically in a temp
-  // directory, beside the per-session MCP config) and passes it on the command line, like --project and
-  // --db. It is the operator's input, never the agent's: no tool takes a path to it, and nothing in it
-  // is a path (its fields are names, a task id and tool names, all checked against the database and the
-  // registry), so it cannot be used to reach files. Paths an agent gives are checked by domain/paths.ts.
+  // --context FILE may live anywhere: it is the operator's input (like --project), no tool takes a path
+  // to it, and none of its fields is a path, so it cannot be used to reach files.
   if (opts.context) return mergeContextFile(opts.context, opts);
   const file = projectContextFile(project);
   let text: string | undefined;
@@ -73,9 +69,8 @@ function describedSession(project: Project, opts: SessionOptions): SessionReques
 const SEARCH_USERS = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
 
 /**
- * Our tables and indexes before the first call, not at the first write: on a database Ralph wrote
- * (no index of ours on its child tables yet) a read-only session would otherwise scan every list table
- * per task read. Best-effort: a database we may not write is still served, its reads just slower.
+ * Our tables and indexes before the first call: on a database Ralph wrote, a read-only session would
+ * otherwise scan every list table per task read. Best-effort: a database we may not write is still served.
  */
 export function prepareDatabase(store: RalphStore, log: Logger, plan: SessionPlan): void {
   try {

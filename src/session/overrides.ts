@@ -7,10 +7,9 @@ import { unknownNames } from '../registry/enabled.js';
 const KEYS = ['additional_disabled'];
 
 /**
- * Parses a discipline's SPEC-070 overrides (the legacy column, or our table on the normalized
- * generation). Anything malformed fails closed: not an object, a key other than additional_disabled
- * (`disabled_tools`, the spelling SPEC-070's prose uses, would otherwise be read as "none"), a list
- * that is not of strings, or an unknown tool name.
+ * Parses a discipline's SPEC-070 overrides (the legacy column, or our table on the normalized generation),
+ * failing closed on anything malformed: also on any key but additional_disabled, since `disabled_tools`
+ * (SPEC-070's prose spelling) would otherwise read as "none".
  */
 export function readOverrides(discipline: string, raw: unknown, storage = 'disciplines.mcp_tool_overrides'): string[] {
   // SQL NULL, '' and JSON null all mean "no overrides" (null is what a JSON serializer writes for none).

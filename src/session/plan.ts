@@ -97,8 +97,7 @@ export function buildSessionPlan(
     task = row;
   }
 
-  // Refusing belongs with the same rule for task_execution (a launch that cannot do its job); until
-  // then the launch says so where a person looks, and every call that needs the task is refused.
+  // Warned, not refused, as for task_execution without a task: every call that needs the task is refused.
   if (recipe?.needsTask && !task)
     warnings.push(
       `recipe ${recipe.name} acts on one task and none was given: every signal will be refused; pass --task N`,
@@ -114,9 +113,8 @@ export function buildSessionPlan(
     );
   }
 
-  // The discipline decides the overrides. Without --discipline, a task session uses its task's
-  // discipline: that can only remove tools, never add any. With --discipline D on a task of another
-  // discipline, both lists apply: a flag must never restore a tool the task's own discipline removes.
+  // Without --discipline a task session uses its task's discipline. With --discipline D on a task of
+  // another discipline both lists apply: a flag must never restore a tool the task's discipline removes.
   let disciplineName = req.discipline ?? task?.discipline ?? null;
   const disciplineSource = req.discipline !== undefined ? 'flag' : task ? 'task' : null;
   if (recipe?.needsDiscipline && req.discipline === undefined) {
@@ -207,9 +205,8 @@ export function buildSessionPlan(
 }
 
 /**
- * "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. The
- * suffix only tells apart launches of the same second; a session id is a name, never a credential
- * (Math.random: loading node:crypto for it cost every start about 3 ms).
+ * "task_execution-7-20261125T214417Z-3f9a": readable in Ralph's tables, unique enough per launch. A
+ * session id is a name, never a credential, so Math.random suffices for the suffix.
  */
 function newSessionId(recipe: string | null, taskId: number | null): string {
   const stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
@@ -246,10 +243,8 @@ function sessionTool(def: AnyTool, recipe: Recipe | null, anchor: Anchor, genera
 }
 
 /**
- * Ralph's head calls a feature a subsystem, and so do its UI and its people: on that generation a
- * model reads "feature (subsystem)" where a feature tool's description first says feature (not where a
- * parenthesis or a possessive follows). Argument names stay SPEC-070's; the instructions say it once for all
- * (every word here is paid for on every turn).
+ * On the normalized generation, whose Ralph calls a feature a subsystem, a feature tool's description
+ * says so at its first "feature" only: every word here is paid for on every turn.
  */
 export const subsystemWording = (text: string): string =>
   text.replace(/\b([Ff]eature)(s?)\b(?! \(|')/, (_m, word: string, s: string) => `${word}${s} (subsystem${s})`);

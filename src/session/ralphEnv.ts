@@ -3,12 +3,9 @@ import { StartupError } from '../domain/errors.js';
 import type { SessionOptions } from './open.js';
 
 /**
- * The environment Ralph gives the signal server it launches beside a task session (its generated
- * `--mcp-config` entry "ralph-signals"): RALPH_TASK_ID, RALPH_SESSION_ID, RALPH_DB_PATH, and
- * RALPH_API_PORT when Ralph's app should do the writing. Started with it, ralph-mcp serves that
- * session (recipe `signals`: exactly the eight verbs) without any flag. The environment describes a
- * session, so it is used or the launch is refused, never ignored: a variable missing or malformed, or a
- * flag that says something else, fails closed with one line naming it.
+ * The environment Ralph gives the signal server it launches beside a task session ("ralph-signals"),
+ * with which ralph-mcp serves that session's `signals` recipe without flags. It describes a session, so
+ * it is used or the launch refused, never ignored: anything missing, malformed or contradicted fails closed.
  */
 
 export const SIGNALS_RECIPE = 'signals';

@@ -4,12 +4,9 @@ import type { ToolContext } from '../toolkit/context.js';
 import type { SessionTool } from './plan.js';
 
 /**
- * Session scope, applied to every call after its arguments are valid:
- * - task: in a `--task N` (or claiming) session, an omitted task argument means N; a tool that changes
- *   a task may change only N. Reading other tasks stays allowed (agents need their dependencies).
- * - feature: in a task session, a tool that changes a feature may change only the task's feature as it
- *   was when the session got the task; in a session about one feature (context.json), only that one.
- * - discipline: with `--discipline D`, a tool that changes a discipline may change only D.
+ * Session scope, applied to every call once its arguments are valid: an omitted task or feature argument
+ * takes the session's, and a tool that changes a task, feature or discipline may change only the
+ * session's own. Reading other tasks stays allowed (agents need their dependencies).
  */
 export function applyScope(
   tool: SessionTool,
@@ -38,7 +35,7 @@ export function applyScope(
       );
     }
   }
-  // A claimed task whose lease ran out and that another session took over is no longer this session's.
+  // A claimed task that another session took over once the lease ran out is not this session's any more.
   if (taskTarget?.writes && s.claimed && own !== null && args[taskTarget.arg] === own) {
     const other = SESSION_HOOKS.takenOver(ctx, own);
     if (other)

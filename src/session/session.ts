@@ -12,8 +12,7 @@ import type { SessionPlan, SessionTool } from './plan.js';
 
 /**
  * One MCP session's behaviour, whatever carries it (stdio, a socket connection, an HTTP session): its
- * tools as listed, its calls, its reads for resources and prompts, and its end. The server reaches
- * tools only through this. Each Session has its own scope (its claims and what they hid).
+ * listing, calls, reads and end. The server reaches tools only through this; each Session has its own scope.
  */
 export class Session {
   readonly plan: SessionPlan;

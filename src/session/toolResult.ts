@@ -4,10 +4,8 @@ import { mapSqliteError } from '../db/database.js';
 import { ToolError } from '../domain/errors.js';
 
 /**
- * A tool result carries its structured content twice: as `structuredContent` and as the JSON text
- * of the same object (for clients that read only text). okResult serialises the object once and keeps
- * that text here, so the line written for the reply (transport/wire.ts) splices it in instead of serialising the object a
- * second time. A symbol key: JSON.stringify and every other transport ignore it.
+ * The JSON text okResult made of a result's structuredContent, so that transport/wire.ts splices it into
+ * the reply instead of serialising the object again. A symbol key: JSON.stringify and other transports ignore it.
  */
 export const RESULT_TEXT = Symbol('ralph-mcp.resultText');
 
@@ -20,7 +18,7 @@ export function okResult(out: Record<string, unknown>): CallToolResult {
 /** A refused or failed call: isError, a stable code, and a message saying what was wrong and what is allowed. */
 export function errorResult(err: ToolError): CallToolResult {
   const error = { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) };
-  // isError last: the key order replies had when the SDK re-validated (and re-built) every result.
+  // isError last: the key order of the SDK's CallToolResultSchema, so replies read the same on every path.
   return {
     content: [{ type: 'text', text: `${err.code}: ${err.message}` }],
     structuredContent: { error },

@@ -6,9 +6,8 @@ import { useBuiltExpectedSchema, type ExpectedData } from '../store/schema.js';
 import { startServing } from './v8Flags.js';
 
 /*
- * What the build computed, written into the bundle by esbuild (scripts/serverBuild.mjs, and
- * scripts/build-exe.mjs for the executable's embedded files); each is absent in tsc's output. Named
- * once, here: esbuild writes a whole table in at each place that names it.
+ * Tables the build computed, defined by esbuild (scripts/serverBuild.mjs, scripts/build-exe.mjs); absent
+ * in tsc's output. Named only here: esbuild writes a whole table in at each place that names it.
  */
 declare const __RALPH_LISTINGS__: BuiltListings | undefined;
 declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;

@@ -3,10 +3,8 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * ralph-mcp's cache directory (compiled code: the launcher's V8 code cache, the single executable's
- * SQLite addon): $RALPH_MCP_CACHE_DIR, else $XDG_CACHE_HOME/ralph-mcp, else ~/.cache/ralph-mcp;
- * RALPH_MCP_CACHE_DIR=off means none. Made if missing (owner-only). What is in it is code, so it is used
- * only while it is a directory of this user that no one else may write; otherwise undefined (no cache).
+ * ralph-mcp's cache directory for compiled code (RALPH_MCP_CACHE_DIR=off: none), made owner-only if
+ * missing. What is in it is code, so it is used only while it is this user's and writable by no one else.
  */
 export function cacheDir(): string | undefined {
   const set = process.env.RALPH_MCP_CACHE_DIR;

@@ -1,18 +1,10 @@
 /**
- * dist/ralph-mcp.js, the command users run: it loads the server (dist/ralph-mcp.cjs, the whole bundle)
- * through V8's code cache. Compiling the bundle and the functions a session calls is a third of
- * a cold start; with the cache V8 deserialises the compiled code instead. Node 20 offers no cache for
- * ES modules (module.enableCompileCache is Node 22), so the bundle is CommonJS and compiled here with
- * vm.Script's cachedData, the mechanism Node's own compile cache and v8-compile-cache use.
+ * dist/ralph-mcp.js, the command users run: it loads the server bundle (dist/ralph-mcp.cjs) through V8's
+ * code cache, so a start deserialises compiled code instead of compiling it. Node 20 has no compile cache
+ * for ES modules, hence a CommonJS bundle compiled with vm.Script's cachedData.
  *
- * The cache lives in $RALPH_MCP_CACHE_DIR, else $XDG_CACHE_HOME/ralph-mcp, else ~/.cache/ralph-mcp
- * (RALPH_MCP_CACHE_DIR=off: none), one file per bundle and Node version. It is only an optimisation,
- * and compiled code is code: it is used only from a directory that is ours and not writable by others,
- * from a regular file that is ours (no symlink followed); anything else, a stale file (V8 checks the
- * source and its own version and flags) or an unwritable directory, and the bundle is compiled as if
- * there were no cache. A missing or rejected cache is written once a run has lasted a second (a
- * serving session: a --version or a refused launch compiles too little to be worth keeping), so that
- * it holds what startup and the first requests compiled.
+ * The cache is only an optimisation: a cache that is not this user's own (cacheDir.ts), stale or
+ * unwritable means compiling as if there were none.
  */
 import {
   closeSync,
@@ -91,9 +83,8 @@ function runBundle(main: BundleMain): void {
 
 /** Compiles and runs the bundle through the code cache (Node). */
 function runWithCodeCache(): void {
-  // ASCII only (scripts/bundle.mjs checks): read as such, no UTF-8 decoding (~3.5 ms a MB). The
-  // string is compiled as read, not wrapped or trimmed first: V8 keeps the source of what it compiles
-  // for as long as the code lives, and a changed string would be a second copy of the bundle.
+  // ASCII only (scripts/bundle.mjs checks), so no UTF-8 decoding. Compiled as read, not wrapped or
+  // trimmed: V8 keeps the source while the code lives, and a changed string would be a second copy.
   const source = readFileSync(payload, 'latin1');
   const dir = cacheDir();
   const file = dir && cacheFile(dir);
@@ -114,7 +105,8 @@ function runWithCodeCache(): void {
       written = true;
       writeCache(dir, file, script);
     };
-    // A run that ends sooner (--version, a refused launch) compiled too little to be worth caching.
+    // Written once a run has lasted a second, so it holds what the first requests compiled too; a run
+    // that ends sooner (--version, a refused launch) compiled too little to be worth caching.
     setTimeout(() => {
       write();
     }, 1000).unref();

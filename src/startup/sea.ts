@@ -1,17 +1,11 @@
 /**
- * The single executable's entry (scripts/build-exe.mjs): Node's single executable application with this
- * bundle, better-sqlite3's compiled addon and the package's schema files inside, started from a V8
- * startup snapshot: the build runs this file's top level once — every module a serving session uses
- * is evaluated then (the SDK, zod and every tool's schemas: most of a cold start) — and each start
- * resumes from that heap, then runs `start` below. What depends on the machine or the launch (the
- * addon, argv, the environment) is read in `start`, never at a module's top level.
+ * The single executable's entry (scripts/build-exe.mjs), started from a V8 startup snapshot of this
+ * file's evaluated top level; each start resumes from that heap and runs `start`. So what depends on the
+ * machine or the launch (the addon, argv, the environment) is read in `start`, never at a top level.
  *
- * An addon can only be loaded from a file. It is kept in ralph-mcp's cache directory (src/startup/cacheDir.ts:
- * owner-only, never through a symlink), named by its SHA-256, and loaded through the descriptor that was
- * checked (/proc/self/fd), so the file loaded is the one checked; a missing or unusable copy is
- * rewritten (a temporary file renamed into place). Without a usable cache directory
- * (RALPH_MCP_CACHE_DIR=off, an unwritable home) it is written to a private directory of its own
- * (mkdtemp: a fresh name, owner-only), loaded and removed at once.
+ * An addon loads only from a file: it is kept in the cache directory (cacheDir.ts) and loaded through the
+ * descriptor that was checked (/proc/self/fd), so the file loaded is the one checked; without a usable
+ * cache directory it goes to a fresh owner-only directory, loaded and removed at once.
  */
 import { closeSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

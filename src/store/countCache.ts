@@ -1,12 +1,9 @@
 import type { Db } from '../db/database.js';
 
 /**
- * list_tasks' totals, remembered while the database is unchanged. Counting every task costs about 1 ms at
- * 100,000 tasks, and an agent paging through a list asks for the same total on every page. A count is
- * keyed by its statement and parameters, and valid while the database is in the same state: no other
- * connection has committed (PRAGMA data_version) and this one has changed no row (total_changes()).
- * Inside a transaction nothing is read or kept: what it changed may still be rolled back, and a
- * rollback leaves total_changes() where the changes took it.
+ * list_tasks' totals, which an agent paging a list asks for on every page, remembered while no other
+ * connection has committed (data_version) and this one changed no row (total_changes()). Nothing is kept
+ * inside a transaction: it may still roll back, and a rollback leaves total_changes() advanced.
  */
 const ENTRIES = 64;
 

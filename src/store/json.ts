@@ -56,10 +56,8 @@ export const numberArray = (text: unknown): number[] =>
 export const toJson = (v: unknown): string => JSON.stringify(v);
 
 /**
- * How many items of one stored list a read returns. Ralph (or anyone with SQL) may store lists of any
- * length, far past the 100 items our inputs allow: reading 300,000 dependencies whole took seconds
- * (parsing, one lookup per dependency, megabytes of answer). A read shows the first LIST_READ_MAX and
- * says that it cut (Task.truncated_lists).
+ * How many items of one stored list a read returns: Ralph (or anyone with SQL) may store lists of any
+ * length, so a read shows the first LIST_READ_MAX and says that it cut (Task.truncated_lists).
  */
 export const LIST_READ_MAX = 1000;
 

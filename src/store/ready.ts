@@ -1,10 +1,7 @@
 /**
- * Which pending task a claim takes, and how many it could have taken, on either generation.
- *
- * The pick walks pending tasks in claim order (priority rank, then id) over an index of ours on exactly
- * that order (ralph_mcp_tasks_ready / ralph_mcp_task_facets_ready) and stops at the first ready one;
- * the count stops at READY_COUNT_MAX. Both were one window query that checked every pending task's
- * dependencies and sorted them: ~60 ms per claim at 100,000 tasks, while a shared server answers nothing else.
+ * Which pending task a claim takes, and how many it could have taken, on either generation. The pick walks
+ * an index of ours in claim order (priority rank, then id) and stops at the first ready task, so a claim
+ * never checks every pending task's dependencies; the count stops at READY_COUNT_MAX.
  */
 
 /** Must read exactly as the indexes' expression (schema/ralph-mcp-*.sql) for SQLite to use them. */

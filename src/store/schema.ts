@@ -4,10 +4,9 @@ import { schemaText } from '../domain/packageInfo.js';
 import { GENERATIONS, type Generation } from './records.js';
 
 /**
- * Which of Ralph's two schema generations a database holds, and whether it drifted from what this
- * ralph-mcp was built against. Both generations report PRAGMA user_version = 1, so the tables tell them
- * apart. The expected tables, columns and CHECK lists are read from our own copy of each generation's
- * DDL (schema/ralph-<generation>.sql, run on an in-memory database): no second list to keep in step.
+ * Which of Ralph's two schema generations a database holds (both report user_version 1, so the tables tell
+ * them apart), and whether it drifted. Expectations are read from our copy of each generation's DDL, so
+ * there is no second list to keep in step.
  */
 
 /** Ralph's schema version (PRAGMA user_version) on both generations. It is Ralph's: only `init` writes it. */
@@ -123,9 +122,8 @@ export function expectedData(g: Generation): ExpectedData {
 }
 
 /**
- * Both generations' expectations as the bundle's build computed them (about 2.5 ms of every start
- * otherwise, both generations being needed to tell them apart), installed by the start-up edge;
- * absent in tsc's output, where they are computed on first use.
+ * Both generations' expectations as the bundle's build computed them, installed by the start-up edge so a
+ * start need not compute them; absent in tsc's output, where they are computed on first use.
  */
 let builtExpected: Record<Generation, ExpectedData> | undefined;
 export const useBuiltExpectedSchema = (table: Record<Generation, ExpectedData> | undefined): void => {
@@ -145,7 +143,7 @@ function expected(g: Generation): Expected {
 
 /** The tables of Ralph's schema of this generation, in creation order. */
 export const ralphTables = (g: Generation): string[] => expected(g).tables;
-/** The legacy tables (kept under this name for the checks written before the normalized generation). */
+/** The legacy generation's tables. */
 export const RALPH_TABLES = [
   'metadata',
   'features',
@@ -171,14 +169,9 @@ export function checkLists(createSql: string, column: string): string {
 }
 
 /**
- * Schema drift, as a newer (or older, or hand-edited) Ralph could leave it. Refused, because ralph-mcp
- * would then fail or write wrong rows:
- * - a column of our DDL missing (dropped, or renamed: the unknown columns are named beside it);
- * - in a table ralph-mcp inserts into, a column that is NOT NULL without a default while ours is not,
- *   or an unknown NOT NULL column without a default: our INSERTs do not fill it, so every one would fail;
- * - (normalized) a CHECK value list ralph-mcp writes by that differs from the one we know.
- * Fine: unknown columns that are nullable or have a default (a newer Ralph may add those; ralph-mcp
- * keeps them as they are), and SPEC-070's mcp_tool_overrides missing.
+ * Schema drift that would make ralph-mcp fail or write wrong rows: a column of our DDL missing, a NOT NULL
+ * column without a default that our INSERTs do not fill, or (normalized) a changed CHECK list we write by.
+ * Unknown nullable or defaulted columns, and a missing SPEC-070 mcp_tool_overrides, are fine.
  */
 export function columnDrift(db: Db, tables: readonly string[], g: Generation = 'legacy'): string[] {
   const problems: string[] = [];

@@ -24,16 +24,9 @@ import type {
 import type { HolderFilter, TaskListAfter, TaskSort } from './taskList.js';
 
 /**
- * THE storage boundary: every read and write of Ralph's tables goes through one of these, in domain
- * records (records.ts). Two implementations, chosen when the database is opened (open.ts):
- * legacy/ (Ralph 936f316: `features`, `tasks` with JSON-array columns) and normalized/ (Ralph's head:
- * `subsystems`, `task_details` + `runtime_tasks`, child tables, `task_signals`). One contract suite
- * (test/contract/) runs against both.
- *
- * Callers validate first (names exist, paths are safe, no cycles) and pass canonical values: a store
- * method writes what it is given and keeps Ralph's rules of its generation (ids, dates, statuses,
- * list order). Every write runs inside `write()`: one BEGIN IMMEDIATE transaction, as the server opens
- * it for each writing call together with its audit row.
+ * THE storage boundary: every read and write of Ralph's tables goes through one of these, in domain records,
+ * implemented by legacy/ and normalized/. Callers validate first and pass canonical values; a store method
+ * writes what it is given, keeping its generation's rules, and every write runs inside `write()`.
  */
 export interface RalphStore {
   readonly generation: Generation;
@@ -200,8 +193,8 @@ export interface SearchStore {
    */
   searchTasks(ftsQuery: string, query: TaskQuery, limit: number, budgetMs?: number): SearchHit[];
   /**
-   * Builds (first time) and updates the search index: what the first search would otherwise do inside
-   * its request, seconds at 100,000 tasks while a shared server answers nothing else.
+   * Builds (first time) and updates the search index, so the first search need not do it inside its
+   * request while a shared server answers nothing else.
    */
   prepareSearch(): void;
   /** What a create compares its title with (exact and near duplicates), read once per create. */

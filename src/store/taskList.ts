@@ -46,9 +46,8 @@ export const changedSince = (c: ListColumns): string => {
 };
 
 /**
- * `updated_since` as a range of changedDay (what an index on it serves), with the exact test only on
- * the first day: every task of a later day passes it, and counting those needs no task row (15 -> 1.4 ms
- * for 7,000 tasks at 100,000). A stored time at or after @since_time starts with a day at or after @since_day.
+ * `updated_since` as a range of changedDay (what an index on it serves), with the exact test only on the
+ * first day: every task of a later day passes it, so counting those needs no task row.
  */
 export const changedSinceIndexed = (c: ListColumns): string =>
   `(${changedDay(c)} > @since_day OR (${changedDay(c)} = @since_day AND ${changedSince(c)}))`;
@@ -69,10 +68,7 @@ export function priorityIn(
 
 /**
  * ORDER BY of each sort: id; claim order (priority rank, then id); last changed day, newest first, then id.
- * `sortRows`: the filters name few rows (a feature and a discipline: ~1/50 of tasks, through the
- * status/feature/discipline index), so sort those rather than walk the whole order looking for them:
- * the unary plus keeps SQLite from walking an index in the sort's order (measured at 100,000 tasks:
- * 7 ms walking, 0.3 ms sorting).
+ * `sortRows`: the filters name few rows, so the unary plus keeps SQLite from walking the whole order to find them.
  */
 export function orderSql(sort: TaskSort, c: ListColumns, sortRows = false): string {
   const p = sortRows ? '+' : '';

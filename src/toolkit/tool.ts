@@ -63,10 +63,8 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 export type AnyTool = ToolDef<any, any>;
 
 /**
- * A tool as written: its schemas as functions that make them. A session builds a tool's input schema
- * when the tool is first called, and never its output schema (listings are built with the bundle): zod
- * schemas cost about 2.5 KB of heap and 14 µs each, and the registry holds about a thousand, of which a
- * session uses a few dozen.
+ * A tool as written: its schemas as functions that make them, so that a session builds only the input
+ * schemas of the tools it calls, and no output schema (listings are built with the bundle).
  */
 export type ToolSpec<I extends z.ZodObject, O extends z.ZodObject> = Omit<ToolDef<I, O>, 'input' | 'output'> & {
   input: () => I;

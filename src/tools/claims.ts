@@ -11,14 +11,10 @@ import { requireTask, requireTaskHead, sessionTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
 
 /**
- * Claims with leases. claim_next_task records who took a task (ralph_mcp_claims, the same on
- * both generations); every call of the holding session renews the lease (at most one write per
- * renewEvery); a task whose lease ran out is taken over by the next claim; a closing connection (or an
- * ending process) gives its task back. A task is held only while it is in_progress and has a claim row:
- * one set in_progress by a person or by Ralph has none, and is never taken over.
- *
- * Why not Ralph's agent_sessions: a row there has one task_id and is written by Ralph as a finished
- * record; a worker session claims many tasks in turn, and a lease changes every few minutes.
+ * Claims with leases, in our own ralph_mcp_claims: Ralph's agent_sessions row has one task_id and is
+ * written once as a finished record, while a worker claims many tasks in turn and its lease keeps moving.
+ * A task is held only while it is in_progress and has a claim row: one set in_progress by a person or by
+ * Ralph has none, and is never taken over.
  */
 
 /** Who holds a task, as get_task and list_tasks show it. */

@@ -8,10 +8,8 @@ import { requireTaskExists } from './lookups.js';
 import { checkDependsOn } from './validate.js';
 
 /**
- * One dependency at a time, for reviewers and planners who find an order the plan lacks (or one it
- * should not have) without rewriting a whole depends_on list. Both keep every stored item they do not
- * understand (a legacy JSON list may hold other shapes), and both are idempotent: adding one that is
- * there, or removing one that is not, answers changed: false and writes nothing.
+ * One dependency at a time, for reviewers and planners, without rewriting a whole depends_on list. Both
+ * keep stored items they do not understand (a legacy list may hold other shapes) and are idempotent.
  */
 
 const input = once(() =>

@@ -13,11 +13,8 @@ import type { ToolContext } from '../toolkit/context.js';
 import type { Named, RalphStore } from '../store/store.js';
 
 /**
- * possible_duplicates on creates (seed 001, scenario 8), and the one duplicate that is refused: a task
- * whose title an existing task of the same feature already has (case and spacing aside), unless the
- * caller says it means it (`duplicate_ok`). Exact duplicates come from our title keys (one index lookup);
- * near ones from our search index (titles only, newest first, a bounded number): a create never reads
- * every task.
+ * possible_duplicates on creates, and the one duplicate refused: a title its feature already has (case and
+ * spacing aside) unless `duplicate_ok`. Both come from bounded index lookups: a create never reads every task.
  */
 
 export const TaskHintOut = once(() =>
@@ -40,13 +37,9 @@ const CANDIDATES = 100;
 /** Tasks with exactly this title looked at for one in the same feature (a bound for a pathological plan). */
 const EXACT_CANDIDATES = 500;
 /**
- * Words of a title that make up the candidate query: pairs of its longest few. Three for a title of up
- * to four words: pairs with its shortest, commonest word fill the candidate window with tasks that
- * share little else. Measured on the bench's 100,000 four-word titles against every title compared:
- * three words find 1,009 of the 1,443 true best hints where four found 499, in 13% less time; a
- * similar four-word title shares three of its words, hence two of any three (missed: a two-word title
- * whose words are not both among the three). A longer title keeps four: a similar one may share only
- * one of its three longest words.
+ * Words of a title that make up the candidate query: its longest three up to four words, since pairs with
+ * its shortest, commonest word fill the candidate window with tasks that share little else. A longer
+ * title keeps four: a similar one may share only one of its three longest words.
  */
 const queryWords = (words: number): number => (words <= 4 ? 3 : 4);
 
@@ -59,10 +52,9 @@ function choose<T>(items: readonly T[], k: number): T[][] {
 }
 
 /**
- * The FTS5 query for a title's near-duplicates. A title of n words is at least TITLE_HINT_THRESHOLD
- * (0.5) similar to another only if they share half its words, so the query asks for tasks sharing
- * that many of its longest (rarest, as a rule) words (queryWords), at most 2 at a time (more only
- * narrows what is compared, never widens it). Words as the learnings' similarity counts them.
+ * The FTS5 query for a title's near-duplicates: a title is TITLE_HINT_THRESHOLD similar to another only
+ * if they share half its words, so it asks for tasks sharing that many of its longest (rarest, as a
+ * rule) words, at most 2 at a time (more would only narrow what is compared).
  */
 function nearQuery(title: string): string | undefined {
   const all = wordSet(title);

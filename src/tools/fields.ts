@@ -3,9 +3,9 @@ import { z } from 'zod';
 import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
 
 /**
- * Input field builders shared by the tools. Every free-text field and list has a size limit (so a
- * runaway model cannot bloat Ralph's database or the next agent's prompt); the limits are listed in
- * the README. Descriptions are short: each one is paid for in every session that sees the tool.
+ * Input field builders shared by the tools. Every free-text field and list has a size limit, so a runaway
+ * model cannot bloat Ralph's database or the next agent's prompt; descriptions are short, since each one
+ * is paid for in every session that sees the tool.
  */
 export const LIMITS = {
   name: 64,

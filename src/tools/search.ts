@@ -12,10 +12,9 @@ import { taskQuery } from './tasks.js';
  */
 
 /**
- * What one query may ask of the index (the cost of a search grows with its terms and with how many
- * index words each prefix expands to): at most `terms` distinct words are searched, the rest reported
- * back as ignored; a word shorter than `prefixMin` matches only as a whole word, since "a*" expands to
- * every word starting with a (seconds over 100,000 tasks).
+ * What one query may ask of the index, since a search costs more with each term and each word a prefix
+ * expands to: at most `terms` distinct words, and a word shorter than `prefixMin` matches only whole
+ * ("a*" expands to every word starting with a).
  */
 export const QUERY_BOUNDS = { terms: 8, prefixMin: 4 } as const;
 
@@ -97,9 +96,8 @@ export const searchTasks = defineTool({
         limit,
         Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)),
       );
-    // Whole words first. A prefix ("table"* = table, tables, tablet, …) makes FTS5 merge the postings of
-    // every word it starts in full before ranking (10-20 ms for two common words at 100,000 tasks, against
-    // ~1 ms for the words themselves); it runs only when the words alone do not fill the page.
+    // Whole words first: a prefix makes FTS5 merge the postings of every word it starts before ranking,
+    // so it runs only when the words alone do not fill the page.
     const wordsThenPrefixes = (mode: 'all' | 'any') => {
       const words = run(ftsQuery(terms, mode, false)!);
       return words.length >= limit || !terms.some(prefixable) ? words : run(ftsQuery(terms, mode)!);

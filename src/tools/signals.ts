@@ -18,11 +18,9 @@ import { requireTaskExists, sessionTask } from './lookups.js';
 import { QuestionOut } from './shapes.js';
 
 /**
- * Ralph's eight signal verbs, with the names, arguments, required lists and value sets of the signal
- * server Ralph launches for task sessions, so its prompts work unchanged. They act on the session's
- * task and record a signal; they never change the task's status (Ralph's loop decides what a signal
- * leads to, as it does for its own server), so a signal written here and one Ralph's app writes for the
- * same call leave the same rows.
+ * Ralph's eight signal verbs, shaped exactly as the signal server Ralph launches so its prompts work
+ * unchanged. They only record a signal, never change the task's status (Ralph's loop decides), so a signal
+ * written here and one Ralph's app writes leave the same rows.
  */
 
 /** One line of an `ask`'s options: Ralph stores them joined by newlines. */

@@ -36,8 +36,8 @@ const PAGE_DEFAULT = 50;
 const PAGE_MAX = 500;
 
 /**
- * A list of values; one value alone is read as a list of one (what filter_status took before). The
- * listing shows only the list: a union would list every value twice (every session pays those bytes).
+ * A list of values; one value alone is read as a list of one. Not a union, which would list every value
+ * twice in a listing every session pays for.
  */
 const oneOrMore = <T extends z.ZodTypeAny>(one: T, max: number) =>
   z.preprocess((v) => (typeof v === 'string' ? [v] : v), z.array(one).min(1).max(max));
@@ -63,9 +63,9 @@ export function sinceOf(v: string): { day: string; time: string } {
 }
 
 /**
- * The page cursor: the sort, a hash of the query it belongs to (a cursor of another query is refused)
- * and the last row's position in that sort. At most 32 characters. A bare id (what this server returned
- * before it had sorts) still reads as a position of the id sort.
+ * The page cursor: the sort, a hash of its query (a cursor of another query is refused) and the last
+ * row's position in that sort, in at most 32 characters. A bare id (an older server's cursor) still
+ * reads as an id-sort position.
  */
 const CURSOR = /^([ipu])([0-9a-z]{6})\.(?:(\d)\.|(\d{8}|0)\.)?(\d{1,15})$/;
 function queryHash(q: TaskListQuery): string {
@@ -166,8 +166,8 @@ export const listTasks = defineTool({
     const rows = ctx.store.tasks.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
     const claims = ctx.store.claims.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
-    // Readiness costs a dependency check per pending task (85 ms to count 20,000 at 100,000 tasks): with
-    // `ready`, total counts up to claim_next_task's ready_remaining bound and says when it stopped.
+    // Readiness costs a dependency check per pending task: with `ready`, total counts up to
+    // claim_next_task's ready_remaining bound and says when it stopped.
     const max = query.ready !== undefined ? READY_COUNT_MAX : undefined;
     // "Not held" is nearly every task: counted as all minus the held (two index counts, not a claim
     // probe per task). Held tasks are a subset of the same filters, so the difference is exact.
@@ -261,8 +261,8 @@ export const nextTasks = defineTool({
 // ---- get_task ------------------------------------------------------------------------------
 
 /**
- * Comments a get_task answer holds: the most recent, a page at a time (a task may have any number;
- * 300 of 10,000 characters made a 3-million-character answer). Older pages by `comments_before`.
+ * Comments a get_task answer holds: the most recent, a page at a time, since a task may have any
+ * number. Older pages by `comments_before`.
  */
 export const COMMENT_PAGE = { default: 20, max: 100 } as const;
 

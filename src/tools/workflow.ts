@@ -201,8 +201,7 @@ export const updateTaskContext = defineTool({
     }
     requireTaskExists(store, args.id);
     const touchesFiles = args.add_context_files !== undefined || args.remove_context_files !== undefined;
-    // Read (and check) the stored list before anything is written: a list that cannot be rewritten refuses the whole
-    // call.
+    // Read (and check) the stored list before anything is written: one that cannot be rewritten refuses the call.
     let files = touchesFiles ? store.tasks.taskContextFileItems(args.id) : [];
     store.tasks.updateTask(args.id, args.hints !== undefined ? { hints: args.hints } : {});
     if (!touchesFiles) return { task: loadTask(ctx, args.id), added: [], removed: [] };
@@ -439,7 +438,7 @@ export const claimNextTask = defineTool({
     }
     if (session.taskId !== null) {
       const held = store.tasks.taskHead(session.taskId);
-      // A task taken over by another session (this one's lease ran out) is no longer this session's.
+      // A task another session took over (this one's lease ran out) is not this session's any more.
       if (held?.status === 'in_progress' && !takenOverFrom(ctx, session.taskId)) {
         throw conflict(
           `you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`,
@@ -515,8 +514,8 @@ export const claimNextTask = defineTool({
 });
 
 /**
- * The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of finished tasks
- * are dropped.
+ * The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of
+ * finished tasks are dropped.
  */
 const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined, feature: string | undefined) =>
   staleClaims(ctx.store, isoTime(now), { discipline, feature }, 1, (c) => ctx.store.claims.dropClaim(c.task_id))[0];

@@ -6,15 +6,12 @@ import type { McpSession } from '../server/createServer.js';
 export const DIRECT_CALLS_ENV = 'RALPH_MCP_DIRECT_CALLS';
 
 /**
- * The one shortcut past the SDK. A plain tools/call on a line transport (a name and plain arguments,
- * no `_meta`, no task), once the client has initialized, is answered here with the response the SDK's
- * handling gives for it, byte for byte (test/e2e/protocol.test.ts holds the two side by side). The
- * SDK's Protocol parses each message with zod three times to learn its kind, and its Server parses the
- * call and copies the result once more: about 30% of a get_task's server time (npm run bench measures
- * it with this off). Our calls are synchronous SQLite work that cannot be cancelled half-way, so there
- * is nothing for the per-request machinery to do. The answer may overtake an earlier, asynchronous
- * request's, as JSON-RPC allows. Only public members are used: the Transport's onmessage and send, and
- * the Server's getClientVersion. Everything else, and every message before initialize, goes to the SDK.
+ * The one shortcut past the SDK: a plain tools/call on a line transport (a name and plain arguments, no
+ * `_meta`, no task), once the client has initialized, is answered here with the SDK's response byte for
+ * byte (test/e2e/protocol.test.ts); everything else goes to the SDK, and only public members are used.
+ * It exists because the SDK's repeated zod parsing and copying of each call is a large share of its
+ * server time, for synchronous calls that need none of it (figures: docs/architecture.md).
+ * An answer may overtake an earlier, asynchronous request's, as JSON-RPC allows.
  */
 export function answerPlainCallsDirectly(transport: Transport, mcp: McpSession, env = process.env): void {
   const sdk = transport.onmessage;

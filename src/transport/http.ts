@@ -10,28 +10,22 @@ import { narrowToTask } from '../session/narrow.js';
 import type { SessionPlan } from '../session/plan.js';
 
 /**
- * `--transport http`: Streamable HTTP at /mcp for IDEs and shared deployments. Every MCP session gets
- * the launch flags' tool set and its own scope; nothing a client sends widens it.
- * Safety: loopback by default; Host and Origin must name this server (DNS-rebinding protection); a
- * bearer token is always required — on a shared machine loopback is reachable by every local account,
- * so a tokenless server would serve anyone who can open a TCP connection. Without --auth-token or
- * RALPH_MCP_TOKEN a random one is made at start and printed once on stderr. Off loopback the token
- * must be given explicitly.
- * Bounds (a client cannot make the server hold more): MAX_SESSIONS sessions at once, each closed after
- * an idle time; requests without a valid session cost nothing but an `initialize` of at most
- * MAX_INITIALIZE_BYTES; one request at a time per connection, and none while more than
- * MAX_UNSENT_BYTES wait to be sent on it.
+ * `--transport http`: Streamable HTTP at /mcp. Every MCP session gets the launch flags' tool set and its
+ * own scope; nothing a client sends widens it. Host and Origin must name this server (DNS rebinding), and
+ * a bearer token is always required, because loopback is reachable by every local account (one is
+ * generated when none is given; off loopback it must be given). The constants below bound what a client
+ * can make the server hold.
  */
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 /** Header (or `?task=` on the URL) that narrows one connection to a task: see session/narrow.ts. */
 export const TASK_HEADER = 'ralph-task';
-/** Sessions open at once; an `initialize` past it gets 503 with Retry-After (each costs ~70 KB). */
+/** Sessions open at once; an `initialize` past it gets 503 with Retry-After. */
 export const MAX_SESSIONS = 64;
-/** A session with no request for this long (and none running) is closed: 10 minutes unless configured. */
+/** A session with no request for this long (and none running) is closed, unless configured otherwise. */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** The Retry-After (seconds) sent with a 503 at the session cap. */
 export const RETRY_AFTER_SECONDS = 30;
-/** The largest `initialize` body read without a session (real ones are a few hundred bytes). */
+/** The largest `initialize` body read without a session. */
 export const MAX_INITIALIZE_BYTES = 64 * 1024;
 /** Unsent response bytes on one connection past which its next request waits (its reading paused). */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
@@ -294,7 +288,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
  * Node's HTTP server keeps its own "paused" flag on a connection (set when its pipelined responses back
  * up): while it is set, the parser stops at the current request and reading a request body does not
  * resume the socket. Setting it too is what makes the hold stick; a plain pause() would be undone by
- * the first body read. (Node's own flag since v10; if it ever goes, pause() and the queue bound remain.)
+ * the first body read. It is Node's private flag: if it ever goes, pause() and the queue bound remain.
  */
 type HttpSocket = Socket & { _paused?: boolean; parser?: { pause?: () => void; resume?: () => void } | null };
 function holdConnection(socket: Socket): void {

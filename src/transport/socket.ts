@@ -10,8 +10,8 @@ import { LineTransport } from './lineTransport.js';
 import { claimSocketPath, createPidFile, readPidFile, removeOwnSocket } from './socketFiles.js';
 
 /**
- * `--transport socket --socket PATH`: one shared server per project for sandboxed agents (the rudder
- * design, seed 004). Newline-delimited JSON-RPC on a Unix socket, one MCP session per connection, so
+ * `--transport socket --socket PATH`: one shared server per project for sandboxed agents.
+ * Newline-delimited JSON-RPC on a Unix socket, one MCP session per connection, so
  * `socat - UNIX-CONNECT:PATH` is a stdio bridge. Every connection gets the launch flags' tool set and
  * its own session scope (its own claims), never more. Each connection is read only while its unsent
  * answers stay under a bound (transport/lineTransport.ts, MAX_UNSENT_BYTES), so a client that never reads

@@ -4,9 +4,7 @@ import { StartupError } from '../domain/errors.js';
 
 /**
  * The two files `--transport socket` owns: the socket at PATH and `PATH.pid`. Both paths are chosen by
- * whoever launches the server, so neither may ever be taken as licence to delete or overwrite what is
- * there: `--socket .ralph/db/ralph.db` once deleted the live database, and a symlink planted at
- * `PATH.pid` had the pid written through it (truncating its target).
+ * whoever launches the server, so neither may ever be taken as licence to delete or overwrite what is there.
  */
 
 /** How long a probe connect to an existing socket may take before the path is called busy, not stale. */

@@ -29,7 +29,7 @@ export function legacyComments(db: Db): CommentStore {
       return db.all('SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId).map(commentFromRow);
     },
     recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
-      // Newest first, turned here: an outer ORDER BY costs SQLite a co-routine and a sorter (3x the query).
+      // Newest first, turned here: an outer ORDER BY would cost SQLite a co-routine and a sorter.
       return db
         .all(
           'SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)',

@@ -5,10 +5,9 @@ import type { DisciplineChanges, DisciplineStore } from '../store.js';
 import { disciplineFromRow } from './rows.js';
 
 /**
- * Disciplines on the legacy generation: one `disciplines` row each (name is the key), skills and MCP
- * servers as JSON. SPEC-070's overrides live in its nullable `mcp_tool_overrides` column, which
- * databases written before SPEC-070 lack: it is added (the one change ever made to Ralph's tables) only
- * by `ralph-mcp overrides` when someone sets one.
+ * Disciplines on the legacy generation: one `disciplines` row each (name is the key), lists as JSON.
+ * SPEC-070's overrides live in the nullable `mcp_tool_overrides` column, which a database may lack: only
+ * `ralph-mcp overrides` adds it (our one change to Ralph's tables), when someone sets one.
  */
 
 const UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;

@@ -3,12 +3,9 @@ import type { Db } from '../../db/database.js';
 import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 
 /**
- * The legacy generation keeps a task's lists as JSON arrays in its own row, so "which tasks depend on
- * task N" and "which tasks carry tag T" read every task's list. Two mirrors of ours
- * (schema/ralph-mcp-legacy.sql) make them index lookups: ralph_mcp_task_deps (dependency, task) and
- * ralph_mcp_task_tags (tag, task), each kept in step by triggers of ours whoever writes. They can be
- * trusted once filled whole and while all their triggers exist (as normalized/facets.ts); until then
- * readers scan the lists.
+ * Mirrors of the legacy JSON lists (ralph_mcp_task_deps, ralph_mcp_task_tags), kept by our triggers, so
+ * "which tasks depend on N" or "carry tag T" is an index lookup rather than a read of every task's list.
+ * They are trusted only once filled whole and while all their triggers exist; until then readers scan the lists.
  */
 
 const MIRRORS = [

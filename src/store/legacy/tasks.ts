@@ -64,7 +64,7 @@ function listWhere(q: TaskListQuery, src: ListSources): { clauses: string[]; par
   }
   if (q.priorities !== undefined) {
     // As ranks (ralph_mcp_tasks_rank) alone; beside a status, feature or discipline filter the plain
-    // column, which leaves the planner on those indexes (measured: 23 ms as ranks, 6 ms so, at 100,000).
+    // column, which leaves the planner on those indexes.
     const l =
       q.statuses === undefined && q.feature === undefined && q.discipline === undefined
         ? priorityIn('t.priority', q.priorities)
@@ -206,7 +206,7 @@ export function legacyTasks(db: Db): TaskStore {
     },
     dependentsOf(id, limit = -1) {
       // The mirror of ours (legacy/listMirrors.ts) once it can be trusted; before that, every task's list:
-      // json_each keeps this exact (a LIKE would match 1 in 12); CAST: an id stored as a string ("8") counts.
+      // json_each keeps this exact, unlike a LIKE; CAST: an id stored as a string ("8") counts.
       const sql = listMirrorsUsable(db)
         ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)'
         : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT CAST(? AS INTEGER)";

@@ -16,16 +16,10 @@ export type MigrationResult =
   | { migrated: false; reason: string };
 
 /**
- * Moves a legacy database to the normalized schema Ralph's head opens:
- * 1. read the original whole in one transaction, rolled back (nothing is written to it): under the write
- *    lock where the connection may take it, else a read snapshot (a write meanwhile is caught at 4);
- * 2. write the new database beside it (`<db>.migrating-<pid>`), in one transaction;
- * 3. check it: Ralph's read rules, and every record read back through both stores compares equal;
- * 4. if the original is still as read, swap: the original becomes `<db>.legacy-<time>.bak` (a hard link: the same
- * bytes, never copied),
- *    then the new file is renamed over `<db>` (atomic: there is always a ralph.db).
- * Anything without a home in the new schema refuses the whole migration, naming it; so does a change
- * to the original while it ran. Stop Ralph and ralph-mcp sessions first: they keep the old file open.
+ * Moves a legacy database to the normalized schema Ralph's head opens: the new file is written and checked
+ * beside the untouched original, then renamed over it (the original kept as a hard-linked `.bak`), so there
+ * is always a whole ralph.db. A value with no home in the new schema, or a change to the original meanwhile,
+ * refuses the whole migration; Ralph and ralph-mcp sessions must be stopped first, as they keep the old file open.
  */
 export function migrateDatabase(
   dbPath: string,

@@ -5,9 +5,7 @@ import { expectedColumns, ralphTables } from '../schema.js';
 
 /**
  * Reads a legacy database whole and decides where every value goes in the normalized schema. Anything
- * without a home there (a value Ralph's head refuses or cannot show, a list item of another shape, a
- * column ralph-mcp does not know holding data) is a problem: the migration refuses and names each one,
- * so nothing is ever dropped silently.
+ * without a home there is a problem the migration refuses and names, so nothing is ever dropped silently.
  */
 
 type Row = Record<string, unknown>;

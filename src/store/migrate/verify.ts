@@ -126,9 +126,8 @@ export function compareStores(
       }
       const { template: _t, ...rest } = b;
       differ(`task ${row.id}`, a, rest);
-      // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after them. An
-      // undated
-      // comment gets the migration time (a signal must have one).
+      // Comments keep their order; a blocked_by, and each signal whose comment was deleted, adds one after
+      // them. An undated comment gets the migration time (a signal must have one).
       const ca = from.comments.comments(row.id).map(({ id: _id, ...c }) => c);
       const cb = to.comments
         .comments(row.id)

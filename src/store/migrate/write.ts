@@ -4,11 +4,9 @@ import { timestamp } from '../../domain/rules.js';
 import type { MigrationPlan } from './plan.js';
 
 /**
- * Writes a migration plan into an empty normalized database (Ralph's DDL and our tables already made),
- * in one transaction, keeping every id agents and Ralph's rows already use: a legacy task's id is its
- * runtime id (and its details id). Comments become `learned` signals the way Ralph's head converted
- * them itself (session `legacy-task-<id>`, kind manual, started by a human); who wrote them stays in
- * ralph_mcp_comment_meta. A task's `blocked_by` becomes a `blocked` signal, its nearest equivalent.
+ * Writes a migration plan into an empty normalized database in one transaction, keeping every id agents and
+ * Ralph's rows already use. Comments become `learned` signals as Ralph's head converted them itself (authors
+ * kept in ralph_mcp_comment_meta), and a `blocked_by` becomes a `blocked` signal, its nearest equivalent.
  */
 export function writePlan(db: Db, plan: MigrationPlan): void {
   const now = timestamp();

@@ -4,10 +4,9 @@ import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 import { hasOwnTables } from './sql.js';
 
 /**
- * ralph_mcp_task_facets (schema/ralph-mcp-normalized.sql): each task's status, subsystem, discipline and
- * priority in one narrow row, kept in step by triggers of ours, so that counting and picking tasks need
- * not look up every task's details row. It can be trusted once it was filled whole and while all its
- * triggers exist; until then (a database ralph-mcp never wrote to) readers use the joins instead.
+ * ralph_mcp_task_facets: each task's status, subsystem, discipline and priority in one narrow row kept by our
+ * triggers, so counting and picking tasks need not read every details row. It is trusted only once filled
+ * whole and while all its triggers exist; until then readers use the joins.
  */
 
 /** The facet triggers our DDL creates, by name (read from the file: no list to keep in step). */

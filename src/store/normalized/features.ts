@@ -14,11 +14,9 @@ import { hasOwnTables, subsystemId } from './sql.js';
 import { NORMALIZED_MIRROR } from './facets.js';
 
 /**
- * Features on the normalized generation are Ralph's `subsystems` (agents keep SPEC-070's word): an
- * AUTOINCREMENT id, a NOCASE-unique name, lists in child tables (knowledge paths, context files,
- * dependencies by id). Learnings are `subsystem_comments` rows of category `learning`: body, reason,
- * the task and iteration they came from. What that table has no column for (source, hit count, review)
- * lives in our ralph_mcp_learning_meta, keyed by the comment's id.
+ * Features on the normalized generation are Ralph's `subsystems` (agents keep SPEC-070's word), and learnings
+ * its `subsystem_comments` of category `learning`. What that table has no column for (source, hit count,
+ * review) lives in our ralph_mcp_learning_meta, keyed by the comment's id.
  */
 
 const COLUMNS = ['display_name', 'description', 'acronym', 'architecture', 'boundaries'] as const;

@@ -10,11 +10,9 @@ import { QUESTION_COLUMNS, questionFromRow, signalBody } from '../signalText.js'
 import { NORMALIZED_MIRROR } from './facets.js';
 
 /**
- * Comments on the normalized generation. Ralph's head has no comment table: it stores a plain comment
- * as a `learned` signal (kind discovery, scope task), and every signal needs an `agent_sessions` row for
- * its session. We do the same, so Ralph's UI shows them, and read comments back from all of a task's
- * signals. What a signal has no column for (who wrote it, as which discipline, from which task, how
- * urgent) is kept in our ralph_mcp_comment_meta, keyed by the signal's id.
+ * Comments on the normalized generation, stored as Ralph's head stores them so its UI shows them: a `learned`
+ * signal with its `agent_sessions` row. What a signal has no column for (author, discipline, urgency) lives
+ * in our ralph_mcp_comment_meta, keyed by the signal's id.
  */
 
 /** agent_sessions.kind for a session of ours, by recipe. */

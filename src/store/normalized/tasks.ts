@@ -28,11 +28,9 @@ import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwn
 import { cachedCount } from '../countCache.js';
 
 /**
- * Tasks on the normalized generation: a `task_details` row (what the task is) + a `runtime_tasks` row
- * (where it stands) + one child table per list, written in one transaction. The id agents see is the
- * runtime id (AUTOINCREMENT: never reused). Statuses written are only the six Ralph's code reads; done
- * stamps `completed` (a CHECK). Ralph's triggers may rewrite `updated` as 'YYYY-MM-DD HH:MM:SS':
- * both forms read as the day.
+ * Tasks on the normalized generation: a `task_details` row (what the task is), a `runtime_tasks` row (where
+ * it stands; its never-reused id is the one agents see) and a child table per list, written in one transaction.
+ * Only the six statuses Ralph's code reads are written, and Ralph's triggers may leave a time in `updated`.
  */
 
 /** A task date as the day, whichever form a trigger left it in. */
@@ -181,9 +179,8 @@ function listWhere(
     add(`${c.discipline} = (SELECT id FROM disciplines WHERE name = @discipline)`, { discipline: q.discipline });
   if (q.tag !== undefined) add(`${c.id} IN (SELECT task_id FROM task_tags WHERE tag = @tag)`, { tag: q.tag });
   if (q.ready !== undefined) {
-    // A page in id order walks the mirror's rows by id (a fifth of tasks or so are ready: a page is
-    // found in a few hundred rows) rather than sorting every pending one: the unary plus keeps SQLite
-    // off the status index (34 -> ~1 ms at 100,000 tasks).
+    // A page in id order walks the mirror's rows by id rather than sorting every pending one: the unary
+    // plus keeps SQLite off the status index.
     const status = c === MIRROR && idOrder ? `+${c.status}` : c.status;
     add(q.ready ? `(${readyWhere(status, c.id)})` : `NOT (${readyWhere(status, c.id)})`);
   }
@@ -201,12 +198,8 @@ const mirrorServes = (q: TaskListQuery, src: ListSources): boolean =>
   src.facets && q.updatedSince === undefined && q.sort !== 'updated';
 
 /**
- * The count, and the page's ids, read the mirror (one narrow, indexed row per task) when it serves;
- * the page's rows are then read for those ids only. Otherwise both read the runtime and details rows.
- */
-/**
- * Which rows a list statement reads: the count reads the mirror whenever no date is involved, the page as mirrorServes
- * says.
+ * Which rows a list statement reads: the narrow facets mirror for the count whenever no date is involved,
+ * and for the page's ids as mirrorServes says; otherwise the runtime and details rows.
  */
 const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets =>
   mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED;
@@ -228,8 +221,8 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
   const few = fewRows(q);
   const columns = `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id, ${changedDay(JOINED)} AS changed ${TASK_JOINS}`;
   const conditions = [...afterSql(sort, c, few), ...where].join(' AND ') || '1';
-  // The page's ids first, then its rows: the columns (a dependency list per row, names by join) are
-  // read for the page only, not for every match a sort has to see (5 -> 2 ms for 500 matches).
+  // The page's ids first, then its rows: the costly columns (a dependency list per row, names by join)
+  // are read for the page only, not for every match a sort has to see.
   const ids =
     c === MIRROR
       ? `SELECT f.task_id FROM ralph_mcp_task_facets f WHERE ${conditions} ORDER BY ${orderSql(sort, MIRROR, few)} LIMIT CAST(@limit AS INTEGER)`

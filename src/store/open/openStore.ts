@@ -6,14 +6,9 @@ import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, ty
 import type { RalphStore } from '../store.js';
 
 /**
- * Opens Ralph's database, tells its generation by the tables present, and checks that it is one we
- * understand; fails closed otherwise (exit 2, one line).
- *
- * The checks run on the new connection before Db.open switches the database to WAL, which rewrites
- * the file header: a database from a newer Ralph (another user_version, renamed or dropped columns,
- * changed CHECK lists) is refused before anything is written. The refused file is left byte for byte
- * as it was, and no -wal or -shm file is left beside it (for a WAL database, SQLite removes them when
- * the last read-write connection closes; a read-only one would leave them).
+ * Opens Ralph's database, tells its generation by the tables present, and fails closed (exit 2, one line)
+ * unless it is one we understand. The checks run before Db.open switches the file to WAL, which rewrites its
+ * header, so a refused file is left byte for byte as it was.
  */
 export function openStore(
   dbPath: string,

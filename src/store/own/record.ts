@@ -3,15 +3,13 @@ import { timestamp } from '../../domain/rules.js';
 import type { Writer } from '../store.js';
 
 /**
- * The session record, in our own tables (schema/ralph-mcp.sql): one ralph_mcp_audit row per call that
- * writes (inside the same transaction as a database write, so the record and the change land together;
- * after the append for a state file) and per refused call; one ralph_mcp_signals row per abort. Ralph
- * reads both with SQL. The caller has made sure our tables exist and holds the write transaction.
+ * The session record in our own tables: a ralph_mcp_audit row per writing or refused call, in the same
+ * transaction as the change it records, and a ralph_mcp_signals row per abort. The caller has made sure
+ * our tables exist and holds the write transaction.
  */
 /**
- * What one audit row may hold, whatever the caller sent: refused calls are recorded too, so an unknown
- * tool name or arguments of any size (a JSON-RPC line may be 10 MiB) would otherwise go whole into the
- * database, even in a read-only session. Cut in UTF-8 bytes, with a marker saying how long it was.
+ * What one audit row may hold, in UTF-8 bytes: refused calls are recorded too, so an unknown tool name or
+ * arguments of any size would otherwise go whole into the database, even in a read-only session.
  */
 export const AUDIT_BOUNDS = { toolBytes: 64, argsBytes: 4096 } as const;
 

@@ -5,12 +5,8 @@ import type { Generation } from '../records.js';
 
 /**
  * ralph-mcp's own tables, created on first use so that read-only sessions never write, and versioned in
- * ralph_mcp_meta (user_version is Ralph's):
- * - schema/ralph-mcp.sql: the same on both generations (meta, audit, abort signals);
- * - schema/ralph-mcp-<generation>.sql: what differs (indexes of ours on the generation's tables; on
- *   normalized, the tables that keep what Ralph's schema has no column for, and the facets mirror; on
- *   legacy, the dependents mirror);
- * - schema/ralph-mcp-search-<generation>.sql: the search index and its change-queue triggers, on first search.
+ * ralph_mcp_meta (user_version is Ralph's). schema/ralph-mcp.sql is common to both generations,
+ * ralph-mcp-<generation>.sql holds what differs, and ralph-mcp-search-<generation>.sql is made on first search.
  */
 export const OWN_SCHEMA_VERSION = 1;
 

@@ -7,11 +7,8 @@ import { ensureSearchIndex, type MirrorHooks } from './schema.js';
 import { titleKey } from '../../domain/similarity.js';
 
 /**
- * The search index (FTS5, our table ralph_mcp_search) follows every write to Ralph's tables through a
- * change queue (ralph_mcp_search_dirty, filled by triggers of ours): each search first re-indexes the
- * queued tasks. What differs per generation is where a task's text lives: `indexRows` is a SELECT of
- * (id, title, description, hints, acceptance, comments) over the generation's tables, ending where a
- * `WHERE <task id> = ?` can be appended for one task.
+ * The search index (FTS5) follows every write to Ralph's tables, whoever writes, through a change queue our
+ * triggers fill: each search first re-indexes the queued tasks. A generation says where a task's text lives.
  */
 export interface SearchSource {
   generation: Generation;
@@ -70,7 +67,7 @@ export const BM25 = 'bm25(ralph_mcp_search, 10.0, 4.0, 2.0, 2.0, 1.0)';
 /** Negative exactly when the title holds a match (every other column weighs nothing). */
 const TITLE_BM25 = 'bm25(ralph_mcp_search, 1.0, 0.0, 0.0, 0.0, 0.0)';
 const COLUMNS = ['title', 'description', 'hints', 'acceptance', 'comments'] as const;
-/** How much of each column a snippet looks at: a task's comments may run to megabytes. */
+/** How much of each column a snippet looks at: a task's comments may be very long. */
 const SNIPPET_SCAN = 20_000;
 const TEXT_SQL = `SELECT rowid AS id, ${COLUMNS.map((c) => `substr(${c}, 1, ${SNIPPET_SCAN}) AS ${c}`).join(', ')} FROM ralph_mcp_search WHERE rowid IN (SELECT value FROM json_each(@ids))`;
 
@@ -135,10 +132,8 @@ function checkClock(): void {
 }
 
 /**
- * The per-row clock check as a SQL condition on `row` (registered on each connection once; a reopened
- * connection gets it again): non-deterministic, so SQLite calls it for every row rather than once. A
- * driver without SQL functions (Bun's) gets no condition: its clock is checked after each statement
- * (checkClock), so one statement may run past the budget before the search stops.
+ * The per-row clock check as a SQL condition on `row`: non-deterministic, so SQLite calls it for every row.
+ * Bun's driver has no SQL functions and gets no condition: one statement may run past the budget there.
  */
 function budgetCondition(db: Db, row: string): string {
   const raw = db.raw;
@@ -171,8 +166,7 @@ export function boundedSearch(
   const budget = budgetCondition(db, 'ralph_mcp_search.rowid');
   const filtered = shape.filter.clauses.length > 0;
   // CROSS JOIN keeps the index as the outer loop: driven from the tasks instead, SQLite would run the
-  // whole match once per filtered task (FTS5 given rowid = ?), seconds at 100,000 tasks. The clock is
-  // checked on every index row visited (its argument ties it to that loop), before any filter.
+  // whole match once per filtered task. The clock's argument ties its check to that loop, before any filter.
   const from = `FROM ralph_mcp_search ${filtered ? `CROSS ${shape.join}` : ''}`;
   const where = `ralph_mcp_search MATCH @m ${budget} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
   // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
@@ -211,8 +205,8 @@ export function boundedSearch(
     ].slice(0, limit);
     if (ranked.length === 0) return [];
     const ids = JSON.stringify(ranked.map((h) => h.id));
-    // Snippets are cut here from the indexed text, read by rowid (FTS5's snippet() would need the match
-    // re-run over every row from the oldest hit on: tens of milliseconds at 100,000 tasks).
+    // Snippets are cut here from the indexed text, read by rowid: FTS5's snippet() would need the match
+    // re-run over every row from the oldest hit on.
     const texts = new Map(
       db.all<{ id: number } & Record<(typeof COLUMNS)[number], string>>(TEXT_SQL, { ids }).map((r) => [r.id, r]),
     );
@@ -253,10 +247,8 @@ export function boundedSearch(
 export const TITLE_MATCH_BUDGET_MS = 20;
 
 /**
- * Tasks changed since the index last caught up that a create still compares one by one: past this
- * many it catches up first. A create does not index its own task (the change queue does, batched),
- * so the FTS5 index grows by one segment per batch of creates rather than one per create: a third of
- * the pages a create wrote, and fewer segments for every later query to merge.
+ * Tasks changed since the index last caught up that a create still compares one by one; past this many
+ * it catches up first. Indexing in batches, not per create, keeps the FTS5 index to fewer segments to merge.
  */
 export const PENDING_TITLES_MAX = 32;
 
