@@ -8,7 +8,7 @@
  * be there exactly once (rows by marker, feature learnings by text, state-file entries whole by marker,
  * the session's audit rows by count), no call may fail with busy, and integrity_check must be ok.
  *
- * `runWriters` is shared by the fast test (test/stress.writers.test.ts) and by `run` (npm run stress).
+ * `runWriters` is shared by the fast test (test/slow/stress.writers.test.ts) and by `run` (npm run stress).
  * `node dist/scripts/stress/concurrency.js plain-writer …` is the plain-SQL writer's child process.
  */
 import Database from 'better-sqlite3';

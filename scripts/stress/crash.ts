@@ -11,7 +11,7 @@
  * database passes integrity_check and foreign_key_check, every write is all there (rows, comments,
  * rewiring, its audit row) or not at all, and every write that was answered ok is there.
  *
- * `runCrashRounds` is shared by the fast test (test/faults.test.ts) and by `run` (npm run stress).
+ * `runCrashRounds` is shared by the fast test (test/e2e/faults.test.ts) and by `run` (npm run stress).
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';

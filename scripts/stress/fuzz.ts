@@ -1,6 +1,6 @@
 /**
- * Fuzzing the server, shared by the fast tests (test/fuzz.protocol.test.ts,
- * test/fuzz.args.test.ts) and the long run (`npm run stress` → run() below):
+ * Fuzzing the server, shared by the fast tests (test/e2e/node/fuzz.protocol.test.ts,
+ * test/slow/fuzz.args.test.ts) and the long run (`npm run stress` → run() below):
  *
  * - protocol: hostile lines on stdio (not JSON, not JSON-RPC, batches, wrong ids, unknown methods,
  *   binary garbage, invalid UTF-8, NUL bytes, CRLF, deep nesting, huge and oversized lines, floods),

@@ -6,7 +6,7 @@
  * request must answer within `maxRequestMs`, and a `ping` on a second connection of the same `--socket`
  * server, sent all along, within `maxPingMs`.
  *
- * `npm run stress` runs it at 100,000 tasks on both generations; test/hostile.test.ts at 10,000.
+ * `npm run stress` runs it at 100,000 tasks on both generations; test/slow/hostile.test.ts at 10,000.
  * This module starts servers itself (no test helpers that register node:test hooks).
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';

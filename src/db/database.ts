@@ -134,7 +134,7 @@ export class Db {
   /**
    * Prepared statements are made on first use and kept. Write a LIMIT or OFFSET as
    * `LIMIT CAST(? AS INTEGER)`, never `LIMIT ?`: a bare bound value makes every run cost a fresh prepare
-   * (test/queryPlans.test.ts keeps it so).
+   * (test/unit/queryPlans.test.ts keeps it so).
    */
   stmt(sql: string): Statement {
     let s = this.statements.get(sql);

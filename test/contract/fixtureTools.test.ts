@@ -4,14 +4,15 @@ import { after, before, describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
 import { FIXTURE_SKIP } from '../helpers/env.js';
 import { dump, fixtureProject, query } from '../helpers/project.js';
-import { startSession, type Session } from '../helpers/server.js';
 import { SPEC_070_TOOLS, type ALL_TOOLS } from '../helpers/spec.js';
+import { openInProc, type InProcSession } from './harness.js';
 
 /**
  * All 28 tools, each with a happy path and an error path, on a temp copy of Ralph's own
  * 04-desktop-dev.db (5 features, 8 disciplines, 20 tasks, 15 comments). Happy paths are checked by
  * reading the rows back with SQL; error paths by their code and an unchanged database and state files.
- * Cases run in order and build on each other (e.g. the draft task created for enrich_task).
+ * Cases run in order and build on each other (e.g. the draft task created for enrich_task). In-process;
+ * the head (normalized) fixture's counterpart is headFixtures.test.ts.
  */
 type Row = Record<string, any>;
 interface Case {
@@ -328,10 +329,10 @@ const CASES: Case[] = [
 
 describe("every tool on a copy of Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () => {
   let p: Project;
-  let s: Session;
+  let s: InProcSession;
   before(async () => {
     p = fixtureProject('04-desktop-dev.db');
-    s = await startSession(p);
+    s = await openInProc(p);
   });
   after(() => s.close());
 
@@ -343,10 +344,11 @@ describe("every tool on a copy of Ralph's 04-desktop-dev.db", { skip: FIXTURE_SK
     test(`${c.tool}: happy path writes/reads what SQL sees; error path ${c.code} changes nothing`, async () => {
       const r = await s.ok(c.tool, c.ok);
       c.check(r, p);
-      const before = dump(p) + readFileSync(p.learningsFile, 'utf8') + readFileSync(p.progressFile, 'utf8');
+      const state = () => dump(p) + readFileSync(p.learningsFile, 'utf8') + readFileSync(p.progressFile, 'utf8');
+      const before = state();
       const err = await s.fail(c.tool, c.err);
       assert.equal(err.code, c.code, err.message);
-      assert.equal(dump(p) + readFileSync(p.learningsFile, 'utf8') + readFileSync(p.progressFile, 'utf8'), before);
+      assert.equal(state(), before);
     });
   }
 });

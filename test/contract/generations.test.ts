@@ -4,16 +4,21 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
+import { buildConfig } from '../../src/cli/config.js';
+import { doctor } from '../../src/cli/doctor.js';
+import { overrides } from '../../src/cli/overrides.js';
+import { StartupError } from '../../src/domain/errors.js';
 import type { Project } from '../../src/domain/project.js';
-import { openInProc } from './harness.js';
+import { openSession } from '../../src/session/open.js';
+import { planToJson } from '../../src/session/planJson.js';
+import { initProject } from '../../src/store/open/init.js';
 import { emptyProject, sampleProject, tempDir } from '../helpers/project.js';
-import { projectPaths } from '../../src/domain/project.js';
-import { runCli } from '../helpers/server.js';
+import { openInProc } from './harness.js';
 
 /**
  * Telling Ralph's two schema generations apart (both say user_version 1), refusing what is neither or
- * drifted, and the commands around them: init's default, doctor naming the generation, config and plan
- * reading the normalized tables.
+ * drifted, and the commands around them, in-process: init's default, doctor naming the generation, config
+ * and plan reading the normalized tables. The processes (exit codes, stderr) are test/e2e/generations.test.ts's.
  */
 
 function alter(p: Project, statements: string): void {
@@ -36,34 +41,48 @@ function rebuild(p: Project, table: string, change: (ddl: string) => string): vo
   const indexes = (
     db
       .prepare(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL AND name NOT LIKE 'ralph_mcp%'",
+        `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL
+         AND name NOT LIKE 'ralph_mcp%'`,
       )
       .all(table) as { sql: string }[]
   ).map((r) => r.sql);
   db.transaction(() => {
     db.exec(changed.replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`));
     db.exec(
-      `INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_new RENAME TO ${table}`,
+      `INSERT INTO ${table}_new SELECT * FROM ${table}; DROP TABLE ${table};
+       ALTER TABLE ${table}_new RENAME TO ${table}`,
     );
     for (const sql of indexes) db.exec(sql);
   })();
   db.close();
 }
 
+/** One pattern of several, in order and adjacent (for lines of at most 120 characters). */
+const joined = (...parts: RegExp[]) => new RegExp(parts.map((r) => r.source).join(''));
+const RESEMBLES = /it resembles Ralph's normalized schema/;
+
 const fileState = (p: Project) => ({
   hash: createHash('sha256').update(readFileSync(p.dbPath)).digest('hex'),
   files: readdirSync(dirname(p.dbPath)).sort(),
 });
 
-/** serve refuses the database: exit 2, one line matching `pattern`, the file and its folder as they were. */
+/** The error `fn` throws, which must be a StartupError (a launch refused: exit 2, its message one stderr line). */
+function startupError(fn: () => unknown): StartupError {
+  try {
+    fn();
+  } catch (err) {
+    assert.ok(err instanceof StartupError, String(err));
+    assert.equal(err.exitCode, 2);
+    assert.ok(!err.message.includes('\n'), `one line: ${err.message}`);
+    return err;
+  }
+  assert.fail('expected a StartupError');
+}
+
+/** A launch (`--recipe yap`) refuses the database with a message matching `pattern`; the files as they were. */
 function refusedAtStart(p: Project, pattern: RegExp): void {
   const before = fileState(p);
-  const r = runCli(['--project', p.root, '--recipe', 'yap']);
-  assert.equal(r.status, 2, r.stderr);
-  assert.equal(r.stdout, '');
-  const lines = r.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, r.stderr);
-  assert.match(lines[0]!, pattern);
+  assert.match(startupError(() => openSession({ project: p.root, recipe: 'yap' })).message, pattern);
   assert.deepEqual(fileState(p), before);
 }
 
@@ -73,17 +92,14 @@ describe('which generation a database is', () => {
     alter(p, 'CREATE TABLE features (name TEXT PRIMARY KEY)');
     refusedAtStart(
       p,
-      /is not a Ralph database \(it also holds tables of the other generation: features\); it resembles Ralph's normalized schema/,
+      joined(/is not a Ralph database \(it also holds tables of the other generation: features\); /, RESEMBLES),
     );
   });
 
   test('a normalized database missing a table is refused, naming what it lacks', () => {
     const p = sampleProject('normalized');
     alter(p, 'DROP TABLE task_output_artifacts');
-    refusedAtStart(
-      p,
-      /is not a Ralph database \(missing tables: task_output_artifacts\); it resembles Ralph's normalized schema/,
-    );
+    refusedAtStart(p, joined(/is not a Ralph database \(missing tables: task_output_artifacts\); /, RESEMBLES));
   });
 
   test('normalized drift: a renamed column, and a changed CHECK list of statuses, are refused', () => {
@@ -96,32 +112,34 @@ describe('which generation a database is', () => {
     );
     refusedAtStart(
       checks,
-      /table runtime_tasks has a CHECK on status allowing \(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/,
+      joined(
+        /table runtime_tasks has a CHECK on status allowing /,
+        /\(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/,
+      ),
     );
   });
 
-  test('doctor names the generation, and shows – (not ✓) for what a failed schema check kept it from checking', () => {
-    const ok = runCli(['doctor', '--project', sampleProject('normalized').root]);
-    assert.equal(ok.status, 0, ok.stdout);
-    assert.match(ok.stdout, /✓ schema +normalized schema \(Ralph's head/);
-    assert.match(ok.stdout, /✓ overrides +stored in ralph_mcp_discipline_overrides\.mcp_tool_overrides/);
-    const legacy = runCli(['doctor', '--project', sampleProject('legacy').root]);
-    assert.match(legacy.stdout, /✓ schema +legacy schema/);
+  test('doctor names the generation, and shows – (not ✓) for what a failed schema check kept it from', () => {
+    const ok = doctor(sampleProject('normalized').root);
+    assert.ok(ok.ok, ok.text);
+    assert.match(ok.text, /✓ schema +normalized schema \(Ralph's head/);
+    assert.match(ok.text, /✓ overrides +stored in ralph_mcp_discipline_overrides\.mcp_tool_overrides/);
+    assert.match(doctor(sampleProject('legacy').root).text, /✓ schema +legacy schema/);
     const drifted = sampleProject('normalized');
     alter(drifted, 'ALTER TABLE task_details RENAME COLUMN hints TO tips');
-    const r = runCli(['doctor', '--project', drifted.root]);
-    assert.equal(r.status, 1);
-    assert.match(r.stdout, /✗ schema +.*lacks column hints/);
+    const r = doctor(drifted.root);
+    assert.equal(r.ok, false); // exit 1
+    assert.match(r.text, /✗ schema +.*lacks column hints/);
     for (const label of ['ralph-mcp tables', 'overrides', 'recipes'])
-      assert.match(r.stdout, new RegExp(`^– ${label} +not checked: the schema is not one ralph-mcp can serve$`, 'm'));
-    assert.doesNotMatch(r.stdout, /^✓ (ralph-mcp tables|overrides|recipes)/m);
-    assert.match(r.stdout, /1 check\(s\) failed, 3 not run/);
+      assert.match(r.text, new RegExp(`^– ${label} +not checked: the schema is not one ralph-mcp can serve$`, 'm'));
+    assert.doesNotMatch(r.text, /^✓ (ralph-mcp tables|overrides|recipes)/m);
+    assert.match(r.text, /1 check\(s\) failed, 3 not run/);
   });
 });
 
 describe("our objects never stand in the way of Ralph's own table rebuilds", () => {
   for (const generation of ['legacy', 'normalized'] as const) {
-    test(`every table of Ralph's can be rebuilt (create, copy, drop, rename) with our triggers and indexes in place [${generation}]`, async () => {
+    test(`every table of Ralph's can be rebuilt (create, copy, drop, rename) beside ours [${generation}]`, async () => {
       const p = sampleProject(generation);
       const s = await openInProc(p);
       await s.ok('add_task_comment', { task_id: 3, body: 'makes our tables' });
@@ -132,7 +150,8 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
       const tables = (
         db
           .prepare(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' AND name NOT LIKE 'sqlite_%'",
+            `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%'
+             AND name NOT LIKE 'sqlite_%'`,
           )
           .all() as { name: string }[]
       ).map((r) => r.name);
@@ -156,14 +175,8 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
 });
 
 describe('init, and what comes next', () => {
-  test("init makes Ralph's current schema with its default disciplines, and says what to run next; braindump can then plan", async () => {
-    const dir = tempDir();
-    const r = runCli(['init', '--project', dir, '--title', 'Fresh']);
-    assert.equal(r.status, 0, r.stderr);
-    assert.match(r.stdout, /created .*ralph\.db \(normalized schema, default disciplines\)/);
-    assert.match(r.stdout, /next: ralph-mcp --project .* --recipe braindump/);
-    const p = projectPaths(dir);
-    const s = await openInProc(p, { recipe: 'braindump' });
+  test("init makes Ralph's current schema with its default disciplines; braindump can then plan", async () => {
+    const s = await openInProc(initProject(tempDir(), { title: 'Fresh' }), { recipe: 'braindump' });
     try {
       assert.equal(s.store.generation, 'normalized');
       assert.equal((await s.ok('list_disciplines', {})).disciplines.length, 8);
@@ -177,9 +190,7 @@ describe('init, and what comes next', () => {
   });
 
   test('init --schema legacy --no-disciplines keeps the old shape', async () => {
-    const dir = tempDir();
-    assert.equal(runCli(['init', '--project', dir, '--schema', 'legacy', '--no-disciplines']).status, 0);
-    const s = await openInProc(projectPaths(dir), { recipe: 'yap' });
+    const s = await openInProc(initProject(tempDir(), { schema: 'legacy', disciplines: false }), { recipe: 'yap' });
     try {
       assert.equal(s.store.generation, 'legacy');
       assert.deepEqual((await s.ok('list_disciplines', {})).disciplines, []);
@@ -190,17 +201,26 @@ describe('init, and what comes next', () => {
 });
 
 describe('launch commands on the normalized schema', () => {
+  /** What `plan` and `config` compute with these flags (their one code path, openSession). */
+  function planned(p: Project, flags: { recipe: string; discipline: string }) {
+    const { store, plan } = openSession({ project: p.root, ...flags });
+    try {
+      return { json: planToJson(plan), config: buildConfig(plan, store, 'claude') as any };
+    } finally {
+      store.close();
+    }
+  }
+
   test("config merges the discipline's MCP servers from Ralph's tables (args in arg_order, env)", () => {
     const p = sampleProject('normalized');
     alter(
       p,
-      `INSERT INTO discipline_mcp_servers (id, discipline_id, name, command) VALUES (1, (SELECT id FROM disciplines WHERE name = 'backend'), 'db-tools', 'npx');
+      `INSERT INTO discipline_mcp_servers (id, discipline_id, name, command)
+         VALUES (1, (SELECT id FROM disciplines WHERE name = 'backend'), 'db-tools', 'npx');
        INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (1, 'second', 1), (1, 'first', 0);
        INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (1, 'DB', 'ralph');`,
     );
-    const r = runCli(['config', '--project', p.root, '--recipe', 'yap', '--discipline', 'backend']);
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout).mcpServers['db-tools'], {
+    assert.deepEqual(planned(p, { recipe: 'yap', discipline: 'backend' }).config.mcpServers['db-tools'], {
       command: 'npx',
       args: ['first', 'second'],
       env: { DB: 'ralph' },
@@ -209,13 +229,8 @@ describe('launch commands on the normalized schema', () => {
 
   test('plan reads overrides from our table there, and reports the schema', () => {
     const p = sampleProject('normalized');
-    assert.equal(
-      runCli(['overrides', '--project', p.root, '--discipline', 'backend', '--disable', 'create_task']).status,
-      0,
-    );
-    const plan = JSON.parse(
-      runCli(['plan', '--project', p.root, '--recipe', 'yap', '--discipline', 'backend', '--json']).stdout,
-    );
+    overrides({ project: p.root, discipline: 'backend', disable: ['create_task'] });
+    const plan = planned(p, { recipe: 'yap', discipline: 'backend' }).json;
     assert.equal(plan.project.schema, 'normalized');
     assert.ok(plan.disabled_tools.includes('create_task'));
     // A malformed value there fails closed, naming where it lives.
@@ -223,17 +238,18 @@ describe('launch commands on the normalized schema', () => {
       p,
       'UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = \'{"additional_disabled": ["no_such_tool"]}\'',
     );
-    const bad = runCli(['--project', p.root, '--recipe', 'yap', '--discipline', 'backend']);
-    assert.equal(bad.status, 2);
     assert.match(
-      bad.stderr,
-      /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" names unknown tool\(s\): no_such_tool/,
+      startupError(() => openSession({ project: p.root, recipe: 'yap', discipline: 'backend' })).message,
+      joined(
+        /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" /,
+        /names unknown tool\(s\): no_such_tool/,
+      ),
     );
   });
 
   test('a legacy database written before SPEC-070 has nowhere to keep overrides until one is set', () => {
     const p = emptyProject();
     alter(p, 'ALTER TABLE disciplines DROP COLUMN mcp_tool_overrides');
-    assert.match(runCli(['doctor', '--project', p.root]).stdout, /✓ overrides +none set yet/);
+    assert.match(doctor(p.root).text, /✓ overrides +none set yet/);
   });
 });

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Project } from '../../src/domain/project.js';
 import { createMcpServer } from '../../src/server/createServer.js';
@@ -44,6 +46,20 @@ export interface InProcSession {
 
 const log = createLogger('silent');
 
+/**
+ * The SDK client's own JSON Schema validator, each output schema compiled once per test process: a
+ * client compiles every listed tool's schema at each listing, which was most of a session's setup here.
+ */
+const ajv = new AjvJsonSchemaValidator();
+const compiled = new Map<string, ReturnType<jsonSchemaValidator['getValidator']>>();
+const validator: jsonSchemaValidator = {
+  getValidator(schema) {
+    const key = JSON.stringify(schema);
+    if (!compiled.has(key)) compiled.set(key, ajv.getValidator(schema));
+    return compiled.get(key) as never;
+  },
+};
+
 export interface InProcOptions {
   /** Who the client says it is at initialize (results differ for some clients: server/resultCopies.ts). */
   clientInfo?: { name: string; version: string };
@@ -65,7 +81,7 @@ export async function openInProc(
   prepareDatabase(store, log, plan); // as a launch does, before any call
   const { server, session } = createMcpServer(plan, store, log);
   const [toServer, toClient] = InMemoryTransport.createLinkedPair();
-  const client = new Client(clientInfo);
+  const client = new Client(clientInfo, { jsonSchemaValidator: validator });
   await Promise.all([server.connect(toServer), client.connect(toClient)]);
   await client.listTools(); // as clients do: the client checks results against the listed output schemas
   const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;

@@ -4,7 +4,11 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
+import { doctor } from '../../src/cli/doctor.js';
+import { migrateProject } from '../../src/cli/migrate.js';
+import { StartupError } from '../../src/domain/errors.js';
 import { projectPaths, type Project } from '../../src/domain/project.js';
+import { initProject } from '../../src/store/open/init.js';
 import { openInProc } from './harness.js';
 import { row, rows } from '../helpers/assertions.js';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from '../helpers/env.js';
@@ -18,13 +22,14 @@ import {
   ralphTask,
   type RalphTask,
 } from '../helpers/ralphRead.js';
-import { runCli, startSession } from '../helpers/server.js';
 
 /**
  * `ralph-mcp migrate`: a legacy project moved to the normalized schema Ralph's head opens. What moved
  * is checked independently of the migration's own verification: Ralph's read rules (ralphRead), SQLite's
  * own checks, counts and every task read back the way Ralph reads it on both files, the backup byte for
  * byte, and the migrated project served. Every refusal leaves the file and its folder exactly as they were.
+ * In-process: `migrateProject` returns what the command prints, or throws the StartupError it exits 2 with
+ * (the process itself is test/e2e/generations.test.ts's).
  */
 
 const sha256 = (path: string) => createHash('sha256').update(readFileSync(path)).digest('hex');
@@ -87,34 +92,36 @@ function atRest(p: Project): void {
   );
 }
 
-/** Runs migrate and expects a refusal that changed nothing: exit 2, nothing on stdout, stderr naming the problem. */
+/** A migrate refused with a message matching `pattern` that changed nothing: the file and its folder as they were. */
 function refusedMigration(p: Project, pattern: RegExp): string {
   const before = fileState(p);
-  const r = runCli(['migrate', '--project', p.root]);
-  assert.equal(r.status, 2, `migrate should refuse (exit 2):\n${r.stdout}${r.stderr}`);
-  assert.equal(r.stdout, '');
-  assert.match(r.stderr, /^ralph-mcp: error: /);
-  assert.match(r.stderr, pattern);
+  let err: unknown;
+  try {
+    migrateProject(p.root);
+  } catch (e) {
+    err = e;
+  }
+  assert.ok(err instanceof StartupError && err.exitCode === 2, `migrate should refuse (exit 2): ${String(err)}`);
+  assert.match(err.message, pattern);
   assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
-  return r.stderr;
+  return err.message;
 }
 
-/** Runs migrate on a project that already has the current schema: exit 0, it says so, and changes nothing. */
+/** migrate on a project that already has the current schema: it says so, and changes nothing. */
 function upToDate(p: Project): void {
   const before = fileState(p);
-  const r = runCli(['migrate', '--project', p.root]);
-  assert.equal(r.status, 0, r.stdout + r.stderr);
-  assert.match(r.stdout, /already has Ralph's normalized schema.*nothing to migrate/);
+  assert.match(migrateProject(p.root), /already has Ralph's normalized schema.*nothing to migrate/);
   assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
 }
 
+/** doctor (in-process: its output, and ok for exit 0) passes and names the normalized schema. */
 function assertServedNormalized(p: Project): void {
-  const d = runCli(['doctor', '--project', p.root]);
-  assert.equal(d.status, 0, d.stdout + d.stderr);
-  assert.match(d.stdout, /all checks passed/);
-  assert.match(d.stdout, /^✓ schema\s+normalized schema/m);
+  const d = doctor(p.root);
+  assert.ok(d.ok, d.text);
+  assert.match(d.text, /all checks passed/);
+  assert.match(d.text, /^✓ schema\s+normalized schema/m);
   assert.deepEqual(
-    d.stdout.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–')),
+    d.text.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–')),
     [],
   );
 }
@@ -127,13 +134,12 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
     copyFileSync(p.dbPath, pre);
     const preHash = sha256(pre);
 
-    const r = runCli(['migrate', '--project', p.root]);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
-    assert.match(r.stdout, /migrated .* to Ralph's normalized schema/);
+    const out = migrateProject(p.root);
+    assert.match(out, /migrated .* to Ralph's normalized schema/);
 
     // The files first (any later connection may make -wal/-shm of its own).
     const backup = backupOf(p);
-    assert.ok(r.stdout.includes(backup), 'stdout names the backup');
+    assert.ok(out.includes(backup), 'the output names the backup');
     assert.deepEqual(
       readdirSync(dirname(p.dbPath)).sort(),
       ['ralph.db', backup.slice(dirname(backup).length + 1)].sort(),
@@ -222,7 +228,7 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
 
     // The migrated project is served.
     assertServedNormalized(p);
-    const s = await startSession(p, ['--recipe', 'yap']);
+    const s = await openInProc(p, { recipe: 'yap' });
     try {
       const created = await s.ok('create_task', {
         feature: 'search',
@@ -254,7 +260,7 @@ describe("migrate: Ralph's 04-desktop-dev (legacy) to the normalized schema", { 
 });
 
 describe('migrate: the sample project', () => {
-  test('keeps learnings with their hit_count, source and review (ralph_mcp_learning_meta), tasks and comments', async () => {
+  test('keeps learnings with hit_count, source and review (ralph_mcp_learning_meta), tasks and comments', async () => {
     const p = sampleProject('legacy');
     // Before: what a legacy session shows.
     const legacy = await openInProc(p);
@@ -274,8 +280,7 @@ describe('migrate: the sample project', () => {
     const preHash = sha256(p.dbPath);
     const before = counts(p.dbPath);
 
-    const r = runCli(['migrate', '--project', p.root]);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    migrateProject(p.root);
     const backup = backupOf(p);
     assert.equal(sha256(backup), preHash);
     assert.deepEqual(
@@ -327,7 +332,8 @@ describe('migrate: the sample project', () => {
     assert.deepEqual(
       rows(
         p,
-        `SELECT c.body, c.category, m.source, m.hit_count, m.reviewed, m.review_count FROM subsystem_comments c JOIN ralph_mcp_learning_meta m ON m.comment_id = c.id
+        `SELECT c.body, c.category, m.source, m.hit_count, m.reviewed, m.review_count
+         FROM subsystem_comments c JOIN ralph_mcp_learning_meta m ON m.comment_id = c.id
          JOIN subsystems s ON s.id = c.subsystem_id WHERE s.name = 'recipes' ORDER BY c.id`,
       ),
       [
@@ -359,7 +365,7 @@ describe('migrate: the sample project', () => {
     upToDate(p);
   });
 
-  test("signal verbs kept on the legacy generation become Ralph's own signals, in place of their comments", async () => {
+  test("signal verbs kept on legacy become Ralph's own signals, in place of their comments", async () => {
     const p = sampleProject('legacy');
     const s = await openInProc(p, { recipe: 'signals', task: '3', sessionId: 'legacy-signals-1' });
     const asked = await s.ok('ask', {
@@ -379,13 +385,13 @@ describe('migrate: the sample project', () => {
       flagged.signal_id,
     )!.comment_id;
     alter(p, `DELETE FROM task_comments WHERE id = ${Number(flagComment)}`);
-    const r = runCli(['migrate', '--project', p.root]);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    migrateProject(p.root);
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
     assert.deepEqual(
       rows(
         p,
-        "SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals WHERE session_id = 'legacy-signals-1' ORDER BY id",
+        `SELECT verb, question, options, blocking, answer, summary, what, severity, category FROM task_signals
+         WHERE session_id = 'legacy-signals-1' ORDER BY id`,
       ),
       [
         {
@@ -431,7 +437,8 @@ describe('migrate: the sample project', () => {
     assert.equal(
       row(
         p,
-        "SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned' AND text IN ('Form shipped', 'Metric or imperial?')",
+        `SELECT count(*) AS n FROM task_signals WHERE task_id = 3 AND verb = 'learned'
+         AND text IN ('Form shipped', 'Metric or imperial?')`,
       )!.n,
       0,
     );
@@ -458,7 +465,7 @@ describe('migrate: the sample project', () => {
         [['Metric or imperial?', 'metric']],
       );
     } finally {
-      after.close();
+      await after.close();
     }
   });
 
@@ -467,7 +474,7 @@ describe('migrate: the sample project', () => {
   // here so that the test is deterministic.
   test('migrate on a migrated project says nothing to migrate even within the second of the migration', () => {
     const p = projectPaths(tempDir());
-    assert.equal(runCli(['init', '--project', p.root]).status, 0);
+    initProject(p.root);
     const now = Date.now();
     for (let s = -2; s <= 15; s++) {
       const stamp = new Date(now + s * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '');
@@ -479,8 +486,7 @@ describe('migrate: the sample project', () => {
   test('an extra column without data is no problem', () => {
     const p = sampleProject('legacy');
     alter(p, 'ALTER TABLE tasks ADD COLUMN assignee TEXT');
-    const r = runCli(['migrate', '--project', p.root]);
-    assert.equal(r.status, 0, r.stdout + r.stderr);
+    migrateProject(p.root);
     assert.deepEqual(normalizedInvariants(p.dbPath), []);
   });
 });
@@ -551,16 +557,13 @@ describe('migrate refuses what has no home in the normalized schema, and changes
   test('a refused migrate leaves the -wal/-shm already beside the database alone', () => {
     const p = sampleProject('legacy');
     alter(p, "UPDATE tasks SET status = 'weird' WHERE id = 5");
-    runCli(['doctor', '--project', p.root]);
+    doctor(p.root);
     assert.ok(readdirSync(dirname(p.dbPath)).includes('ralph.db-wal'), 'precondition: doctor left a -wal');
     refusedMigration(p, /task 5 has status "weird"/);
   });
 
   test('an already-normalized project (init default): nothing to migrate', () => {
-    const dir = tempDir();
-    const init = runCli(['init', '--project', dir]);
-    assert.equal(init.status, 0, init.stderr);
-    upToDate(projectPaths(dir));
+    upToDate(initProject(tempDir()));
   });
 
   test("an already-normalized project (Ralph's head fixture): nothing to migrate", { skip: HEAD_FIXTURE_SKIP }, () => {

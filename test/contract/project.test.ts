@@ -11,7 +11,7 @@ import { unchanged } from './support.js';
 /**
  * The project tools (get_project_info, get_project_progress) and the state files: append_learning /
  * read_learnings (.ralph/learnings.txt), append_progress / read_progress (.ralph/progress.txt), read back
- * with fs. What the files refuse (links, FIFOs, size bounds) is test/stateFiles.safety.test.ts's.
+ * with fs. What the files refuse (links, FIFOs, size bounds) is test/contract/stateFiles.safety.test.ts's.
  */
 
 const read = (file: string): string => (existsSync(file) ? readFileSync(file, 'utf8') : '<missing>');

@@ -4,18 +4,23 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
+import { doctor } from '../../src/cli/doctor.js';
+import { StartupError } from '../../src/domain/errors.js';
+import { openSession } from '../../src/session/open.js';
+import { planToText } from '../../src/session/planJson.js';
 import { columnDrift, expectedColumns, RALPH_TABLES } from '../../src/store/schema.js';
 import { Db } from '../../src/db/database.js';
 import type { Project } from '../../src/domain/project.js';
 import { FIXTURE_SKIP, FIXTURES } from '../helpers/env.js';
-import { fixtureProject, sampleProject, sql } from '../helpers/project.js';
-import { runCli, startSession } from '../helpers/server.js';
+import { fixtureProject, sampleProject } from '../helpers/project.js';
+import { openInProc } from './harness.js';
 
 /**
  * Issue 7, schema drift: a database written by a newer Ralph (another user_version, a column missing
- * or renamed, a NOT NULL column our inserts do not fill) is refused at startup, exit 2, one line on
- * stderr naming the table and the column, and the file is left byte for byte as it was, with no
- * -wal/-shm beside it. Extra nullable columns (or ones with a default) are fine, and still written.
+ * or renamed, a NOT NULL column our inserts do not fill) is refused at startup (a StartupError: exit 2,
+ * one line naming the table and the column; the CLI side is test/e2e/security.test.ts's), and the file
+ * is left byte for byte as it was, with no -wal/-shm beside it. Extra nullable columns (or ones with a
+ * default) are fine, and still written. The legacy generation's; the normalized one's is generations.test.ts's.
  */
 
 /** Changes the database as another Ralph would, with its own connection, then closes it cleanly. */
@@ -89,6 +94,13 @@ const DRIFTS: [string, string, RegExp, ('wal' | 'delete')?][] = [
   ],
 ];
 
+/** The session plan `serve` and `plan` build with these flags (src/session/open.ts): what a launch opens. */
+const launch = (p: Project) => {
+  const { store, plan } = openSession({ project: p.root, recipe: 'yap' });
+  store.close();
+  return planToText(plan);
+};
+
 describe('a database from another Ralph is refused at startup and left untouched', () => {
   for (const [label, statements, pattern, journal] of DRIFTS) {
     test(label, () => {
@@ -100,24 +112,16 @@ describe('a database from another Ralph is refused at startup and left untouched
         !before.files.some((f) => f.endsWith('-wal') || f.endsWith('-shm')),
         `no WAL files to start with: ${before.files.join(', ')}`,
       );
-      // serve for every case; the other commands that open the database (they share openStore) for one.
-      const commands = [['--recipe', 'yap']];
-      if (label === 'a renamed column')
-        commands.push(
-          ['plan', '--recipe', 'yap'],
-          ['config', '--recipe', 'yap'],
-          ['overrides', '--discipline', 'frontend', '--disable', 'create_task'],
-        );
-      for (const cmd of commands) {
-        const r = runCli([...cmd, '--project', p.root]);
-        assert.equal(r.status, 2, `${cmd.join(' ')}: ${r.stderr}`);
-        assert.equal(r.stdout, '');
-        const lines = r.stderr.trim().split('\n');
-        assert.equal(lines.length, 1, `one line on stderr, got:\n${r.stderr}`);
-        assert.match(lines[0]!, /^ralph-mcp: error: /);
-        assert.match(lines[0]!, pattern);
-        assert.deepEqual(fileState(p), before, `${cmd.join(' ')}: the file and its folder are unchanged`);
-      }
+      assert.throws(
+        () => launch(p),
+        (e: Error) => {
+          assert.ok(e instanceof StartupError && e.exitCode === 2, String(e));
+          assert.match(e.message, /^[^\n]*$/, 'one line');
+          assert.match(e.message, pattern);
+          return true;
+        },
+      );
+      assert.deepEqual(fileState(p), before, 'the file and its folder are unchanged');
     });
   }
 });
@@ -129,7 +133,7 @@ describe('drift ralph-mcp copes with', () => {
       p,
       "ALTER TABLE tasks ADD COLUMN assignee TEXT; ALTER TABLE tasks ADD COLUMN effort INTEGER NOT NULL DEFAULT 1; ALTER TABLE task_comments ADD COLUMN edited TEXT; ALTER TABLE features ADD COLUMN color TEXT DEFAULT '#fff'; ALTER TABLE metadata ADD COLUMN theme TEXT",
     );
-    const s = await startSession(p, ['--recipe', 'yap']);
+    const s = await openInProc(p, { recipe: 'yap' });
     try {
       const t = await s.ok('create_task', {
         feature: 'search',
@@ -148,18 +152,13 @@ describe('drift ralph-mcp copes with', () => {
     }
   });
 
-  test('a NOT NULL column without a default in a table ralph-mcp never inserts into (recipe_configs) is fine', () => {
+  test('served: a NOT NULL column without a default where we never insert; no SPEC-070 overrides column', () => {
     const p = sampleProject();
     addRequiredColumn(p, 'recipe_configs', 'owner');
-    const r = runCli(['plan', '--project', p.root, '--recipe', 'yap']);
-    assert.equal(r.status, 0, r.stderr);
-  });
-
-  test("a database without SPEC-070's mcp_tool_overrides column is served", () => {
-    const p = sampleProject();
-    alter(p, 'ALTER TABLE disciplines DROP COLUMN mcp_tool_overrides');
-    const r = runCli(['plan', '--project', p.root, '--recipe', 'yap']);
-    assert.equal(r.status, 0, r.stderr);
+    launch(p);
+    const q = sampleProject();
+    alter(q, 'ALTER TABLE disciplines DROP COLUMN mcp_tool_overrides');
+    launch(q);
   });
 
   test("Ralph's own fixture databases show no drift", { skip: FIXTURE_SKIP }, () => {
@@ -184,10 +183,8 @@ describe('drift ralph-mcp copes with', () => {
 
 test('doctor reports schema drift (and fails) instead of passing the schema check', () => {
   const p = sampleProject();
-  const db = sql(p);
-  db.exec('ALTER TABLE tasks RENAME COLUMN hints TO tips');
-  db.close();
-  const r = runCli(['doctor', '--project', p.root]);
-  assert.equal(r.status, 1, r.stdout + r.stderr);
-  assert.match(r.stdout, /schema drift: .*tasks.*hints/);
+  alter(p, 'ALTER TABLE tasks RENAME COLUMN hints TO tips');
+  const r = doctor(p.root);
+  assert.equal(r.ok, false, r.text);
+  assert.match(r.text, /schema drift: .*tasks.*hints/);
 });

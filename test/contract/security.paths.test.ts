@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, test } from 'node:test';
+import { StartupError } from '../../src/domain/errors.js';
 import type { Project } from '../../src/domain/project.js';
-import { dump, query, sampleProject, tempDir } from '../helpers/project.js';
-import { runCli, startSession, type Session } from '../helpers/server.js';
+import { ralphFeature } from '../helpers/ralphRead.js';
+import { tempDir } from '../helpers/project.js';
+import { contract, type InProcSession } from './harness.js';
+import { unchanged } from './support.js';
 
 /**
  * Issue 7, paths: every path a caller gives (context files, knowledge paths) is confined to the
@@ -17,6 +20,7 @@ import { runCli, startSession, type Session } from '../helpers/server.js';
  * - A path that does not exist yet is allowed, unless its nearest existing ancestor is (or leads
  *   through) a symbolic link out of the project; dangling links and link loops fail closed.
  * - --context FILE may live outside the project: Ralph, not the agent, names it (src/session/open.ts).
+ * On both generations, in-process.
  */
 
 /** Paths that must be refused, with what each one tries. */
@@ -75,8 +79,8 @@ const PLAIN: [string, string][] = [
   ['.ralph/learnings.txt', '.ralph/learnings.txt'],
 ];
 
-function makeProject(): Project {
-  const p = sampleProject();
+/** The sample project of this generation, with links in and out of it. */
+function withLinks(p: Project): Project {
   const outside = tempDir('ralph-outside-');
   writeFileSync(join(outside, 'secret.txt'), 'secret');
   mkdirSync(join(p.root, 'src'), { recursive: true });
@@ -92,189 +96,120 @@ function makeProject(): Project {
   return p;
 }
 
-/** Every tool argument that takes paths, as a call carrying `path` (full suite, no task: no scope limits). */
-const CARRIERS: [string, (path: string) => Record<string, unknown>][] = [
+/** Every tool argument that takes paths: the tool, and its arguments carrying `p` (full suite: no scope limits). */
+const CARRIERS: [string, string, (p: string) => Record<string, unknown>][] = [
   [
-    'create_task.context_files',
-    (path) => ({
-      tool: 'create_task',
-      feature: 'search',
-      discipline: 'backend',
-      title: 'Paths',
-      context_files: [path],
-    }),
+    'create_task',
+    'context_files',
+    (p) => ({ feature: 'search', discipline: 'backend', title: 'Paths', context_files: [p] }),
   ],
-  ['update_task.context_files', (path) => ({ tool: 'update_task', id: 5, context_files: ['src/ok.ts', path] })],
-  ['enrich_task.context_files', (path) => ({ tool: 'enrich_task', id: 6, pseudocode: 'do it', context_files: [path] })],
+  ['update_task', 'context_files', (p) => ({ id: 5, context_files: ['src/ok.ts', p] })],
+  ['enrich_task', 'context_files', (p) => ({ id: 6, pseudocode: 'do it', context_files: [p] })],
   [
-    'spawn_subtasks.tasks[].context_files',
-    (path) => ({
-      tool: 'spawn_subtasks',
-      parent_id: 6,
-      tasks: [{ title: 'ok' }, { title: 'part', context_files: [path] }],
-    }),
+    'spawn_subtasks',
+    'tasks[].context_files',
+    (p) => ({ parent_id: 6, tasks: [{ title: 'ok' }, { title: 'part', context_files: [p] }] }),
   ],
-  [
-    'update_task_context.add_context_files',
-    (path) => ({ tool: 'update_task_context', id: 5, add_context_files: [path], hints: 'never stored' }),
-  ],
-  [
-    'create_feature.context_files',
-    (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', context_files: [path] }),
-  ],
-  [
-    'create_feature.knowledge_paths',
-    (path) => ({ tool: 'create_feature', name: 'paths', display_name: 'Paths', knowledge_paths: [path] }),
-  ],
-  [
-    'update_feature.context_files',
-    (path) => ({ tool: 'update_feature', name: 'search', description: 'never stored', context_files: [path] }),
-  ],
-  [
-    'update_feature.knowledge_paths',
-    (path) => ({ tool: 'update_feature', name: 'search', knowledge_paths: ['docs/ok.md', path] }),
-  ],
-  [
-    'add_feature_context_file.file_path',
-    (path) => ({ tool: 'add_feature_context_file', feature_name: 'search', file_path: path }),
-  ],
+  ['update_task_context', 'add_context_files', (p) => ({ id: 5, add_context_files: [p], hints: 'never stored' })],
+  ['create_feature', 'context_files', (p) => ({ name: 'paths', display_name: 'Paths', context_files: [p] })],
+  ['create_feature', 'knowledge_paths', (p) => ({ name: 'paths', display_name: 'Paths', knowledge_paths: [p] })],
+  ['update_feature', 'context_files', (p) => ({ name: 'search', description: 'never stored', context_files: [p] })],
+  ['update_feature', 'knowledge_paths', (p) => ({ name: 'search', knowledge_paths: ['docs/ok.md', p] })],
+  ['add_feature_context_file', 'file_path', (p) => ({ feature_name: 'search', file_path: p })],
 ];
 
-const split = (call: Record<string, unknown>) => {
-  const { tool, ...args } = call;
-  return [tool as string, args] as const;
-};
-
-describe('every path argument × every trick is refused and writes nothing', () => {
-  let p: Project;
-  let s: Session;
+contract('paths given by a caller are confined to the project', (env) => {
+  let s: InProcSession; // the full suite: every tool that takes a path
   before(async () => {
-    p = makeProject();
-    s = await startSession(p);
+    s = await env.open({}, withLinks(env.sample()));
   });
-  after(() => s.close());
 
-  for (const [carrier, make] of CARRIERS) {
-    test(carrier, async () => {
-      const before = dump(p);
-      const wrong: string[] = [];
-      for (const [path, what] of TRICKS) {
-        const [tool, args] = split(make(path));
-        const r = await s.call(tool, args);
-        const code = r.isError ? (r.structuredContent as { error: { code: string } }).error.code : 'ok';
-        if (code !== 'invalid_argument') wrong.push(`${what} ${JSON.stringify(path)}: ${code}`);
+  test('every path argument × every trick is refused with invalid_argument and writes nothing', async () => {
+    const wrong: string[] = [];
+    await unchanged(s, async () => {
+      for (const [tool, field, make] of CARRIERS) {
+        for (const [path, what] of TRICKS) {
+          const r = await s.call(tool, make(path));
+          const code = r.isError ? (r.structuredContent as { error: { code: string } }).error.code : 'ok';
+          if (code !== 'invalid_argument') wrong.push(`${tool}.${field}: ${what} ${JSON.stringify(path)}: ${code}`);
+        }
       }
-      assert.deepEqual(wrong, [], `${carrier}: tricks not refused with invalid_argument`);
-      assert.equal(dump(p), before, `${carrier}: a refused call changed the database`);
     });
-  }
-
-  test('the refusal names the field and says why', async () => {
-    const err = await s.fail('add_feature_context_file', { feature_name: 'search', file_path: '．．／x' });
-    assert.match(
-      err.message,
-      /^file_path "．．／x" is not allowed: it uses Unicode look-alike characters that normalise to "\.\.\/x" \(it contains '\.\.'\)/,
-    );
-    assert.match(
-      (await s.fail('create_feature', { name: 'p2', display_name: 'P', knowledge_paths: ['link-out/a'] })).message,
-      /^knowledge_paths "link-out\/a" resolves outside the project through a symbolic link/,
-    );
-    assert.match(
-      (await s.fail('update_task', { id: 5, context_files: ['file:///etc/passwd'] })).message,
-      /starts like a URL/,
-    );
+    assert.deepEqual(wrong, [], 'tricks not refused with invalid_argument');
   });
-});
 
-describe('plain names inside the project are accepted and stored in canonical form', () => {
-  let p: Project;
-  let s: Session;
-  before(async () => {
-    p = makeProject();
-    s = await startSession(p);
+  test('the refusal names the field and says why; one bad path in a list refuses the whole call', async () => {
+    await unchanged(s, async () => {
+      const err = await s.fail('add_feature_context_file', { feature_name: 'search', file_path: '．．／x' });
+      assert.match(
+        err.message,
+        /^file_path "．．／x" is not allowed: it uses Unicode look-alike characters that normalise to "\.\.\/x" \(it contains '\.\.'\)/,
+      );
+      assert.match(
+        (await s.fail('create_feature', { name: 'p2', display_name: 'P', knowledge_paths: ['link-out/a'] })).message,
+        /^knowledge_paths "link-out\/a" resolves outside the project through a symbolic link/,
+      );
+      assert.match(
+        (await s.fail('update_task', { id: 5, context_files: ['file:///etc/passwd'] })).message,
+        /starts like a URL/,
+      );
+      const all = ['src/a.ts', 'src/b.ts', '../c.ts'];
+      assert.equal(
+        (await s.fail('update_task', { id: 5, title: 'never stored', context_files: all })).code,
+        'invalid_argument',
+      );
+    });
   });
-  after(() => s.close());
 
-  test('add_feature_context_file and create_task store them as the canonical path', async () => {
-    for (const [given, stored] of PLAIN) {
+  test('plain names inside the project are accepted and stored in canonical form', async () => {
+    const stored = PLAIN.map(([, canonical]) => canonical);
+    for (const [given, canonical] of PLAIN) {
       const r = await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: given });
-      assert.equal(r.file_path, stored, given);
+      assert.equal(r.file_path, canonical, given);
     }
-    const files = JSON.parse(
-      query<{ c: string }>(p, "SELECT context_files AS c FROM features WHERE name = 'auth'")[0]!.c,
-    );
-    assert.deepEqual(
-      files,
-      PLAIN.map(([, stored]) => stored),
-    );
+    assert.deepEqual(ralphFeature(s.project.dbPath, 'auth')!.context_files, stored);
     const t = await s.ok('create_task', {
       feature: 'auth',
       discipline: 'backend',
       title: 'Plain names',
       context_files: PLAIN.map(([given]) => given),
     });
-    assert.deepEqual(
-      t.task.context_files,
-      PLAIN.map(([, stored]) => stored),
-    );
+    assert.deepEqual(t.task.context_files, stored);
   });
 
   test('a project reached through a symlinked --project is checked against its real location', async () => {
+    const p = withLinks(env.sample());
     const alias = join(tempDir('ralph-alias-'), 'project');
     symlinkSync(p.root, alias);
-    const s2 = await startSession({ ...p, root: alias }, []);
-    try {
-      assert.equal(
-        (await s2.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-link/y.ts' })).added,
-        true,
-      );
-      assert.equal(
-        (await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'link-out/y.ts' })).code,
-        'invalid_argument',
-      );
-      assert.equal(
-        (await s2.fail('add_feature_context_file', { feature_name: 'auth', file_path: 'up/project/src/y.ts' })).code,
-        'invalid_argument',
-        'back in through the parent: still a symlink out',
-      );
-    } finally {
-      await s2.close();
-    }
+    const aliased = await env.open({ recipe: 'ramble' }, { ...p, root: alias });
+    const add = (file_path: string) => ({ feature_name: 'auth', file_path });
+    assert.equal((await aliased.ok('add_feature_context_file', add('inside-link/y.ts'))).added, true);
+    assert.equal((await aliased.fail('add_feature_context_file', add('link-out/y.ts'))).code, 'invalid_argument');
+    assert.equal(
+      (await aliased.fail('add_feature_context_file', add('up/project/src/y.ts'))).code,
+      'invalid_argument',
+      'back in through the parent: still a symlink out',
+    );
   });
 
-  test('all or nothing: one bad path in a list refuses the whole call', async () => {
-    const before = dump(p);
-    const err = await s.fail('update_task', {
-      id: 5,
-      title: 'never stored',
-      context_files: ['src/a.ts', 'src/b.ts', '../c.ts'],
-    });
-    assert.equal(err.code, 'invalid_argument');
-    assert.equal(dump(p), before);
-  });
-});
-
-describe('--context FILE', () => {
-  test('may live outside the project (Ralph writes it, e.g. in a temp folder), and cannot carry paths', async () => {
-    const p = makeProject();
+  test('--context FILE may live outside the project (Ralph writes it), and cannot carry paths', async () => {
+    const p = withLinks(env.sample());
     const file = join(tempDir('ralph-ctx-'), 'context.json');
     writeFileSync(file, JSON.stringify({ recipe: 'task_execution', task_id: 3 }));
-    const s = await startSession(p, ['--context', file]);
-    try {
-      assert.match(s.client.getInstructions() ?? '', /Task: #3/);
-      // The session's path checks are the same as ever.
-      assert.equal(
-        (await s.fail('update_task_context', { add_context_files: ['link-out/x'] })).code,
-        'invalid_argument',
-      );
-    } finally {
-      await s.close();
-    }
+    const task = await env.open({ context: file }, p);
+    assert.match(task.client.getInstructions() ?? '', /Task: #3/);
+    // The session's path checks are the same as ever.
+    assert.equal(
+      (await task.fail('update_task_context', { add_context_files: ['link-out/x'] })).code,
+      'invalid_argument',
+    );
     for (const field of ['context_files', 'project', 'db']) {
       writeFileSync(file, JSON.stringify({ recipe: 'yap', [field]: ['../x'] }));
-      const r = runCli(['--project', p.root, '--context', file]);
-      assert.equal(r.status, 2, field);
-      assert.match(r.stderr, new RegExp(`unknown field\\(s\\) "${field}"`));
+      await assert.rejects(env.open({ context: file }, p), (e: Error) => {
+        assert.ok(e instanceof StartupError && e.exitCode === 2, String(e));
+        assert.match(e.message, new RegExp(`unknown field\\(s\\) "${field}"`));
+        return true;
+      });
     }
   });
 });

@@ -2,19 +2,19 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import ts from 'typescript';
-import type { Project } from '../../src/domain/project.js';
 import { REPO } from '../helpers/env.js';
-import { query, sampleProject, sql } from '../helpers/project.js';
-import { startSession, type Session } from '../helpers/server.js';
+import { query, sql } from '../helpers/project.js';
+import { counts, ralphComments, ralphDiscipline, ralphFeature, ralphTask } from '../helpers/ralphRead.js';
+import { contract, type InProcSession } from './harness.js';
 
 /**
  * Issue 7, SQL: hostile values are stored and read back verbatim, and no SQL text is built from input.
  *
- * (1) End to end: injection payloads, quotes, `%`/`_`, FTS5 syntax, control characters and non-ASCII,
- *     written through a real session into every kind of text field, come back byte for byte through
- *     the tools and through SQL, and Ralph's tables are all still there.
+ * (1) Through a session, on both generations: injection payloads, quotes, `%`/`_`, FTS5 syntax, control
+ *     characters and non-ASCII, written into every kind of text field, come back byte for byte through
+ *     the tools and as Ralph reads them, and Ralph's tables are all still there.
  * (2) Statically: every place SQL text reaches SQLite (Db.get/all/run/stmt, better-sqlite3's
  *     prepare/exec/pragma) is traced back through constants and helper functions, with the
  *     TypeScript compiler's type checker. SQL made of literals and constants passes; every spot where
@@ -39,28 +39,20 @@ const HOSTILE = [
   "x'; ATTACH DATABASE '/tmp/evil.db' AS evil; --",
 ];
 
-describe('hostile values are stored and read back verbatim', () => {
-  let p: Project;
-  let s: Session;
+contract('hostile values are stored and read back verbatim', (env) => {
+  let s: InProcSession;
   before(async () => {
-    p = sampleProject();
-    s = await startSession(p); // the full suite: every writing tool
+    s = await env.open(); // the full suite: every writing tool
   });
-  after(() => s.close());
-
+  const db = () => s.project.dbPath;
   const tablesOf = () =>
     query<{ name: string }>(
-      p,
+      s.project,
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%' ORDER BY name",
     ).map((r) => r.name);
 
   test('tasks, comments, features, disciplines, state files: every field round-trips', async () => {
     const tablesBefore = tablesOf();
-    const counts = () =>
-      query<{ n: number }>(
-        p,
-        'SELECT (SELECT count(*) FROM tasks) + (SELECT count(*) FROM task_comments) * 1000 AS n',
-      )[0]!.n;
     for (const [i, v] of HOSTILE.entries()) {
       // Titles are trimmed (leading/trailing white space only): pad so the value itself survives.
       const title = `t${i} ${v} .`;
@@ -81,30 +73,21 @@ describe('hostile values are stored and read back verbatim', () => {
       assert.deepEqual(got.task.acceptance_criteria, [`ac ${v}`]);
       assert.deepEqual(got.task.tags, [`tag ${v}`]);
       assert.deepEqual(got.task.output_artifacts, [`out ${v}`]);
-      const row = query<Record<string, string>>(
-        p,
-        'SELECT title, description, hints, acceptance_criteria, tags FROM tasks WHERE id = ?',
-        id,
-      )[0]!;
+      const row = ralphTask(db(), id)!;
       assert.equal(row.title, title);
-      assert.equal(row.description, v, 'by SQL, byte for byte (NULs included)');
-      assert.deepEqual(JSON.parse(row.acceptance_criteria!), [`ac ${v}`]);
+      assert.equal(row.description, v, 'as Ralph reads it, byte for byte (NULs included)');
+      assert.deepEqual(row.acceptance_criteria, [`ac ${v}`]);
 
       await s.ok('update_task', { id, description: `${v} (updated)` });
-      assert.equal(
-        query<{ d: string }>(p, 'SELECT description AS d FROM tasks WHERE id = ?', id)[0]!.d,
-        `${v} (updated)`,
-      );
+      assert.equal(ralphTask(db(), id)!.description, `${v} (updated)`);
 
       const author = 'agent'; // the server signs comments (a session without a discipline)
       const c = await s.ok('add_task_comment', { task_id: id, body: `b ${v} .` });
       assert.equal(c.comment.author, author);
       assert.equal(c.comment.body, `b ${v} .`);
       await s.ok('update_task_comment', { task_id: id, comment_id: c.comment.id, body: `edited ${v} .` });
-      assert.deepEqual(query(p, 'SELECT body, author FROM task_comments WHERE id = ?', c.comment.id)[0], {
-        body: `edited ${v} .`,
-        author,
-      });
+      const stored = ralphComments(db(), id).find((x) => x.id === c.comment.id)!;
+      assert.deepEqual({ body: stored.body, author: stored.author }, { body: `edited ${v} .`, author });
 
       // Status changes and blockers carry text too.
       await s.ok('skip_task', { id, reason: `r ${v} .` });
@@ -116,7 +99,7 @@ describe('hostile values are stored and read back verbatim', () => {
     for (const [i, v] of HOSTILE.entries())
       assert.ok(listed.includes(`t${i} ${v} .`), `list_tasks shows ${JSON.stringify(v)}`);
     assert.deepEqual(tablesOf(), tablesBefore, "Ralph's tables are all still there");
-    assert.ok(counts() > 0);
+    assert.ok(counts(db()).tasks > 0);
   });
 
   test('features and disciplines (names are validated; every free-text field takes anything)', async () => {
@@ -131,12 +114,11 @@ describe('hostile values are stored and read back verbatim', () => {
       });
       assert.equal(f.feature.description, v);
       await s.ok('update_feature', { name, architecture: `${v}!` });
-      const row = query<Record<string, string>>(
-        p,
-        'SELECT display_name, description, architecture, boundaries FROM features WHERE name = ?',
-        name,
-      )[0]!;
-      assert.deepEqual(row, { display_name: `F ${v} .`, description: v, architecture: `${v}!`, boundaries: v });
+      const { display_name, description, architecture, boundaries } = ralphFeature(db(), name)!;
+      assert.deepEqual(
+        { display_name, description, architecture, boundaries },
+        { display_name: `F ${v} .`, description: v, architecture: `${v}!`, boundaries: v },
+      );
 
       const d = await s.ok('create_discipline', {
         name: `d${i}`,
@@ -148,10 +130,7 @@ describe('hostile values are stored and read back verbatim', () => {
       });
       assert.equal(d.discipline.system_prompt, v);
       await s.ok('update_discipline', { name: `d${i}`, conventions: `${v}?` });
-      assert.equal(
-        query<{ c: string }>(p, 'SELECT conventions AS c FROM disciplines WHERE name = ?', `d${i}`)[0]!.c,
-        `${v}?`,
-      );
+      assert.equal(ralphDiscipline(db(), `d${i}`)!.conventions, `${v}?`);
     }
     // A hostile name is refused by validation, not by luck, and changes nothing.
     for (const v of HOSTILE)
@@ -163,7 +142,7 @@ describe('hostile values are stored and read back verbatim', () => {
     }
   });
 
-  test('search: FTS5 syntax and LIKE wildcards in a query are plain words, never operators; the index holds the values', async () => {
+  test('search: FTS5 syntax and LIKE wildcards are plain words, never operators; the index holds the values', async () => {
     for (const q of HOSTILE) {
       const r = await s.call('search_tasks', { query: q });
       // Either results or "no searchable words"; never an FTS5 syntax error (internal).
@@ -199,7 +178,7 @@ describe('hostile values are stored and read back verbatim', () => {
   });
 
   test('the database is intact', () => {
-    const db = sql(p);
+    const db = sql(s.project);
     try {
       assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
       assert.deepEqual(db.pragma('foreign_key_check'), []);

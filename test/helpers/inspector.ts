@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { delimiter, dirname, join } from 'node:path';
 import { REPO } from './env.js';
 
-/** The MCP Inspector CLI (a dev dependency), run with this node; see test/inspector.test.ts for its ways. */
+/** The MCP Inspector CLI (a dev dependency), run with this node; see test/e2e/node/inspector.test.ts for its ways. */
 const INSPECTOR_BUILD = join(REPO, 'node_modules', '@modelcontextprotocol', 'inspector', 'cli', 'build');
 const INSPECTOR_ENV = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env.PATH ?? ''}` };
 const TIMEOUT_MS = 30_000;

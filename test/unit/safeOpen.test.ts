@@ -15,7 +15,7 @@ import { tempDir } from '../helpers/project.js';
 /**
  * domain/safeOpen.ts on its own: a fixed-name file inside a project is opened only if it is a regular file
  * whose folder lies inside the project, never through a link, never blocking on a FIFO, and read with a
- * bound. (Through the tools, the resource and the recipes file: test/stateFiles.safety.test.ts.)
+ * bound. (Through the tools, the resource and the recipes file: test/contract/stateFiles.safety.test.ts.)
  */
 
 /** A project root with a .ralph folder, and a folder outside it holding a "secret" file. */

@@ -20,7 +20,7 @@ import { REPO } from '../../helpers/env.js';
  * stays on this one). Between the two sits a small proxy that adds our bearer token (the suite sends
  * none) and maps the suite's fixture URI `test://watched-resource` (a resource of its reference
  * server) to `ralph://project` in subscribe/unsubscribe requests; everything else passes untouched.
- * The scenario tools-call-with-logging calls the suite's own fixture tool: test/notifications.test.ts
+ * The scenario tools-call-with-logging calls the suite's own fixture tool: test/contract/notifications.test.ts
  * shows instead that a tool call's log messages reach a client that set a level.
  */
 
