@@ -24,24 +24,31 @@ export function formatJson(value: unknown, indent = '', lead = 0): string {
     const key = `${JSON.stringify(k)}: `;
     return key + formatJson(v, inner, key.length);
   });
-  // Members that each fit on a line (a schema's properties) share lines, as many as fit.
-  if (members.every((m) => !m.includes('\n'))) return packed(members, inner, indent, '{}');
-  return `{\n${members.map((m) => inner + m).join(',\n')}\n${indent}}`;
+  return packed(members, inner, indent, '{}');
 }
 
-/** A long list of short items (plain values, one-line members), as many to a line as fit. */
+/**
+ * Items that each fit on a line (plain values, a schema's short properties) share lines, as many as
+ * fit; an item of several lines stands alone.
+ */
 function packed(items: string[], inner: string, indent: string, brackets: '[]' | '{}'): string {
   const lines: string[] = [];
   let line = '';
+  const flush = () => {
+    if (line) lines.push(inner + line);
+    line = '';
+  };
   for (const v of items) {
-    if (line && inner.length + line.length + v.length + 2 > 120) {
-      lines.push(`${inner}${line},`);
-      line = '';
+    if (v.includes('\n')) {
+      flush();
+      lines.push(inner + v);
+    } else {
+      if (line && inner.length + line.length + v.length + 2 > 120) flush();
+      line = line ? `${line}, ${v}` : v;
     }
-    line = line ? `${line}, ${v}` : v;
   }
-  lines.push(inner + line);
-  return `${brackets[0]}\n${lines.join('\n')}\n${indent}${brackets[1]}`;
+  flush();
+  return `${brackets[0]}\n${lines.join(',\n')}\n${indent}${brackets[1]}`;
 }
 
 /**
