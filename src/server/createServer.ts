@@ -104,7 +104,7 @@ export function createMcpServer(
   // the arguments reach the tool as sent (zod's copy of a record would drop a "__proto__" key).
   server.setRequestHandler(methodOnly('tools/call'), ((request: CallToolRequest, extra: Extra) =>
     answerCall(request.params, extra.sendNotification)) as never);
-  registerResources(server, session, projectWork);
+  registerResources(server, session, projectWork, rootLog);
   registerPrompts(server, session, projectWork);
   // A connection (socket, HTTP session) that closes gives back the task it claimed; stdio: serve.ts
   // closes the session before closing the database.

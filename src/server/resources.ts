@@ -8,6 +8,7 @@ import {
   UnsubscribeRequestSchema,
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
 import { readEntries } from '../domain/stateFiles.js';
 import { ToolError } from '../domain/errors.js';
 import type { Session } from '../session/session.js';
@@ -182,7 +183,7 @@ export function resourceFingerprint(store: RalphStore, uri: string): string | nu
   }
 }
 
-export function registerResources(server: Server, session: Session, projectWork: () => void): void {
+export function registerResources(server: Server, session: Session, projectWork: () => void, processLog: Logger): void {
   const { store, log } = session.ctx;
   handle(server, ListResourcesRequestSchema, (req) => {
     projectWork();
@@ -195,7 +196,8 @@ export function registerResources(server: Server, session: Session, projectWork:
   });
 
   // Subscriptions: this session's, in the process's one watcher (watch.ts); gone when the session closes.
-  const watcher = watcherFor(store, (uri) => resourceFingerprint(store, uri), log);
+  // The watcher outlives any one session: it logs to the server's log, never to one session's client.
+  const watcher = watcherFor(store, (uri) => resourceFingerprint(store, uri), processLog);
   const notify: Notify = (uri) => {
     server
       .sendResourceUpdated({ uri })
