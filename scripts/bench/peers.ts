@@ -326,10 +326,14 @@ export async function besidePeers(o: {
     const ours = [...o.recipes, 'full suite'].map((r) =>
       oursServer(o.cli, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks),
     );
+    // Each build keeps its code cache in its own directory: a build that writes its cache removes the
+    // others' from the directory (src/startup/launcher.ts), which would leave one of the two without.
+    const baseEnv = { RALPH_MCP_CACHE_DIR: join(scratch.dir, 'baseline-cache') };
     const base = o.baseline
-      ? [...o.recipes, 'full suite'].map((r) =>
-          oursServer(o.baseline!, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), `baseline ${r}`, o.cold.tasks),
-        )
+      ? [...o.recipes, 'full suite'].map((r) => ({
+          ...oursServer(o.baseline!, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), `baseline ${r}`, o.cold.tasks),
+          env: baseEnv,
+        }))
       : [];
     const exe = o.exe && existsSync(o.exe) ? o.exe : undefined;
     if (exe) asInstalled(exe);

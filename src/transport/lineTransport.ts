@@ -98,19 +98,14 @@ export class LineTransport implements Transport {
   }
 
   private readonly onData = (chunk: Buffer | string): void => {
-    // The answers to one chunk's requests (given in the microtasks after it) leave in one write.
-    if (!this.corked) {
-      this.corked = true;
-      this.output.cork();
-      setImmediate(this.uncork);
+    // Answers given while one chunk is read (direct calls answer at once) leave in one write; holding
+    // the stream any longer would delay every answer.
+    this.output.cork();
+    try {
+      this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    } finally {
+      this.output.uncork();
     }
-    this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-  };
-
-  private corked = false;
-  private readonly uncork = (): void => {
-    this.corked = false;
-    this.output.uncork();
   };
 
   private readonly onStreamError = (error: Error): void => this.onerror?.(error);
