@@ -451,7 +451,7 @@ export async function besidePeers(o: {
       add(
         'D1',
         'direct calls worth >= 10% of get_task server CPU (else the SDK path alone)',
-        `${our.cpu_us_per_call} µs direct vs ${sdkPath.cpu_us_per_call} µs through the SDK = ${round(1 - our.cpu_us_per_call / sdkPath.cpu_us_per_call, 2) * 100}% saved`,
+        `${our.cpu_us_per_call} µs direct vs ${sdkPath.cpu_us_per_call} µs through the SDK = ${Math.round((1 - our.cpu_us_per_call / sdkPath.cpu_us_per_call) * 100)}% saved`,
         our.cpu_us_per_call <= 0.9 * sdkPath.cpu_us_per_call,
       );
     if (o.baseline) baselineTargets(cold.rows, calls, add);
