@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainToolCall } from '../../src/transport/directCalls.js';
 import { isPlainRequest } from '../../src/transport/jsonRpcLine.js';
 import { errorResult, okResult } from '../../src/session/toolResult.js';
 import { wireLine } from '../../src/transport/wire.js';
@@ -74,5 +75,23 @@ describe('messages taken without zod', () => {
       assert.ok(parsed.success, `taken without zod but the schema refuses it: ${JSON.stringify(c)}`);
     }
     assert.equal(taken, 3, 'the plain requests are taken');
+  });
+
+  test('isPlainToolCall takes only tools/call requests CallToolRequestSchema accepts', () => {
+    const call = (params?: object, id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+    const calls: unknown[] = [
+      call({ name: 'get_task', arguments: { id: 1 } }),
+      call({ name: 'get_task' }),
+      call({ name: 'get_task', arguments: 'x' }),
+      call({ name: 'get_task', arguments: [1] }),
+      call({ name: 3 }),
+      call({ name: 'a', arguments: {}, _meta: { progressToken: 1 } }),
+      call({ name: 'a', task: { ttl: 1 } }),
+      call(),
+      call({ name: 'get_task' }, null),
+    ];
+    const taken = calls.filter(isPlainToolCall);
+    assert.equal(taken.length, 2);
+    for (const c of taken) assert.ok(CallToolRequestSchema.safeParse(c).success, JSON.stringify(c));
   });
 });
