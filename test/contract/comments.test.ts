@@ -4,7 +4,7 @@ import { assertRecentTimestamp } from '../helpers/assertions.js';
 import { query } from '../helpers/project.js';
 import { counts, ralphComments, ralphTask, ralphTaskList } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
-import { unchanged } from './support.js';
+import { refused, unchanged } from './support.js';
 
 /**
  * A comment as stored, in the tools' shape: Ralph's own read of the task's comments, plus (normalized) who
@@ -26,16 +26,6 @@ const allIds = (s: InProcSession) =>
   ralphTaskList(s.project.dbPath)
     .flatMap((t) => ralphComments(s.project.dbPath, t.id).map((c) => c.id))
     .sort((a, b) => a - b);
-
-/** Each call must fail with `code`, and all of them together leave Ralph's tables as they were. */
-async function refused(s: InProcSession, code: string, tool: string, ...argsList: Record<string, unknown>[]) {
-  await unchanged(s, async () => {
-    for (const args of argsList) {
-      const e = await s.fail(tool, args);
-      assert.equal(e.code, code, `${tool} ${JSON.stringify(args)}: ${e.message}`);
-    }
-  });
-}
 
 /**
  * Comments on both generations. Legacy: task_comments rows. Normalized: Ralph's head stores a plain

@@ -4,7 +4,7 @@ import { ACRONYM_RE, jsonArray } from '../helpers/assertions.js';
 import { query } from '../helpers/project.js';
 import { counts, ralphComments, ralphDiscipline } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
-import { unchanged } from './support.js';
+import { refused } from './support.js';
 
 /**
  * A discipline as stored: Ralph's own read plus SPEC-070's overrides from wherever the generation keeps
@@ -30,19 +30,6 @@ const pick = (o: any, keys: readonly string[]) => Object.fromEntries(keys.map((k
 /** `actual` has exactly these values for these keys (and may have others). */
 const assertFields = (actual: any, expected: Record<string, unknown>) =>
   assert.deepEqual(pick(actual, Object.keys(expected)), expected);
-
-/** Each call must fail with `code`, and all of them together leave Ralph's tables as they were. */
-async function refused(s: InProcSession, code: string, tool: string, ...argsList: Record<string, unknown>[]) {
-  const errors: { code: string; message: string; details?: any }[] = [];
-  await unchanged(s, async () => {
-    for (const args of argsList) {
-      const e = await s.fail(tool, args);
-      assert.equal(e.code, code, `${tool} ${JSON.stringify(args)}: ${e.message}`);
-      errors.push(e);
-    }
-  });
-  return errors;
-}
 
 /** The sample's disciplines, in the order they were inserted, and a valid new one to vary. */
 const SEEDED = ['frontend', 'backend', 'quality', 'documentation'];

@@ -6,7 +6,7 @@ import { ACRONYM_RE, assertRecentTimestamp, assertToday, jsonArray } from '../he
 import { dump, query } from '../helpers/project.js';
 import { counts, ralphFeature, type RalphFeature } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
-import { unchanged } from './support.js';
+import { refused, unchanged } from './support.js';
 
 /**
  * Features (Ralph's subsystems on the normalized generation) and their learnings. Seeded: recipes (RCPE,
@@ -38,19 +38,6 @@ async function learnings(s: InProcSession, name: string): Promise<any[]> {
   const seen = (l: any) => [l.text, l.reason ?? null, l.task_id ?? null, l.created || null];
   assert.deepEqual(items.map(seen), feature(s, name)!.learnings.map(seen), 'as Ralph reads them');
   return items;
-}
-
-/** Each call must be refused with `code`, and together they must leave Ralph's tables as they were. */
-async function refused(s: InProcSession, code: string, tool: string, ...argsList: Record<string, unknown>[]) {
-  const errors: { code: string; message: string; details?: any }[] = [];
-  await unchanged(s, async () => {
-    for (const args of argsList) {
-      const e = await s.fail(tool, args);
-      assert.equal(e.code, code, `${tool} ${JSON.stringify(args)}: ${e.message}`);
-      errors.push(e);
-    }
-  });
-  return errors;
 }
 
 contract('features', (env) => {
