@@ -101,3 +101,28 @@ END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_tags_ad AFTER DELETE ON tasks BEGIN
   DELETE FROM ralph_mcp_task_tags WHERE task_id = OLD.id;
 END;
+
+-- Feature knowledge other than learnings (architecture, boundary, convention, dependency, design-decision,
+-- gotcha): Ralph's later schema keeps every category in subsystem_comments, this generation only learnings
+-- (features.learnings). Kept here with subsystem_comments' columns, the feature and discipline by name, for
+-- a migration to move into that table (docs/knowledge.md). A deleted feature's rows go with it (the
+-- trigger), so a feature created again under its name does not inherit them.
+CREATE TABLE IF NOT EXISTS ralph_mcp_feature_knowledge (
+  id INTEGER PRIMARY KEY,
+  feature TEXT NOT NULL,
+  category TEXT NOT NULL
+    CHECK (category IN ('architecture', 'boundary', 'convention', 'dependency', 'design-decision', 'gotcha')),
+  discipline TEXT,
+  agent_task_id INTEGER,
+  body TEXT NOT NULL,
+  summary TEXT,
+  reason TEXT,
+  source_iteration INTEGER,
+  created TEXT NOT NULL,
+  updated TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS ralph_mcp_feature_knowledge_feature ON ralph_mcp_feature_knowledge(feature, category);
+
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_feature_knowledge_ad AFTER DELETE ON features BEGIN
+  DELETE FROM ralph_mcp_feature_knowledge WHERE feature = OLD.name;
+END;

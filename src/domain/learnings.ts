@@ -15,6 +15,8 @@ export const DUPLICATE_THRESHOLD = 0.7;
 
 export interface Learning {
   text: string;
+  /** A short form Ralph's prompts show instead of the text (normalized: subsystem_comments.summary). */
+  summary?: string | null;
   reason?: string | null;
   source: LearningSource;
   task_id?: number | null;
@@ -356,6 +358,32 @@ export const sanitizeLearning = (text: string): SanitizeResult => sanitizeAgentT
 function similarity(aText: string, a: ReadonlySet<string>, bText: string, b: ReadonlySet<string>): number {
   if (a.size === 0 || b.size === 0) return aText.trim().toLowerCase() === bText.trim().toLowerCase() ? 1 : 0;
   return jaccard(a, b);
+}
+
+/** Feature knowledge of the other categories is bounded as learnings are: this many entries per category. */
+export const MAX_KNOWLEDGE_PER_CATEGORY = MAX_LEARNINGS;
+
+export interface NearMatch {
+  /** Its position in the texts given. */
+  index: number;
+  similarity: number;
+  /** Exactly one of the two is negated: the same words saying the opposite. */
+  contradicts: boolean;
+}
+
+/**
+ * The stored text closest to `text` above the duplicate threshold, judged as mergeLearning judges
+ * learnings (the first of equally close ones); undefined when none is that close.
+ */
+export function closestText(stored: readonly string[], text: string): NearMatch | undefined {
+  const words = wordSet(text);
+  let best: NearMatch | undefined;
+  stored.forEach((s, index) => {
+    const score = similarity(s, wordSet(s), text, words);
+    if (score > DUPLICATE_THRESHOLD && score > (best?.similarity ?? 0))
+      best = { index, similarity: score, contradicts: isNegated(s) !== isNegated(text) };
+  });
+  return best;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { Session } from '../session/session.js';
 import { handle } from './handle.js';
 
 /**
- * Prompts: `task_brief` (a task, what its dependencies produced, its feature's learnings, and how to
+ * Prompts: `task_brief` (a task, what its dependencies produced, its feature's knowledge, and how to
  * report back) and one for the session's own recipe (its purpose and tools). They are built from the
  * session plan, so they can only name tools this session has; anything other agents wrote (titles,
  * comments, learnings) goes in as quoted JSON data, never as instructions.
@@ -25,7 +25,7 @@ const REPORTING: [string, string][] = [
   ['add_task_comment', 'leave a comment with what you did or found'],
   ['report_blocker', 'report what blocks you'],
   ['set_task_status', 'set the status when you are done'],
-  ['append_feature_learning', "record a lesson about the task's feature"],
+  ['append_feature_learning', "record a lesson (or other knowledge) about the task's feature"],
   ['append_learning', 'record a project-wide lesson'],
   ['append_progress', 'note your progress'],
   ['signal_abort', 'ask Ralph to end the session if you cannot go on'],
@@ -49,7 +49,7 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
     {
       name: 'task_brief',
       title: 'Task brief',
-      description: "A task, what its dependencies produced, its feature's learnings, and how to report back.",
+      description: "A task, what its dependencies produced, its feature's knowledge, and how to report back.",
       arguments: [
         {
           name: 'task_id',
@@ -71,7 +71,7 @@ export const BRIEF_BUDGET = { comments: 20_000, dependencyComments: 20_000, body
 
 type BriefComment = { author: string; created: string | null; body: string };
 
-/** What a brief reads of get_task, get_dependency_details and get_feature_learnings. */
+/** What a brief reads of get_task, get_dependency_details and get_feature_learnings (its knowledge). */
 interface TaskRead {
   task: { feature: string };
   comments: BriefComment[];
@@ -88,8 +88,21 @@ interface DependencyRead {
   }[];
   missing: number[];
 }
-interface LearningsRead {
-  learnings: { text: string }[];
+interface KnowledgeRead {
+  knowledge: { category: string; entries: { text: string; summary?: string; reason?: string }[] }[];
+}
+
+/**
+ * A feature's knowledge as Ralph's prompt builder writes it (feature_context.rs): a heading per category,
+ * in its order, then one line per entry, newest first: the summary if there is one, else the text, and
+ * "(why: …)" with a reason. Each category's lines go in as one quoted data block; the heading (a fixed
+ * category name) is ours.
+ */
+function knowledgeBlocks(read: KnowledgeRead, data: (v: unknown) => string): string[] {
+  return read.knowledge.flatMap((g) => [
+    `${g.category}:`,
+    data(g.entries.map((e) => `${e.summary ?? e.text}${e.reason !== undefined ? ` (why: ${e.reason})` : ''}`)),
+  ]);
 }
 const briefComment = (c: BriefComment): BriefComment => ({
   author: c.author,
@@ -147,7 +160,7 @@ function taskBrief(session: Session, rawId: string | undefined): string {
   const own = recentWithin(got.comments.map(briefComment), BRIEF_BUDGET.comments).kept;
   const leftOut = got.comment_count - own.length;
   const feature = { feature_name: got.task.feature };
-  const learnings = (session.read('get_feature_learnings', feature) as LearningsRead).learnings.map((l) => l.text);
+  const knowledge = session.read('get_feature_learnings', feature) as KnowledgeRead;
   const enabled = new Set(plan.tools.map((t) => t.def.name));
   const reporting = REPORTING.filter(([tool]) => enabled.has(tool)).map(([tool, what]) => `- ${tool}: ${what}`);
   // JSON keeps every stored string on one line inside quotes, so no text can close the fence or pose as
@@ -182,8 +195,12 @@ function taskBrief(session: Session, rawId: string | undefined): string {
           '',
         ]
       : []),
-    `Learnings of feature ${JSON.stringify(got.task.feature)} (most trusted first):`,
-    data(learnings),
+    ...(knowledge.knowledge.length > 0
+      ? [
+          `Knowledge of feature ${JSON.stringify(got.task.feature)}, by category (newest first in each):`,
+          ...knowledgeBlocks(knowledge, data),
+        ]
+      : [`Feature ${JSON.stringify(got.task.feature)} has no recorded knowledge yet.`]),
     '',
     reporting.length
       ? `To report back in this session:\n${reporting.join('\n')}`

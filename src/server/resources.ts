@@ -39,7 +39,7 @@ export const TEMPLATES = [
   {
     uriTemplate: 'ralph://features/{name}',
     name: 'feature',
-    title: 'A feature with its learnings and context files',
+    title: 'A feature with its knowledge (every category, learnings among them) and context files',
     mimeType: JSON_TYPE,
   },
   {
@@ -169,7 +169,10 @@ export function resourceFingerprint(store: RalphStore, uri: string): string | nu
       return store.watch.taskFingerprint(w.id);
     case 'features': {
       const name = store.features.featureName(w.name);
-      return name === undefined ? null : JSON.stringify(store.features.getFeature(name) ?? null);
+      // Knowledge of the other categories is served with the feature but kept apart from its row.
+      return name === undefined
+        ? null
+        : JSON.stringify([store.features.getFeature(name) ?? null, store.features.knowledge(name)]);
     }
     case 'disciplines': {
       const name = store.disciplines.disciplineName(w.name);

@@ -87,6 +87,60 @@ export interface Feature {
   dependencies: string[];
 }
 
+/**
+ * The categories of feature knowledge, in the order Ralph's prompt builder groups them (its
+ * `subsystem_comments.category` CHECK list, sorted as its BTreeMap sorts them).
+ */
+export const KNOWLEDGE_CATEGORIES = [
+  'architecture',
+  'boundary',
+  'convention',
+  'dependency',
+  'design-decision',
+  'gotcha',
+  'learning',
+] as const;
+export type KnowledgeCategory = (typeof KNOWLEDGE_CATEGORIES)[number];
+
+/** One entry of a feature's knowledge, as Ralph's prompt builder reads it (normalized: a subsystem_comments row). */
+export interface KnowledgeEntry {
+  /** The row's id; null for a legacy learning (an item of features.learnings has none). */
+  id: number | null;
+  category: KnowledgeCategory;
+  text: string;
+  summary: string | null;
+  reason: string | null;
+  discipline: string | null;
+  task_id: number | null;
+  created: string | null;
+  updated: string | null;
+}
+
+/** A new entry of a category other than `learning` (learnings are merged: FeatureStore.writeLearningItems). */
+export interface KnowledgeInsert {
+  category: Exclude<KnowledgeCategory, 'learning'>;
+  text: string;
+  summary: string | null;
+  reason: string | null;
+  discipline: string | null;
+  task_id: number | null;
+}
+
+/** A task template (normalized only): the details a task pulled from it starts with. */
+export interface Template {
+  id: number;
+  title: string;
+  description: string | null;
+  discipline: string;
+  priority: string | null;
+  hints: string | null;
+  estimated_turns: number | null;
+  pseudocode: string | null;
+  active: boolean;
+  /** How many tasks were pulled from it. */
+  pulled: number;
+}
+
 export interface FeatureRow {
   name: string;
   display_name: string;

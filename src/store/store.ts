@@ -3,6 +3,9 @@ import type { SignalRow } from '../domain/signals.js';
 import type {
   Claim,
   Comment,
+  KnowledgeEntry,
+  KnowledgeInsert,
+  Template,
   HistoryRow,
   TitleLookup,
   Discipline,
@@ -47,6 +50,7 @@ export interface RalphStore {
   readonly comments: CommentStore;
   readonly signals: SignalStore;
   readonly features: FeatureStore;
+  readonly templates: TemplateStore;
   readonly names: NameStore;
   readonly disciplines: DisciplineStore;
   readonly project: ProjectStore;
@@ -261,6 +265,24 @@ export interface FeatureStore {
   /** The stored learnings as items for mergeLearning (identity-tagged where a generation keeps rows). */
   learningItems(name: string): unknown[];
   writeLearningItems(name: string, items: unknown[], by: Writer): void;
+  /** Every knowledge entry of the feature, all categories (learnings too), newest first as Ralph reads them. */
+  knowledge(name: string): KnowledgeEntry[];
+  /** Adds one entry of a category other than learning; returns it as stored. */
+  addKnowledge(name: string, entry: KnowledgeInsert, by: Writer): KnowledgeEntry;
+}
+
+/** Task templates: Ralph's head keeps them (`task_templates`); the legacy generation has none. */
+export interface TemplateStore {
+  /** Whether this generation has templates at all. */
+  readonly available: boolean;
+  /** Every template, active ones first, by id. */
+  listTemplates(): Template[];
+  getTemplate(id: number): Template | undefined;
+  /**
+   * A task pulled from the template, as Ralph pulls one: it shares the template's details (copied on
+   * its first change), names the template, starts pending; returns its id.
+   */
+  createFromTemplate(templateId: number, feature: string): number;
 }
 
 /** The names features and disciplines share: acronyms, and names to complete. */
@@ -284,7 +306,18 @@ export interface DisciplineInsert {
 
 export type DisciplineChanges = Partial<
   Pick<DisciplineInsert, 'display_name' | 'icon' | 'color' | 'system_prompt' | 'skills' | 'conventions'>
->;
+> & {
+  /** The discipline's own MCP servers, replaced whole ({name, command, args?, env?} items). */
+  mcp_servers?: McpServerInsert[];
+};
+
+/** One of a discipline's own MCP servers, as Ralph stores it. */
+export interface McpServerInsert {
+  name: string;
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
 
 export interface DisciplineStore {
   listDisciplines(): DisciplineRow[];
@@ -299,6 +332,8 @@ export interface DisciplineStore {
   /** The stored SPEC-070 overrides value (JSON text or null); undefined when the discipline does not exist. */
   toolOverrides(name: string): { name: string; raw: unknown } | undefined;
   allToolOverrides(): { name: string; raw: unknown }[];
+  /** Overrides stored for a discipline that no longer exists (removed at the next start of a session). */
+  orphanOverrides(): string[];
   /** Where overrides live on this database ("table.column"), or null while nowhere can hold one yet. */
   overridesLocation(): string | null;
   writeToolOverrides(name: string, json: string | null): void;

@@ -2,35 +2,80 @@ import { z } from 'zod';
 import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { findCycle } from '../domain/dependencies.js';
 import {
+  MAX_KNOWLEDGE_PER_CATEGORY,
+  MAX_LEARNING_CHARS,
   MAX_LEARNINGS,
   SANITIZE_CHANGES,
+  closestText,
   mergeLearning,
   publicLearning,
   sanitizeAgentText,
   sanitizeLearning,
   type Learning,
+  type SanitizeResult,
 } from '../domain/learnings.js';
 import { MAX_CONTEXT_FILES, timestamp } from '../domain/rules.js';
 import { conflict, invalid } from '../domain/errors.js';
 import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../toolkit/tool.js';
 import { writerOf } from '../toolkit/context.js';
-import type { RalphStore } from '../store/store.js';
+import type { RalphStore, Writer } from '../store/store.js';
+import { KNOWLEDGE_CATEGORIES, type KnowledgeCategory, type KnowledgeEntry } from '../store/records.js';
 import { checkAcronym, checkContextFiles, checkNewName, freeAcronym } from './validate.js';
 import { canonicalPath } from '../domain/paths.js';
 import { LIMITS, acronym, optText, pathList, strList, taskId, text } from './fields.js';
 import { plural, requireFeature, requireFeatureRecord, requireTaskExists } from './lookups.js';
 import { FeatureOut, FeatureRowOut, LearningOut } from './shapes.js';
 
-const featureName = once(() => z.string().max(LIMITS.name).describe('Feature name'));
+// No description: `feature_name`, or `name` on a *_feature tool, says it (every session pays for the bytes).
+const featureName = once(() => z.string().max(LIMITS.name));
+
+/** One knowledge entry as tools show it: what is unknown (null) is left out. */
+const KnowledgeEntryOut = once(() =>
+  z.object({
+    id: z.number().int().nullable(),
+    text: z.string(),
+    summary: z.string().optional(),
+    reason: z.string().optional(),
+    discipline: z.string().optional(),
+    task_id: z.number().int().optional(),
+    created: z.string().nullable(),
+  }),
+);
+const KnowledgeGroupsOut = once(() =>
+  z.array(z.object({ category: z.string(), entries: z.array(KnowledgeEntryOut()) })),
+);
+
+function entryOut(e: KnowledgeEntry): z.infer<ReturnType<typeof KnowledgeEntryOut>> {
+  return {
+    id: e.id,
+    text: e.text,
+    ...(e.summary !== null ? { summary: e.summary } : {}),
+    ...(e.reason !== null ? { reason: e.reason } : {}),
+    ...(e.discipline !== null ? { discipline: e.discipline } : {}),
+    ...(e.task_id !== null ? { task_id: e.task_id } : {}),
+    created: e.created,
+  };
+}
+
+/**
+ * A feature's knowledge grouped as Ralph's prompt builder groups it (feature_context.rs): categories in
+ * name order (its BTreeMap), only those with entries, each newest first (the store's order).
+ */
+function knowledgeGroups(store: RalphStore, feature: string, only?: KnowledgeCategory) {
+  const entries = store.features.knowledge(feature);
+  return KNOWLEDGE_CATEGORIES.filter((c) => only === undefined || c === only)
+    .map((category) => ({ category, entries: entries.filter((e) => e.category === category).map(entryOut) }))
+    .filter((g) => g.entries.length > 0);
+}
 
 const featureFields = once(() => ({
   description: optText(),
   acronym: acronym(),
-  knowledge_paths: pathList('Docs to consult (project-relative)'),
-  context_files: pathList('Files to read first (project-relative)'),
+  knowledge_paths: pathList('Docs to consult'),
+  context_files: pathList('Files to read first'),
   architecture: optText(),
   boundaries: optText(),
-  dependencies: strList().describe('Names of features this one builds on'),
+  dependencies: strList().describe('Feature names'),
 }));
 
 function checkFeatureDeps(store: RalphStore, self: string, deps: readonly string[]): string[] {
@@ -64,12 +109,13 @@ export const getFeature = defineTool({
   name: 'get_feature',
   title: 'Get feature',
   category: 'features',
-  description: 'Get a feature in full, including its learnings, context files and architecture notes.',
+  description: 'A feature in full: knowledge by category, learnings, context files, architecture notes.',
   input: () => z.strictObject({ name: featureName() }),
-  output: () => z.object({ feature: FeatureOut() }),
+  output: () => z.object({ feature: FeatureOut().extend({ knowledge: KnowledgeGroupsOut() }) }),
   annotations: READ,
   handler({ name }, { store }) {
-    return { feature: requireFeatureRecord(store, name) };
+    const feature = requireFeatureRecord(store, name);
+    return { feature: { ...feature, knowledge: knowledgeGroups(store, feature.name) } };
   },
 });
 
@@ -181,70 +227,174 @@ export const deleteFeature = defineTool({
   },
 });
 
+/** What an agent writes, sanitised as Ralph sanitises learnings: it goes into other agents' prompts. */
+interface Written {
+  text: string;
+  summary: string | null;
+  reason: string | null;
+  /** What sanitising changed in any of the three. */
+  sanitized: (typeof SANITIZE_CHANGES)[number][];
+}
+
+function sanitizeWritten(args: { text: string; summary?: string; reason?: string }): Written {
+  const text = sanitizeLearning(args.text);
+  // Ralph shows a summary instead of the text and a reason as "(why: …)": an empty one is none.
+  const optional = (v: string | undefined, max: number) => (v ? sanitizeAgentText(v, max) : undefined);
+  const summary = optional(args.summary, MAX_LEARNING_CHARS);
+  const reason = optional(args.reason, 1000);
+  if (text.text === '')
+    throw invalid('text is empty once invisible characters are removed; write the lesson in visible text');
+  const parts = [text, summary, reason].filter((p): p is SanitizeResult => p !== undefined);
+  return {
+    text: text.text,
+    summary: summary?.text || null,
+    reason: reason?.text || null,
+    sanitized: SANITIZE_CHANGES.filter((c) => parts.some((p) => p.changes.includes(c))),
+  };
+}
+
+/** A learning: merged as Ralph merges them (a near-duplicate bumps, a contradiction replaces, auto ones pruned). */
+function appendLearning(
+  store: RalphStore,
+  feature: string,
+  written: Written,
+  source: Learning['source'],
+  task: number | null,
+  by: Writer,
+) {
+  const incoming: Learning = {
+    text: written.text,
+    source,
+    created: timestamp(),
+    hit_count: 1,
+    reviewed: false,
+    review_count: 0,
+  };
+  if (written.summary !== null) incoming.summary = written.summary;
+  if (written.reason !== null) incoming.reason = written.reason;
+  if (task != null) incoming.task_id = task;
+  const stored = store.features.learningItems(feature);
+  const result = mergeLearning(stored, incoming);
+  if (result.outcome === 'added' && result.items.length > MAX_LEARNINGS) {
+    throw conflict(
+      `${store.featureNoun} ${feature} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
+    );
+  }
+  store.features.writeLearningItems(feature, result.items, by);
+  return {
+    outcome: result.outcome,
+    category: 'learning' as const,
+    learning: publicLearning(result.learning),
+    ...(result.matched !== undefined ? { matched: result.matched } : {}),
+    learning_count: result.items.length,
+    pruned: result.pruned,
+  };
+}
+
+/**
+ * Knowledge of another category: added unless an entry of that category already says the same (a
+ * near-duplicate, judged as learnings are), which is named instead. Nothing is bumped or replaced: these
+ * entries have no hit count, and a person may have written them. One that says the opposite is added,
+ * and named as contradicted so that someone can settle it.
+ */
+function appendKnowledge(
+  store: RalphStore,
+  feature: string,
+  category: Exclude<KnowledgeCategory, 'learning'>,
+  written: Written,
+  task: number | null,
+  by: Writer,
+) {
+  const same = store.features.knowledge(feature).filter((e) => e.category === category);
+  const near = closestText(
+    same.map((e) => e.text),
+    written.text,
+  );
+  if (near && !near.contradicts) {
+    const existing = same[near.index]!;
+    return {
+      outcome: 'duplicate' as const,
+      category,
+      entry: entryOut(existing),
+      matched: existing.text,
+      entry_count: same.length,
+    };
+  }
+  if (same.length >= MAX_KNOWLEDGE_PER_CATEGORY)
+    throw conflict(
+      `${store.featureNoun} ${feature} already holds ${same.length} ${category} entries ` +
+        `(max ${MAX_KNOWLEDGE_PER_CATEGORY}); ask a person to merge or remove some in Ralph`,
+    );
+  const entry = store.features.addKnowledge(
+    feature,
+    {
+      category,
+      text: written.text,
+      summary: written.summary,
+      reason: written.reason,
+      discipline: by.discipline,
+      task_id: task,
+    },
+    by,
+  );
+  return {
+    outcome: 'added' as const,
+    category,
+    entry: entryOut(entry),
+    ...(near ? { contradicts: entryOut(same[near.index]!) } : {}),
+    entry_count: same.length + 1,
+  };
+}
+
 export const appendFeatureLearning = defineTool({
   name: 'append_feature_learning',
-  title: 'Add feature learning',
+  title: 'Add feature knowledge',
   category: 'features',
   description:
-    'Record a lesson about a feature for future tasks. A near-duplicate bumps the existing hit_count; a contradiction replaces it (see outcome).',
+    "Record knowledge about a feature for future tasks. A near-duplicate is not added (a learning's hit_count grows); see outcome.",
   input: () =>
     z.strictObject({
       feature_name: featureName(),
-      text: text(2000).describe('One lesson; cut to 500 chars'),
+      text: text(2000).describe('Cut to 500 chars'),
+      category: z.enum(KNOWLEDGE_CATEGORIES).optional().describe('Default learning'),
+      summary: optText(1000).optional().describe('Shown in prompts instead of text'),
       // Trust is the server's to assign: over MCP every caller is an agent, so it may say agent or the
       // lower auto, never human (prompts rank human learnings first).
-      source: z.enum(['auto', 'agent']).optional().describe('Default agent'),
+      source: z.enum(['auto', 'agent']).optional().describe('Learnings only; default agent'),
       reason: optText(1000).optional().describe('Why it matters'),
-      task_id: taskId('Task it came from (default: session task)').optional(),
+      task_id: taskId("Default: the session's task").optional(),
     }),
   output: () =>
     z.object({
       outcome: z.enum(['added', 'duplicate', 'replaced']),
-      learning: LearningOut(),
+      category: z.enum(KNOWLEDGE_CATEGORIES),
+      learning: LearningOut().optional(),
+      entry: KnowledgeEntryOut().optional(),
       matched: z.string().optional(),
-      learning_count: z.number().int(),
-      pruned: z.number().int(),
+      contradicts: KnowledgeEntryOut().optional(),
+      learning_count: z.number().int().optional(),
+      entry_count: z.number().int().optional(),
+      pruned: z.number().int().optional(),
       sanitized: z.array(z.enum(SANITIZE_CHANGES)).optional(),
     }),
   annotations: CREATE,
   featureTarget: { arg: 'feature_name' },
   handler(args, { store, session }) {
     const feature = requireFeature(store, args.feature_name);
-    const sourceTask = args.task_id ?? session.taskId;
-    if (sourceTask != null) requireTaskExists(store, sourceTask);
-    // Learnings go into other agents' prompts: sanitised as Ralph does (src/domain/learnings.ts), whatever
+    const category = args.category ?? 'learning';
+    if (category !== 'learning' && args.source !== undefined)
+      throw invalid(`source is a learning's trust and applies only to category learning; leave it out for ${category}`);
+    const task = args.task_id ?? session.taskId;
+    if (task != null) requireTaskExists(store, task);
+    // Knowledge goes into other agents' prompts: sanitised as Ralph does (src/domain/learnings.ts), whatever
     // `source` the caller claims (over MCP every caller is an agent), and the result says what changed.
-    const text = sanitizeLearning(args.text);
-    const reason = args.reason ? sanitizeAgentText(args.reason, 1000) : undefined;
-    const sanitized = SANITIZE_CHANGES.filter(
-      (c) => text.changes.includes(c) || (reason?.changes.includes(c) ?? false),
-    );
-    const incoming: Learning = {
-      text: text.text,
-      source: args.source ?? 'agent',
-      created: timestamp(),
-      hit_count: 1,
-      reviewed: false,
-      review_count: 0,
-    };
-    if (reason) incoming.reason = reason.text;
-    if (sourceTask != null) incoming.task_id = sourceTask;
-    const stored = store.features.learningItems(feature);
-    const result = mergeLearning(stored, incoming);
-    if (result.outcome === 'added' && result.items.length > MAX_LEARNINGS) {
-      throw conflict(
-        `${store.featureNoun} ${feature} already holds ${stored.length} learnings (max ${MAX_LEARNINGS}) and none of them may be pruned (only unreviewed auto ones with hit_count <= 1 may); ask a reviewer to prune or review them`,
-      );
-    }
-    store.features.writeLearningItems(feature, result.items, writerOf(session));
-    return {
-      outcome: result.outcome,
-      learning: publicLearning(result.learning),
-      ...(result.matched !== undefined ? { matched: result.matched } : {}),
-      learning_count: result.items.length,
-      pruned: result.pruned,
-      ...(sanitized.length > 0 ? { sanitized } : {}),
-    };
+    const written = sanitizeWritten(args);
+    const by = writerOf(session);
+    const result =
+      category === 'learning'
+        ? appendLearning(store, feature, written, args.source ?? 'agent', task, by)
+        : appendKnowledge(store, feature, category, written, task, by);
+    return { ...result, ...(written.sanitized.length > 0 ? { sanitized: written.sanitized } : {}) };
   },
 });
 
@@ -293,17 +443,27 @@ const SOURCE_RANK: Record<string, number> = { human: 0, opus_reviewed: 1, agent:
 
 export const getFeatureLearnings = defineTool({
   name: 'get_feature_learnings',
-  title: 'Get feature learnings',
+  title: 'Get feature knowledge',
   category: 'features',
-  description: "A feature's learnings, in the order prompts show them. Check them before recording a new one.",
-  input: () => z.strictObject({ feature_name: featureName() }),
-  output: () => z.object({ feature_name: z.string(), learnings: z.array(LearningOut()) }),
+  description: "A feature's knowledge by category (learnings most trusted first). Check before recording more.",
+  input: () =>
+    z.strictObject({
+      feature_name: featureName(),
+      category: z.enum(KNOWLEDGE_CATEGORIES).optional().describe('Only this category'),
+    }),
+  output: () =>
+    z.object({ feature_name: z.string(), learnings: z.array(LearningOut()), knowledge: KnowledgeGroupsOut() }),
   annotations: READ,
-  handler({ feature_name }, { store }) {
-    const learnings = requireFeatureRecord(store, feature_name).learnings;
+  handler({ feature_name, category }, { store }) {
+    const feature = requireFeatureRecord(store, feature_name);
     // Array.prototype.sort is stable: equal rank and hit_count keep their stored order.
-    learnings.sort((a, b) => (SOURCE_RANK[a.source] ?? 9) - (SOURCE_RANK[b.source] ?? 9) || b.hit_count - a.hit_count);
-    return { feature_name, learnings };
+    const learnings =
+      category === undefined || category === 'learning'
+        ? feature.learnings.sort(
+            (a, b) => (SOURCE_RANK[a.source] ?? 9) - (SOURCE_RANK[b.source] ?? 9) || b.hit_count - a.hit_count,
+          )
+        : [];
+    return { feature_name, learnings, knowledge: knowledgeGroups(store, feature.name, category) };
   },
 });
 

@@ -164,6 +164,10 @@ contract('resource subscriptions', (env) => {
 
     const desc = () => plainSql(s.project, FEATURE_DESCRIPTION[g], 'Search, described anew', 'search');
     await w.updated('ralph://features/search', desc);
+    // Knowledge of a category kept apart from the feature's row (legacy: our own table) is part of it too.
+    await w.updated('ralph://features/search', () =>
+      s.ok('append_feature_learning', { feature_name: 'search', category: 'gotcha', text: 'Stop words are dropped' }),
+    );
     await s.client.ping(); // anything else that check sent has arrived
     assert.equal(w.updates.filter((u) => u === 'ralph://project').length, 0, "a feature's description is not in it");
 

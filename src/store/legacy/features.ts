@@ -3,9 +3,13 @@ import { today } from '../../domain/rules.js';
 import { requireJsonArray, stringArray, toJson } from '../json.js';
 import type { FeatureRow } from '../records.js';
 import type { FeatureChanges, FeatureStore } from '../store.js';
+import { legacyKnowledge } from './knowledge.js';
 import { featureFromRow } from './rows.js';
 
-/** Features on the legacy generation: one `features` row each (name is the key), lists and learnings as JSON. */
+/**
+ * Features on the legacy generation: one `features` row each (name is the key), lists and learnings as JSON;
+ * knowledge of the other categories in a table of ours (knowledge.ts).
+ */
 
 const UPDATABLE = [
   'display_name',
@@ -24,6 +28,7 @@ const UPDATE_SQL = Object.fromEntries(
 
 export function legacyFeatures(db: Db): FeatureStore {
   return {
+    ...legacyKnowledge(db),
     listFeatures() {
       return db.all('SELECT name, display_name, acronym, description FROM features ORDER BY name').map(
         (r): FeatureRow => ({

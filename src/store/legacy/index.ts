@@ -10,6 +10,7 @@ import { legacyProject } from './project.js';
 import { legacySearch } from './search.js';
 import { legacySignals } from './signals.js';
 import { legacyTasks } from './tasks.js';
+import { legacyTemplates } from './templates.js';
 import { legacyWatch } from './watch.js';
 
 /** The legacy generation (Ralph 936f316): `features`, `tasks` with JSON-array columns, `task_comments`. */
@@ -23,6 +24,7 @@ export function legacyStore(db: Db): RalphStore {
     comments: legacyComments(db),
     signals: legacySignals(db),
     features: legacyFeatures(db),
+    templates: legacyTemplates(),
     names: legacyNames(db),
     disciplines: legacyDisciplines(db),
     project: { ...project, ...legacyProject(db) },

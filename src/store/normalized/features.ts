@@ -12,11 +12,12 @@ import type { Feature, FeatureRow } from '../records.js';
 import type { FeatureChanges, FeatureStore, Writer } from '../store.js';
 import { hasOwnTables, subsystemId } from './sql.js';
 import { NORMALIZED_MIRROR } from './facets.js';
+import { normalizedKnowledge } from './knowledge.js';
 
 /**
  * Features on the normalized generation are Ralph's `subsystems` (agents keep SPEC-070's word), and learnings
- * its `subsystem_comments` of category `learning`. What that table has no column for (source, hit count,
- * review) lives in our ralph_mcp_learning_meta, keyed by the comment's id.
+ * its `subsystem_comments` of category `learning` (every category: knowledge.ts). What that table has no
+ * column for (source, hit count, review) lives in our ralph_mcp_learning_meta, keyed by the comment's id.
  */
 
 const COLUMNS = ['display_name', 'description', 'acronym', 'architecture', 'boundaries'] as const;
@@ -39,9 +40,9 @@ const LISTS = {
 } as const;
 
 const LEARNINGS = {
-  withMeta: `SELECT c.id, c.body, c.reason, c.agent_task_id, c.source_iteration, c.created, m.source, m.hit_count, m.reviewed, m.review_count, m.extra
+  withMeta: `SELECT c.id, c.body, c.summary, c.reason, c.agent_task_id, c.source_iteration, c.created, m.source, m.hit_count, m.reviewed, m.review_count, m.extra
     FROM subsystem_comments c LEFT JOIN ralph_mcp_learning_meta m ON m.comment_id = c.id WHERE c.subsystem_id = ? AND c.category = 'learning' ORDER BY c.id`,
-  plain: `SELECT c.id, c.body, c.reason, c.agent_task_id, c.source_iteration, c.created, NULL AS source, NULL AS hit_count, NULL AS reviewed, NULL AS review_count, NULL AS extra
+  plain: `SELECT c.id, c.body, c.summary, c.reason, c.agent_task_id, c.source_iteration, c.created, NULL AS source, NULL AS hit_count, NULL AS reviewed, NULL AS review_count, NULL AS extra
     FROM subsystem_comments c WHERE c.subsystem_id = ? AND c.category = 'learning' ORDER BY c.id`,
 };
 
@@ -67,6 +68,7 @@ function learningFromRow(r: Row): Identified {
     reviewed: r.reviewed === 1,
     review_count: typeof r.review_count === 'number' ? r.review_count : 0,
   };
+  if (typeof r.summary === 'string') item.summary = r.summary;
   if (typeof r.reason === 'string') item.reason = r.reason;
   if (typeof r.agent_task_id === 'number') item.task_id = r.agent_task_id;
   if (typeof r.source_iteration === 'number') item.iteration = r.source_iteration;
@@ -76,6 +78,7 @@ function learningFromRow(r: Row): Identified {
 
 const KNOWN_KEYS = new Set([
   'text',
+  'summary',
   'reason',
   'source',
   'task_id',
@@ -111,6 +114,7 @@ export function normalizedFeatures(db: Db): FeatureStore {
     db.all(LEARNINGS[hasOwnTables(db) ? 'withMeta' : 'plain'], id).map(learningFromRow);
 
   return {
+    ...normalizedKnowledge(db),
     listFeatures() {
       return db.all<FeatureRow>('SELECT name, display_name, acronym, description FROM subsystems ORDER BY name');
     },
@@ -229,8 +233,11 @@ export function normalizedFeatures(db: Db): FeatureStore {
           kept.add(rowId);
           if (JSON.stringify(item) === JSON.stringify(before.get(rowId))) continue;
           db.run(
-            'UPDATE subsystem_comments SET body = ?, reason = ?, updated = ? WHERE id = ?',
+            // The summary too: Ralph's prompts show it instead of the body, so a replaced text never keeps
+            // the old one's.
+            'UPDATE subsystem_comments SET body = ?, summary = ?, reason = ?, updated = ? WHERE id = ?',
             item.text,
+            item.summary ?? null,
             item.reason ?? null,
             timestamp(),
             rowId,
@@ -240,12 +247,13 @@ export function normalizedFeatures(db: Db): FeatureStore {
         }
         const comment = Number(
           db.run(
-            `INSERT INTO subsystem_comments (subsystem_id, category, discipline_id, agent_task_id, body, reason, source_iteration, created)
-             VALUES (?, 'learning', ?, ?, ?, ?, ?, ?)`,
+            `INSERT INTO subsystem_comments (subsystem_id, category, discipline_id, agent_task_id, body, summary, reason, source_iteration, created)
+             VALUES (?, 'learning', ?, ?, ?, ?, ?, ?, ?)`,
             id,
             disciplineId,
             item.task_id ?? null,
             item.text,
+            item.summary ?? null,
             item.reason ?? null,
             item.iteration ?? null,
             item.created || timestamp(),

@@ -9,11 +9,13 @@ import { normalizedProject } from './project.js';
 import { normalizedSearch } from './search.js';
 import { insertSignal, normalizedComments, normalizedSignals } from './signals.js';
 import { normalizedTasks } from './tasks.js';
+import { normalizedTemplates } from './templates.js';
 import { normalizedWatch } from './watch.js';
 
 /**
  * The normalized generation (Ralph's head, 0c56edd): `subsystems`, `task_details` + `runtime_tasks`
- * with a child table per list, comments as `task_signals`, learnings as `subsystem_comments`.
+ * with a child table per list, comments as `task_signals`, learnings as `subsystem_comments`, and
+ * `task_templates` that tasks are pulled from.
  */
 export function normalizedStore(db: Db): RalphStore {
   const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'normalized', NORMALIZED_MIRROR);
@@ -25,6 +27,7 @@ export function normalizedStore(db: Db): RalphStore {
     comments: normalizedComments(db),
     signals: normalizedSignals(db),
     features: normalizedFeatures(db),
+    templates: normalizedTemplates(db),
     names: normalizedNames(db),
     disciplines: normalizedDisciplines(db),
     project: { ...project, ...normalizedProject(db) },
