@@ -12,7 +12,10 @@ const rows = REGISTRY.map((t) => {
   const recipes = RECIPES.filter((r) => r.allow.includes(t.name)).map((r) =>
     r.narrow?.[t.name] ? `${r.name}*` : r.name,
   );
-  return `| \`${t.name}\` | ${t.category} | ${kind(t.annotations)} | ${recipes.join(', ') || '—'} | ${cell(t.description)} |`;
+  // A tool some databases lack (its `generations`) says so beside its recipes.
+  const only = t.generations ? ` (${t.generations.join(', ')} schema only)` : '';
+  const allowed = `${recipes.join(', ') || '—'}${only}`;
+  return `| \`${t.name}\` | ${t.category} | ${kind(t.annotations)} | ${allowed} | ${cell(t.description)} |`;
 });
 const narrowed = RECIPES.flatMap((r) =>
   Object.entries(r.narrow ?? {}).map(([tool, fields]) => `\`${tool}\` in ${r.name} accepts only ${fields.join(', ')}`),
@@ -22,6 +25,7 @@ const text = [
   '',
   'Generated from the registry by `npm run docs`; do not edit by hand. Every tool, in `tools/list` order.',
   'A session sees the tools its recipe allows, less what its discipline removes; without a recipe, all of them.',
+  '"(normalized schema only)": the tool is served only on a database of Ralph\'s normalized schema.',
   '',
   '| tool | category | kind | recipes | what it does |',
   '|---|---|---|---|---|',

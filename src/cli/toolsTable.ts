@@ -19,7 +19,7 @@ export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUI
     const allowedBy = recipes
       .filter((r) => r.allow.includes(t.name))
       .map((r) => (r.narrow?.[t.name] ? `${r.name}*` : r.name));
-    return [t.name, t.category, kind, allowedBy.join(', ') || '(none: full suite only)'];
+    return [t.name, t.category, kind, `${allowedBy.join(', ') || '(none: full suite only)'}${onlyOn(t)}`];
   });
   const header = ['TOOL', 'CATEGORY', 'KIND', 'RECIPES'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -33,3 +33,7 @@ export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUI
   }
   return out.join('\n');
 }
+
+/** A tool some databases lack (toolkit/tool.ts `generations`): said beside its recipes. */
+const onlyOn = (t: (typeof REGISTRY)[number]): string =>
+  t.generations ? ` (${t.generations.join(', ')} schema only)` : '';

@@ -9,7 +9,9 @@ import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import { SIGNAL_TOOLS } from '../tools/signals.js';
 import { DEPENDENCY_TOOLS } from '../tools/dependencies.js';
 import { CLAIM_TOOLS } from '../tools/claims.js';
-import type { AnyTool } from '../toolkit/tool.js';
+import { TEMPLATE_TOOLS } from '../tools/templates.js';
+import type { Generation } from '../store/records.js';
+import { existsOn, type AnyTool } from '../toolkit/tool.js';
 
 /**
  * The full suite, in SPEC-070's category order with each category's workflow tools after it. Every
@@ -22,6 +24,7 @@ export const REGISTRY: readonly AnyTool[] = [
   nextTasks, // beside claim_next_task, whose preview it is
   ...DEPENDENCY_TOOLS,
   ...CLAIM_TOOLS,
+  ...TEMPLATE_TOOLS, // the last of the task tools: making tasks from Ralph's templates (normalized only)
   ...COMMENT_TOOLS,
   ...FEATURE_TOOLS,
   ...DISCIPLINE_TOOLS,
@@ -35,3 +38,7 @@ export const TOOL_NAMES: readonly string[] = REGISTRY.map((t) => t.name);
 
 const BY_NAME = new Map(REGISTRY.map((t) => [t.name, t]));
 export const toolByName = (name: string): AnyTool | undefined => BY_NAME.get(name);
+
+/** The tools a database of this generation lacks (their `generations` leave it out): no session has them. */
+export const toolsAbsentOn = (generation: Generation): string[] =>
+  REGISTRY.filter((t) => !existsOn(t, generation)).map((t) => t.name);

@@ -5,7 +5,7 @@ import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../domain/errors.js';
 import type { Project } from '../domain/project.js';
 import { RECIPES, type Recipe } from '../registry/recipes.js';
-import { TOOL_NAMES, toolByName } from '../registry/registry.js';
+import { TOOL_NAMES, toolByName, toolsAbsentOn } from '../registry/registry.js';
 import { once, type AnyTool } from '../toolkit/tool.js';
 import type { SessionScope } from '../toolkit/context.js';
 import { toolArgs } from './listing.js';
@@ -159,7 +159,8 @@ export function buildSessionPlan(
     }
     feature = stored;
   }
-  const removed = [...additionalDisabled, ...(req.extraDisabled ?? [])];
+  // A tool whose tables this database's generation lacks is removed like any other (never added back).
+  const removed = [...additionalDisabled, ...(req.extraDisabled ?? []), ...toolsAbsentOn(store.generation)];
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId))

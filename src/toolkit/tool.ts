@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { Generation } from '../store/records.js';
 import type { SignalForwarder, ToolContext } from './context.js';
 
 export const CATEGORIES = [
@@ -46,6 +47,11 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
   /** Discipline-changing tools: in a `--discipline D` session they may only target D. */
   disciplineTarget?: { arg: string };
   /**
+   * The schema generations the tool exists on (default: every one): what it reads or writes is not in
+   * the others. A session on another generation lacks it, as if no recipe allowed it (session/plan.ts).
+   */
+  generations?: readonly Generation[];
+  /**
    * Synchronous on purpose (better-sqlite3): a call runs start to finish without interleaving. The
    * server runs every handler of a tool that is not read-only inside ONE `BEGIN IMMEDIATE`
    * transaction, together with its audit row: all of its reads and writes commit together or not at all.
@@ -61,6 +67,10 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
 // A tool of any input and output shape, as the registry holds them side by side.
 // biome-ignore lint/suspicious/noExplicitAny: each tool's own types are checked where it is defined
 export type AnyTool = ToolDef<any, any>;
+
+/** Whether a tool exists on a database of this generation (its `generations`, else every one). */
+export const existsOn = (def: Pick<AnyTool, 'generations'>, generation: Generation): boolean =>
+  def.generations === undefined || def.generations.includes(generation);
 
 /**
  * A tool as written: its schemas as functions that make them, so that a session builds only the input

@@ -36,7 +36,7 @@ describe('a launch without --recipe', () => {
     const p = sampleProject();
     const s = await startSession(p, []);
     try {
-      assert.deepEqual(await s.toolNames(), [...ALL_TOOLS]);
+      assert.deepEqual(await s.toolNames(), inSpecOrder(ALL_TOOLS, 'legacy')); // the sample is legacy
       assert.match(s.client.getInstructions() ?? '', /Session recipe: none \(full tool suite, for debugging\)/);
       const first = (await s.waitForStderr(/session started/)).split('\n').find(Boolean)!;
       assert.match(first, /no --recipe given: serving the full tool suite/);
@@ -54,7 +54,13 @@ describe('a launch without --recipe', () => {
     writeContext(p, { session_id: 'ctx-1', recipe: 'yap', discipline: 'backend', disabled_tools: ['search_tasks'] });
     const s = await startSession(p, []);
     try {
-      assert.deepEqual(await s.toolNames(), inSpecOrder(RECIPE_TOOLS.yap!.filter((t) => t !== 'search_tasks')));
+      assert.deepEqual(
+        await s.toolNames(),
+        inSpecOrder(
+          RECIPE_TOOLS.yap!.filter((t) => t !== 'search_tasks'),
+          'legacy',
+        ),
+      );
       assert.doesNotMatch(s.stderr(), /full tool suite/);
     } finally {
       await s.close();

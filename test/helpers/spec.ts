@@ -24,6 +24,9 @@ export const ALL_TOOLS = [
   'remove_dependency',
   'release_task',
   'task_history',
+  // issue 26: Ralph's task templates (normalized schema only)
+  'list_templates',
+  'create_task_from_template',
   'add_task_comment',
   'update_task_comment',
   'delete_task_comment',
@@ -87,6 +90,8 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
       'suggest',
       'blocked',
       'get_answers',
+      'list_templates',
+      'create_task_from_template',
     ].includes(t),
 );
 
@@ -96,6 +101,8 @@ export const SIGNAL_VERBS = ['done', 'partial', 'stuck', 'ask', 'flag', 'learned
 const TASK_EXECUTION = [
   'get_task',
   'set_task_status',
+  // issue 26: Ralph's task prompt sets the status with update_task
+  'update_task',
   'add_task_comment',
   'append_learning',
   'append_progress',
@@ -121,6 +128,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'create_feature',
     'create_discipline',
     'create_task',
+    'list_templates',
+    'create_task_from_template',
     'list_features',
     'list_disciplines',
     'list_tasks',
@@ -133,6 +142,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'list_tasks',
     'get_task',
     'create_task',
+    'list_templates',
+    'create_task_from_template',
     'update_task',
     'list_features',
     'list_disciplines',
@@ -151,8 +162,9 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'add_feature_context_file',
     'list_tasks',
     'get_project_info',
+    'move_task_to_feature', // issue 26
   ],
-  discuss: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
+  discuss: ['list_disciplines', 'get_discipline', 'create_discipline', 'update_discipline', 'get_project_info'],
   task_execution: TASK_EXECUTION,
   opus_review: [
     'list_tasks',
@@ -160,6 +172,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'set_task_status',
     'update_task',
     'create_task',
+    'list_templates',
+    'create_task_from_template',
     'add_task_comment',
     'list_features',
     'get_feature',
@@ -186,6 +200,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'enrich_task',
     'update_task',
     'create_task',
+    'list_templates',
+    'create_task_from_template',
     'list_features',
     'get_feature',
     'list_disciplines',
@@ -212,10 +228,16 @@ export const recipeFlags = (recipe: string, discipline = 'backend'): string[] =>
   ...(NEEDS_DISCIPLINE.includes(recipe) ? ['--discipline', discipline] : []),
 ];
 
-/** In registry (spec table) order: how tools/list orders them. */
-export const inSpecOrder = (names: Iterable<string>): string[] => {
+/** Tools only Ralph's normalized schema has (task templates): no session on a legacy database lists them. */
+export const NORMALIZED_ONLY: readonly string[] = ['list_templates', 'create_task_from_template'];
+
+/**
+ * In registry (spec table) order: how tools/list orders them. Given a generation, only the tools a
+ * session on it can have (legacy: without NORMALIZED_ONLY).
+ */
+export const inSpecOrder = (names: Iterable<string>, generation?: 'legacy' | 'normalized'): string[] => {
   const set = new Set(names);
-  return ALL_TOOLS.filter((t) => set.has(t));
+  return ALL_TOOLS.filter((t) => set.has(t) && !(generation === 'legacy' && NORMALIZED_ONLY.includes(t)));
 };
 
 /**
@@ -276,6 +298,9 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   get_answers: { task_id: 3 },
   release_task: { reason: 'cannot finish here' }, // needs a session task: refused as no-task where visible without one
   task_history: { task_id: 1 },
+  // Normalized only; the sample has no template: these succeed once one is added (templates.test.ts).
+  list_templates: {},
+  create_task_from_template: { template_id: 1, feature: 'recipes' },
 };
 
 /**

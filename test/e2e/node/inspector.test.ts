@@ -143,7 +143,7 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     // yap through the published bin, exactly as `npx mcp-inspector --cli ...` runs it.
     const [te, y] = await Promise.all([listTools(worker), listTools(yap, true)]);
     assert.deepEqual(names(te.tools), inSpecOrder(RECIPE_TOOLS.task_execution!));
-    assert.deepEqual(names(y.tools), inSpecOrder(RECIPE_TOOLS.yap!));
+    assert.deepEqual(names(y.tools), inSpecOrder(RECIPE_TOOLS.yap!, 'legacy'));
     // Unscoped, the listing is the reviewed one: what the same session lists in-process.
     assert.deepEqual(y.tools, await listing('yap'));
     // Scoped to task 3, the task id becomes optional and defaults to the session's task.
@@ -235,7 +235,7 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
       .split('\n')
       .filter((l) => l.startsWith('- '))
       .map((l) => l.slice(2).split(':')[0]);
-    assert.deepEqual(listed, inSpecOrder(RECIPE_TOOLS.yap!));
+    assert.deepEqual(listed, inSpecOrder(RECIPE_TOOLS.yap!, 'legacy'));
   });
 });
 
@@ -262,7 +262,7 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
 
   test('tools/list: exact tool set for opus_review', async () => {
     const { tools } = await listTools(target());
-    assert.deepEqual(names(tools), inSpecOrder(RECIPE_TOOLS.opus_review!));
+    assert.deepEqual(names(tools), inSpecOrder(RECIPE_TOOLS.opus_review!, 'legacy'));
     assert.deepEqual(tools, await listing('opus_review'));
   });
 
