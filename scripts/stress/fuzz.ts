@@ -28,6 +28,7 @@ import type { z } from 'zod';
 import type { Project } from '../../src/domain/project.js';
 import { REGISTRY } from '../../src/registry/registry.js';
 import { recipeByName } from '../../src/registry/recipes.js';
+import { SEMICOLON_LISTS } from '../../src/tools/fields.js';
 import { createSampleProject } from '../sampleProject.js';
 import type { StressFigures } from './types.js';
 
@@ -56,6 +57,8 @@ export interface FieldSpec {
   fields?: FieldSpec[];
   /** object: unknown keys refused */
   strict?: boolean;
+  /** array: one ';'-separated string is accepted too (src/tools/fields.ts orSemicolons) */
+  alsoString?: boolean;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -69,9 +72,12 @@ export function describeSchema(schema: z.ZodType, path = ''): FieldSpec {
     if (s._zod.def.type !== 'nullable') optional = true;
     s = s._zod.def.innerType;
   }
+  // A list that also takes one string: described as the list it becomes.
+  const alsoString = SEMICOLON_LISTS.has(s);
+  if (alsoString) s = s._zod.def.out;
   const def = s._zod.def;
   const checks: AnyZod[] = (def.checks ?? []).map((c: AnyZod) => c._zod.def);
-  const spec: FieldSpec = { path, kind: 'other', optional };
+  const spec: FieldSpec = { path, kind: 'other', optional, ...(alsoString ? { alsoString } : {}) };
   for (const c of checks) {
     if (c.check === 'max_length') spec.max = c.maximum;
     if (c.check === 'min_length') spec.min = c.minimum;
@@ -296,9 +302,9 @@ export function deepValue(depth: number): unknown {
 /** The same nesting as JSON text, for depths no JSON.stringify could produce. */
 export const deepJson = (depth: number): string => `${'['.repeat(depth)}0${']'.repeat(depth)}`;
 
-const otherThan = (kind: FieldKind) =>
+const otherThan = (kind: FieldKind, alsoString = false) =>
   fc.oneof(
-    ...(kind !== 'string' ? [fc.string({ maxLength: 8 })] : []),
+    ...(kind !== 'string' && !alsoString ? [fc.string({ maxLength: 8 })] : []),
     ...(kind !== 'number' ? [fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }))] : []),
     ...(kind !== 'boolean' ? [fc.boolean()] : []),
     ...(kind !== 'array' ? [fc.array(fc.integer(), { maxLength: 3 })] : []),
@@ -316,7 +322,7 @@ const hugeString = (): string => (huge ??= 'x'.repeat(1024 * 1024));
 /** A value this field refuses whatever the tool's own rules: the case's `why` says how. */
 export const invalidValue = memo((f: FieldSpec): fc.Arbitrary<{ value: unknown; why: string }> => {
   const options: fc.Arbitrary<{ value: unknown; why: string }>[] = [
-    otherThan(f.kind).map((value) => ({ value, why: 'wrong type' })),
+    otherThan(f.kind, f.alsoString).map((value) => ({ value, why: 'wrong type' })),
   ];
   switch (f.kind) {
     case 'string':

@@ -10,6 +10,8 @@ export interface Recipe {
   purpose: string;
   allow: readonly string[];
   narrow?: Readonly<Record<string, readonly string[]>>;
+  /** Values a call's omitted arguments take in this recipe, by tool (braindump creates drafts). */
+  defaults?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Sessions start without a task and claim one; task arguments then default to the claimed task. */
   claimsTasks?: boolean;
   /** The recipe works on its own task only: without one (no --task, nothing claimed) it changes no task. */
@@ -30,6 +32,8 @@ export interface Recipe {
 const TASK_EXECUTION = [
   'get_task',
   'set_task_status',
+  // Ralph's task prompt sets the task done (or blocked, with blocked_by) with update_task.
+  'update_task',
   'add_task_comment',
   'append_learning',
   'append_progress',
@@ -49,6 +53,8 @@ const TASK_EXECUTION = [
   'release_task',
   'task_history',
 ];
+/** update_task on the own task does what Ralph's task prompt asks of it (a status), and nothing more. */
+const OWN_TASK_UPDATE = { update_task: ['id', 'status', 'blocked_by'] };
 
 export const RECIPES: readonly Recipe[] = [
   {
@@ -60,6 +66,8 @@ export const RECIPES: readonly Recipe[] = [
       'create_feature',
       'create_discipline',
       'create_task',
+      'list_templates',
+      'create_task_from_template',
       'list_features',
       'list_disciplines',
       'list_tasks',
@@ -69,6 +77,8 @@ export const RECIPES: readonly Recipe[] = [
       'search_tasks',
     ],
     acrossTasks: true,
+    // Ralph's braindump prompt: "tasks are created as drafts by default".
+    defaults: { create_task: { status: 'draft' } },
   },
   {
     name: 'yap',
@@ -78,6 +88,8 @@ export const RECIPES: readonly Recipe[] = [
       'list_tasks',
       'get_task',
       'create_task',
+      'list_templates',
+      'create_task_from_template',
       'update_task',
       'list_features',
       'list_disciplines',
@@ -100,13 +112,16 @@ export const RECIPES: readonly Recipe[] = [
       'add_feature_context_file',
       'list_tasks',
       'get_project_info',
+      // Ralph's ramble prompt: a split or merged feature takes its tasks along.
+      'move_task_to_feature',
     ],
     acrossTasks: true,
   },
   {
     name: 'discuss',
     purpose: "Refine a discipline's persona, conventions and skills.",
-    allow: ['list_disciplines', 'get_discipline', 'update_discipline', 'get_project_info'],
+    // + create_discipline (Ralph's discuss prompt): a new discipline changes no existing one.
+    allow: ['list_disciplines', 'get_discipline', 'create_discipline', 'update_discipline', 'get_project_info'],
     // SPEC-070: "only updates to targeted discipline"; without a target there is nothing it may update.
     needsDiscipline: true,
   },
@@ -114,6 +129,7 @@ export const RECIPES: readonly Recipe[] = [
     name: 'task_execution',
     purpose: 'Execute one task: do the work, mark it done, record what you learned, note progress.',
     allow: TASK_EXECUTION,
+    narrow: OWN_TASK_UPDATE,
     ownTaskOnly: true,
   },
   {
@@ -125,6 +141,8 @@ export const RECIPES: readonly Recipe[] = [
       'set_task_status',
       'update_task',
       'create_task',
+      'list_templates',
+      'create_task_from_template',
       'add_task_comment',
       'list_features',
       'get_feature',
@@ -161,6 +179,8 @@ export const RECIPES: readonly Recipe[] = [
       'enrich_task',
       'update_task',
       'create_task',
+      'list_templates',
+      'create_task_from_template',
       'list_features',
       'get_feature',
       'list_disciplines',
@@ -171,6 +191,22 @@ export const RECIPES: readonly Recipe[] = [
       'add_dependency',
       'remove_dependency',
     ],
+    // Status is not enrichment's to set (enriching makes a draft pending).
+    narrow: {
+      update_task: [
+        'id',
+        'title',
+        'description',
+        'priority',
+        'acceptance_criteria',
+        'depends_on',
+        'tags',
+        'context_files',
+        'output_artifacts',
+        'hints',
+        'estimated_turns',
+      ],
+    },
   },
   {
     name: 'worker',
@@ -178,6 +214,7 @@ export const RECIPES: readonly Recipe[] = [
     // next_tasks: a worker has no list_tasks and should see what it would get before claiming; planners
     // get the same from list_tasks(ready: true, sort: 'priority') and do not pay for one more tool.
     allow: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
+    narrow: OWN_TASK_UPDATE,
     claimsTasks: true,
     ownTaskOnly: true,
   },

@@ -1,4 +1,5 @@
 import { ToolError, conflict } from '../domain/errors.js';
+import { recipeByName } from '../registry/recipes.js';
 import { SESSION_HOOKS } from '../registry/sessionHooks.js';
 import type { ToolContext } from '../toolkit/context.js';
 import type { SessionTool } from './plan.js';
@@ -16,6 +17,10 @@ export function applyScope(
   const { taskTarget, featureTarget, disciplineTarget, name } = tool.def;
   const s = ctx.session;
   const own = s.taskId; // --task N, or the task this session claimed
+  // The recipe's own values for arguments left out. A project recipe keeps its built-in's (projectRecipes.ts).
+  const defaults = s.recipe !== null ? recipeByName(s.recipe)?.defaults?.[name] : undefined;
+  for (const [arg, value] of Object.entries(defaults ?? {}))
+    if (args[arg] === undefined) args = { ...args, [arg]: value };
   if (taskTarget) {
     const given = args[taskTarget.arg];
     if (given === undefined) {

@@ -3,14 +3,28 @@ import { NameHintOut, similarNamesOf } from './duplicates.js';
 import { HEX_COLOR_RE } from '../domain/rules.js';
 import { conflict, invalid } from '../domain/errors.js';
 import { once, CREATE, DELETE, READ, REPLACE, defineTool } from '../toolkit/tool.js';
-import { checkAcronym, checkNewName, freeAcronym } from './validate.js';
+import { checkAcronym, checkMcpServers, checkNewName, freeAcronym } from './validate.js';
 import { LIMITS, acronym, optText, strList, text } from './fields.js';
 import { requireDiscipline, requireDisciplineRecord } from './lookups.js';
 import { DisciplineOut, DisciplineRowOut } from './shapes.js';
 
-const disciplineName = once(() => z.string().max(LIMITS.name).describe('Discipline name (key)'));
-const color = once(() => z.string().max(7).describe('Hex color, e.g. "#1e90ff"'));
+// No description: `name` on a *_discipline tool says it (every session pays for the bytes).
+const disciplineName = once(() => z.string().max(LIMITS.name));
+const color = once(() => z.string().max(7).describe('#RRGGBB'));
 const icon = once(() => z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. "Code"'));
+/** Ralph's McpServerConfig: what it launches beside the discipline's task sessions. */
+const mcpServers = once(() =>
+  z
+    .array(
+      z.strictObject({
+        name: z.string().max(LIMITS.name),
+        command: z.string().max(LIMITS.path),
+        args: z.array(z.string().max(LIMITS.listItem)).max(LIMITS.listItems).optional(),
+        env: z.record(z.string().max(LIMITS.name), z.string().max(LIMITS.listItem)).optional(),
+      }),
+    )
+    .max(LIMITS.listItems),
+);
 
 function checkColor(value: string): string {
   if (!HEX_COLOR_RE.test(value)) throw invalid(`color ${JSON.stringify(value)} must be a hex color like "#1e90ff"`);
@@ -58,12 +72,14 @@ export const createDiscipline = defineTool({
       system_prompt: optText().optional(),
       skills: strList().optional(),
       conventions: optText().optional(),
+      mcp_servers: mcpServers().optional(),
     }),
   output: () => z.object({ discipline: DisciplineOut(), possible_duplicates: z.array(NameHintOut()) }),
   annotations: CREATE,
   handler(args, { store }) {
     checkNewName('discipline', args.name);
     checkColor(args.color);
+    const servers = args.mcp_servers !== undefined ? checkMcpServers(args.mcp_servers) : undefined;
     const existing = store.disciplines.disciplineName(args.name);
     if (existing !== undefined)
       throw conflict(`discipline ${existing} already exists; choose another name, or change the existing one instead`);
@@ -82,16 +98,25 @@ export const createDiscipline = defineTool({
       skills: args.skills ?? [],
       conventions: args.conventions ?? null,
     });
+    if (servers !== undefined) store.disciplines.updateDiscipline(args.name, { mcp_servers: servers });
     return { discipline: requireDisciplineRecord(store, args.name), possible_duplicates };
   },
 });
 
-const DISCIPLINE_UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', 'conventions'] as const;
+const DISCIPLINE_UPDATABLE = [
+  'display_name',
+  'icon',
+  'color',
+  'system_prompt',
+  'skills',
+  'conventions',
+  'mcp_servers',
+] as const;
 export const updateDiscipline = defineTool({
   name: 'update_discipline',
   title: 'Update discipline',
   category: 'disciplines',
-  description: 'Change only the given fields of a discipline (skills is replaced whole).',
+  description: 'Change only the given fields of a discipline (lists are replaced whole).',
   input: () =>
     z.strictObject({
       name: disciplineName(),
@@ -101,6 +126,7 @@ export const updateDiscipline = defineTool({
       system_prompt: optText().optional(),
       skills: strList().optional(),
       conventions: optText().optional(),
+      mcp_servers: mcpServers().optional(),
     }),
   output: () => z.object({ discipline: DisciplineOut(), changed: z.array(z.string()) }),
   annotations: REPLACE,
@@ -110,7 +136,8 @@ export const updateDiscipline = defineTool({
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${DISCIPLINE_UPDATABLE.join(', ')}`);
     if (args.color !== undefined) checkColor(args.color);
     const name = requireDiscipline(store, args.name);
-    const { name: _name, ...changes } = args;
+    const { name: _name, mcp_servers, ...fields } = args;
+    const changes = mcp_servers !== undefined ? { ...fields, mcp_servers: checkMcpServers(mcp_servers) } : fields;
     store.disciplines.updateDiscipline(name, changes);
     return { discipline: requireDisciplineRecord(store, name), changed: given };
   },

@@ -22,8 +22,28 @@ export const text = (max: number = LIMITS.text) => z.string().trim().min(1).max(
 export const optText = (max: number = LIMITS.text) => z.string().max(max);
 export const strList = (max: number = LIMITS.listItems) =>
   z.array(z.string().trim().min(1).max(LIMITS.listItem)).max(max);
-export const pathList = (desc = 'Paths relative to the project root') =>
+export const pathList = (desc = 'Project-relative paths') =>
   z.array(z.string().min(1).max(LIMITS.path)).max(100).describe(desc);
+/** The schemas orSemicolons made: the fuzzers (scripts/stress/fuzz.ts) describe each as its list. */
+export const SEMICOLON_LISTS = new WeakSet<z.ZodType>();
+/**
+ * A list that also takes the form Ralph's generated bash tools took, one string of items separated by
+ * ';': split, trimmed, empty parts dropped. The listing shows only the list, the documented form.
+ */
+export const orSemicolons = <T extends z.ZodTypeAny>(list: T) => {
+  const schema = z.preprocess(
+    (v) =>
+      typeof v === 'string'
+        ? v
+            .split(';')
+            .map((s) => s.trim())
+            .filter((s) => s !== '')
+        : v,
+    list,
+  );
+  SEMICOLON_LISTS.add(schema);
+  return schema;
+};
 export const taskId = (desc?: string) => {
   const s = z.number().int().positive();
   return desc ? s.describe(desc) : s;
@@ -31,4 +51,4 @@ export const taskId = (desc?: string) => {
 export const name = (desc: string) => z.string().min(1).max(LIMITS.name).describe(desc);
 export const status = once(() => z.enum(TASK_STATUSES));
 export const priority = once(() => z.enum(PRIORITIES));
-export const acronym = once(() => z.string().describe('4 chars A-Z/0-9, unique; default: from display_name'));
+export const acronym = once(() => z.string().describe('4 chars A-Z/0-9; default from display_name'));

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ToolError, conflict, invalid } from '../domain/errors.js';
 import { once, CREATE, DELETE, READ, REPLACE, UPDATE, defineTool } from '../toolkit/tool.js';
-import type { ToolContext } from '../toolkit/context.js';
+import { writerOf, type ToolContext } from '../toolkit/context.js';
+import type { Comment } from '../store/records.js';
 import { sessionNote } from './comments.js';
 import type { ListedTask, RalphStore, TaskInsert, TaskListQuery, TaskQuery } from '../store/store.js';
 import { TASK_SORTS, rankOf, type HolderFilter, type TaskListAfter } from '../store/taskList.js';
@@ -10,7 +11,7 @@ import { PRIORITIES, TASK_STATUSES } from '../domain/rules.js';
 import { LIST_READ_MAX } from '../store/json.js';
 import { TaskHintOut, checkTitle, duplicateOk, type TitleCheck } from './duplicates.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
-import { LIMITS, optText, pathList, priority, status, strList, taskId, text } from './fields.js';
+import { LIMITS, optText, orSemicolons, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
 import { HolderOut, holder, holderOf, staleClaims } from './claims.js';
@@ -332,10 +333,10 @@ export const getTask = defineTool({
 export const taskFields = once(() => ({
   description: optText(),
   priority: priority().optional(),
-  acceptance_criteria: strList(),
-  depends_on: z.array(taskId()).max(LIMITS.listItems).describe('Task ids that must be done first'),
+  acceptance_criteria: orSemicolons(strList()),
+  depends_on: z.array(taskId()).max(LIMITS.listItems),
   tags: strList(),
-  context_files: pathList('Files to read first (project-relative)'),
+  context_files: orSemicolons(pathList('Files to read first')),
   output_artifacts: strList(),
   hints: optText(),
   estimated_turns: z.number().int().min(1).max(1000),
@@ -345,14 +346,14 @@ export const createTask = defineTool({
   name: 'create_task',
   title: 'Create task',
   category: 'tasks',
-  description: 'Create a task in an existing feature and discipline. Returns the new task with its id.',
+  description: 'Create a task in an existing feature and discipline; returns it with its id.',
   input: () =>
     z.strictObject({
       feature: z.string().max(LIMITS.name).describe('Existing feature name'),
       discipline: z.string().max(LIMITS.name).describe('Existing discipline name'),
       title: text(LIMITS.title),
       ...z.object(taskFields()).partial().shape,
-      status: z.enum(['draft', 'pending']).optional().describe('Default pending; draft = needs enrichment'),
+      status: z.enum(['draft', 'pending']).optional().describe("draft needs enrichment; braindump's default"),
       duplicate_ok: duplicateOk(),
     }),
   output: () => z.object({ task: TaskOut(), possible_duplicates: z.array(TaskHintOut()) }),
@@ -411,6 +412,14 @@ export function insertTask(
 
 // ---- update_task ---------------------------------------------------------------------------
 
+/** A reason for a status (set_task_status's force, update_task's blocked_by). */
+const reason = once(() => text(2000));
+
+/** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
+const BlockerOut = once(() =>
+  z.object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() }),
+);
+
 const UPDATABLE = [
   'title',
   'description',
@@ -422,6 +431,8 @@ const UPDATABLE = [
   'output_artifacts',
   'hints',
   'estimated_turns',
+  'status',
+  'blocked_by',
 ] as const;
 export const updateTask = defineTool({
   name: 'update_task',
@@ -433,20 +444,48 @@ export const updateTask = defineTool({
       id: taskId(),
       title: text(LIMITS.title).optional(),
       ...z.object(taskFields()).partial().shape,
+      status: status().optional().describe('done: dependencies first'),
+      blocked_by: reason().optional().describe('What blocks it (sets status blocked)'),
     }),
-  output: () => z.object({ task: TaskOut(), changed: z.array(z.string()) }),
+  output: () =>
+    z.object({
+      task: TaskOut(),
+      changed: z.array(z.string()),
+      /** With status (or blocked_by): the status before, and what changing it found (as set_task_status says). */
+      previous_status: z.string().optional(),
+      blocker: BlockerOut().optional(),
+      held_by: HolderOut().optional(),
+      /** With blocked_by: the comment that records it. */
+      comment: CommentOut().optional(),
+    }),
   annotations: REPLACE,
   taskTarget: { arg: 'id', writes: true },
   handler(args, ctx) {
     const { store } = ctx;
     const given = UPDATABLE.filter((f) => (args as Record<string, unknown>)[f] !== undefined);
     if (given.length === 0) throw invalid(`nothing to update: give at least one of ${UPDATABLE.join(', ')}`);
-    loadTask(ctx, args.id);
-    const { id: _id, ...changes } = args;
-    if (args.depends_on !== undefined) changes.depends_on = checkDependsOn(store, args.id, args.depends_on);
+    const { id, status: wanted, blocked_by, ...changes } = args;
+    if (blocked_by !== undefined && wanted !== undefined && wanted !== 'blocked')
+      throw invalid(`blocked_by explains a blocked task; it cannot go with status ${wanted}`);
+    loadTask(ctx, id);
+    if (args.depends_on !== undefined) changes.depends_on = checkDependsOn(store, id, args.depends_on);
     if (args.context_files !== undefined) changes.context_files = checkContextFiles(ctx, args.context_files);
-    store.tasks.updateTask(args.id, changes);
-    return { task: loadTask(ctx, args.id), changed: given };
+    if (given.some((f) => f !== 'status' && f !== 'blocked_by')) store.tasks.updateTask(id, changes);
+    // The status last, through set_task_status's own rules: a refusal there rolls the fields back too.
+    const next = blocked_by !== undefined ? 'blocked' : wanted;
+    if (next === undefined) return { task: loadTask(ctx, id), changed: given };
+    const { previous_status, blocker, held_by } = changeStatus(ctx, id, next, {
+      override: "or set it with set_task_status's force: true and a reason",
+    });
+    const comment = blocked_by !== undefined ? recordBlocker(ctx, id, blocked_by, null) : undefined;
+    return {
+      task: loadTask(ctx, id),
+      changed: given,
+      previous_status,
+      ...(blocker ? { blocker } : {}),
+      ...(held_by ? { held_by } : {}),
+      ...(comment ? { comment } : {}),
+    };
   },
 });
 
@@ -493,17 +532,14 @@ export const setTaskStatus = defineTool({
       id: taskId(),
       status: status(),
       force: z.boolean().optional(),
-      reason: text(2000).optional(),
+      reason: reason().optional(),
     }),
   output: () =>
     z.object({
       task: TaskOut(),
       previous_status: z.string(),
       changed: z.boolean(),
-      /** Leaving blocked: whether what blocked the task is resolved (null: nothing here can tell). */
-      blocker: z
-        .object({ resolved: z.boolean().nullable(), upstream_task_id: z.number().int().nullable(), detail: z.string() })
-        .optional(),
+      blocker: BlockerOut().optional(),
       /** done with force: the dependencies that were not done, and the comment that records it. */
       unfinished_dependencies: z.array(z.object({ id: z.number().int(), status: z.string() })).optional(),
       comment: CommentOut().optional(),
@@ -514,48 +550,77 @@ export const setTaskStatus = defineTool({
     }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
-  handler({ id, status: next, force, reason }, ctx) {
-    const { store } = ctx;
-    if ((force === true) !== (reason !== undefined))
+  handler({ id, status: next, force, reason: why }, ctx) {
+    if ((force === true) !== (why !== undefined))
       throw invalid(
         'force and reason go together: force: true with a reason saying why the unfinished dependencies do not matter',
       );
     if (force && next !== 'done') throw invalid(`force only applies to status done (got status ${next})`);
-    // The status alone first (cheap on either generation); the whole task is read once, for the answer.
-    const before = requireTaskHead(store, id);
-    if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
-    // Another session's claim: the change goes ahead (scope already decided who may), and says whose task it was.
-    const held = holderOf(store, id, before.status);
-    const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
-    // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
-    const unfinished = next === 'done' ? store.tasks.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
-    const shown =
-      describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
-    if (unfinished.length > 0 && !force) {
-      throw conflict(
-        `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, or pass force: true with a reason; nothing was changed`,
-        {
-          unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
-        },
-      );
-    }
-    const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
-    store.tasks.setTaskStatus(id, next);
-    if (next !== 'in_progress') store.claims.dropClaim(id);
-    const note =
-      unfinished.length > 0
-        ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${reason!}`, 'high')
-        : undefined;
-    return {
-      task: loadTask(ctx, id),
-      previous_status: before.status,
-      changed: true,
-      ...(blocker ? { blocker } : {}),
-      ...(heldByOther ? { held_by: heldByOther } : {}),
-      ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN), comment: note } : {}),
-    };
+    return changeStatus(ctx, id, next, {
+      force: force === true ? why : undefined,
+      override: 'or pass force: true with a reason',
+    });
   },
 });
+
+interface StatusOptions {
+  /** done over unfinished dependencies: why they do not matter (kept as a comment). */
+  force?: string | undefined;
+  /** How the caller can override the done gate, for its refusal. */
+  override: string;
+}
+
+/**
+ * A status change by set_task_status's rules, for every tool that sets a status: done only once the
+ * dependencies are done (or forced, with a comment), a claim ended unless in_progress, a blocker's state
+ * read on leaving blocked. Call inside a write transaction.
+ */
+export function changeStatus(ctx: ToolContext, id: number, next: (typeof TASK_STATUSES)[number], opts: StatusOptions) {
+  const { store } = ctx;
+  // The status alone first (cheap on either generation); the whole task is read once, for the answer.
+  const before = requireTaskHead(store, id);
+  if (before.status === next) return { task: loadTask(ctx, id), previous_status: before.status, changed: false };
+  // Another session's claim: the change goes ahead (scope already decided who may), and says whose task it was.
+  const held = holderOf(store, id, before.status);
+  const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
+  // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
+  const unfinished = next === 'done' ? store.tasks.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
+  const shown =
+    describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
+  if (unfinished.length > 0 && opts.force === undefined) {
+    throw conflict(
+      `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, ${opts.override}; nothing was changed`,
+      {
+        unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
+      },
+    );
+  }
+  const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
+  store.tasks.setTaskStatus(id, next);
+  if (next !== 'in_progress') store.claims.dropClaim(id);
+  const note =
+    unfinished.length > 0
+      ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${opts.force!}`, 'high')
+      : undefined;
+  return {
+    task: loadTask(ctx, id),
+    previous_status: before.status,
+    changed: true,
+    ...(blocker ? { blocker } : {}),
+    ...(heldByOther ? { held_by: heldByOther } : {}),
+    ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN), comment: note } : {}),
+  };
+}
+
+/**
+ * Marks a task blocked and records why, as a high-priority comment (and, on Ralph's legacy schema, its
+ * blocked_by); the task's claim ends. Call inside a write transaction.
+ */
+export function recordBlocker(ctx: ToolContext, id: number, why: string, upstream: number | null): Comment {
+  const comment = ctx.store.tasks.markBlocked(id, why, upstream, writerOf(ctx.session));
+  ctx.store.claims.dropClaim(id);
+  return comment;
+}
 
 /** Whether what blocked a task is resolved: an upstream task is once it is done; anything else nobody here can tell. */
 function blockerState(
@@ -598,8 +663,8 @@ export const enrichTask = defineTool({
     z.strictObject({
       id: taskId(),
       pseudocode: text(LIMITS.longText),
-      acceptance_criteria: strList().optional().describe('Replaces the current list'),
-      context_files: pathList('Replaces the list (project-relative paths)').optional(),
+      acceptance_criteria: orSemicolons(strList()).optional().describe('Replaces the list'),
+      context_files: orSemicolons(pathList('Replaces the list')).optional(),
     }),
   output: () => z.object({ task: TaskOut() }),
   annotations: UPDATE,

@@ -3,7 +3,7 @@ import { checkProjectPath } from '../domain/paths.js';
 import { ACRONYM_RE, MAX_CONTEXT_FILES, NAME_RE, deriveAcronym } from '../domain/rules.js';
 import { conflict, invalid } from '../domain/errors.js';
 import type { ToolContext } from '../toolkit/context.js';
-import type { Named, RalphStore } from '../store/store.js';
+import type { McpServerInsert, Named, RalphStore } from '../store/store.js';
 
 /**
  * Checks shared by several tools: Ralph's rules that need the database (or the project root) to decide.
@@ -53,4 +53,37 @@ export function checkNewName(kind: string, value: string): string {
       `${kind} name ${JSON.stringify(value)} must be lower-case letters and digits joined by '-' or '_', e.g. "user-auth"`,
     );
   return value;
+}
+
+/** The names a launch's own entries take in a client configuration (`ralph-mcp config`). */
+const RESERVED_SERVERS = ['ralph', 'ralph-signals'];
+const SERVER_NAME_RE = /^[\w.-]{1,64}$/;
+const ENV_KEY_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const MCP_ENV_MAX = 100;
+
+/**
+ * A discipline's own MCP servers as Ralph launches them beside a task session: each a unique name (not
+ * one of ralph-mcp's own), a command, args and env. The same rules `ralph-mcp config` reads them by.
+ */
+export function checkMcpServers(servers: readonly McpServerInsert[]): McpServerInsert[] {
+  const seen = new Set<string>();
+  return servers.map((s, i) => {
+    const at = `mcp_servers[${i}]`;
+    if (!SERVER_NAME_RE.test(s.name))
+      throw invalid(`${at}.name ${JSON.stringify(s.name)} must be 1-64 letters, digits, '_', '.' or '-'`);
+    if (RESERVED_SERVERS.includes(s.name))
+      throw invalid(`${at}.name ${JSON.stringify(s.name)} is reserved for ralph-mcp itself; choose another name`);
+    if (seen.has(s.name)) throw invalid(`${at}.name ${JSON.stringify(s.name)} is given twice; names must be unique`);
+    seen.add(s.name);
+    if (s.command.trim() === '') throw invalid(`${at}.command is empty; give the program to run, e.g. "npx"`);
+    const env = s.env ?? {};
+    if (Object.keys(env).length > MCP_ENV_MAX)
+      throw invalid(`${at}.env has ${Object.keys(env).length} variables (at most ${MCP_ENV_MAX})`);
+    const bad = Object.keys(env).find((k) => !ENV_KEY_RE.test(k));
+    if (bad !== undefined)
+      throw invalid(
+        `${at}.env key ${JSON.stringify(bad)} is not a variable name (letters, digits, '_'; no digit first)`,
+      );
+    return { name: s.name, command: s.command, args: [...(s.args ?? [])], env: { ...env } };
+  });
 }

@@ -11,7 +11,7 @@ import { requireDiscipline, requireFeature, requireTask, requireTaskExists, sess
 import { CommentOut, TaskOut } from './shapes.js';
 import { commentAuthor, sessionNote } from './comments.js';
 import { TaskHintOut, duplicateOk } from './duplicates.js';
-import { insertTask, loadTask, taskFields } from './tasks.js';
+import { insertTask, loadTask, recordBlocker, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
 import { isoTime } from '../domain/time.js';
@@ -54,8 +54,7 @@ export const reportBlocker = defineTool({
       throw invalid('on_task_id must be another task (the one you are blocked on), not your own');
     const upstream = args.on_task_id !== undefined ? requireTask(store, args.on_task_id) : undefined;
     const by = writerOf(ctx.session);
-    const comments: Comment[] = [store.tasks.markBlocked(id, args.reason, upstream?.id ?? null, by)];
-    store.claims.dropClaim(id);
+    const comments: Comment[] = [recordBlocker(ctx, id, args.reason, upstream?.id ?? null)];
     if (upstream) {
       comments.push(
         store.comments.addComment(
@@ -294,7 +293,7 @@ const Subtask = once(() =>
       )
       .max(MAX_SUBTASKS)
       .optional()
-      .describe('Indexes of earlier tasks in this list it depends on'),
+      .describe('Earlier list indexes it depends on'),
   }),
 );
 
@@ -303,7 +302,7 @@ export const spawnSubtasks = defineTool({
   title: 'Split task into subtasks',
   category: 'tasks',
   description:
-    "Split a too-big task into several, all or nothing. Subtasks inherit the parent's feature, discipline, priority and dependencies; tasks that needed the parent then need the last subtask.",
+    "Split a too-big task into subtasks, all or nothing. They inherit the parent's feature, discipline, priority and dependencies; its dependents then need the last one.",
   input: () =>
     z.strictObject({
       parent_id: taskId(),

@@ -97,7 +97,10 @@ contract('disciplines', (env) => {
       pick(OPS, ['name', 'display_name', 'color']),
       pick(OPS, ['name', 'display_name', 'icon']),
       { ...OPS, icon: '  ' },
-      { ...OPS, mcp_servers: [] },
+      { ...OPS, stack_id: 1 },
+      // MCP servers as `ralph-mcp config` reads them (ralphPrompts.test has the rest).
+      { ...OPS, mcp_servers: [{ name: 'ralph', command: 'npx' }] },
+      { ...OPS, mcp_servers: 'npx server' },
       { ...OPS, skills: 'docker' },
     );
   });

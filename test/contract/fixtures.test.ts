@@ -81,6 +81,7 @@ for (const file of FIXTURES) {
         assert.deepEqual(await ds.toolNames(), [
           'list_disciplines',
           'get_discipline',
+          'create_discipline',
           'update_discipline',
           'get_project_info',
         ]);

@@ -183,7 +183,8 @@ describe('init, and what comes next', () => {
       await s.ok('create_feature', { name: 'core', display_name: 'Core' });
       const t = (await s.ok('create_task', { feature: 'core', discipline: 'implementation', title: 'First task' }))
         .task;
-      assert.deepEqual([t.id, t.feature, t.discipline, t.status], [1, 'core', 'implementation', 'pending']);
+      // Ralph's braindump prompt: "tasks are created as drafts by default".
+      assert.deepEqual([t.id, t.feature, t.discipline, t.status], [1, 'core', 'implementation', 'draft']);
     } finally {
       await s.close();
     }

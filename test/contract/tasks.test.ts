@@ -391,7 +391,10 @@ contract('task tools', (env) => {
       [{ id: 1, depends_on: [4] }, 'invalid_argument', /cycle: 1 → 4 → 3 → 2 → 1/],
       [{ id: 2, title: 'renamed', depends_on: [7] }, 'invalid_argument'],
       [{ id: 6, depends_on: [5, 404] }, 'invalid_argument', /404/],
-      [{ id: 5, status: 'done' }, 'invalid_argument'],
+      // A status goes through set_task_status's rules: the done gate refuses the fields given with it too.
+      [{ id: 4, title: 'half-done?', status: 'done' }, 'conflict', /depends on tasks that are not done: #3/],
+      [{ id: 5, status: 'needs_input' }, 'invalid_argument'],
+      [{ id: 5, status: 'done', blocked_by: 'the API' }, 'invalid_argument'],
       [{ id: 5, colour: 'red' }, 'invalid_argument'],
       [{ id: 5 }, 'invalid_argument'],
       [{ id: 5, title: '' }, 'invalid_argument'],
@@ -565,8 +568,11 @@ contract('task tools', (env) => {
     await refused(s, 'set_task_status', { id: 4, status: 'done' }, 'out_of_scope');
     assert.equal((await s.ok('get_task', { id: 4 })).task.id, 4);
     const names = await s.toolNames();
-    for (const hidden of ['create_task', 'update_task', 'delete_task', 'enrich_task', 'list_tasks'])
+    for (const hidden of ['create_task', 'delete_task', 'enrich_task', 'list_tasks'])
       assert.ok(!names.includes(hidden), hidden);
+    // update_task is there for Ralph's task prompt (ralphPrompts.test): a status, on task 3 only.
+    await refused(s, 'update_task', { id: 4, status: 'done' }, 'out_of_scope');
+    await refused(s, 'update_task', { title: 'renamed' }, 'invalid_argument');
     await unchanged(s, () => assert.rejects(s.call('delete_task', { id: 8 }), /Unknown tool: delete_task/));
     assert.equal((await s.ok('set_task_status', { status: 'done' })).task.id, 3);
     assert.equal(ralphTask(s.project.dbPath, 3)!.status, 'done');

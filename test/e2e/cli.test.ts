@@ -166,10 +166,13 @@ describe('tools', () => {
     assert.equal(r.status, 0);
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0]!, /^TOOL\s+CATEGORY\s+KIND\s+RECIPES$/);
-    assert.match(r.stdout, /\nupdate_task\s+tasks\s+destructive\s+yap, opus_review\*, enrichment\n/);
+    assert.match(
+      r.stdout,
+      /\nupdate_task\s+tasks\s+destructive\s+yap, task_execution\*, opus_review\*, enrichment\*, worker\*\n/,
+    );
     assert.match(r.stdout, /\ndelete_feature\s+features\s+destructive\s+\(none: full suite only\)\n/);
     const only = runCli(['tools', '--recipe', 'discuss']);
-    assert.equal(only.stdout.trim().split('\n').length, 5);
+    assert.equal(only.stdout.trim().split('\n').length, 6);
     assert.equal(runCli(['tools', '--recipe', 'nope']).status, 2);
   });
 });

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { parseJsonArray, toJson } from '../json.js';
 import type { DisciplineRow } from '../records.js';
-import type { DisciplineChanges, DisciplineStore } from '../store.js';
+import type { DisciplineChanges, DisciplineStore, McpServerInsert } from '../store.js';
 import { disciplineFromRow } from './rows.js';
 
 /**
@@ -14,6 +14,17 @@ const UPDATABLE = ['display_name', 'icon', 'color', 'system_prompt', 'skills', '
 const UPDATE_SQL = Object.fromEntries(
   UPDATABLE.map((c) => [c, `UPDATE disciplines SET ${c} = ? WHERE name = ?`]),
 ) as Record<(typeof UPDATABLE)[number], string>;
+
+/** The JSON Ralph writes for its McpServerConfig list: empty args and env left out (skip_serializing_if). */
+const serversJson = (servers: readonly McpServerInsert[]): string =>
+  JSON.stringify(
+    servers.map((s) => ({
+      name: s.name,
+      command: s.command,
+      ...(s.args !== undefined && s.args.length > 0 ? { args: s.args } : {}),
+      ...(s.env !== undefined && Object.keys(s.env).length > 0 ? { env: s.env } : {}),
+    })),
+  );
 
 const hasOverridesColumn = (db: Db): boolean =>
   db
@@ -58,6 +69,8 @@ export function legacyDisciplines(db: Db): DisciplineStore {
         const v = changes[f];
         if (v !== undefined) db.run(UPDATE_SQL[f], f === 'skills' ? toJson(v) : v, name);
       }
+      if (changes.mcp_servers !== undefined)
+        db.run('UPDATE disciplines SET mcp_servers = ? WHERE name = ?', serversJson(changes.mcp_servers), name);
     },
     deleteDiscipline(name) {
       db.run('DELETE FROM disciplines WHERE name = ?', name);
@@ -77,6 +90,8 @@ export function legacyDisciplines(db: Db): DisciplineStore {
         : db.get<{ name: string; raw: unknown }>('SELECT name, NULL AS raw FROM disciplines WHERE name = ?', name);
       return row;
     },
+    // The overrides are a column of the discipline's own row: they go with it.
+    orphanOverrides: () => [],
     allToolOverrides() {
       return hasOverridesColumn(db)
         ? db.all<{ name: string; raw: unknown }>(

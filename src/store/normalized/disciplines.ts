@@ -1,7 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { overridesView } from '../overrides.js';
 import type { Discipline, DisciplineRow } from '../records.js';
-import type { DisciplineChanges, DisciplineStore } from '../store.js';
+import type { DisciplineChanges, DisciplineStore, McpServerInsert } from '../store.js';
 import { disciplineId, hasOwnTables } from './sql.js';
 
 /**
@@ -49,6 +49,27 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
             .map((e) => [e.key, e.value]),
         ),
       }));
+  // Replaced whole, as Ralph's update_discipline does: args in order (arg_order), env one row a key.
+  const writeServers = (id: number, list: readonly McpServerInsert[]) => {
+    const old = 'SELECT id FROM discipline_mcp_servers WHERE discipline_id = ?';
+    db.run(`DELETE FROM discipline_mcp_server_args WHERE server_id IN (${old})`, id);
+    db.run(`DELETE FROM discipline_mcp_server_env WHERE server_id IN (${old})`, id);
+    db.run('DELETE FROM discipline_mcp_servers WHERE discipline_id = ?', id);
+    for (const s of list) {
+      const server = Number(
+        db.run(
+          'INSERT INTO discipline_mcp_servers (discipline_id, name, command) VALUES (?, ?, ?)',
+          id,
+          s.name,
+          s.command,
+        ).lastInsertRowid,
+      );
+      for (const [i, arg] of (s.args ?? []).entries())
+        db.run('INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (?, ?, ?)', server, arg, i);
+      for (const [key, value] of Object.entries(s.env ?? {}))
+        db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
+    }
+  };
   const overridesRaw = (name: string): unknown =>
     hasOwnTables(db)
       ? (db.get<{ o: unknown }>(
@@ -114,6 +135,7 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
       const id = disciplineId(db, name);
       for (const c of COLUMNS) if (changes[c] !== undefined) db.run(UPDATE_SQL[c], changes[c], id);
       if (changes.skills !== undefined) writeSkills(id, changes.skills);
+      if (changes.mcp_servers !== undefined) writeServers(id, changes.mcp_servers);
     },
     deleteDiscipline(name) {
       if (hasOwnTables(db)) db.run('DELETE FROM ralph_mcp_discipline_overrides WHERE discipline = ?', name);
@@ -136,6 +158,14 @@ export function normalizedDisciplines(db: Db): DisciplineStore {
     toolOverrides(name) {
       const stored = db.get<{ name: string }>('SELECT name FROM disciplines WHERE name = ?', name)?.name;
       return stored === undefined ? undefined : { name: stored, raw: overridesRaw(stored) };
+    },
+    orphanOverrides() {
+      if (!hasOwnTables(db)) return [];
+      return db
+        .all<{ d: string }>(
+          'SELECT discipline AS d FROM ralph_mcp_discipline_overrides WHERE discipline NOT IN (SELECT name FROM disciplines) ORDER BY discipline',
+        )
+        .map((r) => r.d);
     },
     allToolOverrides() {
       return db
