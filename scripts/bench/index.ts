@@ -17,6 +17,7 @@
  *   ours / baseline, with targets: p50 ≤ 1.10× and calls/s ≥ 1/1.10 of the baseline's).
  * - Cold start of every configuration (10k tasks), interleaved with `node -e 0`; tools/list, memory and
  *   concurrency on both of our generations.
+ * - `ralph-mcp migrate` on a fresh legacy project of the comparison size (100k; quick 1k), timed once.
  *
  * A baseline: another build of ralph-mcp (e.g. the commit before a change), measured beside ours on the
  * legacy database (an older build may open nothing else). Build it in a worktree, then point
@@ -33,6 +34,7 @@
  * BENCH_ROUNDS overrides the number of interleaved rounds at 100k (default 3; quick 2).
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -1026,6 +1028,50 @@ async function concurrency(tmp: string, p: Project) {
   return res;
 }
 
+// ---- migrate -----------------------------------------------------------------------------------
+
+/** The time `ralph-mcp migrate` takes a legacy project of the comparison size to Ralph's normalized schema. */
+interface MigrateResult {
+  tasks: number;
+  generate_ms: number;
+  db_mb: number;
+  /** spawn → exit of `node dist/ralph-mcp.js migrate --project DIR`. */
+  wall_ms: number;
+  db_after_mb: number;
+  output: string;
+}
+
+/**
+ * A fresh legacy project (datagen, as Ralph writes rows; nothing of ours in it yet), migrated once by the
+ * built CLI: the write, the checks (every record read back through both stores) and the swap.
+ */
+function migrateTiming(tmp: string, size: number): MigrateResult {
+  const dir = join(tmp, `migrate-${size}`);
+  log(`migrate: generating ${int(size)} tasks (legacy)`);
+  const gen = generateProject(CLI, dir, size, 3000 + size, CHILD_ENV, 'legacy');
+  const dbMb = fileMb(dbPath(dir));
+  log(`migrate: node dist/ralph-mcp.js migrate --project … (${int(size)} tasks, ${mb(dbMb)} MB)`);
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [CLI, 'migrate', '--project', dir], {
+    encoding: 'utf8',
+    env: CHILD_ENV,
+    timeout: 300_000,
+  });
+  const wall = performance.now() - t;
+  if (r.status !== 0) throw new Error(`ralph-mcp migrate failed (${r.status}): ${r.stderr || r.stdout}`);
+  const res = {
+    tasks: size,
+    generate_ms: round(gen.ms, 1),
+    db_mb: round(dbMb, 2),
+    wall_ms: round(wall, 1),
+    db_after_mb: round(fileMb(dbPath(dir)), 2),
+    output: r.stdout.trim(),
+  };
+  log(`  migrate ${int(size)} tasks: ${(wall / 1000).toFixed(1)} s`);
+  rmSync(dir, { recursive: true, force: true });
+  return res;
+}
+
 // ---- report ------------------------------------------------------------------------------------
 
 interface Target {
@@ -1137,6 +1183,7 @@ async function main() {
     }
     const concs = [];
     for (const c of OURS) concs.push(await concurrency(tmp, need(c, CFG.concSize)));
+    const migrated = migrateTiming(tmp, CMP_SIZE);
     log(
       'beside the peers (floor, SDK one-tool example, server-memory, server-filesystem): cold start to tools/list, calls, memory',
     );
@@ -1243,6 +1290,12 @@ async function main() {
       );
     }
     add('6', 'bench runtime < 10 min (build not included)', `${runtime.toFixed(0)} s`, runtime < 600);
+    add(
+      '8',
+      `migrate ${int(migrated.tasks)} tasks ≤ 30 s${QUICK ? ' (quick run)' : ''}`,
+      `${(migrated.wall_ms / 1000).toFixed(1)} s (${mb(migrated.db_mb)} MB legacy → ${mb(migrated.db_after_mb)} MB)`,
+      migrated.wall_ms <= 30_000,
+    );
     // The comparison (only against a baseline: normalized vs legacy is shown, not judged).
     const familyNames = cmp.medians.filter((f) => f.config === OURS_LEGACY.name).map((f) => f.family);
     for (const pair of PAIRS.filter((x) => x.target)) {
@@ -1526,6 +1579,14 @@ async function main() {
         `per round (writes/s, 1 vs ${conc.processes}): ${conc.per_round.map((x) => `${int(x.single_writes_per_s)} vs ${int(x.concurrent_writes_per_s)}`).join('; ')}; rows verified by SQL (tasks, comment rows, audit rows = ok replies): ${conc.rows_verified}`,
       );
     }
+    h(`MIGRATE  a fresh legacy project (datagen) to Ralph's normalized schema, once`);
+    lines.push(
+      table(
+        ['tasks', 'legacy DB MB', 'normalized DB MB', 'migrate s'],
+        [[int(migrated.tasks), mb(migrated.db_mb), mb(migrated.db_after_mb), (migrated.wall_ms / 1000).toFixed(1)]],
+      ),
+    );
+    lines.push('node dist/ralph-mcp.js migrate --project DIR, spawn to exit: the write, every check, the swap.');
     h(`BESIDE THE PEERS (legacy; cold start on ${int(CFG.coldSize)} tasks, calls on ${int(CMP_SIZE)})`);
     lines.push(...peersReport(peers, table));
     h('TARGETS');
@@ -1589,6 +1650,7 @@ async function main() {
       },
       memory: mems,
       concurrency: concs,
+      migrate: migrated,
       peers,
       targets,
     };

@@ -96,12 +96,22 @@ export async function runCommandLine(): Promise<void> {
     .command(
       'migrate',
       "Move a legacy project to Ralph's current (normalized) schema; the original is kept as a backup beside it",
-      (y) => y.option('project', PROJECT).option('db', DB),
+      (y) =>
+        y
+          .option('project', PROJECT)
+          .option('db', DB)
+          .option('completed-from', {
+            choices: ['updated', 'created', 'now'] as const,
+            describe:
+              "Where a done task without a completed date (Ralph's head requires one) takes it from: " +
+              'its updated or created date, or today; recorded in ralph_mcp_audit',
+          }),
       (argv) =>
         run(async () => {
-          const { migrateProject } = await import('./migrate.js');
+          const { migrateProject, useBatchDefaults } = await import('./migrate.js');
           const { print } = await import('./output.js');
-          print(migrateProject(argv.project ?? defaultProject(), argv.db));
+          useBatchDefaults();
+          print(migrateProject(argv.project ?? defaultProject(), argv.db, argv['completed-from']));
         }),
     )
     .command(

@@ -9,8 +9,9 @@ import { migrateProject } from '../../src/cli/migrate.js';
 import { StartupError } from '../../src/domain/errors.js';
 import { projectPaths, type Project } from '../../src/domain/project.js';
 import { initProject } from '../../src/store/open/init.js';
+import type { CompletedFrom } from '../../src/store/migrate/index.js';
 import { openInProc } from './harness.js';
-import { row, rows } from '../helpers/assertions.js';
+import { assertToday, row, rows } from '../helpers/assertions.js';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from '../helpers/env.js';
 import { fixtureProject, query, sampleProject, tempDir } from '../helpers/project.js';
 import {
@@ -93,11 +94,11 @@ function atRest(p: Project): void {
 }
 
 /** A migrate refused with a message matching `pattern` that changed nothing: the file and its folder as they were. */
-function refusedMigration(p: Project, pattern: RegExp): string {
+function refusedMigration(p: Project, pattern: RegExp, completedFrom?: CompletedFrom): string {
   const before = fileState(p);
   let err: unknown;
   try {
-    migrateProject(p.root);
+    migrateProject(p.root, undefined, completedFrom);
   } catch (e) {
     err = e;
   }
@@ -294,14 +295,17 @@ describe('migrate: the sample project', () => {
     const normalized = await openInProc(p);
     try {
       assert.equal(normalized.store.generation, 'normalized');
+      // Knowledge entries get ids on the new file (a legacy learning, an item of a JSON list, has none).
       assert.deepEqual(
-        await Promise.all(featureNames.map((name) => normalized.ok('get_feature', { name }))),
-        featuresBefore,
-        'every feature, with its learnings, as before',
+        withoutIds(await Promise.all(featureNames.map((name) => normalized.ok('get_feature', { name })))),
+        withoutIds(featuresBefore),
+        'every feature, with its learnings and other knowledge, as before',
       );
       assert.deepEqual(
-        await Promise.all(featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name }))),
-        learningsBefore,
+        withoutIds(
+          await Promise.all(featureNames.map((name) => normalized.ok('get_feature_learnings', { feature_name: name }))),
+        ),
+        withoutIds(learningsBefore),
       );
       for (const [i, id] of taskIds.entries()) {
         const now = await normalized.ok('get_task', { id });
@@ -534,6 +538,42 @@ describe('migrate refuses what has no home in the normalized schema, and changes
       "ALTER TABLE tasks ADD COLUMN assignee TEXT; UPDATE tasks SET assignee = 'bob' WHERE id = 3",
       /tasks\.assignee holds values in 1 row/,
     ],
+    [
+      "a person's index on Ralph's legacy table",
+      'CREATE INDEX my_titles ON tasks(title)',
+      /your index "my_titles" is on tasks, a table of Ralph's .* that the normalized schema replaces/,
+    ],
+    [
+      "a person's view reading Ralph's legacy table",
+      "CREATE VIEW my_open AS SELECT id, title FROM tasks WHERE status = 'pending'",
+      /your view "my_open" names tasks, table\(s\) of Ralph's/,
+    ],
+    [
+      "a person's trigger (on their own table) writing Ralph's table",
+      `CREATE TABLE my_log (x TEXT);
+       CREATE TRIGGER my_log_ai AFTER INSERT ON my_log BEGIN UPDATE tasks SET hints = NEW.x WHERE id = 1; END`,
+      /your trigger "my_log_ai" names tasks/,
+    ],
+    [
+      "a person's table with a foreign key into Ralph's table",
+      'CREATE TABLE my_links (task_id INTEGER REFERENCES tasks(id), url TEXT)',
+      /your table "my_links" has a foreign key into tasks/,
+    ],
+    [
+      "a person's virtual table",
+      'CREATE VIRTUAL TABLE my_search USING fts5(body)',
+      /your table "my_search" is a virtual table/,
+    ],
+    [
+      "a person's object named like one of Ralph's normalized schema",
+      'CREATE TABLE my_t (x); CREATE INDEX idx_task_tags_task ON my_t(x)',
+      /your index "idx_task_tags_task" has the name of an object of Ralph's normalized schema/,
+    ],
+    [
+      'a table of ralph-mcp that this version does not know, holding rows',
+      "CREATE TABLE ralph_mcp_future (x TEXT); INSERT INTO ralph_mcp_future VALUES ('kept by a newer ralph-mcp')",
+      /ralph_mcp_future holds 1 row\(s\) this ralph-mcp does not know how to carry/,
+    ],
   ];
   for (const [label, statements, pattern] of CASES) {
     test(label, () => {
@@ -570,3 +610,287 @@ describe('migrate refuses what has no home in the normalized schema, and changes
     upToDate(fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR));
   });
 });
+
+describe('migrate carries every value as it was written', () => {
+  test('full timestamps in created, updated and completed arrive unchanged; the store reads their day', async () => {
+    const p = sampleProject('legacy');
+    alter(
+      p,
+      `UPDATE tasks SET created = '2026-01-01T10:00:00Z', updated = '2026-01-02 08:30:00',
+         completed = '2026-01-04T16:45:12.345Z' WHERE id = 1;
+       UPDATE tasks SET created = '2026-01-03T09:00:00+02:00', updated = '2026-01-05T07:00:00Z' WHERE id = 3`,
+    );
+    const legacy = join(tempDir(), 'legacy.db');
+    copyFileSync(p.dbPath, legacy);
+    migrateProject(p.root);
+    // Byte for byte where Ralph reads them (crates/sqlite-db tasks.rs: Option<String>), on both tables.
+    for (const id of [1, 2, 3, 4, 5, 6, 7, 8])
+      assert.deepEqual(comparable(ralphTask(p.dbPath, id)), comparable(ralphTask(legacy, id)), `task ${id}`);
+    assert.deepEqual(
+      rows(
+        p,
+        `SELECT r.id, r.created, r.updated, r.completed, d.created AS d_created, d.updated AS d_updated
+         FROM runtime_tasks r JOIN task_details d ON d.id = r.details_id WHERE r.id IN (1, 3) ORDER BY r.id`,
+      ),
+      [
+        {
+          id: 1,
+          created: '2026-01-01T10:00:00Z',
+          updated: '2026-01-02 08:30:00',
+          completed: '2026-01-04T16:45:12.345Z',
+          d_created: '2026-01-01T10:00:00Z',
+          d_updated: '2026-01-02 08:30:00',
+        },
+        {
+          id: 3,
+          created: '2026-01-03T09:00:00+02:00',
+          updated: '2026-01-05T07:00:00Z',
+          completed: null,
+          d_created: '2026-01-03T09:00:00+02:00',
+          d_updated: '2026-01-05T07:00:00Z',
+        },
+      ],
+    );
+    // ralphRead's date rules are stricter than Ralph's code (which reads any text): they flag exactly these.
+    assert.deepEqual(
+      normalizedInvariants(p.dbPath).filter((v) => !/2026-01-0\d[T ]/.test(v)),
+      [],
+      'no other rule is broken',
+    );
+    // ralph-mcp's normalized store shows every task date as its day (Ralph's triggers leave times there).
+    const s = await openInProc(p, {}, { invariants: false });
+    try {
+      const t = (await s.ok('get_task', { id: 1 })).task;
+      assert.deepEqual([t.created, t.updated, t.completed], ['2026-01-01', '2026-01-02', '2026-01-04']);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('done tasks without a completed date: --completed-from', () => {
+  const undated =
+    'UPDATE tasks SET completed = NULL WHERE id IN (1, 2); ' +
+    "UPDATE tasks SET updated = '2026-01-06 12:00:00' WHERE id = 1";
+
+  test('refused without it: the option, how many tasks and which', () => {
+    const p = sampleProject('legacy');
+    alter(p, undated);
+    const err = refusedMigration(p, /2 done task\(s\) have no completed date \(tasks 1, 2\)/);
+    assert.match(err, /run migrate again with --completed-from updated\|created\|now/);
+    assert.match(err, /task 1 is done but has no completed date/);
+  });
+
+  test('refused when the chosen column is empty too, naming the other choices', () => {
+    const p = sampleProject('legacy');
+    alter(p, undated);
+    const err = refusedMigration(p, /task 2 is done but has no completed date, nor a updated date/, 'updated');
+    assert.match(err, /choose created or now/);
+    assert.doesNotMatch(err, /task 1 is done/, 'task 1 has an updated date to take');
+  });
+
+  test('filled from the chosen column, printed, and recorded in ralph_mcp_audit and task_history', async () => {
+    const p = sampleProject('legacy');
+    alter(p, undated);
+    const out = migrateProject(p.root, undefined, 'created');
+    assert.match(
+      out,
+      /completed dates: 2 done task\(s\) had none and took it from --completed-from created: tasks 1, 2/,
+    );
+    const auditId = Number(/ralph_mcp_audit row (\d+)/.exec(out)![1]);
+    assert.deepEqual(rows(p, 'SELECT id, completed FROM runtime_tasks WHERE id IN (1, 2) ORDER BY id'), [
+      { id: 1, completed: '2026-01-02' },
+      { id: 2, completed: '2026-01-02' },
+    ]);
+    const audit = row(p, 'SELECT * FROM ralph_mcp_audit WHERE id = ?', auditId)!;
+    assert.deepEqual(rows(p, 'SELECT id FROM ralph_mcp_audit'), [{ id: auditId }], 'the one row: the choice');
+    assert.equal(audit.tool, 'migrate');
+    assert.match(audit.session_id, /^ralph-mcp-migrate-/);
+    const args = JSON.parse(audit.arguments);
+    assert.equal(args.completed_from, 'created');
+    assert.deepEqual(args.completed_filled, [1, 2]);
+    assert.equal(args.backup, backupOf(p).slice(dirname(p.dbPath).length + 1));
+    assert.deepEqual(normalizedInvariants(p.dbPath), []);
+    const s = await openInProc(p);
+    try {
+      const history = await s.ok('task_history', { task_id: 1 });
+      assert.deepEqual(
+        history.entries.map((e: { tool: string; arguments: { completed_from: string } }) => [
+          e.tool,
+          e.arguments.completed_from,
+        ]),
+        [['migrate', 'created']],
+      );
+      assert.equal((await s.ok('get_task', { id: 2 })).task.completed, '2026-01-02');
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('updated and now', () => {
+    const p = sampleProject('legacy');
+    alter(
+      p,
+      "UPDATE tasks SET completed = NULL WHERE id = 1; UPDATE tasks SET updated = '2026-01-06 12:00:00' WHERE id = 1",
+    );
+    migrateProject(p.root, undefined, 'updated');
+    assert.equal(row(p, 'SELECT completed FROM runtime_tasks WHERE id = 1')!.completed, '2026-01-06 12:00:00');
+    const q = sampleProject('legacy');
+    alter(q, 'UPDATE tasks SET completed = NULL WHERE id = 2');
+    const out = migrateProject(q.root, undefined, 'now');
+    assertToday(row(q, 'SELECT completed FROM runtime_tasks WHERE id = 2')!.completed, 'completed from now');
+    assert.match(out, /--completed-from now: tasks 2 /);
+  });
+
+  test('given when every done task has a date: nothing filled, and said so', () => {
+    const p = sampleProject('legacy');
+    const out = migrateProject(p.root, undefined, 'now');
+    assert.match(out, /completed dates: every done task had one; --completed-from now filled none/);
+    assert.deepEqual(rows(p, "SELECT id, completed FROM runtime_tasks WHERE status = 'done' ORDER BY id"), [
+      { id: 1, completed: '2026-01-04' },
+      { id: 2, completed: '2026-01-05' },
+    ]);
+  });
+});
+
+describe("ralph-mcp's own tables come along", () => {
+  test('a live lease keeps its holder; audit, task history and aborts are carried row for row', async () => {
+    const p = sampleProject('legacy');
+    const w = await openInProc(p, { recipe: 'worker', sessionId: 'lease-live', leaseSeconds: 3600 });
+    assert.equal((await w.ok('claim_next_task')).task.id, 5);
+    await w.ok('update_task_context', { hints: 'Start from the FTS5 docs' });
+    await w.ok('add_task_comment', { body: 'Index created, triggers next' });
+    await w.ok('signal_abort', { reason: 'Out of time' });
+    const heldBefore = (await w.ok('get_task', { id: 5 })).held_by;
+    const historyBefore = await w.ok('task_history', { task_id: 5 });
+    // The session ends as a killed process does: its lease stays (a clean close would give the task back).
+    w.store.close();
+    assert.ok(heldBefore !== null && historyBefore.entries.length >= 3, 'precondition: a holder and a history');
+    const OWN = {
+      claims: 'SELECT * FROM ralph_mcp_claims ORDER BY task_id',
+      audit: 'SELECT * FROM ralph_mcp_audit ORDER BY id',
+      links: 'SELECT * FROM ralph_mcp_audit_tasks ORDER BY task_id, audit_id',
+      signals: 'SELECT * FROM ralph_mcp_signals ORDER BY id',
+    };
+    const before = Object.fromEntries(Object.entries(OWN).map(([k, q]) => [k, rows(p, q)]));
+    assert.ok(before.claims!.length === 1 && before.signals!.length === 1);
+
+    const out = migrateProject(p.root);
+    assert.match(
+      out,
+      /ralph-mcp's own records: 1 claim\(s\) with their leases, \d+ audit row\(s\), \d+ task-history link\(s\), /,
+    );
+    assert.match(out, /, 1 abort signal\(s\)/);
+    // Row for row (no --completed-from choice: the migration adds no row of its own).
+    for (const [k, q] of Object.entries(OWN)) assert.deepEqual(rows(p, q), before[k], k);
+
+    const n = await openInProc(p, { recipe: 'worker', sessionId: 'lease-live', leaseSeconds: 3600 });
+    try {
+      assert.deepEqual((await n.ok('get_task', { id: 5 })).held_by, heldBefore, 'the same holder and lease');
+      assert.deepEqual(await n.ok('task_history', { task_id: 5 }), historyBefore, 'the same history (2 → 2, not 0)');
+    } finally {
+      await n.close();
+    }
+    // Another worker does not take the held task.
+    const other = await openInProc(p, { recipe: 'worker', sessionId: 'lease-other', leaseSeconds: 3600 });
+    try {
+      const next = await other.ok('claim_next_task');
+      assert.notEqual(next.task?.id, 5);
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('a claim on a task that no longer exists is left out, and said so; its history stays', async () => {
+    const p = sampleProject('legacy');
+    const w = await openInProc(p, { recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: 3600 });
+    assert.equal((await w.ok('claim_next_task')).task.id, 5);
+    w.store.close(); // killed: its claim stays
+    // A person deletes the claimed task in Ralph.
+    alter(p, 'DELETE FROM task_comments WHERE task_id = 5; DELETE FROM tasks WHERE id = 5');
+    const links = rows(p, 'SELECT * FROM ralph_mcp_audit_tasks WHERE task_id = 5');
+    assert.ok(links.length > 0);
+    const out = migrateProject(p.root);
+    assert.match(out, /0 claim\(s\) with their leases \(1 on tasks that no longer exist left out\)/);
+    assert.deepEqual(rows(p, 'SELECT * FROM ralph_mcp_claims'), []);
+    assert.deepEqual(rows(p, 'SELECT * FROM ralph_mcp_audit_tasks WHERE task_id = 5'), links, 'the log is kept whole');
+  });
+});
+
+describe("a person's own objects", () => {
+  test('tables (rows, rowids, storage types, counters), indexes, triggers, views: carried as they were', async () => {
+    const p = sampleProject('legacy');
+    alter(
+      p,
+      `CREATE TABLE my_notes (
+         id INTEGER PRIMARY KEY AUTOINCREMENT, task_ref INTEGER, note TEXT NOT NULL, weight, raw BLOB, big INTEGER);
+       INSERT INTO my_notes (id, task_ref, note, weight, raw, big) VALUES
+         (1, 3, 'check the form', 1.0, x'00ff', 9007199254740993), (4, NULL, 'second', '2.5', NULL, -1),
+         (9, 5, 'gone', 3, NULL, 0);
+       DELETE FROM my_notes WHERE id = 9;
+       CREATE INDEX my_notes_task ON my_notes(task_ref);
+       CREATE TABLE my_tags (
+         note_id INTEGER REFERENCES my_notes(id), tag TEXT, PRIMARY KEY (note_id, tag)) WITHOUT ROWID;
+       INSERT INTO my_tags VALUES (1, 'ui'), (4, 'later'), (77, 'orphan');
+       CREATE TABLE my_plain (a, b);
+       INSERT INTO my_plain (rowid, a, b) VALUES (10, 1, 'x'), (3, 2.0, NULL);
+       CREATE TRIGGER my_notes_ai AFTER INSERT ON my_notes BEGIN INSERT INTO my_tags VALUES (NEW.id, 'new'); END;
+       CREATE VIEW my_heavy AS SELECT id, note FROM my_notes WHERE weight > 1`,
+    );
+    const TABLES = {
+      my_notes: 'SELECT rowid, *, typeof(weight) AS tw, typeof(big) AS tb, hex(raw) AS hr FROM my_notes ORDER BY rowid',
+      my_tags: 'SELECT * FROM my_tags ORDER BY note_id, tag',
+      my_plain: 'SELECT rowid, a, typeof(a) AS ta, b FROM my_plain ORDER BY rowid',
+      schema: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name LIKE 'my\\_%' ESCAPE '\\' ORDER BY name",
+      sequence: "SELECT seq FROM sqlite_sequence WHERE name = 'my_notes'",
+    };
+    // Integers as BigInt: a value past 2^53, and INTEGER 1 apart from REAL 1.0.
+    const readAllOf = (path: string) => {
+      const db = new Database(path, { readonly: true }).defaultSafeIntegers(true);
+      try {
+        return Object.fromEntries(Object.entries(TABLES).map(([k, q]) => [k, db.prepare(q).all()]));
+      } finally {
+        db.close();
+      }
+    };
+    const before = readAllOf(p.dbPath);
+    const out = migrateProject(p.root);
+    assert.match(
+      out,
+      /your own objects, carried as they were: table my_notes \(2 row\(s\)\), table my_tags \(3 row\(s\)\), /,
+    );
+    assert.match(out, /, table my_plain \(2 row\(s\)\), index my_notes_task, trigger my_notes_ai, view my_heavy\n/);
+    assert.deepEqual(readAllOf(p.dbPath), before, 'every object and row as it was');
+    assert.deepEqual(
+      normalizedInvariants(p.dbPath).filter((v) => !v.includes('my_tags')),
+      [],
+    );
+    // Still theirs to use: the trigger fires, the view reads, the counter goes on.
+    alter(p, "INSERT INTO my_notes (task_ref, note) VALUES (1, 'after')");
+    assert.deepEqual(rows(p, "SELECT note_id FROM my_tags WHERE tag = 'new'"), [{ note_id: 10 }]);
+    assert.deepEqual(rows(p, 'SELECT id FROM my_heavy ORDER BY id'), [{ id: 4 }]);
+    assertServedNormalized(p);
+  });
+});
+
+describe('a refusal names the field and both values', () => {
+  test('a list item that cannot be stored as it was: the task, the field and both values, whole', () => {
+    const p = sampleProject('legacy');
+    const long = `${'a'.repeat(600)}\\ud800${'b'.repeat(600)}`;
+    alter(p, `UPDATE tasks SET tags = '["ui", "${long}"]' WHERE id = 3`);
+    const err = refusedMigration(p, /the migrated database did not check out/);
+    assert.match(err, /task 3: tags\[1\]: …"a+\\ud800b+"… \(1201 characters; from character 521\) became …"a+/);
+    assert.doesNotMatch(err, /task 3: \{/, 'the field, not the whole record');
+  });
+});
+
+/** A deep copy without any `id` key, for comparing what differs only in ids the new file assigns. */
+function withoutIds(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutIds);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'id')
+      .map(([k, v]) => [k, withoutIds(v)]),
+  );
+}

@@ -78,6 +78,31 @@ test('migrate refused: exit 2, nothing on stdout, one error naming the problem, 
   assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
 });
 
+test('migrate --completed-from: refused without it (exit 2, naming the option and the tasks); exit 0 with it', () => {
+  const p = sampleProject('legacy');
+  const db = new Database(p.dbPath);
+  db.exec('UPDATE tasks SET completed = NULL WHERE id IN (1, 2)');
+  db.close();
+  const before = fileState(p);
+  const refused = runCli(['migrate', '--project', p.root]);
+  assert.equal(refused.status, 2, refused.stdout + refused.stderr);
+  assert.equal(refused.stdout, '');
+  assert.match(refused.stderr, /^ralph-mcp: error: nothing was changed/);
+  assert.match(refused.stderr, /2 done task\(s\) have no completed date \(tasks 1, 2\): run migrate again with/);
+  assert.match(refused.stderr, /--completed-from updated\|created\|now/);
+  assert.deepEqual(fileState(p), before, 'the database file and its folder are unchanged');
+  const wrong = runCli(['migrate', '--project', p.root, '--completed-from', 'yesterday']);
+  assert.equal(wrong.status, 2, wrong.stdout + wrong.stderr);
+  assert.match(wrong.stderr, /completed-from.*yesterday/s);
+  assert.deepEqual(fileState(p), before);
+  const r = runCli(['migrate', '--project', p.root, '--completed-from', 'created']);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /^ {2}completed dates: 2 done task\(s\) had none and took it from --completed-from created/m);
+  assert.match(r.stdout, /: tasks 1, 2 \(recorded in ralph_mcp_audit row \d+/);
+  assert.match(r.stdout, /^ {2}ralph-mcp's own records: /m);
+  assert.match(r.stdout, /^ {2}your own objects: none/m);
+});
+
 test('a launch on a database that is neither generation: exit 2, one stderr line, the files as they were', () => {
   const p = sampleProject('normalized');
   const db = new Database(p.dbPath);

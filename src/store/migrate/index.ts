@@ -1,90 +1,107 @@
-import { createHash } from 'node:crypto';
-import { existsSync, linkSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { Db, busyTimeoutMs } from '../../db/database.js';
-import { connectSqlite, type Connection } from '../../db/sqlite.js';
+import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { Db } from '../../db/database.js';
+import { connectSqlite, sqliteCode } from '../../db/sqlite.js';
 import { StartupError } from '../../domain/errors.js';
-import { legacyStore } from '../legacy/index.js';
-import { normalizedStore } from '../normalized/index.js';
-import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage, ralphDdl } from '../schema.js';
-import { planMigration } from './plan.js';
-import { compareStores, countRecords, readRules, type Counts } from './verify.js';
-import { writePlan } from './write.js';
+import { RALPH_USER_VERSION, generationLabel, inspectSchema, notRalphMessage } from '../schema.js';
+import { buildAndCheck, type Run } from './build.js';
+import type { CompletedFill, CompletedFrom } from './completed.js';
+import { describeOwn } from './own.js';
+import { planMigration, type MigrationPlan } from './plan.js';
+import {
+  changedMessage,
+  freeName,
+  refusePending,
+  removeFiles,
+  takeSnapshot,
+  unchangedSince,
+  walHasData,
+} from './snapshot.js';
+import { describeUserObjects } from './userObjects.js';
+import type { Counts } from './verify.js';
+
+export type { CompletedFrom } from './completed.js';
+
+export interface MigrateOptions {
+  /** Where a done task without a completed date takes one from (refused without it). */
+  completedFrom?: CompletedFrom;
+  /** The backup's time stamp (default: now, to the second). */
+  stamp?: string;
+}
 
 export type MigrationResult =
-  | { migrated: true; backup: string; counts: Counts; notes: string[] }
+  | {
+      migrated: true;
+      backup: string;
+      counts: Counts;
+      /** What else came along: our own records, a person's objects. */
+      carried: string[];
+      completed: CompletedFill | null;
+      /** The ralph_mcp_audit row recording the --completed-from choice (null: none was given). */
+      auditId: number | null;
+      notes: string[];
+    }
   /** The database already has Ralph's current schema: nothing was done (a second run is harmless). */
   | { migrated: false; reason: string };
 
 /**
  * Moves a legacy database to the normalized schema Ralph's head opens: the new file is written and checked
- * beside the untouched original, then renamed over it (the original kept as a hard-linked `.bak`), so there
- * is always a whole ralph.db. A value with no home in the new schema, or a change to the original meanwhile,
- * refuses the whole migration; Ralph and ralph-mcp sessions must be stopped first, as they keep the old file open.
+ * beside the untouched original (read only through a private snapshot of its bytes), then renamed over it,
+ * the original kept as a hard-linked `.bak`, so there is always a whole ralph.db. A value with no home in
+ * the new schema, or a change to the original meanwhile, refuses the whole migration; Ralph and ralph-mcp
+ * sessions must be stopped first, as they keep the old file open.
  */
-export function migrateDatabase(
-  dbPath: string,
-  stamp = new Date().toISOString().replace(/[-:]|\.\d{3}/g, ''),
-): MigrationResult {
+export function migrateDatabase(dbPath: string, options: MigrateOptions = {}): MigrationResult {
+  const stamp = options.stamp ?? new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
   const tmp = `${dbPath}.migrating-${process.pid}`;
-  if (walHasData(dbPath)) {
-    throw new StartupError(
-      `nothing was changed: ${dbPath}-wal holds changes not yet written into ${dbPath}, so Ralph or a ralph-mcp session may still have it open; stop them (closing the last one folds the changes in) and run migrate again`,
-    );
-  }
-  const original = readOriginal(dbPath);
-  if ('current' in original) return { migrated: false, reason: original.current };
-  const { plan, hash } = original;
-  if (plan.problems.length > 0) {
-    const shown = plan.problems
-      .slice(0, 20)
-      .map((p) => `  - ${p}`)
-      .join('\n');
-    throw new StartupError(
-      `nothing was changed: ${plan.problems.length} value(s) have no home in Ralph's normalized schema${plan.problems.length > 20 ? ' (first 20)' : ''}:\n${shown}\nFix them in Ralph (or with SQL) and run migrate again`,
-    );
-  }
-
-  removeFiles(tmp);
-  writeFileSync(tmp, '');
-  let counts: Counts;
+  const snapshot = `${tmp}.legacy`;
+  refusePending(dbPath);
   try {
-    counts = buildAndCheck(dbPath, tmp, plan);
-  } catch (err) {
+    const hash = takeSnapshot(dbPath, snapshot);
+    const plan = readSnapshot(dbPath, snapshot, options.completedFrom);
+    if ('current' in plan) return { migrated: false, reason: plan.current };
+    refuseProblems(plan);
+    const run: Run = { stamp, backup: freeName(`${dbPath}.legacy-${stamp}`, '.bak') };
+    let built: ReturnType<typeof buildAndCheck>;
+    try {
+      built = buildAndCheck(tmp, snapshot, plan, run);
+    } catch (err) {
+      // A snapshot copied while someone wrote may not even read: say what happened, not what it broke.
+      if (!unchangedSince(dbPath, hash)) throw new StartupError(changedMessage(dbPath));
+      // SQLite refusing a statement (a person's table needing a collation this SQLite lacks, a full disk):
+      // the original is untouched, and the person can act on SQLite's own words.
+      if (sqliteCode(err) !== undefined)
+        throw new StartupError(`nothing was changed: the new database could not be written: ${(err as Error).message}`);
+      throw err;
+    } finally {
+      removeFiles(snapshot);
+    }
+    if (!unchangedSince(dbPath, hash)) throw new StartupError(changedMessage(dbPath));
+    swap(dbPath, tmp, run.backup);
+    return {
+      migrated: true,
+      backup: run.backup,
+      counts: built.counts,
+      carried: [describeOwn(plan.ownTables), describeUserObjects(plan.user)],
+      completed: plan.completed,
+      auditId: built.auditId,
+      notes: plan.notes,
+    };
+  } finally {
     removeFiles(tmp);
-    throw err;
+    removeFiles(snapshot);
   }
-  if (fileHash(dbPath) !== hash || walHasData(dbPath)) {
-    removeFiles(tmp);
-    throw new StartupError(
-      `${dbPath} changed while it was being migrated (is Ralph or a ralph-mcp session still running?); nothing was changed: stop them and run migrate again`,
-    );
-  }
-  const backup = freeName(`${dbPath}.legacy-${stamp}`, '.bak');
-  linkSync(dbPath, backup);
-  renameSync(tmp, dbPath);
-  // An empty -wal and its -shm that a read-only reader left belong to the old file (one with frames was
-  // refused up front): never to be read beside the new one.
-  if (!walHasData(dbPath)) for (const suffix of ['-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
-  return { migrated: true, backup, counts, notes: plan.notes };
 }
 
 /**
- * A plain connection to the original that leaves the files beside it as they were: Db.open would switch
- * the file to WAL. Where -wal/-shm files exist (empty: checked before), a read-only connection, which
- * neither makes nor removes them; otherwise a read-write one, which removes on close the ones it made.
+ * The snapshot read whole in one transaction (nothing else has it open) and planned; or, for a file that
+ * already has Ralph's current schema, why there is nothing to do.
  */
-function openOriginal(dbPath: string): { db: Connection; readonly: boolean } {
-  const readonly = existsSync(`${dbPath}-wal`) || existsSync(`${dbPath}-shm`);
-  return { db: connectSqlite(dbPath, { fileMustExist: true, readonly, timeout: busyTimeoutMs() }), readonly };
-}
-
-/**
- * The whole legacy database, read in one transaction: under the write lock where the connection may
- * take it (no one writes meanwhile), else a read snapshot (a write meanwhile is caught before the swap).
- */
-function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>; hash: string } | { current: string } {
-  const { db: src, readonly } = openOriginal(dbPath);
-  let plan: ReturnType<typeof planMigration>;
+function readSnapshot(
+  dbPath: string,
+  snapshot: string,
+  completedFrom: CompletedFrom | undefined,
+): MigrationPlan | { current: string } {
+  const src = connectSqlite(snapshot, { fileMustExist: true });
   try {
     const info = inspectSchema(new Db(src));
     if (info.generation === null) throw new StartupError(notRalphMessage(dbPath, info));
@@ -96,71 +113,40 @@ function readOriginal(dbPath: string): { plan: ReturnType<typeof planMigration>;
       );
     if (info.drift.length > 0)
       throw new StartupError(`${dbPath} does not have the columns of Ralph's legacy schema: ${info.drift.join('; ')}`);
-    src.exec(readonly ? 'BEGIN' : 'BEGIN IMMEDIATE');
+    src.exec('BEGIN');
     try {
-      plan = planMigration(src);
+      return planMigration(src, completedFrom);
     } finally {
       src.exec('ROLLBACK');
     }
   } finally {
     src.close();
   }
-  // After the close: a WAL the last connection checkpointed is part of the original too.
-  return { plan, hash: fileHash(dbPath) };
 }
 
-function buildAndCheck(dbPath: string, tmp: string, plan: ReturnType<typeof planMigration>): Counts {
-  const to = Db.open(tmp);
-  try {
-    to.write(() => to.raw.exec(ralphDdl('normalized')));
-    to.raw.pragma(`user_version = ${RALPH_USER_VERSION}`);
-    normalizedStore(to).ensureOwnTables();
-    to.write(() => writePlan(to, plan));
-    const rules = readRules(to);
-    const from = new Db(openOriginal(dbPath).db);
-    try {
-      // Signals of ours whose comment a person deleted: each becomes a signal with no comment before it.
-      const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
-      const orphans = new Map<number, number>();
-      for (const r of plan.own.taskSignals)
-        if (r.comment_id === null || !commentIds.has(Number(r.comment_id)))
-          orphans.set(Number(r.task_id), (orphans.get(Number(r.task_id)) ?? 0) + 1);
-      const diffs = [...rules, ...compareStores(legacyStore(from), normalizedStore(to), orphans)];
-      if (diffs.length > 0)
-        throw new StartupError(
-          `nothing was changed: the migrated database did not check out:\n${diffs.map((d) => `  - ${d}`).join('\n')}`,
-        );
-      // Every comment carried over, plus one `blocked` signal for each task that had a blocked_by.
-      const blockedBy =
-        plan.tasks.filter((t) => typeof t.row.blocked_by === 'string' && t.row.blocked_by !== '').length +
-        [...orphans.values()].reduce((n, k) => n + k, 0);
-      const a = countRecords(legacyStore(from));
-      const b = countRecords(normalizedStore(to));
-      if (JSON.stringify({ ...a, comments: a.comments + blockedBy }) !== JSON.stringify(b)) {
-        throw new StartupError(
-          `nothing was changed: counts differ after migration: ${JSON.stringify(a)} (+${blockedBy} blocked_by and comment-less signals) became ${JSON.stringify(b)}`,
-        );
-      }
-      to.raw.pragma('wal_checkpoint(TRUNCATE)');
-      return b;
-    } finally {
-      from.close();
-    }
-  } finally {
-    to.close();
-  }
+/** Refuses the migration, naming every value (or object) without a home, and what to do instead (plan.ts). */
+function refuseProblems(plan: MigrationPlan): void {
+  const { problems, hints } = plan;
+  if (problems.length === 0) return;
+  const shown = problems
+    .slice(0, 20)
+    .map((p) => `  - ${p}`)
+    .join('\n');
+  const more = problems.length > 20 ? ' (first 20)' : '';
+  const next = hints.join('\n');
+  throw new StartupError(
+    `nothing was changed: ${problems.length} value(s) have no home in Ralph's normalized schema${more}:\n` +
+      `${shown}\n${next}`,
+  );
 }
 
-/** `<base><suffix>`, or `<base>-2<suffix>`, … when a migration in the same second left one. */
-function freeName(base: string, suffix: string): string {
-  for (let n = 1; ; n++) {
-    const name = n === 1 ? `${base}${suffix}` : `${base}-${n}${suffix}`;
-    if (!existsSync(name)) return name;
-  }
-}
-
-const fileHash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
-const walHasData = (dbPath: string): boolean => existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size > 0;
-function removeFiles(path: string): void {
-  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
+/** The checked file in place of the original, which stays, byte for byte, as the backup (a hard link). */
+function swap(dbPath: string, tmp: string, backup: string): void {
+  if (existsSync(backup))
+    throw new StartupError(`nothing was changed: ${backup} appeared meanwhile; run migrate again`);
+  linkSync(dbPath, backup);
+  renameSync(tmp, dbPath);
+  // An empty -wal and its -shm that a read-only reader left belong to the old file (one with frames was
+  // refused up front): never to be read beside the new one.
+  if (!walHasData(dbPath)) for (const suffix of ['-wal', '-shm']) rmSync(dbPath + suffix, { force: true });
 }

@@ -2,6 +2,16 @@ import type { Connection } from '../../db/sqlite.js';
 import { LEARNING_SOURCES } from '../../domain/learnings.js';
 import { PRIORITIES, TASK_STATUSES } from '../../domain/rules.js';
 import { expectedColumns, ralphTables } from '../schema.js';
+import {
+  chooseCompletedHint,
+  fillCompleted,
+  lacksCompleted,
+  missingCompletedProblem,
+  type CompletedFill,
+  type CompletedFrom,
+} from './completed.js';
+import { planOwn, type OwnPlan } from './own.js';
+import { planUserObjects, type UserPlan } from './userObjects.js';
 
 /**
  * Reads a legacy database whole and decides where every value goes in the normalized schema. Anything
@@ -19,6 +29,7 @@ export interface LegacyServer {
 
 export interface LegacyLearning {
   text: string;
+  summary: string | null;
   reason: string | null;
   source: string;
   task_id: number | null;
@@ -40,20 +51,25 @@ export interface MigrationPlan {
     dependencies: string[];
     learnings: LegacyLearning[];
   }[];
-  tasks: {
-    row: Row;
-    tags: string[];
-    depends_on: number[];
-    criteria: string[];
-    context_files: string[];
-    output_artifacts: string[];
-  }[];
+  /** Each task's row, its lists checked (tasks.ts copies them inside SQLite, from the same rows). */
+  tasks: { row: Row }[];
   comments: Row[];
   recipeConfigs: Row[];
-  /** Our own tables to carry over (the search index is rebuilt, not copied). */
-  /** taskSignals: the signal verbs kept beside their comments on this generation; they become Ralph's own signals. */
-  own: { meta: Row[]; audit: Row[]; signals: Row[]; taskSignals: Row[] };
+  /**
+   * taskSignals: the signal verbs kept beside their comments on this generation; they become Ralph's own
+   * signals. knowledge: feature knowledge of the categories Ralph's legacy schema has no column for
+   * (ralph_mcp_feature_knowledge, by id); it becomes Ralph's subsystem_comments.
+   */
+  own: { taskSignals: Row[]; knowledge: Row[] };
+  /** Our other tables: carried, rebuilt, or a problem (own.ts). */
+  ownTables: OwnPlan;
+  /** A person's own tables, indexes, triggers and views (userObjects.ts). */
+  user: UserPlan;
+  /** The completed dates `--completed-from` fills (null: no choice was made). */
+  completed: CompletedFill | null;
   problems: string[];
+  /** Printed under the problems when the migration is refused (what to run instead). */
+  hints: string[];
   notes: string[];
 }
 
@@ -62,6 +78,7 @@ const PRIORITY_SET: readonly string[] = PRIORITIES;
 const PROVENANCES = ['agent', 'human', 'system'];
 const LEARNING_KEYS = new Set([
   'text',
+  'summary',
   'reason',
   'source',
   'task_id',
@@ -72,8 +89,9 @@ const LEARNING_KEYS = new Set([
   'review_count',
 ]);
 
-export function planMigration(src: Connection): MigrationPlan {
+export function planMigration(src: Connection, completedFrom?: CompletedFrom): MigrationPlan {
   const problems: string[] = [];
+  const hints: string[] = [];
   const notes: string[] = [];
   const all = (sql: string) => src.prepare(sql).all() as Row[];
   const has = (table: string) =>
@@ -189,10 +207,7 @@ export function planMigration(src: Connection): MigrationPlan {
       problems.push(
         `task ${id} has provenance ${JSON.stringify(row.provenance)}; allowed: ${PROVENANCES.join(', ')} or none`,
       );
-    if (row.status === 'done' && (row.completed === null || row.completed === ''))
-      problems.push(
-        `task ${id} is done but has no completed date, which Ralph's head requires; set one and migrate again`,
-      );
+    if (!completedFrom && lacksCompleted(row)) problems.push(missingCompletedProblem(id));
     if (!featureNames.has(String(row.feature)))
       problems.push(`task ${id} belongs to feature ${JSON.stringify(row.feature)}, which does not exist`);
     const deps = list(row.depends_on, at('depends_on'), isId, 'task ids').map(Number);
@@ -200,14 +215,11 @@ export function planMigration(src: Connection): MigrationPlan {
       if (d === id) problems.push(`task ${id} depends on itself`);
       else if (!taskIds.has(d)) problems.push(`task ${id} depends on task ${d}, which does not exist`);
     }
-    return {
-      row,
-      tags: list(row.tags, at('tags'), isString, 'strings'),
-      depends_on: [...new Set(deps.filter((d) => d !== id && taskIds.has(d)))],
-      criteria: list(row.acceptance_criteria, at('acceptance_criteria'), isString, 'strings'),
-      context_files: list(row.context_files, at('context_files'), isString, 'strings'),
-      output_artifacts: list(row.output_artifacts, at('output_artifacts'), isString, 'strings'),
-    };
+    list(row.tags, at('tags'), isString, 'strings');
+    list(row.acceptance_criteria, at('acceptance_criteria'), isString, 'strings');
+    list(row.context_files, at('context_files'), isString, 'strings');
+    list(row.output_artifacts, at('output_artifacts'), isString, 'strings');
+    return { row };
   });
   const disciplineNames = new Set(disciplines.map((d) => String(d.row.name)));
   for (const t of tasks)
@@ -227,11 +239,18 @@ export function planMigration(src: Connection): MigrationPlan {
   if (undated > 0) notes.push(`${undated} comment(s) had no date: their signals are dated with the migration time`);
 
   const own = {
-    meta: has('ralph_mcp_meta') ? all("SELECT * FROM ralph_mcp_meta WHERE key <> 'search_index' ORDER BY key") : [],
-    audit: has('ralph_mcp_audit') ? all('SELECT * FROM ralph_mcp_audit ORDER BY id') : [],
-    signals: has('ralph_mcp_signals') ? all('SELECT * FROM ralph_mcp_signals ORDER BY id') : [],
     taskSignals: has('ralph_mcp_task_signals') ? all('SELECT * FROM ralph_mcp_task_signals ORDER BY id') : [],
+    knowledge: has('ralph_mcp_feature_knowledge') ? all('SELECT * FROM ralph_mcp_feature_knowledge ORDER BY id') : [],
   };
+  knowledgeNotes(own.knowledge, featureNames, disciplineNames, notes);
+  const rows = tasks.map((t) => t.row);
+  const completed = completedFrom ? fillCompleted(rows, completedFrom, problems) : null;
+  const ownTables = planOwn(src, problems);
+  const user = planUserObjects(src, problems);
+  const withoutDate = completedFrom ? [] : rows.filter(lacksCompleted).map((r) => Number(r.id));
+  if (withoutDate.length > 0) hints.push(chooseCompletedHint(withoutDate));
+  if (problems.length > withoutDate.length)
+    hints.push(`Fix ${withoutDate.length > 0 ? 'the others' : 'them'} in Ralph (or with SQL) and run migrate again`);
   return {
     metadata: all('SELECT * FROM metadata WHERE id = 1')[0],
     disciplines,
@@ -240,9 +259,25 @@ export function planMigration(src: Connection): MigrationPlan {
     comments,
     recipeConfigs: all('SELECT * FROM recipe_configs ORDER BY rowid'),
     own,
+    ownTables,
+    user,
+    completed,
     problems,
+    hints,
     notes,
   };
+}
+
+/**
+ * Knowledge rows whose feature is gone are not carried (Ralph's cascade would have removed them); a
+ * discipline that no longer exists is kept nowhere (subsystem_comments holds it by id): both are noted.
+ */
+function knowledgeNotes(rows: Row[], features: Set<string>, disciplines: Set<string>, notes: string[]): void {
+  const orphans = rows.filter((r) => !features.has(String(r.feature))).length;
+  if (orphans > 0) notes.push(`${orphans} feature knowledge entr(ies) of features that no longer exist were left out`);
+  const gone = rows.filter((r) => r.discipline !== null && !disciplines.has(String(r.discipline))).length;
+  if (gone > 0)
+    notes.push(`${gone} feature knowledge entr(ies) named a discipline that no longer exists: carried without it`);
 }
 
 /** A feature's learnings: plain strings (an auto learning seen once) or objects with a text. */
@@ -265,6 +300,7 @@ function learnings(row: Row, problems: string[]): LegacyLearning[] {
       return [
         {
           text: item,
+          summary: null,
           reason: null,
           source: 'auto',
           task_id: null,
@@ -284,7 +320,7 @@ function learnings(row: Row, problems: string[]): LegacyLearning[] {
     const int = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : null);
     const extra = Object.fromEntries(Object.entries(o).filter(([k]) => !LEARNING_KEYS.has(k)));
     // A field of a known name but another type has no column: keep it whole in `extra` instead.
-    for (const k of ['reason', 'created'] as const)
+    for (const k of ['summary', 'reason', 'created'] as const)
       if (o[k] !== undefined && o[k] !== null && typeof o[k] !== 'string') extra[k] = o[k];
     for (const k of ['task_id', 'iteration', 'hit_count', 'review_count'] as const)
       if (o[k] !== undefined && o[k] !== null && int(o[k]) === null) extra[k] = o[k];
@@ -293,6 +329,7 @@ function learnings(row: Row, problems: string[]): LegacyLearning[] {
     return [
       {
         text: o.text as string,
+        summary: typeof o.summary === 'string' ? o.summary : null,
         reason: typeof o.reason === 'string' ? o.reason : null,
         source: (LEARNING_SOURCES as readonly unknown[]).includes(o.source) ? String(o.source) : 'auto',
         task_id: int(o.task_id),

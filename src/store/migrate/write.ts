@@ -2,14 +2,20 @@ import type { Db } from '../../db/database.js';
 import { SIGNAL_COLUMNS } from '../../domain/signals.js';
 import { timestamp } from '../../domain/rules.js';
 import type { MigrationPlan } from './plan.js';
+import { writeTasks } from './tasks.js';
 
 /**
- * Writes a migration plan into an empty normalized database in one transaction, keeping every id agents and
- * Ralph's rows already use. Comments become `learned` signals as Ralph's head converted them itself (authors
- * kept in ralph_mcp_comment_meta), and a `blocked_by` becomes a `blocked` signal, its nearest equivalent.
+ * Writes a migration plan's rows of Ralph's into an empty normalized database (inside the caller's
+ * transaction, the snapshot attached as `legacy`: tasks are copied from it, tasks.ts), keeping every id
+ * agents and Ralph's rows already use. Comments become `learned` signals as
+ * Ralph's head converted them itself, and a `blocked_by` becomes a `blocked` signal, its nearest equivalent.
+ * What our own tables keep beside those rows (authors, learning fields, overrides) is returned, to be
+ * written once our tables exist: made after Ralph's rows, their triggers and mirrors are built once, whole,
+ * instead of row by row (most of the write's time at 100,000 tasks).
  */
-export function writePlan(db: Db, plan: MigrationPlan): void {
+export function writeRalphRows(db: Db, plan: MigrationPlan): OwnRows {
   const now = timestamp();
+  const own: OwnRows = { overrides: [], learningMeta: [], commentMeta: [] };
   const m = plan.metadata;
   if (m) {
     db.run(
@@ -61,12 +67,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
       for (const [key, value] of s.env)
         db.run('INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (?, ?, ?)', server, key, value);
     }
-    if (d.overrides !== null)
-      db.run(
-        'INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)',
-        r.name,
-        d.overrides,
-      );
+    if (d.overrides !== null) own.overrides.push([r.name, d.overrides]);
   }
 
   const featureIds = new Map<string, number>();
@@ -87,25 +88,39 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     for (const l of f.learnings) {
       const comment = Number(
         db.run(
-          "INSERT INTO subsystem_comments (subsystem_id, category, agent_task_id, body, reason, source_iteration, created) VALUES (?, 'learning', ?, ?, ?, ?, ?)",
+          "INSERT INTO subsystem_comments (subsystem_id, category, agent_task_id, body, summary, reason, source_iteration, created) VALUES (?, 'learning', ?, ?, ?, ?, ?, ?)",
           id,
           l.task_id,
           l.text,
+          l.summary,
           l.reason,
           l.iteration,
           l.created,
         ).lastInsertRowid,
       );
-      db.run(
-        'INSERT INTO ralph_mcp_learning_meta (comment_id, source, hit_count, reviewed, review_count, extra) VALUES (?, ?, ?, ?, ?, ?)',
-        comment,
-        l.source,
-        l.hit_count,
-        l.reviewed ? 1 : 0,
-        l.review_count,
-        l.extra,
-      );
+      own.learningMeta.push([comment, l.source, l.hit_count, l.reviewed ? 1 : 0, l.review_count, l.extra]);
     }
+  }
+  // After every learning: Ralph reads a subsystem's comments newest first, and the legacy store reads
+  // these entries before the learnings (docs/knowledge.md), so the order agents see is kept.
+  for (const k of plan.own.knowledge) {
+    const subsystem = featureIds.get(String(k.feature));
+    if (subsystem === undefined) continue;
+    db.run(
+      `INSERT INTO subsystem_comments
+         (subsystem_id, category, discipline_id, agent_task_id, body, summary, reason, source_iteration, created, updated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      subsystem,
+      k.category,
+      disciplineIds.get(String(k.discipline)) ?? null,
+      k.agent_task_id,
+      k.body,
+      k.summary,
+      k.reason,
+      k.source_iteration,
+      k.created,
+      k.updated,
+    );
   }
   for (const f of plan.features) {
     for (const dep of f.dependencies) {
@@ -117,69 +132,35 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     }
   }
 
-  for (const t of plan.tasks) {
-    const r = t.row;
-    const id = Number(r.id);
-    db.run(
-      `INSERT INTO task_details (id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode, created, updated)
-       VALUES (@id, @discipline_id, @title, @description, @priority, @hints, @estimated_turns, @pseudocode, @created, @updated)`,
-      {
-        ...pick(r, [
-          'id',
-          'title',
-          'description',
-          'priority',
-          'hints',
-          'estimated_turns',
-          'pseudocode',
-          'created',
-          'updated',
-        ]),
-        discipline_id: disciplineIds.get(String(r.discipline)),
-      },
-    );
-    db.run(
-      `INSERT INTO runtime_tasks (id, subsystem_id, details_id, status, provenance, enriched_at, created, updated, completed)
-       VALUES (@id, @subsystem_id, @id, @status, @provenance, @enriched_at, @created, @updated, @completed)`,
-      {
-        ...pick(r, ['id', 'status', 'provenance', 'enriched_at', 'created', 'updated', 'completed']),
-        subsystem_id: featureIds.get(String(r.feature)),
-      },
-    );
-    for (const tag of t.tags) db.run('INSERT INTO task_tags (task_id, tag) VALUES (?, ?)', id, tag);
-    for (const [i, c] of t.criteria.entries())
-      db.run('INSERT INTO task_acceptance_criteria (task_id, criterion, criterion_order) VALUES (?, ?, ?)', id, c, i);
-    for (const p of t.context_files) db.run('INSERT INTO task_context_files (task_id, file_path) VALUES (?, ?)', id, p);
-    for (const p of t.output_artifacts)
-      db.run('INSERT INTO task_output_artifacts (task_id, artifact_path) VALUES (?, ?)', id, p);
-  }
-  // Dependencies once every task exists (a task may depend on a later one).
-  for (const t of plan.tasks)
-    for (const dep of t.depends_on)
-      db.run('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)', t.row.id, dep);
+  writeTasks(db);
 
-  const session = (taskId: number, started: string) => {
-    const sid = `legacy-task-${taskId}`;
+  // Session numbers run 1, 2, … in the order sessions are first needed (nothing else writes meanwhile).
+  const sessions = new Set<string>();
+  const newSession = (sid: string, kind: string, startedBy: string, taskId: number, started: string) => {
+    if (sessions.has(sid)) return sid;
+    sessions.add(sid);
     db.run(
       `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
-       SELECT @sid, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), 'manual', 'human', @task, @started, @started, 'finished'
-       WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @sid)`,
-      { sid, task: taskId, started },
+       VALUES (?, ?, ?, ?, ?, ?, ?, 'finished')`,
+      sid,
+      sessions.size,
+      kind,
+      startedBy,
+      taskId,
+      started,
+      started,
     );
     return sid;
   };
+  const session = (taskId: number, started: string) =>
+    newSession(`legacy-task-${taskId}`, 'manual', 'human', taskId, started);
   // A comment that shows a signal verb becomes that verb's signal, in its own agent session (as Ralph's
   // signal server makes one), keeping the comment's place among the task's comments and its author.
   const verbOf = new Map(
     plan.own.taskSignals.filter((r) => r.comment_id !== null).map((r) => [Number(r.comment_id), r]),
   );
   const agentSession = (sid: string, taskId: number, started: string) =>
-    db.run(
-      `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
-       SELECT @sid, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), 'task_execution', 'agent', @task, @started, @started, 'finished'
-       WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @sid)`,
-      { sid, task: taskId, started },
-    );
+    newSession(sid, 'task_execution', 'agent', taskId, started);
   const insertVerbSignal = (verb: Record<string, unknown>) =>
     db.run(
       `INSERT INTO task_signals (task_id, session_id, verb, text, summary, remaining, reason, question, what, "on", blocking, severity, category, kind, scope, preferred, options, rationale, why, detail, answer, created)
@@ -192,14 +173,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     if (verb) {
       agentSession(String(verb.session_id), Number(verb.task_id), String(verb.created));
       const signal = Number(insertVerbSignal(verb));
-      db.run(
-        'INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)',
-        signal,
-        c.author,
-        c.discipline,
-        c.agent_task_id,
-        c.priority,
-      );
+      own.commentMeta.push([signal, c.author, c.discipline, c.agent_task_id, c.priority]);
       continue;
     }
     const signal = Number(
@@ -211,14 +185,7 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
         created,
       ).lastInsertRowid,
     );
-    db.run(
-      'INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority) VALUES (?, ?, ?, ?, ?)',
-      signal,
-      c.author,
-      c.discipline,
-      c.agent_task_id,
-      c.priority,
-    );
+    own.commentMeta.push([signal, c.author, c.discipline, c.agent_task_id, c.priority]);
   }
   // A signal whose comment a person deleted keeps its place as a signal (no comment to show any more).
   const commentIds = new Set(plan.comments.map((c) => Number(c.id)));
@@ -251,20 +218,32 @@ export function writePlan(db: Db, plan: MigrationPlan): void {
     );
   }
 
-  for (const r of plan.own.meta)
-    db.run('INSERT OR REPLACE INTO ralph_mcp_meta (key, value) VALUES (?, ?)', r.key, r.value);
-  for (const r of plan.own.audit) {
+  return own;
+}
+
+/** Rows of our tables that belong to Ralph's rows just written (each as its INSERT's parameters). */
+export interface OwnRows {
+  overrides: unknown[][];
+  learningMeta: unknown[][];
+  commentMeta: unknown[][];
+}
+
+/** Writes them, once our tables exist. */
+export function writeOwnRows(db: Db, own: OwnRows): void {
+  for (const row of own.overrides)
+    db.run('INSERT INTO ralph_mcp_discipline_overrides (discipline, mcp_tool_overrides) VALUES (?, ?)', ...row);
+  for (const row of own.learningMeta)
     db.run(
-      'INSERT INTO ralph_mcp_audit (id, session_id, recipe, discipline, task_id, tool, arguments, outcome, created) VALUES (@id, @session_id, @recipe, @discipline, @task_id, @tool, @arguments, @outcome, @created)',
-      pick(r, ['id', 'session_id', 'recipe', 'discipline', 'task_id', 'tool', 'arguments', 'outcome', 'created']),
+      `INSERT INTO ralph_mcp_learning_meta (comment_id, source, hit_count, reviewed, review_count, extra)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      ...row,
     );
-  }
-  for (const r of plan.own.signals) {
+  for (const row of own.commentMeta)
     db.run(
-      'INSERT INTO ralph_mcp_signals (id, session_id, recipe, discipline, task_id, kind, reason, created) VALUES (@id, @session_id, @recipe, @discipline, @task_id, @kind, @reason, @created)',
-      pick(r, ['id', 'session_id', 'recipe', 'discipline', 'task_id', 'kind', 'reason', 'created']),
+      `INSERT INTO ralph_mcp_comment_meta (signal_id, author, discipline, agent_task_id, priority)
+       VALUES (?, ?, ?, ?, ?)`,
+      ...row,
     );
-  }
 }
 
 /** A ralph_mcp_task_signals row's columns that task_signals has, by the same names. */
