@@ -11,6 +11,14 @@ CREATE TABLE IF NOT EXISTS ralph_mcp_discipline_overrides (
   mcp_tool_overrides TEXT
 ) STRICT;
 
+-- Overrides die with their discipline, whoever deletes it (Ralph's app, plain SQL): a discipline created
+-- again under the same name starts without the old disabled tools. Those left from before this trigger
+-- existed (or while a rebuild of Ralph's table had dropped it) are removed whenever it is made.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_overrides_discipline_ad AFTER DELETE ON disciplines BEGIN
+  DELETE FROM ralph_mcp_discipline_overrides WHERE discipline = OLD.name;
+END;
+DELETE FROM ralph_mcp_discipline_overrides WHERE discipline NOT IN (SELECT name FROM disciplines);
+
 -- Who wrote a comment (a task_signals row): the name it was signed with, as which discipline, from which
 -- task, how urgent. Ralph shows the session's started_by (agent/human) as the author.
 CREATE TABLE IF NOT EXISTS ralph_mcp_comment_meta (

@@ -203,6 +203,13 @@ function overrideChecks(store: RalphStore, check: (label: string, fn: () => stri
     return location ? `stored in ${location}` : 'none set yet (`ralph-mcp overrides` sets one)';
   });
   if (!readable) return parsed;
+  check('overrides of deleted disciplines', () => {
+    const orphans = store.disciplines.orphanOverrides();
+    if (orphans.length === 0) return 'none';
+    throw new Error(
+      `kept for ${orphans.join(', ')}: a discipline created again under that name would inherit them; remove them with \`ralph-mcp overrides --discipline NAME --clear\``,
+    );
+  });
   for (const row of rows) {
     check(`overrides ${row.name}`, () => {
       const list = readOverrides(row.name, row.raw, location ?? undefined);

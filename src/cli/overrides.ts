@@ -5,7 +5,7 @@ import { StartupError } from '../domain/errors.js';
 import { locateProject } from '../domain/project.js';
 import type { Recipe } from '../registry/recipes.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
-import { TOOL_NAMES } from '../registry/registry.js';
+import { TOOL_NAMES, toolsAbsentOn } from '../registry/registry.js';
 import { readOverrides } from '../session/overrides.js';
 import { resolveTools, unknownNames } from '../registry/enabled.js';
 
@@ -39,6 +39,13 @@ export function overrides(opts: OverridesOptions): string {
   const { store } = openStore(project.dbPath);
   try {
     if (editing) {
+      // Overrides left by a deleted discipline (doctor names them): --clear removes them. Asked before
+      // our tables are made again, which drops every orphan (so the answer says what happened).
+      if (opts.clear && store.disciplines.orphanOverrides().includes(opts.discipline)) {
+        store.write(() => store.disciplines.writeToolOverrides(opts.discipline, null));
+        store.ensureOwnTables();
+        return `removed the overrides of ${opts.discipline}, a discipline that no longer exists`;
+      }
       if (store.generation === 'normalized') store.ensureOwnTables();
       // Read, change and write in one transaction; read leniently, so that --clear and --enable can
       // repair a value that names unknown tools (the case doctor reports). Other keys make the value
@@ -67,7 +74,9 @@ export function overrides(opts: OverridesOptions): string {
         );
       });
     }
-    return report(opts.discipline, current(store, opts.discipline), loadRecipes(project));
+    // Each recipe's set as a session on this database gets it (without the tools its generation lacks).
+    const absent = toolsAbsentOn(store.generation);
+    return report(opts.discipline, current(store, opts.discipline), absent, loadRecipes(project));
   } finally {
     store.close();
   }
@@ -83,13 +92,13 @@ function current(store: RalphStore, discipline: string): string[] {
   return readOverrides(row.name, row.raw, store.disciplines.overridesLocation() ?? undefined);
 }
 
-function report(discipline: string, disabled: string[], recipes: readonly Recipe[]): string {
+function report(discipline: string, disabled: string[], absent: string[], recipes: readonly Recipe[]): string {
   const lines = [
     `discipline ${discipline}: additional_disabled = ${disabled.length ? disabled.join(', ') : '(none)'}`,
     '',
   ];
   for (const r of recipes) {
-    const { enabled } = resolveTools(TOOL_NAMES, r.allow, disabled);
+    const { enabled } = resolveTools(TOOL_NAMES, r.allow, [...disabled, ...absent]);
     lines.push(`${r.name.padEnd(15)} ${String(enabled.length).padStart(2)} tools: ${enabled.join(', ')}`);
   }
   return lines.join('\n');

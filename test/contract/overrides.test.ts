@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import Database from 'better-sqlite3';
+import { doctor } from '../../src/cli/doctor.js';
+import { overrides } from '../../src/cli/overrides.js';
 import { StartupError } from '../../src/domain/errors.js';
 import type { Project } from '../../src/domain/project.js';
 import { openStore } from '../../src/store/open/openStore.js';
+import { query } from '../helpers/project.js';
 import { RECIPE_TOOLS, RECIPES, inSpecOrder } from '../helpers/spec.js';
 import { contract } from './harness.js';
 
@@ -25,7 +29,7 @@ contract('discipline overrides', (env) => {
 
   test("every recipe: with an override the set shrinks exactly; without one it is the recipe's", async () => {
     for (const recipe of RECIPES) {
-      const expectedFull = inSpecOrder(RECIPE_TOOLS[recipe]!);
+      const expectedFull = inSpecOrder(RECIPE_TOOLS[recipe]!, env.generation);
       const gone = ['set_task_status', 'create_task', 'get_project_info'];
       const plain = await env.open({ recipe, discipline: 'quality' }, project);
       const docs = await env.open({ recipe, discipline: 'documentation' }, project);
@@ -66,3 +70,67 @@ contract('discipline overrides', (env) => {
     });
   }
 });
+
+/** Deletes a discipline the way Ralph's app does (crates/sqlite-db disciplines.rs), behind our back. */
+function deleteAsRalph(p: Project, name: string, before = ''): void {
+  const db = new Database(p.dbPath);
+  db.exec(`PRAGMA foreign_keys = ON; ${before}`);
+  db.prepare('DELETE FROM disciplines WHERE name = ?').run(name);
+  db.close();
+}
+
+const OPS = { name: 'ops', display_name: 'Ops', icon: 'Server', color: '#336699' };
+
+contract('overrides die with their discipline', (env) => {
+  test('a discipline Ralph deletes and someone creates again starts without the old overrides', async () => {
+    const p = env.sample();
+    await (await env.open({}, p)).ok('create_discipline', OPS);
+    setOverrides(p, 'ops', JSON.stringify({ additional_disabled: ['create_task'] }));
+    assert.ok(!(await (await env.open({ recipe: 'yap', discipline: 'ops' }, p)).toolNames()).includes('create_task'));
+    deleteAsRalph(p, 'ops');
+    await (await env.open({}, p)).ok('create_discipline', OPS);
+    const again = await env.open({ recipe: 'yap', discipline: 'ops' }, p);
+    assert.deepEqual(await again.toolNames(), inSpecOrder(RECIPE_TOOLS.yap!, env.generation));
+    const left =
+      env.generation === 'normalized'
+        ? "SELECT count(*) AS n FROM ralph_mcp_discipline_overrides WHERE discipline = 'ops'"
+        : "SELECT count(*) AS n FROM disciplines WHERE name = 'ops' AND mcp_tool_overrides IS NOT NULL";
+    assert.deepEqual(query(p, left), [{ n: 0 }]);
+    assert.match(doctor(p.root).text, /✓ overrides of deleted disciplines +none/);
+  });
+});
+
+contract(
+  'overrides left by a deleted discipline',
+  (env) => {
+    test('doctor names them, overrides --clear removes them, and the next write of our tables does too', async () => {
+      const p = env.sample();
+      const full = await env.open({}, p);
+      for (const name of ['ops', 'ops-2']) await full.ok('create_discipline', { ...OPS, name });
+      for (const name of ['ops', 'ops-2'])
+        setOverrides(p, name, JSON.stringify({ additional_disabled: ['create_task'] }));
+      // As on a file whose trigger was lost (a rebuild of Ralph's table drops the triggers on it).
+      deleteAsRalph(p, 'ops', 'DROP TRIGGER ralph_mcp_overrides_discipline_ad;');
+      const flagged = doctor(p.root);
+      assert.match(flagged.text, /✗ overrides of deleted disciplines +kept for ops: .*--clear/);
+      assert.equal(flagged.ok, false);
+      assert.match(
+        overrides({ project: p.root, discipline: 'ops', clear: true }),
+        /^removed the overrides of ops, a discipline that no longer exists$/,
+      );
+      assert.deepEqual(query(p, 'SELECT discipline FROM ralph_mcp_discipline_overrides'), [{ discipline: 'ops-2' }]);
+      assert.match(doctor(p.root).text, /✓ overrides of deleted disciplines +none/);
+      // Making our tables again (any write session does) restores the trigger and drops orphans.
+      deleteAsRalph(p, 'ops-2', 'DROP TRIGGER ralph_mcp_overrides_discipline_ad;');
+      const { store } = openStore(p.dbPath);
+      store.ensureOwnTables();
+      store.close();
+      assert.deepEqual(query(p, 'SELECT discipline FROM ralph_mcp_discipline_overrides'), []);
+      assert.equal(
+        query(p, "SELECT count(*) AS n FROM sqlite_master WHERE name = 'ralph_mcp_overrides_discipline_ad'")[0]!.n,
+        1,
+      );
+    });
+  },
+  ['normalized'],
+);
