@@ -8,7 +8,7 @@ import type { SessionTool } from './plan.js';
 
 /**
  * JSON Schema for tools/list, without what only a validator needs (size bounds, `$schema`,
- * `additionalProperties: false`, `type` beside a string enum): every session pays for these bytes on
+ * `additionalProperties: false`, `type` beside a string enum, a record's string `propertyNames`): every session pays for these bytes on
  * every model turn. The zod schema still enforces them; where a bound matters to a caller, its
  * description states it.
  */
@@ -28,6 +28,10 @@ const VALIDATOR_ONLY = new Set([
   'exclusiveMaximum',
 ]);
 
+/** `{type: 'string'}` once its validator-only bounds are gone. */
+const isPlainString = (v: unknown): boolean =>
+  v !== null && typeof v === 'object' && JSON.stringify(compact(v)) === '{"type":"string"}';
+
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
@@ -35,6 +39,8 @@ function compact(node: unknown): unknown {
   for (const [k, v] of Object.entries(node)) {
     if (VALIDATOR_ONLY.has(k) && typeof v === 'number') continue;
     if (k === 'additionalProperties' && v === false) continue;
+    // Every key of a JSON object is a string: `propertyNames: {type: string}` (a record's) says nothing.
+    if (k === 'propertyNames' && isPlainString(v)) continue;
     // An enum of strings says the type by itself.
     if (k === 'type' && v === 'string' && Array.isArray((node as { enum?: unknown }).enum)) continue;
     out[k] = compact(v);

@@ -49,7 +49,7 @@ export const addTaskComment = defineTool({
     z.strictObject({
       task_id: taskId(),
       body: text(MAX_BODY),
-      discipline: z.string().max(LIMITS.name).optional().describe("Existing discipline name (default: this session's)"),
+      discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's"),
       priority: priority().optional(),
     }),
   output: () => z.object({ comment: CommentOut() }),

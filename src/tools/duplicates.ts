@@ -30,7 +30,7 @@ export const NameHintOut = once(() =>
   z.object({ name: z.string(), why: z.enum(['same_spelling', 'contains', 'typo']) }),
 );
 
-export const duplicateOk = once(() => z.boolean().optional().describe('Allow a title its feature already has'));
+export const duplicateOk = once(() => z.boolean().optional().describe('Allow a duplicate title'));
 
 /** Candidates compared per create: a title's near-duplicates are among the newest tasks sharing its words. */
 const CANDIDATES = 100;

@@ -56,7 +56,7 @@ function readTool(which: Which, name: string, title: string, description: string
     description,
     input: () =>
       z.strictObject({
-        last: z.number().int().min(1).max(1000).optional().describe('Only the last N entries (1-1000)'),
+        last: z.number().int().min(1).max(1000).optional().describe('Last N entries (1-1000)'),
       }),
     output: () => StateReadOut(),
     annotations: READ,

@@ -17,17 +17,23 @@ const BUDGETS: Record<string, number> = {
   // Filters: list_tasks' several statuses and priorities, tag, ready, updated_since and sort
   // (+221 B; get_task's description −20 B): in braindump, yap, ramble, opus_review, enrichment.
   // next_tasks (+299 B) in worker. list_tasks' held_by (+~52 B) wherever list_tasks is.
-  braindump: 4_985,
-  yap: 4_855,
-  ramble: 4_035,
-  discuss: 1_150,
+  // Issue 26, what Ralph's prompts call (docs/ralph-prompts.md): append_feature_learning's category and
+  // summary (+~190 B), get_feature_learnings' category (+~120 B), update_task's status and blocked_by in
+  // task_execution, worker, opus_review, enrichment (+~150 B), create_discipline (+~880 B) and mcp_servers
+  // (+~200 B) in discuss; templates (list_templates + create_task_from_template, +~490 B) on the normalized
+  // generation in braindump, yap, opus_review, enrichment. Paid for in part by dropping descriptions
+  // that repeat the argument's name (feature and discipline names, depends_on) and a record's propertyNames.
+  braindump: 5_420,
+  yap: 5_400,
+  ramble: 4_200,
+  discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
   // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
-  task_execution: 5_150, // + get_answers
-  'task_execution --task': 5_460,
-  opus_review: 8_520, // + filters (~200 B) + task_history + held_by
-  enrichment: 6_855,
-  worker: 6_070, // + next_tasks (~299 B) + leases
+  task_execution: 5_500, // + get_answers
+  'task_execution --task': 5_890,
+  opus_review: 8_930, // + filters (~200 B) + task_history + held_by
+  enrichment: 7_030,
+  worker: 6_520, // + next_tasks (~299 B) + leases
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

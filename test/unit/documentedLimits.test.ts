@@ -24,18 +24,25 @@ const CHARACTERS: Record<string, number> = {
   title: 200,
   display_name: 200,
   ...Object.fromEntries(
-    ['context_files[]', 'knowledge_paths[]', 'add_context_files[]', 'remove_context_files[]', 'file_path', 'query'].map(
-      (f) => [f, 500],
-    ),
+    [
+      'context_files[]',
+      'knowledge_paths[]',
+      'add_context_files[]',
+      'remove_context_files[]',
+      'file_path',
+      'query',
+      'command',
+    ].map((f) => [f, 500]),
   ),
   ...Object.fromEntries(
-    ['acceptance_criteria[]', 'tags[]', 'output_artifacts[]', 'skills[]', 'dependencies[]', 'options[]'].map((f) => [
-      f,
-      1_000,
-    ]),
+    ['acceptance_criteria[]', 'tags[]', 'output_artifacts[]', 'skills[]', 'dependencies[]', 'options[]', 'args[]'].map(
+      (f) => [f, 1_000],
+    ),
   ),
   'append_feature_learning.reason': 1_000,
+  'append_feature_learning.summary': 1_000,
   'report_blocker.reason': 2_000,
+  'update_task.blocked_by': 2_000,
   'skip_task.reason': 2_000,
   'set_task_status.reason': 2_000,
   'release_task.reason': 2_000,
