@@ -535,10 +535,16 @@ export function checkToolResult(c: ArgCase, r: CallToolResult | undefined): stri
 
 // ---- servers -----------------------------------------------------------------------------------
 
-/** A fresh sample project in a temp dir, and its removal. */
+/**
+ * A fresh sample project in a temp dir, and its removal. On Ralph's normalized schema: every tool exists
+ * there (the templates tools do not on legacy), so the runs fuzz the whole registry.
+ */
 export function tempProject(): { project: Project; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'ralph-mcp-fuzz-'));
-  return { project: createSampleProject(dir), remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    project: createSampleProject(dir, 'Recipe Box', 'normalized'),
+    remove: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 /** PRAGMA integrity_check on a second connection: 'ok' or the problems. */
