@@ -6,7 +6,7 @@ import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { SERVING_FLAGS, SESSION_FLAGS, type FlagSpec } from './flags.js';
 import type { ServeArgv } from './serveArgs.js';
-import { defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
+import { commaList as list, defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
 
 /**
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
@@ -23,15 +23,6 @@ const asOptions = <T extends Record<string, FlagSpec>>(flags: T) =>
 
 /** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
 const sessionFlags = <T>(y: Argv<T>) => y.options(asOptions(SESSION_FLAGS));
-
-const list = (v: unknown): string[] | undefined =>
-  v === undefined
-    ? undefined
-    : ([] as unknown[])
-        .concat(v)
-        .flatMap((x) => String(x).split(','))
-        .map((s) => s.trim())
-        .filter(Boolean);
 
 /** Set once the launch was refused: nothing is served after that. */
 let refused = false;
@@ -196,18 +187,25 @@ export async function runCommandLine(): Promise<void> {
       'tools',
       'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
       (y) =>
-        y.option('recipe', { type: 'string', describe: 'Only the tools of this recipe' }).option('project', {
-          type: 'string',
-          describe:
-            "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)",
-        }),
+        y
+          .option('recipe', { type: 'string', describe: 'Only the tools of this recipe' })
+          .option('project', {
+            type: 'string',
+            describe:
+              "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)",
+          })
+          .option('read-only', {
+            type: 'boolean',
+            describe: 'Only the tools a --read-only session may serve (annotated readOnlyHint)',
+          }),
       (argv) =>
         run(async () => {
           const { toolsTable } = await import('./toolsTable.js');
           const { loadRecipes } = await import('../registry/projectRecipes.js');
           const { projectPaths } = await import('../domain/project.js');
           const { print } = await import('./output.js');
-          print(toolsTable(argv.recipe, loadRecipes(projectPaths(argv.project ?? defaultProject()))));
+          const recipes = loadRecipes(projectPaths(argv.project ?? defaultProject()));
+          print(toolsTable(argv.recipe, recipes, argv['read-only'] === true));
         }),
     )
     .command(

@@ -2,7 +2,11 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StartupError } from '../domain/errors.js';
 import { serverLaunch } from '../domain/packageInfo.js';
+import { resolveTools } from '../registry/enabled.js';
+import { TOOL_NAMES } from '../registry/registry.js';
 import type { SessionPlan } from '../session/plan.js';
+import { SIGNALS_RECIPE } from '../session/ralphEnv.js';
+import { filterArgs, removedByToolFilters } from '../session/toolFilters.js';
 import type { RalphStore } from '../store/store.js';
 
 export const CONFIG_FORMATS = ['claude', 'vscode', 'cursor'] as const;
@@ -26,14 +30,26 @@ function signalsEntry(plan: SessionPlan, sessionId: string, apiPort: number | un
     RALPH_DB_PATH: plan.project.dbPath,
   };
   if (apiPort !== undefined) env.RALPH_API_PORT = String(apiPort);
-  return { ...serverLaunch(), env };
+  const { command, args } = serverLaunch();
+  // The tool flags narrow every server this configuration launches, the signal server too.
+  return { command, args: [...args, ...filterArgs(plan.filters)], env };
 }
 
 const wantsSignals = (plan: SessionPlan) =>
   plan.generation === 'normalized' &&
   plan.task !== null &&
   plan.recipe?.ownTaskOnly === true &&
-  plan.recipe.name !== 'signals';
+  plan.recipe.name !== 'signals' &&
+  signalsLeft(plan);
+
+/** Whether the signals recipe keeps a tool under the launch's tool flags (every signal writes: not with --read-only). */
+function signalsLeft(plan: SessionPlan): boolean {
+  const signals = plan.origin.recipes.find((r) => r.name === SIGNALS_RECIPE);
+  return (
+    signals !== undefined &&
+    resolveTools(TOOL_NAMES, signals.allow, removedByToolFilters(plan.filters)).enabled.length > 0
+  );
+}
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
 function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
@@ -46,6 +62,7 @@ function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: Co
   if (plan.recipe) args.push('--recipe', plan.recipe.name);
   if (plan.disciplineSource === 'flag' && plan.discipline) args.push('--discipline', plan.discipline);
   if (plan.task) args.push('--task', String(plan.task.id));
+  args.push(...filterArgs(plan.filters));
   return { command, args };
 }
 

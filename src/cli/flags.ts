@@ -7,7 +7,7 @@ import { LOG_LEVELS } from '../server/log.js';
  * choice or a default.
  */
 export interface FlagSpec {
-  type: 'string' | 'number';
+  type: 'string' | 'number' | 'boolean';
   describe: string;
   choices?: readonly string[];
   default?: string | number;
@@ -28,6 +28,12 @@ export const SESSION_FLAGS = {
     describe: 'SPEC-070 context.json instead of (or agreeing with) the flags; its disabled_tools only remove',
   },
   db: { type: 'string', describe: 'Database path (default: <project>/.ralph/db/ralph.db)' },
+  'read-only': {
+    type: 'boolean',
+    describe: 'Serve only the tools annotated read-only (readOnlyHint) of what the session would serve',
+  },
+  tools: { type: 'string', describe: 'Comma list: serve only these of what the session would serve (never adds)' },
+  'exclude-tools': { type: 'string', describe: 'Comma list: remove these tools from what the session would serve' },
 } as const satisfies Record<string, FlagSpec>;
 
 /** How a session is served: logs, transport, and a claim's lease. */

@@ -71,7 +71,28 @@ export type SessionArgv = {
   'session-id'?: string | undefined;
   context?: string | undefined;
   db?: string | undefined;
+  'read-only'?: boolean | undefined;
+  /** A comma list; yargs gives a list of them when the flag is repeated. */
+  tools?: string | string[] | undefined;
+  'exclude-tools'?: string | string[] | undefined;
 };
+
+/** A flag's comma list (or repeated flag's lists) as names; undefined when the flag was not given. */
+export const commaList = (v: unknown): string[] | undefined =>
+  v === undefined
+    ? undefined
+    : ([] as unknown[])
+        .concat(v)
+        .flatMap((x) => String(x).split(','))
+        .map((s) => s.trim())
+        .filter(Boolean);
+
+/** --read-only, --tools, --exclude-tools: they narrow whatever describes the session (session/toolFilters.ts). */
+export const toolFilterFlags = (argv: SessionArgv) => ({
+  readOnly: argv['read-only'] === true ? true : undefined,
+  tools: commaList(argv.tools),
+  excludeTools: commaList(argv['exclude-tools']),
+});
 
 /**
  * The session the flags describe, or, when Ralph's task-session environment is set (RALPH_TASK_ID,
@@ -87,10 +108,11 @@ export async function sessionOptions(argv: SessionArgv) {
     sessionId: argv['session-id'],
     db: argv.db,
   };
+  const filters = toolFilterFlags(argv);
   const { readRalphEnv, ralphEnvSession } = await import('../session/ralphEnv.js');
   const launch = readRalphEnv(process.env);
-  if (launch) return ralphEnvSession(launch, flags);
-  return { ...flags, project: argv.project ?? defaultProject(), apiPort: null };
+  if (launch) return { ...ralphEnvSession(launch, flags), ...filters };
+  return { ...flags, ...filters, project: argv.project ?? defaultProject(), apiPort: null };
 }
 
 /**

@@ -23,9 +23,14 @@ function number(v: string): number | undefined {
 }
 
 /** One flag's value as the table says (its type, choices and default); undefined when yargs must say why not. */
-function flagValue(name: FlagName, given: string | undefined): { ok: boolean; value?: string | number } {
+function flagValue(
+  name: FlagName,
+  given: string | boolean | undefined,
+): { ok: boolean; value?: string | number | boolean } {
   const spec: FlagSpec = SERVE_FLAGS[name];
-  const raw = given ?? spec.default;
+  // node:util gives a boolean flag `true` when present and refuses `--flag=value` (yargs reads that one).
+  if (spec.type === 'boolean') return given === true ? { ok: true, value: true } : { ok: true };
+  const raw = typeof given === 'boolean' ? undefined : (given ?? spec.default);
   if (raw === undefined) return { ok: true };
   if (spec.type === 'number') {
     const n = typeof raw === 'number' ? raw : number(raw);
@@ -35,7 +40,7 @@ function flagValue(name: FlagName, given: string | undefined): { ok: boolean; va
   return { ok: true, value: raw };
 }
 
-type Options = Record<FlagName, { type: 'string' }>;
+type Options = Record<FlagName, { type: 'string' | 'boolean' }>;
 
 /**
  * The serving launch, parsed without yargs so that every agent session's start does not pay for loading
@@ -45,7 +50,9 @@ type Options = Record<FlagName, { type: 'string' }>;
 export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
   let parsed: ReturnType<typeof parseArgs<{ options: Options; allowPositionals: true; strict: true; tokens: true }>>;
   try {
-    const options = Object.fromEntries(NAMES.map((f) => [f, { type: 'string' }])) as Options;
+    const options = Object.fromEntries(
+      NAMES.map((f) => [f, { type: SERVE_FLAGS[f].type === 'boolean' ? 'boolean' : 'string' }]),
+    ) as Options;
     parsed = parseArgs({ args: [...args], options, allowPositionals: true, strict: true, tokens: true });
   } catch {
     return undefined;
@@ -62,7 +69,7 @@ export function parseServeArgs(args: readonly string[]): ServeArgv | undefined {
     // A value that looks like a flag (`--recipe --task`): yargs reads that differently.
     if (t.value?.startsWith('-') && t.inlineValue !== true && !/^-\d/.test(t.value)) return undefined;
   }
-  const out: Record<string, string | number | undefined> = {};
+  const out: Record<string, string | number | boolean | undefined> = {};
   for (const name of NAMES) {
     const v = flagValue(name, values[name]);
     if (!v.ok) return undefined;

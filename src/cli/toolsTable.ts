@@ -2,16 +2,19 @@ import { StartupError } from '../domain/errors.js';
 import { RECIPES as BUILTIN, type Recipe } from '../registry/recipes.js';
 import { REGISTRY } from '../registry/registry.js';
 
-/** `ralph-mcp tools [--recipe R]`: the registry as a table, the reference to read before editing recipes. */
-export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUILTIN): string {
-  let tools = REGISTRY;
+/**
+ * `ralph-mcp tools [--recipe R] [--read-only]`: the registry as a table, the reference to read before
+ * editing recipes. --read-only keeps the tools a `--read-only` session may serve (annotated readOnlyHint).
+ */
+export function toolsTable(recipeName?: string, recipes: readonly Recipe[] = BUILTIN, readOnly = false): string {
+  let tools = readOnly ? REGISTRY.filter((t) => t.annotations.readOnlyHint) : REGISTRY;
   if (recipeName !== undefined) {
     const recipe = recipes.find((r) => r.name === recipeName);
     if (!recipe)
       throw new StartupError(
         `unknown recipe ${JSON.stringify(recipeName)}; valid recipes: ${recipes.map((r) => r.name).join(', ')}`,
       );
-    tools = REGISTRY.filter((t) => recipe.allow.includes(t.name));
+    tools = tools.filter((t) => recipe.allow.includes(t.name));
   }
   const rows = tools.map((t) => {
     const a = t.annotations;

@@ -28,3 +28,29 @@ export const unknownNames = (registry: readonly string[], names: readonly string
   const known = new Set(registry);
   return names.filter((n) => !known.has(n));
 };
+
+/**
+ * The launch's own tool flags (--read-only, --tools, --exclude-tools). Like a discipline's overrides they
+ * only ever remove: they are turned into names to remove before resolveTools, never into an allow-list.
+ */
+export interface ToolFilters {
+  readOnly: boolean;
+  /** --tools: every other tool is removed (null: not given). */
+  only: readonly string[] | null;
+  exclude: readonly string[];
+}
+
+export const NO_TOOL_FILTERS: ToolFilters = { readOnly: false, only: null, exclude: [] };
+
+/** The registry names the filters remove; `isReadOnly` says whether a tool's annotations say readOnlyHint. */
+export function removedByFilters(
+  registry: readonly string[],
+  filters: ToolFilters,
+  isReadOnly: (name: string) => boolean,
+): string[] {
+  const only = filters.only === null ? null : new Set(filters.only);
+  const exclude = new Set(filters.exclude);
+  return registry.filter(
+    (n) => exclude.has(n) || (only !== null && !only.has(n)) || (filters.readOnly && !isReadOnly(n)),
+  );
+}

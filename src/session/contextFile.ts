@@ -77,6 +77,10 @@ export function mergeContextFile(path: string, flags: SessionRequest, text?: str
     feature: str('feature'),
     extraDisabled: disabled,
     contextFile: file,
+    // The launch's own tool flags have no field here: they narrow whatever the file describes.
+    readOnly: flags.readOnly,
+    tools: flags.tools,
+    excludeTools: flags.excludeTools,
   };
 }
 

@@ -13,9 +13,11 @@ import { narrowInput, narrowingOf, optionalNote, type Anchor, type Narrowing } f
 import { buildInstructions } from './instructions.js';
 import { resolveTools } from '../registry/enabled.js';
 import { readOverrides } from './overrides.js';
+import type { ToolFilters } from '../registry/enabled.js';
+import { filterWarnings, removedByToolFilters, type ToolFilterRequest, toolFiltersOf } from './toolFilters.js';
 
 /** What the launch asked for (flags, or later a context file). */
-export interface SessionRequest {
+export interface SessionRequest extends ToolFilterRequest {
   sessionId?: string | undefined;
   recipe?: string | undefined;
   discipline?: string | undefined;
@@ -58,6 +60,8 @@ export interface SessionPlan {
   scope: SessionScope;
   tools: SessionTool[];
   disabled: string[];
+  /** --read-only, --tools, --exclude-tools as given (checked): they removed what `disabled` holds beyond the rest. */
+  filters: ToolFilters;
   instructions: string;
   warnings: string[];
   /** How this plan was made, so a connection can ask for a narrower one (session/narrow.ts). */
@@ -76,6 +80,7 @@ export function buildSessionPlan(
   recipes: readonly Recipe[] = RECIPES,
 ): SessionPlan {
   const warnings: string[] = [];
+  const filters = toolFiltersOf(req);
   let recipe: Recipe | null = null;
   if (req.recipe !== undefined) {
     recipe = recipes.find((r) => r.name === req.recipe) ?? null;
@@ -160,8 +165,14 @@ export function buildSessionPlan(
     feature = stored;
   }
   // A tool whose tables this database's generation lacks is removed like any other (never added back).
-  const removed = [...additionalDisabled, ...(req.extraDisabled ?? []), ...toolsAbsentOn(store.generation)];
+  const removed = [
+    ...additionalDisabled,
+    ...(req.extraDisabled ?? []),
+    ...toolsAbsentOn(store.generation),
+    ...removedByToolFilters(filters),
+  ];
   const { enabled, disabled } = resolveTools(TOOL_NAMES, recipe ? recipe.allow : null, removed);
+  warnings.push(...filterWarnings(filters, enabled));
   const sessionId = req.sessionId ?? newSessionId(recipe?.name ?? null, task?.id ?? null);
   if (!/^[\w.:@+-]{1,128}$/.test(sessionId))
     throw new StartupError(
@@ -197,6 +208,7 @@ export function buildSessionPlan(
     scope,
     tools,
     disabled,
+    filters,
     instructions: '',
     warnings,
     origin: { request: req, schema, recipes },

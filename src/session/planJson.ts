@@ -1,5 +1,6 @@
 import type { Generation } from '../store/records.js';
 import type { SessionPlan } from './plan.js';
+import { filterText, filtersGiven } from './toolFilters.js';
 
 /**
  * The session plan as stable JSON (`ralph-mcp plan --json`), described by schema/session-plan.schema.json,
@@ -25,6 +26,8 @@ export interface PlanJson {
     destructive: boolean;
   }[];
   disabled_tools: string[];
+  /** --read-only, --tools, --exclude-tools: what they asked for (what they removed is in disabled_tools). */
+  tool_filters: { read_only: boolean; tools: string[] | null; exclude_tools: string[] };
   instructions: string;
   /** What is wrong or unusual with this launch (e.g. no recipe: the full debugging suite). */
   warnings: string[];
@@ -54,6 +57,11 @@ export function planToJson(plan: SessionPlan): PlanJson {
       destructive: def.annotations.destructiveHint,
     })),
     disabled_tools: plan.disabled,
+    tool_filters: {
+      read_only: plan.filters.readOnly,
+      tools: plan.filters.only === null ? null : [...plan.filters.only],
+      exclude_tools: [...plan.filters.exclude],
+    },
     instructions: plan.instructions,
     warnings: plan.warnings,
   };
@@ -67,6 +75,7 @@ export function planToText(plan: SessionPlan): string {
     `recipe      ${j.recipe ? `${j.recipe.name}: ${j.recipe.purpose}` : '(none: full suite)'}`,
     `discipline  ${j.discipline ?? '(none)'}${j.discipline_source === 'task' ? " (the task's)" : ''}`,
     `task        ${j.task ? `#${j.task.id} ${j.task.title} [${j.task.status}]` : '(none)'}`,
+    ...(filtersGiven(plan.filters) ? [`narrowed    ${filterText(plan.filters)} (these only remove tools)`] : []),
     '',
     `enabled tools (${j.enabled_tools.length}):`,
     ...j.enabled_tools.map(

@@ -1,4 +1,5 @@
 import type { Project } from '../../src/domain/project.js';
+import { toolFilterFlags } from '../../src/cli/launch.js';
 import { parseServeArgs } from '../../src/cli/serveArgs.js';
 import { openInProc, type InProcOptions, type InProcSession } from '../contract/harness.js';
 
@@ -23,6 +24,7 @@ export async function startInProc(
       context: argv.context,
       db: argv.db,
       leaseSeconds: argv['lease-seconds'],
+      ...toolFilterFlags(argv),
     },
     opts,
   );

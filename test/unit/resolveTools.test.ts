@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { resolveTools, unknownNames } from '../../src/registry/enabled.js';
+import { removedByFilters, resolveTools, unknownNames } from '../../src/registry/enabled.js';
 
 const REG = ['a', 'b', 'c', 'd', 'e'];
 
@@ -38,5 +38,18 @@ describe('resolveTools (pure)', () => {
 
   test('unknownNames finds typos', () => {
     assert.deepEqual(unknownNames(REG, ['a', 'set_task_stauts', 'e']), ['set_task_stauts']);
+  });
+
+  test('the launch filters only remove: --tools keeps its names, --exclude-tools and --read-only take away', () => {
+    const readOnly = (n: string) => n === 'a' || n === 'b';
+    const f = (readOnly_: boolean, only: string[] | null, exclude: string[]) =>
+      resolveTools(REG, ['a', 'b', 'c'], removedByFilters(REG, { readOnly: readOnly_, only, exclude }, readOnly))
+        .enabled;
+    assert.deepEqual(f(false, null, []), ['a', 'b', 'c']);
+    assert.deepEqual(f(true, null, []), ['a', 'b']);
+    assert.deepEqual(f(false, ['c', 'e'], []), ['c'], 'e is outside the recipe: not added');
+    assert.deepEqual(f(false, ['e'], []), []);
+    assert.deepEqual(f(false, null, ['b', 'e']), ['a', 'c']);
+    assert.deepEqual(f(true, ['a', 'c'], ['a']), []);
   });
 });
