@@ -77,6 +77,8 @@ export function mergeContextFile(path: string, flags: SessionRequest, text?: str
     feature: str('feature'),
     extraDisabled: disabled,
     contextFile: file,
+    // How long a claim lasts is the launch's (the file has no field for it).
+    leaseSeconds: flags.leaseSeconds,
     // The launch's own tool flags have no field here: they narrow whatever the file describes.
     readOnly: flags.readOnly,
     tools: flags.tools,
