@@ -18,6 +18,8 @@
  * - Cold start of every configuration (10k tasks), interleaved with `node -e 0`; tools/list, memory and
  *   concurrency on both of our generations.
  * - `ralph-mcp migrate` on a fresh legacy project of the comparison size (100k; quick 1k), timed once.
+ * - List shapes: the model-visible bytes of a page of list_tasks, search_tasks and next_tasks in each
+ *   `fields` shape, on both generations (scripts/bench/shapes.ts; alone: node dist/scripts/bench/shapes.js).
  *
  * A baseline: another build of ralph-mcp (e.g. the commit before a change), measured beside ours on the
  * legacy database (an older build may open nothing else). Build it in a worktree, then point
@@ -61,6 +63,7 @@ import { int, mb, median, ms, round, summarize, table } from './format.js';
 import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 import { besidePeers, peersReport, warmSession } from './peers.js';
+import { SHAPE_HEADER, listShapes, shapeTable } from './shapes.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -1162,6 +1165,10 @@ async function main() {
       ...(await toolsList(need(OURS_LEGACY, CFG.coldSize))),
       ...(await toolsList(need(OURS_NORMALIZED, CFG.coldSize))),
     ];
+    log('list shapes: a page of each task list in each shape (ours, both generations)');
+    const shapes = [];
+    for (const c of OURS)
+      shapes.push(...(await listShapes(c.cli, need(c, CFG.coldSize).dir, c.name, c.generation, CHILD_ENV)));
 
     // The tool families: the smaller sizes once (ours-legacy), the largest in interleaved rounds.
     const families: FamilyResult[] = [];
@@ -1287,6 +1294,16 @@ async function main() {
         `${conc.config}: ${CFG.concProcs} writers ≥ 70% of 1 writer's writes/s`,
         `${int(conc.concurrent.writes_per_s)} vs ${int(conc.single.writes_per_s)} writes/s = ${Math.round(conc.ratio * 100)}%`,
         conc.ratio >= 0.7,
+      );
+    }
+    // Issue 27's aim for list shapes; today's row has no free text, so a title is most of what is left.
+    for (const x of shapes.filter((r) => r.shape === 'brief')) {
+      const full = shapes.find((r) => r.config === x.config && r.tool === x.tool && r.shape === 'row (default)')!;
+      add(
+        'L1',
+        `${x.config}: ${x.tool} brief ≤ 20% of row (page of ${x.rows})`,
+        `${int(x.visible_bytes)} vs ${int(full.visible_bytes)} B = ${Math.round(x.of_row * 100)}%`,
+        x.of_row <= 0.2,
       );
     }
     add('6', 'bench runtime < 10 min (build not included)', `${runtime.toFixed(0)} s`, runtime < 600);
@@ -1426,6 +1443,8 @@ async function main() {
         ]),
       ),
     );
+    h(`LIST SHAPES  (${int(CFG.coldSize)} tasks; visible = the text block, one copy of the structured JSON)`);
+    lines.push(table(SHAPE_HEADER, shapeTable(shapes)));
     const familyTable = (rows: FamilyResult[]) =>
       table(
         [
@@ -1630,6 +1649,7 @@ async function main() {
       })),
       cold_start: cold,
       tools_list: lists,
+      list_shapes: shapes,
       /** 1k/10k: one run (ours-legacy); the largest size: per configuration, medians of the rounds. */
       families,
       comparison: {

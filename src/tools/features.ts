@@ -180,6 +180,8 @@ export const updateFeature = defineTool({
       name: featureName(),
       display_name: text(LIMITS.title).optional(),
       ...z.object(featureFields()).partial().shape,
+      // An update keeps the acronym it has: no default from display_name to describe.
+      acronym: acronym().describe('4 chars A-Z/0-9').optional(),
     }),
   output: () => z.object({ feature: FeatureOut(), changed: z.array(z.string()) }),
   annotations: REPLACE,

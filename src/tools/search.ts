@@ -4,6 +4,7 @@ import { once, READ, defineTool } from '../toolkit/tool.js';
 import { LIMITS, status } from './fields.js';
 import { SEARCH_BOUNDS } from '../store/searchBounds.js';
 import { taskQuery } from './tasks.js';
+import { fieldsArg, pickRow, rowKeys } from './rowFields.js';
 
 /**
  * search_tasks: ranked full-text search (SQLite FTS5, bm25) over titles, descriptions, hints,
@@ -58,30 +59,34 @@ const Hit = once(() =>
     snippet: z.string(),
   }),
 );
+/** The keys of a hit `fields` may name. */
+const HIT_FIELDS = ['id', 'title', 'status', 'priority', 'feature', 'discipline', 'score', 'snippet'];
 
 export const searchTasks = defineTool({
   name: 'search_tasks',
   title: 'Search tasks',
   category: 'tasks',
-  description:
-    'Full-text search of tasks (title, description, hints, criteria, comments), best match first. Finds related or duplicate work.',
+  description: 'Full-text search of task text and comments, best match first. Finds related or duplicate work.',
   input: () =>
     z.strictObject({
-      query: z.string().min(1).max(500).describe('Words to find (all of them; falls back to any)'),
+      query: z.string().min(1).max(500).describe('All words match, else any'),
       status: status().optional(),
       feature: z.string().max(LIMITS.name).optional(),
       discipline: z.string().max(LIMITS.name).optional(),
       limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
+      fields: fieldsArg(),
     }),
   output: () =>
     z.object({
-      results: z.array(Hit()),
+      // Any key but id may be left out by `fields`.
+      results: z.array(Hit().partial().required({ id: true })),
       matched: z.enum(['all', 'any', 'none']),
       /** Words past QUERY_BOUNDS.terms, not searched (absent when every word was). */
       ignored_words: z.array(z.string()).optional(),
     }),
   annotations: READ,
   handler(args, ctx) {
+    const keys = rowKeys(args.fields, HIT_FIELDS);
     const query = taskQuery(ctx, { status: args.status, feature: args.feature, discipline: args.discipline });
     const { terms, ignored } = ftsTerms(args.query);
     const all = ftsQuery(terms, 'all');
@@ -110,7 +115,7 @@ export const searchTasks = defineTool({
     } else if (results.length === 0) matched = 'none';
     // bm25 is "lower is better" and negative; report a positive relevance, higher is better.
     return {
-      results: results.map((r) => ({ ...r, score: Math.round(-r.score * 1000) / 1000 })),
+      results: results.map((r) => pickRow({ ...r, score: Math.round(-r.score * 1000) / 1000 }, keys)),
       matched,
       ...(ignored.length > 0 ? { ignored_words: ignored } : {}),
     };

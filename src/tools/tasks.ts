@@ -15,6 +15,7 @@ import { LIMITS, optText, orSemicolons, pathList, priority, status, strList, tas
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
 import { HolderOut, holder, holderOf, staleClaims } from './claims.js';
+import { fieldsArg, keeps, pickRow, rowKeys } from './rowFields.js';
 import { isoTime } from '../domain/time.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
@@ -124,6 +125,10 @@ function holderFilter(value: string, ctx: ToolContext): HolderFilter {
   return { session: value };
 }
 
+/** The keys of a list_tasks row `fields` may name (truncated_lists goes with depends_on). */
+const ROW_FIELDS = ['id', 'title', 'status', 'priority', 'feature', 'discipline', 'depends_on', 'template_id'];
+const LIST_FIELDS = [...ROW_FIELDS, 'held_by'];
+
 export const listTasks = defineTool({
   name: 'list_tasks',
   title: 'List tasks',
@@ -141,17 +146,20 @@ export const listTasks = defineTool({
       updated_since: z.string().max(40).optional().describe('Date or RFC 3339'),
       sort: z.enum(TASK_SORTS).optional(),
       limit: z.number().int().min(1).max(PAGE_MAX).optional().describe(`1-${PAGE_MAX} (default ${PAGE_DEFAULT})`),
-      cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
+      cursor: z.string().max(32).optional().describe("A page's next_cursor"),
+      fields: fieldsArg(),
     }),
   output: () =>
     z.object({
-      tasks: z.array(TaskRowOut().extend({ held_by: HolderOut().nullable() })),
+      // Any key but id may be left out by `fields`.
+      tasks: z.array(TaskRowOut().extend({ held_by: HolderOut().nullable() }).partial().required({ id: true })),
       total: z.number().int(),
       total_capped: z.literal(true).optional(),
       next_cursor: z.string().nullable(),
     }),
   annotations: READ,
   handler(args, ctx) {
+    const keys = rowKeys(args.fields, LIST_FIELDS);
     const query: TaskListQuery = {
       ...taskQuery(ctx, { feature: args.filter_feature, discipline: args.filter_discipline }),
       statuses: asList(args.filter_status),
@@ -166,7 +174,9 @@ export const listTasks = defineTool({
     const limit = args.limit ?? PAGE_DEFAULT;
     const rows = ctx.store.tasks.listTasks(query, after, limit + 1);
     const page = rows.slice(0, limit);
-    const claims = ctx.store.claims.claimsOf(page.filter((r) => r.status === 'in_progress').map((r) => r.id));
+    // Holders only when rows show them: a claim probe per task in progress.
+    const held = keeps(keys, 'held_by') ? page.filter((r) => r.status === 'in_progress').map((r) => r.id) : [];
+    const claims = ctx.store.claims.claimsOf(held);
     // Readiness costs a dependency check per pending task: with `ready`, total counts up to
     // claim_next_task's ready_remaining bound and says when it stopped.
     const max = query.ready !== undefined ? READY_COUNT_MAX : undefined;
@@ -178,7 +188,9 @@ export const listTasks = defineTool({
           ctx.store.tasks.countTasks({ ...query, holder: 'any' })
         : ctx.store.tasks.countTasks(query, max);
     return {
-      tasks: page.map(({ changed: _c, ...row }) => ({ ...row, held_by: holder(claims.get(row.id), row.status) })),
+      tasks: page.map(({ changed: _c, ...row }) =>
+        pickRow({ ...row, held_by: holder(claims.get(row.id), row.status) }, keys),
+      ),
       total: max !== undefined ? Math.min(total, max) : total,
       ...(max !== undefined && total > max ? { total_capped: true as const } : {}),
       next_cursor: rows.length > limit ? cursorOf(query, page[page.length - 1]!) : null,
@@ -189,6 +201,8 @@ export const listTasks = defineTool({
 // ---- next_tasks ----------------------------------------------------------------------------
 
 export const NEXT_MAX = 20;
+/** The keys of a next_tasks row `fields` may name. */
+const NEXT_FIELDS = [...ROW_FIELDS, 'takes_over'];
 
 /**
  * What claim_next_task would take, in claim order, taking nothing: the claim's own statement
@@ -205,11 +219,16 @@ export const nextTasks = defineTool({
       discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
       feature: z.string().max(LIMITS.name).optional(),
       limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
+      fields: fieldsArg(),
     }),
-  output: () => z.object({ tasks: z.array(TaskRowOut().extend({ takes_over: HolderOut().optional() })) }),
+  output: () =>
+    z.object({
+      tasks: z.array(TaskRowOut().extend({ takes_over: HolderOut().optional() }).partial().required({ id: true })),
+    }),
   annotations: READ,
   handler(args, ctx) {
     const { store, session } = ctx;
+    const keys = rowKeys(args.fields, NEXT_FIELDS);
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
       throw new ToolError(
         'out_of_scope',
@@ -242,18 +261,21 @@ export const nextTasks = defineTool({
       const t = requireTask(store, id);
       const c = takes.get(id);
       // The row list_tasks gives (template_id on Ralph's current schema only).
-      return {
-        id: t.id,
-        title: t.title,
-        status: t.status,
-        priority: t.priority,
-        feature: t.feature,
-        discipline: t.discipline,
-        depends_on: t.depends_on,
-        ...(t.template !== undefined ? { template_id: t.template?.id ?? null } : {}),
-        ...(t.truncated_lists?.includes('depends_on') ? { truncated_lists: ['depends_on'] } : {}),
-        ...(c ? { takes_over: holder(c, 'in_progress')! } : {}),
-      };
+      return pickRow(
+        {
+          id: t.id,
+          title: t.title,
+          status: t.status,
+          priority: t.priority,
+          feature: t.feature,
+          discipline: t.discipline,
+          depends_on: t.depends_on,
+          ...(t.template !== undefined ? { template_id: t.template?.id ?? null } : {}),
+          ...(t.truncated_lists?.includes('depends_on') ? { truncated_lists: ['depends_on'] } : {}),
+          ...(c ? { takes_over: holder(c, 'in_progress')! } : {}),
+        },
+        keys,
+      );
     });
     return { tasks };
   },
@@ -349,8 +371,9 @@ export const createTask = defineTool({
   description: 'Create a task in an existing feature and discipline; returns it with its id.',
   input: () =>
     z.strictObject({
-      feature: z.string().max(LIMITS.name).describe('Existing feature name'),
-      discipline: z.string().max(LIMITS.name).describe('Existing discipline name'),
+      // "Existing" is said once, in the description.
+      feature: z.string().max(LIMITS.name),
+      discipline: z.string().max(LIMITS.name),
       title: text(LIMITS.title),
       ...z.object(taskFields()).partial().shape,
       status: z.enum(['draft', 'pending']).optional().describe("draft needs enrichment; braindump's default"),

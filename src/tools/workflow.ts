@@ -258,7 +258,7 @@ export const moveTaskToFeature = defineTool({
   title: 'Move task to feature',
   category: 'tasks',
   description: 'Move a task to another existing feature.',
-  input: () => z.strictObject({ id: taskId(), feature: z.string().max(LIMITS.name).describe('Existing feature name') }),
+  input: () => z.strictObject({ id: taskId(), feature: z.string().max(LIMITS.name) }),
   output: () => z.object({ task: TaskOut(), previous_feature: z.string(), changed: z.boolean() }),
   annotations: UPDATE,
   taskTarget: { arg: 'id', writes: true },
@@ -278,8 +278,9 @@ const MAX_SUBTASKS = 20;
 const Subtask = once(() =>
   z.strictObject({
     title: text(LIMITS.title),
-    feature: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
-    discipline: z.string().max(LIMITS.name).optional().describe("Default: the parent's"),
+    // Their default, the parent's, is said once: in the description ("They inherit").
+    feature: z.string().max(LIMITS.name).optional(),
+    discipline: z.string().max(LIMITS.name).optional(),
     // A split names what each part is; tags, artifacts and turn estimates come later (update_task).
     ...z.object(taskFields()).omit({ tags: true, output_artifacts: true, estimated_turns: true }).partial().shape,
     status: z.enum(['draft', 'pending']).optional(),

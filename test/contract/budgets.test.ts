@@ -23,8 +23,12 @@ const BUDGETS: Record<string, number> = {
   // (+~200 B) in discuss; templates (list_templates + create_task_from_template, +~490 B) on the normalized
   // generation in braindump, yap, opus_review, enrichment. Paid for in part by dropping descriptions
   // that repeat the argument's name (feature and discipline names, depends_on) and a record's propertyNames.
-  braindump: 5_420,
-  yap: 5_400,
+  // Issue 27, list shapes: `fields` (~87 B) on list_tasks, search_tasks and next_tasks, paid for in part by
+  // search_tasks' shorter wording and by dropping what a tool's description already says (create_task's and
+  // move_task_to_feature's "Existing …", spawn_subtasks' "Default: the parent's", update_feature's acronym
+  // default): braindump and yap +~5 B on the normalized generation, worker +50 B (next_tasks).
+  braindump: 5_440,
+  yap: 5_420,
   ramble: 4_200,
   discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
@@ -33,7 +37,7 @@ const BUDGETS: Record<string, number> = {
   'task_execution --task': 5_890,
   opus_review: 8_930, // + filters (~200 B) + task_history + held_by
   enrichment: 7_030,
-  worker: 6_520, // + next_tasks (~299 B) + leases
+  worker: 6_600, // + next_tasks (~299 B) + leases + next_tasks' fields (~87 B)
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

@@ -17,9 +17,17 @@ const CHARACTERS: Record<string, number> = {
   updated_since: 40,
   filter_tag: 1_000,
   ...Object.fromEntries(
-    ['feature', 'discipline', 'name', 'feature_name', 'icon', 'filter_feature', 'filter_discipline', 'held_by'].map(
-      (f) => [f, 64],
-    ),
+    [
+      'feature',
+      'discipline',
+      'name',
+      'feature_name',
+      'icon',
+      'filter_feature',
+      'filter_discipline',
+      'held_by',
+      'fields[]',
+    ].map((f) => [f, 64]),
   ),
   title: 200,
   display_name: 200,
