@@ -3,8 +3,9 @@
 
 /**
  * Modules every session would evaluate at startup for nothing (about 35 ms together):
- * - the SDK Server's ajv-based validator, used only to check elicitation forms, which ralph-mcp never
- *   sends (ajv itself stays in the bundle, loaded lazily for .ralph/mcp/recipes.json);
+ * - the SDK Server's ajv-based validator, used only to check answers to elicitation forms, which
+ *   ralph-mcp checks with its own (src/server/formValidator.ts, given to the Server) (ajv itself stays in
+ *   the bundle, loaded lazily for .ralph/mcp/recipes.json);
  * - zod's table of ~40 locales, of which only English is ever configured;
  * - what pino loads for logging from worker threads (node:worker_threads, its thread-stream
  *   transport) and node:assert, for one check in sonic-boom (about 5 ms of Node's own modules): src/server/log.ts
@@ -15,7 +16,7 @@
 function startupTrim() {
   const stubs = {
     ajvProvider:
-      "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp sends no elicitation requests: no JSON Schema validator is bundled'); } }",
+      "export class AjvJsonSchemaValidator { getValidator() { throw new Error('ralph-mcp checks elicitation answers with src/server/formValidator.ts: ajv is not bundled here'); } }",
     // pino asks only whether it runs on the main thread (to flush an asynchronous destination at exit).
     workerThreads: 'module.exports = { isMainThread: true };',
     threadStream:

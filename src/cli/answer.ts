@@ -1,5 +1,7 @@
+import { answerText } from '../domain/answers.js';
 import { StartupError } from '../domain/errors.js';
 import { locateProject } from '../domain/project.js';
+import { recordAnswer } from '../store/answers.js';
 import { openStore } from '../store/open/openStore.js';
 
 /**
@@ -12,12 +14,12 @@ export function answerQuestion(
   questionId: number,
   text: string,
 ): string {
-  const answer = text.trim();
-  if (answer === '') throw new StartupError('--text must not be empty');
+  const answer = answerText(text);
+  if ('problem' in answer) throw new StartupError(`--text ${answer.problem}`);
   const project = locateProject(projectDir, dbOverride);
   const { store } = openStore(project.dbPath);
   try {
-    const q = store.write(() => store.signals.answerQuestion(questionId, answer));
+    const q = recordAnswer(store, questionId, answer.text);
     if (!q)
       throw new StartupError(
         `no question with id ${questionId} in ${project.dbPath}; agents see the ids with get_answers, get_task (open_questions)`,

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { StartupError } from '../domain/errors.js';
+import { askSeconds } from '../server/askInClient.js';
 import { resultTextMode } from '../server/resultCopies.js';
 import { createLogger, type LogLevel } from '../server/log.js';
 import { createMcpServer } from '../server/createServer.js';
@@ -22,6 +23,7 @@ export interface ServeOptions extends SessionOptions {
 
 export async function serve(opts: ServeOptions): Promise<void> {
   resultTextMode(); // a malformed RALPH_MCP_RESULT_TEXT fails the launch, not the first connection
+  askSeconds(); // and so does a malformed RALPH_MCP_ASK_SECONDS
   const log = createLogger(opts.logLevel, opts.logFile);
   const { store, plan } = openSession(opts);
   const { project } = plan;

@@ -114,3 +114,6 @@ export const AFTER: Record<Verb, string> = {
   suggest: 'Recorded for a reviewer. Go on with your task.',
   blocked: 'Recorded. Ralph schedules this task again once the blocker is resolved; stop working on the blocked part.',
 };
+
+/** What the agent does when a person answered its question at once, in its client. */
+export const AFTER_ANSWERED = 'A person answered (answer): go on with your task accordingly.';

@@ -13,7 +13,9 @@ import { Session } from '../session/session.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 import type { SignalForwarder } from '../toolkit/context.js';
+import { askInClient, askSeconds, asksPerson, askTimeoutMs } from './askInClient.js';
 import { ClientLog } from './clientLog.js';
+import { formValidator } from './formValidator.js';
 import { handle, methodOnly } from './handle.js';
 import { withClientSink } from './log.js';
 import { registerPrompts } from './prompts.js';
@@ -31,6 +33,13 @@ export interface McpSession {
    * undefined when calls may be asynchronous (signals forwarded to Ralph's app).
    */
   answerCall?: (params: CallToolRequest['params']) => CallToolResult;
+  /** Whether a call must go the SDK's way all the same: it waits on the client (server/askInClient.ts). */
+  viaSdk?: (params: CallToolRequest['params']) => boolean;
+}
+
+export interface McpServerOptions {
+  /** How long a blocking ask waits for the person in the client, in ms (else RALPH_MCP_ASK_SECONDS's). */
+  askTimeoutMs?: number;
 }
 
 /**
@@ -54,6 +63,7 @@ export function createMcpServer(
   store: RalphStore,
   rootLog: Logger,
   forward?: SignalForwarder,
+  opts: McpServerOptions = {},
 ): McpSession {
   const server = new Server(
     { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
@@ -68,6 +78,7 @@ export function createMcpServer(
         logging: {},
       },
       instructions: plan.instructions,
+      jsonSchemaValidator: formValidator, // checks a person's answer to an ask (server/askInClient.ts)
     },
   );
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
@@ -76,19 +87,29 @@ export function createMcpServer(
   const clientLog = new ClientLog(server);
   const session = new Session(plan, store, withClientSink(rootLog, clientLog.sink), forward);
   const copies = resultCopiesOf(server);
+  const askMs = opts.askTimeoutMs ?? askTimeoutMs(askSeconds(), plan.scope.leaseMs);
+  const viaSdk = (params: CallToolRequest['params']) => asksPerson(server, session, askMs, params);
 
   handle(server, ListToolsRequestSchema, () => ({ tools: session.listTools() }));
   const answerCall = (
-    { name, arguments: args }: CallToolRequest['params'],
+    params: CallToolRequest['params'],
     notify: Extra['sendNotification'],
+    extra?: Extra,
   ): CallToolResult | Promise<CallToolResult> => {
+    const { name, arguments: args } = params;
     projectWork();
     clientLog.current = notify;
     try {
       const hidden = session.ctx.session.removed.size;
+      const asking = extra !== undefined && viaSdk(params); // decided before the call, as directCalls decides
       const result = session.call(name, args);
       if (result instanceof Promise) return result;
-      if (!result.isError && copies() === 'structured') result.content = [];
+      if (asking && !result.isError) {
+        // The question has committed; the person's answer comes back (or not) in its own time.
+        const request = { timeout: askMs, signal: extra.signal, relatedRequestId: extra.requestId };
+        return askInClient(server, session, result, request).then(shaped);
+      }
+      shaped(result);
       if (session.ctx.session.removed.size !== hidden)
         server.sendToolListChanged().catch((err: unknown) => rootLog.warn({ err }, 'could not send list_changed'));
       if (result.isError) {
@@ -103,7 +124,7 @@ export function createMcpServer(
   // Checked by the SDK's own tools/call handling (CallToolRequestSchema, then the result's schema);
   // the arguments reach the tool as sent (zod's copy of a record would drop a "__proto__" key).
   server.setRequestHandler(methodOnly('tools/call'), ((request: CallToolRequest, extra: Extra) =>
-    answerCall(request.params, extra.sendNotification)) as never);
+    answerCall(request.params, extra.sendNotification, extra)) as never);
   registerResources(server, session, projectWork, rootLog);
   registerPrompts(server, session, projectWork);
   // A connection (socket, HTTP session) that closes gives back the task it claimed; stdio: serve.ts
@@ -115,7 +136,13 @@ export function createMcpServer(
   };
   const notify = (n: ServerNotification) => server.notification(n);
   if (forward) return { server, session };
-  return { server, session, answerCall: (params) => answerCall(params, notify) as CallToolResult };
+  return { server, session, answerCall: (params) => answerCall(params, notify) as CallToolResult, viaSdk };
+
+  /** A successful result carries the copies this client gets (server/resultCopies.ts). */
+  function shaped(result: CallToolResult): CallToolResult {
+    if (!result.isError && copies() === 'structured') result.content = [];
+    return result;
+  }
 }
 
 /**

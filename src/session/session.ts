@@ -3,8 +3,10 @@ import type { Logger } from 'pino';
 import { conflict } from '../domain/errors.js';
 import { toolByName } from '../registry/registry.js';
 import { SESSION_HOOKS } from '../registry/sessionHooks.js';
+import { recordAnswer } from '../store/answers.js';
+import type { Question } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
-import { applyNow, type SignalForwarder, type ToolContext } from '../toolkit/context.js';
+import { applyNow, writerOf, type SignalForwarder, type ToolContext } from '../toolkit/context.js';
 import { callForwarded, callTool, recordBestEffort } from './dispatch.js';
 import { toolListing } from './listing.js';
 import { readOverrides } from './overrides.js';
@@ -77,6 +79,20 @@ export class Session {
     const def = toolByName(name);
     if (!def?.annotations.readOnlyHint) throw new Error(`${name} is not a reading tool`);
     return def.handler(args, this.ctx);
+  }
+
+  /**
+   * A person's answer to a question, given through this session's client (server/askInClient.ts): the
+   * write `ralph-mcp answer` makes, in one transaction with this session's audit row (outcome
+   * `answered`). The answer was checked by domain/answers.ts; undefined when no question has that id.
+   */
+  recordAnswer(questionId: number, answer: string): Question | undefined {
+    const { ctx } = this;
+    SESSION_HOOKS.beforeCall(ctx); // the person's answer is the session at work: its claim's lease renews
+    ctx.store.ensureOwnTables();
+    return recordAnswer(ctx.store, questionId, answer, (q) =>
+      ctx.store.audit.recordCall(writerOf(ctx.session), 'ask', { question_id: q.id, answer }, 'answered', q.task_id),
+    );
   }
 
   /** The session ends (connection closed, process ending): the task it claimed goes back. */

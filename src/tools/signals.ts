@@ -58,12 +58,18 @@ function clean(args: Record<string, unknown>): SignalPayload {
   return out;
 }
 
+/**
+ * ask's answer adds what a person answered at once, in the client (server/askInClient.ts); absent
+ * otherwise (the answer comes later).
+ */
+export const AskOut = once(() => SignalOut().extend({ answer: z.string().optional() }));
+
 function verbTool<S extends z.ZodRawShape>(
   verb: Verb,
   title: string,
   description: string,
   shape: () => S,
-  payload: (p: SignalPayload) => SignalPayload = (p) => p,
+  { payload = (p) => p, output = SignalOut }: VerbOptions = {},
 ): AnyTool {
   return defineTool({
     name: verb,
@@ -71,7 +77,7 @@ function verbTool<S extends z.ZodRawShape>(
     category: 'signals',
     description,
     input: () => z.strictObject(shape()),
-    output: () => SignalOut(),
+    output,
     annotations: CREATE,
     handler(args, ctx: ToolContext) {
       const id = sessionTask(ctx, verb);
@@ -90,6 +96,12 @@ function verbTool<S extends z.ZodRawShape>(
       return signalAnswer(verb, id, null);
     },
   });
+}
+
+interface VerbOptions {
+  /** The payload as Ralph stores it (defaults, synonyms). */
+  payload?: (p: SignalPayload) => SignalPayload;
+  output?: () => z.ZodObject;
 }
 
 const signalAnswer = (verb: Verb, taskId: number, signalId: number | null): z.infer<ReturnType<typeof SignalOut>> => ({
@@ -118,12 +130,18 @@ export const stuck = verbTool(
   }),
 );
 
-export const ask = verbTool('ask', 'Ask', 'Ask a person a question; if blocking, stop after asking.', () => ({
-  question: text().describe('The specific question'),
-  options: z.array(option()).max(20).optional().describe('Possible answers'),
-  preferred: optional('Your recommendation'),
-  blocking: z.boolean().describe('You cannot go on without the answer'),
-}));
+export const ask = verbTool(
+  'ask',
+  'Ask',
+  'Ask a person a question; if blocking, stop after asking.',
+  () => ({
+    question: text().describe('The specific question'),
+    options: z.array(option()).max(20).optional().describe('Possible answers'),
+    preferred: optional('Your recommendation'),
+    blocking: z.boolean().describe('You cannot go on without the answer'),
+  }),
+  { output: AskOut },
+);
 
 export const flag = verbTool(
   'flag',
@@ -149,7 +167,7 @@ export const learned = verbTool(
     scope: z.enum(LEARNED_SCOPE_INPUTS).optional().describe('Who needs it; feature = subsystem (default)'),
   }),
   // Ralph's schema stores subsystem; its own signal server called it feature (and defaulted to it).
-  (p) => ({ ...p, scope: p.scope === undefined || p.scope === 'feature' ? 'subsystem' : p.scope }),
+  { payload: (p) => ({ ...p, scope: p.scope === undefined || p.scope === 'feature' ? 'subsystem' : p.scope }) },
 );
 
 export const suggest = verbTool(

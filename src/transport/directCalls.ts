@@ -8,7 +8,8 @@ export const DIRECT_CALLS_ENV = 'RALPH_MCP_DIRECT_CALLS';
 /**
  * The one shortcut past the SDK: a plain tools/call on a line transport (a name and plain arguments, no
  * `_meta`, no task), once the client has initialized, is answered here with the SDK's response byte for
- * byte (test/e2e/protocol.test.ts); everything else goes to the SDK, and only public members are used.
+ * byte (test/e2e/protocol.test.ts); everything else goes to the SDK, and only public members are used:
+ * so does a call that waits on the client (a blocking ask put to the person, server/askInClient.ts).
  * It exists because the SDK's repeated zod parsing and copying of each call is a large share of its
  * server time, for synchronous calls that need none of it (figures: docs/architecture.md).
  * An answer may overtake an earlier, asynchronous request's, as JSON-RPC allows.
@@ -19,7 +20,8 @@ export function answerPlainCallsDirectly(transport: Transport, mcp: McpSession, 
   if (!sdk || !answer || env[DIRECT_CALLS_ENV]?.trim().toLowerCase() === 'off') return;
   transport.onmessage = (message, extra) => {
     const id = (message as { id?: unknown }).id;
-    if (!isPlainToolCall(message) || mcp.server.getClientVersion() === undefined) return sdk(message, extra);
+    if (!isPlainToolCall(message) || mcp.server.getClientVersion() === undefined || mcp.viaSdk?.(message.params))
+      return sdk(message, extra);
     let response: JSONRPCMessage;
     try {
       response = { result: answer(message.params), jsonrpc: '2.0', id } as JSONRPCMessage;

@@ -4,9 +4,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { Project } from '../../src/domain/project.js';
-import { createMcpServer } from '../../src/server/createServer.js';
+import { createMcpServer, type McpServerOptions } from '../../src/server/createServer.js';
 import { createLogger } from '../../src/server/log.js';
 import { openSession, prepareDatabase, type SessionOptions } from '../../src/session/open.js';
 import type { SessionPlan } from '../../src/session/plan.js';
@@ -68,6 +68,12 @@ export interface InProcOptions {
    * purpose (rows Ralph's own code could not read): there the rules fail before any call.
    */
   invariants?: boolean;
+  /** What the client declares at initialize (default: nothing), e.g. `{ elicitation: {} }`. */
+  capabilities?: ClientCapabilities;
+  /** Runs before the client connects: request handlers of its own (elicitation/create). */
+  prepareClient?: (client: Client) => void;
+  /** The server's own options (how long an ask waits for the person). */
+  server?: McpServerOptions;
 }
 
 /** A session exactly as `ralph-mcp --project … <flags>` would serve it, without the process. */
@@ -79,9 +85,13 @@ export async function openInProc(
   const { clientInfo = { name: 'contract', version: '0' }, invariants: checked = true } = opts;
   const { store, plan } = openSession({ project: project.root, ...flags });
   prepareDatabase(store, log, plan); // as a launch does, before any call
-  const { server, session } = createMcpServer(plan, store, log);
+  const { server, session } = createMcpServer(plan, store, log, undefined, opts.server);
   const [toServer, toClient] = InMemoryTransport.createLinkedPair();
-  const client = new Client(clientInfo, { jsonSchemaValidator: validator });
+  const client = new Client(clientInfo, {
+    jsonSchemaValidator: validator,
+    ...(opts.capabilities && { capabilities: opts.capabilities }),
+  });
+  opts.prepareClient?.(client);
   await Promise.all([server.connect(toServer), client.connect(toClient)]);
   await client.listTools(); // as clients do: the client checks results against the listed output schemas
   const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;
