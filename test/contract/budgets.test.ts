@@ -23,8 +23,10 @@ const BUDGETS: Record<string, number> = {
   // (+~200 B) in discuss; templates (list_templates + create_task_from_template, +~490 B) on the normalized
   // generation in braindump, yap, opus_review, enrichment. Paid for in part by dropping descriptions
   // that repeat the argument's name (feature and discipline names, depends_on) and a record's propertyNames.
+  // Issue 27: dependency_problems (+~170 B) in yap and enrichment, where a plan's order is worked out;
+  // opus_review (25 tools already) reads the same in get_project_progress (+~20 B of description).
   braindump: 5_420,
-  yap: 5_400,
+  yap: 5_580,
   ramble: 4_200,
   discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
@@ -32,7 +34,7 @@ const BUDGETS: Record<string, number> = {
   task_execution: 5_500, // + get_answers
   'task_execution --task': 5_890,
   opus_review: 8_930, // + filters (~200 B) + task_history + held_by
-  enrichment: 7_030,
+  enrichment: 7_210,
   worker: 6_520, // + next_tasks (~299 B) + leases
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
