@@ -84,6 +84,22 @@ contract('dependency problems', (env) => {
     assert.deepEqual(await s.ok('dependency_problems'), SAMPLE_PROBLEMS);
   });
 
+  test('an answer holds at most 50 of a kind, and says when it was cut', async () => {
+    const p = env.sample();
+    const missing = Array.from({ length: 51 }, (_, i) => 100 + i);
+    exec(
+      p,
+      env.generation,
+      `UPDATE tasks SET depends_on = '${JSON.stringify([3, ...missing])}' WHERE id = 4`,
+      `INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES ${missing.map((m) => `(4, ${m})`).join(', ')}`,
+    );
+    const s = await env.open({ recipe: 'yap' }, p, { invariants: false });
+    const r = await s.ok('dependency_problems');
+    assert.equal(r.dangling.length, 50);
+    assert.deepEqual(r.dangling.at(-1), [4, 149]);
+    assert.equal(r.truncated, true);
+  });
+
   test('opus_review sees them in get_project_progress, and only when there are any', async () => {
     const healthy = await env.open({ recipe: 'opus_review' });
     assert.equal((await healthy.ok('get_project_progress')).dependency_problems, undefined);
