@@ -241,7 +241,7 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'doctor',
-      'Check the project: database, integrity, schema, overrides, recipes, state files, versions',
+      'Check the project: database, integrity, schema, overrides, recipes, dependencies, state files, versions',
       (y) => y.option('project', PROJECT).option('db', DB),
       (argv) =>
         run(async () => {
@@ -250,6 +250,22 @@ export async function runCommandLine(): Promise<void> {
           const r = doctor(argv.project ?? defaultProject(), argv.db);
           print(r.text);
           if (!r.ok) process.exitCode = 1;
+        }),
+    )
+    .command(
+      'repair',
+      'Remove dependencies on missing tasks or on the task itself (a dry run unless --apply); lists cycles to cut',
+      (y) =>
+        y.option('project', PROJECT).option('db', DB).option('apply', {
+          type: 'boolean',
+          default: false,
+          describe: 'Remove them (one transaction, recorded in ralph_mcp_audit); without it nothing is written',
+        }),
+      (argv) =>
+        run(async () => {
+          const { repairDependencies } = await import('./repair.js');
+          const { print } = await import('./output.js');
+          print(repairDependencies(argv.project ?? defaultProject(), argv.db, argv.apply));
         }),
     )
     .epilog(`Recipes: ${RECIPE_NAMES.join(', ')}\nTools: ${TOOL_NAMES.join(', ')}`)

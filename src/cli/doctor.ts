@@ -20,18 +20,23 @@ import {
   type SchemaInfo,
 } from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
+import { DEPENDENCY_LABELS, dependencyChecks } from './doctorDependencies.js';
 
-/** ✓ passed, ✗ failed, – not run (what it needs failed first): a check that could not run never shows ✓. */
-type Outcome = 'ok' | 'fail' | 'skip';
+/**
+ * ✓ passed, ✗ failed, – not run (what it needs failed first): a check that could not run never shows ✓.
+ * ! a warning: worth a person's look, but nothing is broken by it (the exit code stays 0).
+ */
+type Outcome = 'ok' | 'fail' | 'skip' | 'warn';
 interface Check {
   outcome: Outcome;
   label: string;
   detail: string;
 }
-const MARK: Record<Outcome, string> = { ok: '✓', fail: '✗', skip: '–' };
+const MARK: Record<Outcome, string> = { ok: '✓', fail: '✗', skip: '–', warn: '!' };
 
 /**
- * `ralph-mcp doctor`: every check on one line, ✓ or ✗ with what was found, – for one it could not run.
+ * `ralph-mcp doctor`: every check on one line, ✓ or ✗ with what was found, – for one it could not run,
+ * ! a warning.
  * Reads only (the database is opened read-only); exits non-zero if any check fails.
  */
 export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; text: string } {
@@ -48,6 +53,7 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   };
   const info = (label: string, detail: string) => checks.push({ outcome: 'ok', label, detail });
   const skip = (label: string, why: string) => checks.push({ outcome: 'skip', label, detail: `not checked: ${why}` });
+  const warn = (label: string, detail: string) => checks.push({ outcome: 'warn', label, detail });
 
   info('ralph-mcp', packageVersion());
   if (RUNTIME === 'bun') info('bun', `${process.versions.bun} (SQLite through bun:sqlite)`);
@@ -74,12 +80,12 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
     return `${p.dbPath} (readable)`;
   });
   if (existsSync(p.dbPath)) check('database writable', () => writableForSessions(p.dbPath));
-  const needsDb = ['sqlite', 'integrity', 'schema', 'ralph-mcp tables', 'overrides', 'recipes'];
+  const needsDb = ['sqlite', 'integrity', 'schema', 'ralph-mcp tables', 'overrides', 'recipes', ...DEPENDENCY_LABELS];
   if (!db) {
     for (const label of needsDb) skip(label, 'the database could not be opened');
   } else {
     try {
-      databaseChecks(db, p, check, info, skip);
+      databaseChecks(db, p, check, info, skip, warn);
     } finally {
       db.close();
     }
@@ -99,8 +105,12 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   const ok = checks.every((c) => c.outcome !== 'fail');
   const failed = checks.filter((c) => c.outcome === 'fail').length;
   const skipped = checks.filter((c) => c.outcome === 'skip').length;
+  const warned = checks.filter((c) => c.outcome === 'warn').length;
   const text = checks.map((c) => `${MARK[c.outcome]} ${c.label.padEnd(24)} ${c.detail}`).join('\n');
-  const summary = ok ? 'all checks passed' : `${failed} check(s) failed${skipped ? `, ${skipped} not run` : ''}`;
+  const warnings = warned ? `${warned} warning(s)` : '';
+  const summary = ok
+    ? `all checks passed${warned ? ` (${warnings})` : ''}`
+    : `${failed} check(s) failed${skipped ? `, ${skipped} not run` : ''}${warned ? `, ${warnings}` : ''}`;
   return { ok, text: `${text}\n${summary}` };
 }
 
@@ -145,6 +155,7 @@ function databaseChecks(
   check: (label: string, fn: () => string) => boolean,
   info: (label: string, detail: string) => void,
   skip: (label: string, why: string) => void,
+  warn: (label: string, detail: string) => void,
 ): void {
   info('sqlite', sqliteVersion(db));
   check('integrity', () => {
@@ -164,7 +175,7 @@ function databaseChecks(
     return `${generationLabel(s.generation)}; user_version ${s.userVersion}, all ${tables.length} of its tables (${tables.slice(0, 6).join(', ')}${tables.length > 6 ? ', …' : ''})`;
   });
   if (!schema) {
-    for (const label of ['ralph-mcp tables', 'overrides', 'recipes'])
+    for (const label of ['ralph-mcp tables', 'overrides', 'recipes', ...DEPENDENCY_LABELS])
       skip(label, 'the schema is not one ralph-mcp can serve');
     return;
   }
@@ -190,6 +201,7 @@ function databaseChecks(
     if (empty.length) throw new Error(`no tools left in: ${empty.join(', ')}`);
     return `${recipes.length} recipes resolve (${recipes.map((r) => r.name).join(', ')}), with each discipline too`;
   });
+  dependencyChecks(store, check, warn, skip);
 }
 
 /** One line per discipline: its overrides, parsed as a launch would (strictly). */

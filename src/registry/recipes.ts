@@ -98,6 +98,8 @@ export const RECIPES: readonly Recipe[] = [
       'search_tasks',
       'add_dependency',
       'remove_dependency',
+      // What a plan's order got wrong, whoever wrote it (cycles, missing tasks): refining fixes it.
+      'dependency_problems',
     ],
   },
   {
@@ -190,6 +192,7 @@ export const RECIPES: readonly Recipe[] = [
       'search_tasks',
       'add_dependency',
       'remove_dependency',
+      'dependency_problems',
     ],
     // Status is not enrichment's to set (enriching makes a draft pending).
     narrow: {

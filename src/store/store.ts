@@ -1,4 +1,5 @@
 import type { Db } from '../db/database.js';
+import type { DependencyEdge } from '../domain/dependencyProblems.js';
 import type { SignalRow } from '../domain/signals.js';
 import type {
   Claim,
@@ -173,6 +174,13 @@ export interface TaskStore {
   writeTaskContextFiles(id: number, items: unknown[]): void;
   dependencyItems(id: number): unknown[];
   writeDependencyItems(id: number, items: unknown[]): void;
+  /** Every stored dependency (ids as dependency reads take them), with each end's status (null: no such task). */
+  dependencyEdges(): DependencyEdge[];
+  /**
+   * Removes the task's dependencies on `deps` (every stored item naming one); its other items and its dates
+   * stay exactly as they were (a repair, not an edit). Returns how many items or rows went.
+   */
+  removeDependencies(taskId: number, deps: readonly number[]): number;
   /** Sets the task blocked and records why (and, with an upstream task, on which); returns that record as a comment. */
   markBlocked(id: number, reason: string, upstreamId: number | null, by: Writer): Comment;
   /**
@@ -351,8 +359,17 @@ export interface ProjectStore {
 
 /** ralph-mcp's audit rows (ralph_mcp_audit): one implementation, shared by both generations. */
 export interface AuditStore {
-  /** `about`: one more task the row is about (the task a call gave back), beside the writer's and the arguments'. */
-  recordCall(by: Writer, tool: string, args: unknown, outcome: string, about?: number | null): void;
+  /**
+   * `about`: more tasks the row is about (the task a call gave back; each task a repair changed), beside the
+   * writer's and the arguments'. Returns the row's id.
+   */
+  recordCall(
+    by: Writer,
+    tool: string,
+    args: unknown,
+    outcome: string,
+    about?: number | readonly number[] | null,
+  ): number;
   recordAbort(by: Writer, reason: string): number;
 }
 

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { conflict } from '../domain/errors.js';
-import { once, DELETE, UPDATE, defineTool } from '../toolkit/tool.js';
+import { findDependencyProblems, type DependencyProblems } from '../domain/dependencyProblems.js';
+import { once, DELETE, READ, UPDATE, defineTool } from '../toolkit/tool.js';
 import type { ToolContext } from '../toolkit/context.js';
+import type { RalphStore } from '../store/store.js';
 import { LIST_READ_MAX, namesTask, numbersOf } from '../store/json.js';
 import { LIMITS, taskId } from './fields.js';
 import { requireTaskExists } from './lookups.js';
@@ -79,4 +81,51 @@ export const removeDependency = defineTool({
   },
 });
 
-export const DEPENDENCY_TOOLS = [addDependency, removeDependency];
+/** At most this many of each kind (and of a cycle's tasks and edges) in an answer; `truncated` says when cut. */
+export const PROBLEMS_MAX = 50;
+
+const id = () => z.number().int();
+const pair = () => z.array(id());
+
+export const problemsShape = once(() =>
+  z.object({
+    cycles: z.array(z.object({ tasks: z.array(id()), edges: z.array(pair()) })),
+    dangling: z.array(pair()),
+    self: z.array(id()),
+    done_waiting: z.array(z.object({ task: id(), dep: id(), status: z.string() })),
+    truncated: z.boolean().optional(),
+  }),
+);
+
+/** The project's dependency problems as a tool answers them. */
+export const problemsAnswer = (store: RalphStore) => capped(findDependencyProblems(store.tasks.dependencyEdges()));
+
+/** The problems as an answer: every list at most PROBLEMS_MAX long. */
+function capped(p: DependencyProblems): DependencyProblems & { truncated?: true } {
+  let cut = false;
+  const cap = <T>(list: T[]): T[] => {
+    if (list.length > PROBLEMS_MAX) cut = true;
+    return list.slice(0, PROBLEMS_MAX);
+  };
+  const answer = {
+    cycles: cap(p.cycles).map((c) => ({ tasks: cap(c.tasks), edges: cap(c.edges) })),
+    dangling: cap(p.dangling),
+    self: cap(p.self),
+    done_waiting: cap(p.done_waiting),
+  };
+  return cut ? { ...answer, truncated: true } : answer;
+}
+
+export const dependencyProblems = defineTool({
+  name: 'dependency_problems',
+  title: 'Dependency problems',
+  category: 'tasks',
+  description:
+    'Broken dependencies ([task, depends_on] pairs): cycles, missing tasks, self, done tasks waiting on unfinished.',
+  input: () => z.strictObject({}),
+  output: problemsShape,
+  annotations: READ,
+  handler: (_args, ctx) => problemsAnswer(ctx.store),
+});
+
+export const DEPENDENCY_TOOLS = [addDependency, removeDependency, dependencyProblems];

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from '../domain/rules.js';
 import { once, READ, defineTool } from '../toolkit/tool.js';
+import { problemsAnswer, problemsShape } from './dependencies.js';
 
 export const getProjectInfo = defineTool({
   name: 'get_project_info',
@@ -27,7 +28,8 @@ export const getProjectProgress = defineTool({
   name: 'get_project_progress',
   title: 'Get project progress',
   category: 'project',
-  description: 'Task completion stats: totals, counts by status, done/total per feature and per discipline.',
+  description:
+    'Task completion stats: totals, counts by status, done/total per feature and per discipline; dependency problems.',
   input: () => z.strictObject({}),
   output: () =>
     z.object({
@@ -37,6 +39,8 @@ export const getProjectProgress = defineTool({
       by_status: z.record(z.string(), z.number().int()),
       by_feature: z.array(Group()),
       by_discipline: z.array(Group()),
+      // Only when there are any: a review is where a cycle or a done task waiting on unfinished work shows.
+      dependency_problems: problemsShape().optional(),
     }),
   annotations: READ,
   handler(_args, { store }) {
@@ -55,6 +59,8 @@ export const getProjectProgress = defineTool({
       }
     }
     const done = by_status.done ?? 0;
+    const problems = problemsAnswer(store);
+    const any = problems.cycles.length + problems.dangling.length + problems.self.length + problems.done_waiting.length;
     return {
       total,
       done,
@@ -62,6 +68,7 @@ export const getProjectProgress = defineTool({
       by_status,
       by_feature: [...features.values()],
       by_discipline: [...disciplines.values()],
+      ...(any > 0 ? { dependency_problems: problems } : {}),
     };
   },
 });

@@ -27,8 +27,10 @@ const BUDGETS: Record<string, number> = {
   // search_tasks' shorter wording and by dropping what a tool's description already says (create_task's and
   // move_task_to_feature's "Existing …", spawn_subtasks' "Default: the parent's", update_feature's acronym
   // default): braindump and yap +~5 B on the normalized generation, worker +50 B (next_tasks).
+  // Issue 27: dependency_problems (+~170 B) in yap and enrichment, where a plan's order is worked out;
+  // opus_review (25 tools already) reads the same in get_project_progress (+~20 B of description).
   braindump: 5_440,
-  yap: 5_420,
+  yap: 5_600,
   ramble: 4_200,
   discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
@@ -36,7 +38,7 @@ const BUDGETS: Record<string, number> = {
   task_execution: 5_500, // + get_answers
   'task_execution --task': 5_890,
   opus_review: 8_930, // + filters (~200 B) + task_history + held_by
-  enrichment: 7_030,
+  enrichment: 7_210,
   worker: 6_600, // + next_tasks (~299 B) + leases + next_tasks' fields (~87 B)
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,

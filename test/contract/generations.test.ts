@@ -130,10 +130,11 @@ describe('which generation a database is', () => {
     const r = doctor(drifted.root);
     assert.equal(r.ok, false); // exit 1
     assert.match(r.text, /✗ schema +.*lacks column hints/);
-    for (const label of ['ralph-mcp tables', 'overrides', 'recipes'])
+    const labels = ['ralph-mcp tables', 'overrides', 'recipes', 'dependency cycles', 'done tasks waiting'];
+    for (const label of labels)
       assert.match(r.text, new RegExp(`^– ${label} +not checked: the schema is not one ralph-mcp can serve$`, 'm'));
     assert.doesNotMatch(r.text, /^✓ (ralph-mcp tables|overrides|recipes)/m);
-    assert.match(r.text, /1 check\(s\) failed, 3 not run/);
+    assert.match(r.text, /1 check\(s\) failed, 7 not run/);
   });
 });
 

@@ -22,6 +22,8 @@ export const ALL_TOOLS = [
   'next_tasks',
   'add_dependency',
   'remove_dependency',
+  // issue 27
+  'dependency_problems',
   'release_task',
   'task_history',
   // issue 26: Ralph's task templates (normalized schema only)
@@ -92,6 +94,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
       'get_answers',
       'list_templates',
       'create_task_from_template',
+      'dependency_problems',
     ].includes(t),
 );
 
@@ -152,6 +155,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'search_tasks',
     'add_dependency',
     'remove_dependency',
+    'dependency_problems',
   ],
   ramble: [
     'list_features',
@@ -211,6 +215,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'search_tasks',
     'add_dependency',
     'remove_dependency',
+    'dependency_problems',
   ],
   worker: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
   signals: SIGNAL_VERBS,
@@ -284,6 +289,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   get_dependency_details: { id: 4 },
   add_dependency: { task_id: 5, depends_on: 1 },
   remove_dependency: { task_id: 4, depends_on: 3 },
+  dependency_problems: {},
   get_feature_learnings: { feature_name: 'recipes' },
   signal_abort: { reason: 'rate limited' },
   // The verbs act on the session's task: refused as no-task where visible without one.

@@ -4,7 +4,8 @@ import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
 import { blockedComment, upstreamTaskIn } from '../../domain/dependencies.js';
 import { listMirrorsUsable } from './listMirrors.js';
-import { LIST_READ_MAX, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
+import { LIST_READ_MAX, namesTask, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
+import type { DependencyEdge } from '../../domain/dependencyProblems.js';
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead } from '../records.js';
 import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
@@ -317,6 +318,25 @@ export function legacyTasks(db: Db): TaskStore {
     dependencyItems: (id) => storedList(id, 'depends_on'),
     writeDependencyItems(id, items) {
       db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(items), today(), id);
+    },
+    dependencyEdges() {
+      // Items as get_task reads them (json.ts numbersOf: 5, 5.0 and "5" name task 5); a list that is not an
+      // array holds none. Other items stay out of it: they name no task (and repair keeps them).
+      return db.all<DependencyEdge>(
+        `SELECT t.id AS task, CAST(d.value AS INTEGER) AS dep, t.status AS taskStatus, dep.status AS depStatus
+         FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) AND json_type(t.depends_on) = 'array'
+                                      THEN t.depends_on ELSE '[]' END) d
+         LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
+         WHERE d.type = 'integer' OR (d.type = 'real' AND d.value = CAST(d.value AS INTEGER))
+            OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*')
+         ORDER BY t.id, d.key`,
+      );
+    },
+    removeDependencies(id, deps) {
+      const items = storedList(id, 'depends_on');
+      const kept = items.filter((x) => !deps.some((d) => namesTask(d)(x)));
+      if (kept.length < items.length) db.run('UPDATE tasks SET depends_on = ? WHERE id = ?', toJson(kept), id);
+      return items.length - kept.length;
     },
     markBlocked(id, reason, upstreamId, by: Writer): Comment {
       db.run(

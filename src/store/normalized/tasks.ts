@@ -2,6 +2,7 @@ import type { Db, Row } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { today } from '../../domain/rules.js';
 import { upstreamTaskIn } from '../../domain/dependencies.js';
+import type { DependencyEdge } from '../../domain/dependencyProblems.js';
 import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
 import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
@@ -466,6 +467,22 @@ export function normalizedTasks(db: Db): TaskStore {
     writeDependencyItems(id, items) {
       writeList(id, 'depends_on', [...new Set(numberArray(JSON.stringify(items)))]);
       touch(id);
+    },
+    dependencyEdges() {
+      // Rows of a task that is gone too (written with foreign keys off): Ralph's readers never see them.
+      return db.all<DependencyEdge>(
+        `SELECT dd.task_id AS task, dd.depends_on_task_id AS dep, t.status AS taskStatus, dep.status AS depStatus
+         FROM task_dependencies dd
+         LEFT JOIN runtime_tasks t ON t.id = dd.task_id
+         LEFT JOIN runtime_tasks dep ON dep.id = dd.depends_on_task_id
+         ORDER BY dd.task_id, dd.id`,
+      );
+    },
+    removeDependencies(id, deps) {
+      let removed = 0;
+      for (const d of deps)
+        removed += db.run('DELETE FROM task_dependencies WHERE task_id = ? AND depends_on_task_id = ?', id, d).changes;
+      return removed;
     },
     markBlocked(id, reason, upstreamId, by: Writer): Comment {
       db.run("UPDATE runtime_tasks SET status = 'blocked', completed = NULL, updated = ? WHERE id = ?", today(), id);

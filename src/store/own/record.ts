@@ -33,8 +33,8 @@ export function recordCall(
   tool: string,
   args: unknown,
   outcome: string,
-  about: number | null = null,
-): void {
+  about: number | readonly number[] | null = null,
+): number {
   const text = capUtf8(JSON.stringify(args ?? {}) ?? '{}', AUDIT_BOUNDS.argsBytes);
   const auditId = Number(
     db.run(
@@ -51,16 +51,17 @@ export function recordCall(
   );
   for (const taskId of tasksNamed(by.taskId, args, about))
     db.run('INSERT OR IGNORE INTO ralph_mcp_audit_tasks (task_id, audit_id) VALUES (?, ?)', taskId, auditId);
+  return auditId;
 }
 
 /** The argument names that name a task (task_history finds a call under each). */
 const TASK_ARGS = ['id', 'task_id', 'parent_id', 'on_task_id'] as const;
 
 /** The tasks an audit row is about: the session's own, and those its arguments name. */
-function tasksNamed(own: number | null, args: unknown, about: number | null): number[] {
+function tasksNamed(own: number | null, args: unknown, about: number | readonly number[] | null): number[] {
   const ids = new Set<number>();
   if (own !== null) ids.add(own);
-  if (about !== null) ids.add(about);
+  for (const id of about === null ? [] : typeof about === 'number' ? [about] : about) ids.add(id);
   if (args !== null && typeof args === 'object' && !Array.isArray(args)) {
     for (const k of TASK_ARGS) {
       const v = (args as Record<string, unknown>)[k];
