@@ -16,6 +16,8 @@ export interface Recipe {
   claimsTasks?: boolean;
   /** The recipe works on its own task only: without one (no --task, nothing claimed) it changes no task. */
   ownTaskOnly?: boolean;
+  /** A --task session's first write takes the lease on its task, as a claim would (docs/sessions.md, Leases). */
+  leasesTask?: boolean;
   /** Sessions must be launched on a task (--task N): without one the recipe could do nothing at all. */
   needsTask?: boolean;
   /** Sessions change one discipline: launched without --discipline they could change every one. */
@@ -133,6 +135,7 @@ export const RECIPES: readonly Recipe[] = [
     allow: TASK_EXECUTION,
     narrow: OWN_TASK_UPDATE,
     ownTaskOnly: true,
+    leasesTask: true,
   },
   {
     name: 'opus_review',
@@ -216,10 +219,12 @@ export const RECIPES: readonly Recipe[] = [
     purpose: 'One of a pool of parallel agents: claim the next ready task, execute it, report back, repeat.',
     // next_tasks: a worker has no list_tasks and should see what it would get before claiming; planners
     // get the same from list_tasks(ready: true, sort: 'priority') and do not pay for one more tool.
-    allow: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
+    // claim_task: a worker told which task to do (by Ralph's head, or a person) takes it with the same lease.
+    allow: [...TASK_EXECUTION, 'claim_next_task', 'claim_task', 'next_tasks'],
     narrow: OWN_TASK_UPDATE,
     claimsTasks: true,
     ownTaskOnly: true,
+    leasesTask: true,
   },
   {
     name: 'signals',

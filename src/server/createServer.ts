@@ -71,7 +71,7 @@ export function createMcpServer(
       // A session that can claim announces the tools a claimed task's discipline removes.
       // resources.subscribe: server/watch.ts; logging: server/clientLog.ts.
       capabilities: {
-        tools: { listChanged: plan.tools.some((t) => t.def.name === 'claim_next_task') },
+        tools: { listChanged: plan.tools.some((t) => t.def.name.startsWith('claim_')) },
         resources: { subscribe: true },
         prompts: {},
         completions: {},

@@ -42,7 +42,9 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
     const patches: SessionPatch[] = [];
     const inWrite: ToolContext = { ...ctx, onCommit: (patch) => patches.push(patch) };
     const out = ctx.store.write(() => {
-      const result = def.handler(applyScope(tool, parsed, inWrite), inWrite) as Record<string, unknown>;
+      const args = applyScope(tool, parsed, inWrite);
+      SESSION_HOOKS.beforeWrite(inWrite, def.name, args);
+      const result = def.handler(args, inWrite) as Record<string, unknown>;
       // The audit row names the session as the call leaves it (a claim's row names the claimed task).
       ctx.store.audit.recordCall(
         writerOf(patchedSession(ctx.session, patches)),

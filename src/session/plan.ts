@@ -185,6 +185,8 @@ export function buildSessionPlan(
     discipline: disciplineName,
     taskId: task?.id ?? null,
     claimed: false,
+    leased: false,
+    leasesTask: task !== null && recipe?.leasesTask === true,
     disciplineScoped: req.discipline !== undefined,
     ownTaskOnly: recipe?.ownTaskOnly === true,
     feature: scopeFeature,

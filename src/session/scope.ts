@@ -40,8 +40,8 @@ export function applyScope(
       );
     }
   }
-  // A claimed task that another session took over once the lease ran out is not this session's any more.
-  if (taskTarget?.writes && s.claimed && own !== null && args[taskTarget.arg] === own) {
+  // A leased task that another session took over once the lease ran out is not this session's any more.
+  if (taskTarget?.writes && s.leased && own !== null && args[taskTarget.arg] === own) {
     const other = SESSION_HOOKS.takenOver(ctx, own);
     if (other)
       throw conflict(

@@ -34,7 +34,7 @@ export class Session {
 
   /** Whether a claim can change this session's tools (then it announces tools/list_changed). */
   get mayChangeTools(): boolean {
-    return this.tools.has('claim_next_task');
+    return this.tools.has('claim_next_task') || this.tools.has('claim_task');
   }
 
   /** tools/list: the plan's tools, less what a claim removed since. */

@@ -18,6 +18,13 @@ export interface SessionScope {
   taskId: number | null;
   /** True when the task came from a claim: the session may claim again once it is done. */
   claimed: boolean;
+  /**
+   * The session took a lease on its task (a claim, or a --task session's first write): its calls renew
+   * it, and its writes are refused once another session has taken the task over.
+   */
+  leased: boolean;
+  /** Launched with --task in a recipe whose sessions lease their task at their first write. */
+  leasesTask: boolean;
   /** --discipline was given: discipline-changing tools may only target that discipline. */
   disciplineScoped: boolean;
   /** The recipe works on one task (task_execution, worker): without a task, no task may be changed. */
@@ -65,6 +72,7 @@ export interface ToolContext {
 export interface SessionPatch {
   taskId?: number | null;
   claimed?: boolean;
+  leased?: boolean;
   feature?: string | null;
   discipline?: string | null;
   /** More tools to hide (a claimed task's discipline overrides); nothing is ever un-hidden. */

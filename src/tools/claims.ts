@@ -14,7 +14,8 @@ import { CommentOut, TaskOut } from './shapes.js';
  * Claims with leases, in our own ralph_mcp_claims: Ralph's agent_sessions row has one task_id and is
  * written once as a finished record, while a worker claims many tasks in turn and its lease keeps moving.
  * A task is held only while it is in_progress and has a claim row: one set in_progress by a person or by
- * Ralph has none, and is never taken over.
+ * Ralph has none, and no pool takes it over (only the session launched for it, at its first write).
+ * The rules, and why a --task session leases at its first write: docs/sessions.md, Leases.
  */
 
 /** Who holds a task, as get_task and list_tasks show it. */
@@ -56,6 +57,95 @@ export function staleClaims(
   return out;
 }
 
+/** What claiming one task finds, by the task's status and its claim row. */
+export type ClaimFinding =
+  /** Pending, every dependency done: the claim sets it in_progress. */
+  | { kind: 'ready' }
+  /** In_progress under another session whose lease ran out: the claim takes it over. */
+  | { kind: 'stale'; claim: Claim }
+  /** In_progress without a claim (a person or Ralph set it): only the session launched for it takes it. */
+  | { kind: 'unleased' }
+  | { kind: 'mine'; claim: Claim }
+  /** Another session's lease still runs: refused. */
+  | { kind: 'held'; claim: Claim }
+  | { kind: 'waits'; unfinished: { id: number; status: string }[] }
+  /** draft, blocked, done, skipped: nothing to claim. */
+  | { kind: 'closed'; status: string };
+
+/** Unfinished dependencies a refusal names (the rest are cut). */
+export const UNFINISHED_NAMED = 20;
+
+export function findClaim(ctx: ToolContext, id: number, status: string, now: string): ClaimFinding {
+  if (status === 'pending') {
+    const unfinished = ctx.store.tasks.unfinishedDependencies(id, UNFINISHED_NAMED + 1);
+    return unfinished.length > 0 ? { kind: 'waits', unfinished } : { kind: 'ready' };
+  }
+  if (status !== 'in_progress') return { kind: 'closed', status };
+  const c = ctx.store.claims.claimOf(id);
+  if (!c) return { kind: 'unleased' };
+  if (c.session_id === ctx.session.sessionId) return { kind: 'mine', claim: c };
+  return c.lease_until < now ? { kind: 'stale', claim: c } : { kind: 'held', claim: c };
+}
+
+/** The refusal of a task another session's live lease holds: who, and when the lease ends. */
+export const heldConflict = (id: number, c: Claim) =>
+  conflict(
+    `task ${id} is held by session ${c.session_id} until ${c.lease_until} (its lease, renewed while it works); claim another task, or retry after then`,
+    { held_by: holder(c, 'in_progress') },
+  );
+
+export type TookOver = { session_id: string; claimed_at: string; lease_until: string };
+
+/**
+ * Takes a task for this session, its lease starting `now`: a ready one goes in_progress; one whose lease
+ * ran out is taken over (a comment and an audit row of `tool` say from whom). Inside the claim's write.
+ */
+export function takeTask(
+  ctx: ToolContext,
+  id: number,
+  found: Extract<ClaimFinding, { kind: 'ready' | 'stale' | 'unleased' }>,
+  tool: string,
+  now: number,
+): TookOver | undefined {
+  let tookOver: TookOver | undefined;
+  if (found.kind === 'stale') {
+    const { session_id, claimed_at, lease_until } = found.claim;
+    tookOver = { session_id, claimed_at, lease_until };
+    sessionNote(ctx, id, `Taken over from session ${session_id} (claimed ${claimed_at}, lease ran out ${lease_until})`);
+    // Its own audit row, under the task: the call's row follows it.
+    ctx.store.audit.recordCall({ ...writerOf(ctx.session), taskId: id }, tool, { took_over: tookOver }, 'took_over');
+  } else if (found.kind === 'ready') ctx.store.tasks.setTaskStatus(id, 'in_progress');
+  recordClaim(ctx, id, now);
+  return tookOver;
+}
+
+/**
+ * A session launched for its task (--task N, in a recipe that leases) takes the lease on N at each write
+ * while it holds none, as claim_task would: a write is refused only while another session's lease runs.
+ * A task nothing can claim (blocked, done, waiting on dependencies) is written unleased, and so is a
+ * write that ends the work (a status other than in_progress, a release): the lease would end with it.
+ * An abort neither waits on a lease nor takes one. Inside the write, after scope, before the tool.
+ */
+export function leaseLaunchedTask(ctx: ToolContext, tool: string, args: Record<string, unknown>): void {
+  const s = ctx.session;
+  if (!s.leasesTask || s.claimed || s.taskId === null || ctx.forward || tool === 'signal_abort') return;
+  const id = s.taskId;
+  const head = ctx.store.tasks.taskHead(id);
+  if (!head) return;
+  const now = Date.now();
+  const found = findClaim(ctx, id, head.status, isoTime(now));
+  if (found.kind === 'held') throw heldConflict(id, found.claim);
+  if (tool === 'release_task' || (typeof args.status === 'string' && args.status !== 'in_progress')) return;
+  if (found.kind === 'mine') {
+    if (!s.leased) ctx.onCommit({ leased: true }); // the same --session-id, launched again
+    return;
+  }
+  if (found.kind === 'waits' || found.kind === 'closed') return;
+  takeTask(ctx, id, found, 'claim_task', now);
+  ctx.store.audit.recordCall({ ...writerOf(s), taskId: id }, 'claim_task', { id, first_write: tool }, 'ok');
+  ctx.onCommit({ leased: true });
+}
+
 /** When each session last wrote its lease (module state, not session state: it changes no scope). */
 const lastRenewed = new WeakMap<SessionScope, number>();
 
@@ -81,7 +171,7 @@ export const renewEvery = (leaseMs: number): number => Math.min(60_000, Math.flo
  */
 export function renewLease(ctx: ToolContext): void {
   const s = ctx.session;
-  if (!s.claimed || s.taskId === null || ctx.forward) return;
+  if (!s.leased || s.taskId === null || ctx.forward) return;
   const now = Date.now();
   const last = lastRenewed.get(s);
   if (last !== undefined && now - last < renewEvery(s.leaseMs)) return;
@@ -97,7 +187,7 @@ export function renewLease(ctx: ToolContext): void {
 /** A claimed session's task taken over by another session (its lease ran out): writes to it are refused. */
 export function takenOverFrom(ctx: ToolContext, id: number): Claim | undefined {
   const s = ctx.session;
-  if (!s.claimed || s.taskId !== id) return undefined;
+  if (!s.leased || s.taskId !== id) return undefined;
   const c = ctx.store.claims.claimOf(id);
   return c && c.session_id !== s.sessionId ? c : undefined;
 }
@@ -131,29 +221,36 @@ export const releaseTask = defineTool({
       );
     const comment = giveBack(ctx, id, args.reason);
     const s = ctx.session;
-    ctx.onCommit({ taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });
+    ctx.onCommit({ taskId: null, leased: false, feature: s.launch.feature, discipline: s.launch.discipline });
     return { task: requireTask(ctx.store, id), comment };
   },
 });
 
 /**
- * A closing connection (socket, HTTP session) or an ending process gives back the task it claimed
- * (best effort: a kill -9 is covered by the lease). Only a claim this session still holds, on a task
- * still in_progress; recorded in ralph_mcp_audit as a release_task call of the session.
+ * A closing connection (socket, HTTP session) or an ending process ends the lease it holds (best effort:
+ * a kill -9 is covered by the lease running out). A claimed task goes back (pending, a comment; recorded
+ * in ralph_mcp_audit as a release_task call of the session). A session launched for its task only drops
+ * its lease and leaves the status: whoever launched it decides what comes next (Ralph reads its signals).
  */
 export function releaseOnClose(ctx: ToolContext, why: string): void {
   const s = ctx.session;
-  if (!s.claimed || s.taskId === null || ctx.forward) return;
+  if (!s.leased || s.taskId === null || ctx.forward) return;
   const id = s.taskId;
   try {
     ctx.store.ensureOwnTables();
     ctx.store.write(() => {
       const c = ctx.store.claims.claimOf(id);
       if (!c || c.session_id !== s.sessionId || ctx.store.tasks.taskHead(id)?.status !== 'in_progress') return;
+      if (!s.claimed) return ctx.store.claims.dropClaim(id);
       giveBack(ctx, id, why);
       ctx.store.audit.recordCall(writerOf(s), 'release_task', { reason: why }, 'ok');
     });
-    applySessionPatch(s, { taskId: null, feature: s.launch.feature, discipline: s.launch.discipline });
+    applySessionPatch(
+      s,
+      s.claimed
+        ? { taskId: null, leased: false, feature: s.launch.feature, discipline: s.launch.discipline }
+        : { leased: false },
+    );
   } catch (err) {
     ctx.log.warn({ err, task: id }, 'could not release the claimed task');
   }

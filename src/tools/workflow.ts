@@ -7,7 +7,14 @@ import { writerOf, type ToolContext } from '../toolkit/context.js';
 import type { Comment } from '../store/records.js';
 import { namesTask, numberArray } from '../store/json.js';
 import { LIMITS, optText, pathList, taskId, text } from './fields.js';
-import { requireDiscipline, requireFeature, requireTask, requireTaskExists, sessionTask } from './lookups.js';
+import {
+  requireDiscipline,
+  requireFeature,
+  requireTask,
+  requireTaskExists,
+  requireTaskHead,
+  sessionTask,
+} from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
 import { commentAuthor, sessionNote } from './comments.js';
 import { TaskHintOut, duplicateOk } from './duplicates.js';
@@ -15,7 +22,15 @@ import { insertTask, loadTask, recordBlocker, taskFields } from './tasks.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { READY_COUNT_MAX } from '../store/ready.js';
 import { isoTime } from '../domain/time.js';
-import { recordClaim, staleClaims, takenOverFrom } from './claims.js';
+import {
+  findClaim,
+  heldConflict,
+  staleClaims,
+  takeTask,
+  takenOverFrom,
+  UNFINISHED_NAMED,
+  type TookOver,
+} from './claims.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -436,15 +451,7 @@ export const claimNextTask = defineTool({
     if (session.taskId !== null && !session.claimed) {
       throw conflict(`this session is launched for task ${session.taskId}; it cannot claim another`);
     }
-    if (session.taskId !== null) {
-      const held = store.tasks.taskHead(session.taskId);
-      // A task another session took over (this one's lease ran out) is not this session's any more.
-      if (held?.status === 'in_progress' && !takenOverFrom(ctx, session.taskId)) {
-        throw conflict(
-          `you still hold task ${session.taskId} (in_progress); set it done, blocked or skipped before claiming another`,
-        );
-      }
-    }
+    requireNothingHeld(ctx);
     if (args.discipline !== undefined && session.disciplineScoped && args.discipline !== session.discipline) {
       throw new ToolError(
         'out_of_scope',
@@ -476,33 +483,23 @@ export const claimNextTask = defineTool({
     // Every check passed: the previous (finished) claim is released once this write commits; the
     // session then holds the new task, or none.
     if (!pick && !stale) {
-      ctx.onCommit({ taskId: null, feature: session.launch.feature, discipline: session.launch.discipline });
+      ctx.onCommit({
+        taskId: null,
+        leased: false,
+        feature: session.launch.feature,
+        discipline: session.launch.discipline,
+      });
       return { claimed: false, task: null, ready_remaining: 0 };
     }
     const id = stale ? stale.task_id : pick!.id;
-    const took_over = stale
-      ? { session_id: stale.session_id, claimed_at: stale.claimed_at, lease_until: stale.lease_until }
-      : undefined;
-    if (stale) {
-      sessionNote(
-        ctx,
-        id,
-        `Taken over from session ${stale.session_id} (claimed ${stale.claimed_at}, lease ran out ${stale.lease_until})`,
-      );
-      // Its own audit row, under the task: the call's row follows it.
-      store.audit.recordCall({ ...writerOf(session), taskId: id }, 'claim_next_task', { took_over }, 'took_over');
-    } else store.tasks.setTaskStatus(id, 'in_progress');
-    recordClaim(ctx, id, now);
-    const task = loadTask(ctx, id);
-    // The claimed task's discipline overrides apply from now on: a claim only ever narrows a session.
-    const remove = ctx.disciplineOverrides(task.discipline);
-    ctx.onCommit({
-      taskId: task.id,
-      claimed: true,
-      feature: task.feature,
-      discipline: session.launch.discipline ?? task.discipline,
-      remove,
-    });
+    const took_over = takeTask(
+      ctx,
+      id,
+      stale ? { kind: 'stale', claim: stale } : { kind: 'ready' },
+      'claim_next_task',
+      now,
+    );
+    const task = bindClaim(ctx, id);
     if (took_over) {
       // Taking over readies nothing and uses up no ready task.
       const ready = store.tasks.pickReadyTask({ discipline, feature })?.ready ?? 0;
@@ -513,6 +510,121 @@ export const claimNextTask = defineTool({
   },
 });
 
+/** A claimed session still working on its task (in_progress, not taken over) claims nothing else. */
+function requireNothingHeld(ctx: ToolContext): void {
+  const s = ctx.session;
+  if (!s.claimed || s.taskId === null) return;
+  const held = ctx.store.tasks.taskHead(s.taskId);
+  // A task another session took over (this one's lease ran out) is not this session's any more.
+  if (held?.status === 'in_progress' && !takenOverFrom(ctx, s.taskId))
+    throw conflict(
+      `you still hold task ${s.taskId} (in_progress); set it done, blocked or skipped before claiming another`,
+    );
+}
+
+/**
+ * The session holds the task it just claimed once this write commits. A session launched for its task
+ * keeps its launch's scope; a claiming one takes the task's feature, and its discipline's overrides
+ * apply from now on (a claim only ever narrows a session).
+ */
+function bindClaim(ctx: ToolContext, id: number) {
+  const s = ctx.session;
+  const task = loadTask(ctx, id);
+  if (s.taskId === id && !s.claimed) {
+    ctx.onCommit({ leased: true });
+    return task;
+  }
+  const remove = ctx.disciplineOverrides(task.discipline);
+  ctx.onCommit({
+    taskId: task.id,
+    claimed: true,
+    leased: true,
+    feature: task.feature,
+    discipline: s.launch.discipline ?? task.discipline,
+    remove,
+  });
+  return task;
+}
+
+// ---- claim_task ----------------------------------------------------------------------------
+
+export const claimTask = defineTool({
+  name: 'claim_task',
+  title: 'Claim a task',
+  category: 'tasks',
+  description:
+    'Take this task (ready, or its lease ran out): in_progress and yours. Refused while another agent holds it.',
+  input: () => z.strictObject({ id: taskId() }),
+  output: () =>
+    z.object({
+      task: TaskOut(),
+      /** The task was in_progress under another session whose lease ran out: that claim. */
+      took_over: z.object({ session_id: z.string(), claimed_at: z.string(), lease_until: z.string() }).optional(),
+    }),
+  annotations: CREATE,
+  handler({ id }, ctx) {
+    const { store, session } = ctx;
+    const launchedFor = session.taskId !== null && !session.claimed ? session.taskId : null;
+    if (launchedFor !== null && id !== launchedFor)
+      throw new ToolError(
+        'out_of_scope',
+        `this session is launched for task ${launchedFor}; it cannot claim task ${id}`,
+      );
+    if (session.taskId !== id) requireNothingHeld(ctx);
+    const head = requireTaskHead(store, id);
+    if (launchedFor === null) claimScope(ctx, head);
+    const now = Date.now();
+    const found = findClaim(ctx, id, head.status, isoTime(now));
+    switch (found.kind) {
+      case 'held':
+        throw heldConflict(id, found.claim);
+      case 'waits':
+        throw conflict(
+          `task ${id} depends on tasks that are not done: ${found.unfinished
+            .slice(0, UNFINISHED_NAMED)
+            .map((d) => `#${d.id} (${d.status})`)
+            .join(', ')}${found.unfinished.length > UNFINISHED_NAMED ? ', …' : ''}; it can be claimed once they are`,
+          { unfinished_dependencies: found.unfinished.slice(0, UNFINISHED_NAMED) },
+        );
+      case 'closed':
+        throw conflict(
+          `task ${id} is ${found.status}; only a pending task whose dependencies are done, or an in_progress one whose lease ran out, can be claimed`,
+        );
+      case 'unleased':
+        // A person or Ralph set it in_progress: only the session launched for it may take it.
+        if (launchedFor === null)
+          throw conflict(
+            `task ${id} is in_progress without a lease (set by a person or by Ralph): it is not free to claim`,
+          );
+        break;
+      case 'mine':
+        return { task: bindClaim(ctx, id) };
+    }
+    // The session's previous (finished) task's claim row goes now.
+    for (const c of store.claims.sessionClaims(session.sessionId))
+      if (c.task_id !== id) store.claims.dropClaim(c.task_id);
+    const took_over: TookOver | undefined = takeTask(ctx, id, found, 'claim_task', now);
+    const task = bindClaim(ctx, id);
+    return took_over ? { task, took_over } : { task };
+  },
+});
+
+/** A claiming session takes only tasks of its --discipline and of its context's feature. */
+function claimScope(ctx: ToolContext, head: { id: number; discipline: string; feature: string }): void {
+  const s = ctx.session;
+  if (s.disciplineScoped && head.discipline !== s.discipline)
+    throw new ToolError(
+      'out_of_scope',
+      `this session is scoped to discipline ${String(s.discipline)}; task ${head.id} is ${head.discipline}'s`,
+    );
+  const feature = s.launch.feature;
+  if (feature !== null && head.feature !== feature)
+    throw new ToolError(
+      'out_of_scope',
+      `this session is about ${ctx.store.featureNoun} ${feature}; task ${head.id} belongs to ${head.feature}`,
+    );
+}
+
 /**
  * The in_progress task whose claim's lease ran out longest ago, in the claim's filters; stale rows of
  * finished tasks are dropped.
@@ -522,6 +634,7 @@ const staleTask = (ctx: ToolContext, now: number, discipline: string | undefined
 
 export const WORKFLOW_TOOLS = [
   claimNextTask,
+  claimTask,
   reportBlocker,
   skipTask,
   spawnSubtasks,

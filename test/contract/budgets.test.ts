@@ -39,7 +39,8 @@ const BUDGETS: Record<string, number> = {
   'task_execution --task': 5_890,
   opus_review: 8_930, // + filters (~200 B) + task_history + held_by
   enrichment: 7_210,
-  worker: 6_600, // + next_tasks (~299 B) + leases + next_tasks' fields (~87 B)
+  // Issue 27: claim_task (~200 B) in worker only; task_execution claims its --task at its first write.
+  worker: 6_820, // + next_tasks (~299 B) + leases + next_tasks' fields (~87 B)
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,
 };

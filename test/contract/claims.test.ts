@@ -471,3 +471,216 @@ contract('claim_next_task', (env) => {
     );
   });
 });
+
+/**
+ * Issue 27: claim_task takes one named task with claim_next_task's lease; a --task session (task_execution,
+ * worker) takes the lease on its own task at its first write (docs/sessions.md, Leases).
+ */
+contract('claim_task and the lease of a --task session', (env) => {
+  test('claim_task takes a named ready task: in_progress, the lease, held_by in get_task and list_tasks', async () => {
+    const p = env.sample();
+    const w = await env.open({ recipe: 'worker', sessionId: 'named-a', leaseSeconds: 60 }, p);
+    const r = await w.ok('claim_task', { id: 5 });
+    assert.deepEqual([r.task.id, r.task.status, r.took_over], [5, 'in_progress', undefined]);
+    assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+    const c = claimRow(p, 5)!;
+    assert.equal(c.session_id, 'named-a');
+    assert.equal(Date.parse(String(c.lease_until)) - Date.parse(String(c.claimed_at)), 60_000);
+    const held = { session_id: 'named-a', since: c.claimed_at, lease_until: c.lease_until };
+    assert.deepEqual((await w.ok('get_task', { id: 5 })).held_by, held);
+    const y = await env.open({ recipe: 'yap' }, p);
+    assert.deepEqual((await y.ok('list_tasks', { held_by: 'any' })).tasks[0].held_by, held);
+    // The session is bound to it as after claim_next_task: task arguments default to it.
+    assert.equal((await w.ok('update_task_context', { hints: 'named' })).task.id, 5);
+    assert.deepEqual(
+      auditRows(p, "tool = 'claim_task'").map((x) => [x.session_id, x.task_id, x.outcome]),
+      [['named-a', 5, 'ok']],
+    );
+    // Claiming it again changes nothing; release gives it back and it can be named again.
+    assert.equal((await w.ok('claim_task', { id: 5 })).task.id, 5);
+    assert.equal(claimRow(p, 5)!.claimed_at, c.claimed_at);
+    assert.equal((await w.ok('release_task', { reason: 'handing it on' })).task.status, 'pending');
+    assert.equal(claimRow(p, 5), undefined);
+    assert.equal((await y.ok('get_task', { id: 5 })).held_by, null);
+    assert.equal((await w.ok('claim_task', { id: 5 })).task.status, 'in_progress');
+  });
+
+  test('refusals change nothing: unknown, held, waiting on dependencies, not claimable, out of scope', async () => {
+    const p = env.sample();
+    const a = await env.open({ recipe: 'worker', sessionId: 'holder-a', leaseSeconds: 60 }, p);
+    const b = await env.open({ recipe: 'worker', sessionId: 'other-b' }, p);
+    await a.ok('claim_task', { id: 5 });
+    const held = claimRow(p, 5)!;
+    const claims = () => rows(p, 'SELECT * FROM ralph_mcp_claims ORDER BY task_id');
+    const before = claims();
+    await unchanged(b, async () => {
+      assert.equal((await b.fail('claim_task', { id: 999 })).code, 'not_found');
+      const e = await b.fail('claim_task', { id: 5 });
+      assert.equal(e.code, 'conflict');
+      assert.ok(e.message.includes(`held by session holder-a until ${held.lease_until}`), e.message);
+      assert.equal(e.details.held_by.session_id, 'holder-a');
+      const deps = await b.fail('claim_task', { id: 4 });
+      assert.equal(deps.code, 'conflict');
+      assert.match(deps.message, /depends on tasks that are not done: #3 \(in_progress\)/);
+      assert.deepEqual(deps.details.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
+      for (const id of [6, 7, 1])
+        assert.match((await b.fail('claim_task', { id })).message, /is (draft|blocked|done);/);
+      assert.match((await b.fail('claim_task', { id: 3 })).message, /in_progress without a lease/);
+    });
+    const scoped = [
+      await env.open({ recipe: 'worker', discipline: 'frontend' }, p),
+      await env.open({ recipe: 'worker', feature: 'recipes' }, p),
+      await env.open({ recipe: 'worker', task: 4 }, p),
+    ];
+    const [y] = await addTasks(await env.open({ recipe: 'yap' }, p), [{ title: 'Ready, unheld' }]);
+    for (const s of scoped)
+      await unchanged(s, async () => assert.equal((await s.fail('claim_task', { id: y! })).code, 'out_of_scope'));
+    await unchanged(a, async () =>
+      assert.match((await a.fail('claim_task', { id: y! })).message, /you still hold task 5/),
+    );
+    assert.deepEqual(claims(), before, 'no claim row changed');
+    assert.deepEqual(
+      auditRows(p, "tool = 'claim_task' AND outcome <> 'ok'").map((x) => x.outcome),
+      ['not_found', ...Array(6).fill('conflict'), 'out_of_scope', 'out_of_scope', 'out_of_scope', 'conflict'],
+      'every refusal is recorded',
+    );
+  });
+
+  test("a lease that runs out: claim_task takes the task over; the old holder's writes are refused", async () => {
+    const p = env.sample();
+    const a = await env.open({ recipe: 'worker', sessionId: 'named-old', leaseSeconds: 0.2 }, p);
+    const b = await env.open({ recipe: 'worker', sessionId: 'named-new' }, p);
+    await a.ok('claim_task', { id: 5 });
+    const held = claimRow(p, 5)!;
+    await sleep(300);
+    const r = await b.ok('claim_task', { id: 5 });
+    assert.deepEqual(r.took_over, {
+      session_id: 'named-old',
+      claimed_at: held.claimed_at,
+      lease_until: held.lease_until,
+    });
+    assert.equal(claimRow(p, 5)!.session_id, 'named-new');
+    assert.deepEqual(
+      auditRows(p, "tool = 'claim_task' AND session_id = 'named-new'").map((x) => [x.outcome, x.task_id]),
+      [
+        ['took_over', 5],
+        ['ok', 5],
+      ],
+    );
+    assert.match(bodies(await b.ok('get_task', { id: 5 })).at(-1)!, /^Taken over from session named-old /);
+    await unchanged(a, async () => {
+      const e = await a.fail('set_task_status', { status: 'done' });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, /taken over by session named-new/);
+      assert.equal((await a.fail('claim_task', { id: 5 })).code, 'conflict', 'nor can it name the task again');
+    });
+  });
+
+  test('two workers naming the same task at the same moment: exactly one gets it', async () => {
+    const p = env.sample();
+    const [a, b] = [await env.open({ recipe: 'worker' }, p), await env.open({ recipe: 'worker' }, p)];
+    const results = await Promise.all([a.call('claim_task', { id: 5 }), b.call('claim_task', { id: 5 })]);
+    assert.deepEqual(results.map((r) => Boolean(r.isError)).sort(), [false, true]);
+    assert.equal(auditRows(p, "tool = 'claim_task' AND outcome = 'ok'").length, 1);
+  });
+
+  test('a --task session takes the lease on its task at its first write; another live session is refused', async () => {
+    const p = env.sample();
+    const t = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-5' }, p);
+    await t.ok('get_task');
+    assert.equal(claimRow(p, 5), undefined, 'reads take no lease');
+    assert.equal(ralphTask(p.dbPath, 5)!.status, 'pending');
+    const r = await t.ok('update_task_context', { hints: 'first write' });
+    assert.equal(r.task.status, 'in_progress', 'the lease is taken before the write: the answer shows it');
+    assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+    assert.equal(claimRow(p, 5)!.session_id, 'task-5');
+    assert.equal((await t.ok('get_task')).held_by.session_id, 'task-5');
+    assert.deepEqual(
+      auditRows(p, "session_id = 'task-5' AND tool <> 'get_task'").map((x) => [x.tool, x.outcome, x.arguments]),
+      [
+        ['claim_task', 'ok', JSON.stringify({ id: 5, first_write: 'update_task_context' })],
+        ['update_task_context', 'ok', JSON.stringify({ hints: 'first write' })],
+      ],
+    );
+    // A pool takes neither it nor it by name; a second session launched for it writes nothing.
+    const w = await env.open({ recipe: 'worker' }, p);
+    assert.equal((await w.ok('claim_next_task')).claimed, false);
+    const t2 = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-5-again' }, p);
+    await unchanged(w, async () => {
+      assert.match((await w.fail('claim_task', { id: 5 })).message, /held by session task-5 until/);
+      const e = await t2.fail('add_task_comment', { body: 'me too' });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, /task 5 is held by session task-5 until /);
+      assert.match((await t2.fail('update_task', { status: 'done' })).message, /held by session task-5/);
+      assert.match((await t2.fail('release_task', { reason: 'not mine' })).message, /held by session task-5/);
+    });
+    assert.equal((await t2.ok('get_task')).task.id, 5, 'reading stays allowed');
+    // Later writes keep the lease; done ends it.
+    await t.ok('add_task_comment', { body: 'still mine' });
+    assert.equal(auditRows(p, "tool = 'claim_task' AND session_id = 'task-5'").length, 1);
+    await t.ok('update_task', { status: 'done' });
+    assert.equal(claimRow(p, 5), undefined);
+  });
+
+  test('a --task session: in_progress set by Ralph is taken; a task nothing can claim is written unleased', async () => {
+    const p = env.sample();
+    // Task 3: in_progress with no lease (Ralph set it): only the session launched for it takes it.
+    const t3 = await env.open({ recipe: 'task_execution', task: 3, sessionId: 'ralph-3' }, p);
+    await t3.ok('add_task_comment', { body: 'starting' });
+    assert.equal(claimRow(p, 3)!.session_id, 'ralph-3');
+    assert.equal(ralphTask(p.dbPath, 3)!.status, 'in_progress');
+    // Task 4 waits on 3: marked blocked as Ralph's prompt asks, without a lease.
+    const t4 = await env.open({ recipe: 'task_execution', task: 4, sessionId: 'ralph-4' }, p);
+    const r = await t4.ok('update_task', { status: 'blocked', blocked_by: 'Task #3 is not done' });
+    assert.equal(r.previous_status, 'pending');
+    assert.equal(claimRow(p, 4), undefined);
+    // A worker launched for a task leases it the same way, and still claims nothing else.
+    const w5 = await env.open({ recipe: 'worker', task: 5, sessionId: 'worker-5' }, p);
+    await w5.ok('update_task_context', { hints: 'x' });
+    assert.equal(claimRow(p, 5)!.session_id, 'worker-5');
+    assert.equal((await w5.ok('update_task', { status: 'done' })).task.status, 'done');
+    await unchanged(w5, async () => assert.equal((await w5.fail('claim_next_task')).code, 'conflict'));
+    // A first write that ends the work takes no lease (it would end with it); nor does an abort.
+    const p2 = env.sample();
+    const ab = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'abort-5' }, p2);
+    await ab.ok('signal_abort', { reason: 'rate limited' });
+    const done = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'done-5' }, p2);
+    assert.equal((await done.ok('update_task', { status: 'done' })).previous_status, 'pending');
+    assert.equal(claimRow(p2, 5), undefined);
+    assert.deepEqual(auditRows(p2, "tool = 'claim_task'"), []);
+    // The signals recipe never leases: it only records what Ralph's loop reads.
+    const sg = await env.open({ recipe: 'signals', task: 6, sessionId: 'signals-6' }, p);
+    await sg.ok('learned', { text: 'a lesson about drafts', kind: 'discovery' });
+    assert.equal(claimRow(p, 6), undefined);
+  });
+
+  test("a --task session's lease that runs out is taken over; its writes are refused; closing keeps the status", async () => {
+    const p = env.sample();
+    const t = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-gone', leaseSeconds: 0.2 }, p);
+    await t.ok('add_task_comment', { body: 'working' });
+    await sleep(300);
+    const w = await env.open({ recipe: 'worker', sessionId: 'pool-w' }, p);
+    assert.equal((await w.ok('claim_next_task')).took_over.session_id, 'task-gone');
+    await unchanged(t, async () => {
+      assert.match((await t.fail('update_task', { status: 'done' })).message, /taken over by session pool-w/);
+      assert.match((await t.fail('add_task_comment', { body: 'x' })).message, /held by session pool-w/);
+    });
+    // A relaunched --task session takes over a lease that ran out, at its first write.
+    const w3 = await env.open({ recipe: 'worker', sessionId: 'pool-3', leaseSeconds: 0.2 }, p);
+    const y = await env.open({ recipe: 'yap' }, p);
+    await y.ok('set_task_status', { id: 5, status: 'pending' });
+    await w3.ok('claim_task', { id: 5 });
+    await sleep(300);
+    const again = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-again' }, p);
+    await again.ok('add_task_comment', { body: 'back' });
+    assert.equal(claimRow(p, 5)!.session_id, 'task-again');
+    assert.equal(auditRows(p, "session_id = 'task-again' AND outcome = 'took_over'").length, 1);
+    // Its session ends: the lease goes, the status stays (whoever launched it decides what is next).
+    again.session.close('session ended (test)');
+    assert.equal(claimRow(p, 5), undefined);
+    assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+    const next = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-next' }, p);
+    await next.ok('add_task_comment', { body: 'relaunched' });
+    assert.equal(claimRow(p, 5)!.session_id, 'task-next', 'relaunched at once, nothing to wait for');
+  });
+});

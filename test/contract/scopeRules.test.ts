@@ -91,6 +91,14 @@ const TARGETS: Record<string, Target> = {
   move_task_to_feature: pair('id', OWN, OTHER, { feature: 'auth' }),
   delete_task: { other: [[{ id: 8 }, OUT]], own: [{ id: OWN }, 'ok'] },
   claim_next_task: { other: [[{}, 'conflict']], own: [{}, 'conflict'] }, // a --task session never claims another task
+  // A --task session claims only its own task (task 6 is a draft: nothing to claim).
+  claim_task: {
+    other: [
+      [{ id: OTHER }, OUT],
+      [{ id: 999 }, OUT],
+    ],
+    own: [{ id: OWN }, 'conflict'],
+  },
 };
 
 /** task_execution and worker see update_task narrowed to a status (what Ralph's task prompt asks of it). */

@@ -8,7 +8,11 @@ import { connectSocket } from '../helpers/socketClient.js';
 import { exited, startSocketServer } from '../helpers/socketServer.js';
 import { startHttpServer } from '../helpers/httpServer.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ralphTask } from '../helpers/ralphRead.js';
+import { GENERATIONS } from '../../src/store/records.js';
+import type { Session } from '../helpers/server.js';
 
 /**
  * Issue 14, claims released when their session goes away, on the spawned server: a socket connection
@@ -101,3 +105,97 @@ describe('claims released when the session goes away', () => {
     assert.match(lastComment(p, 5), /^Released: session ended \((stdin closed|SIGTERM|transport closed)\)$/);
   });
 });
+
+/**
+ * Issue 27, claim_task across processes, on both generations: two servers name the same task at once and
+ * exactly one gets it; a holder that stops answering (SIGSTOP) is taken over once its lease runs out, and
+ * its writes are refused when it wakes; a killed holder (SIGKILL: nothing gives the task back) is taken over
+ * the same way.
+ */
+const pidOf = (s: Session): number => (s.client.transport as StdioClientTransport).pid!;
+
+/** claim_task until it succeeds (the holder's lease has to run out first); its result. */
+async function claimWhenFree(s: Session, id: number): Promise<Record<string, any>> {
+  for (let waited = 0; ; waited += 100) {
+    const r = await s.call('claim_task', { id });
+    if (!r.isError) return r.structuredContent as Record<string, any>;
+    const e = (r.structuredContent as { error: { message: string } }).error;
+    assert.match(e.message, /held by session/);
+    if (waited > 20_000) throw new Error(`task ${id} never came free: ${e.message}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+for (const generation of GENERATIONS)
+  describe(`claim_task across processes [${generation}]`, () => {
+    test('two race for one id, one wins; a stopped holder is taken over and refused; so is a killed one', async () => {
+      const p = sampleProject(generation);
+      const start = (id: string) => startSession(p, ['--recipe', 'worker', '--session-id', id, '--lease-seconds', '1']);
+      const [a, b] = await Promise.all([start('race-a'), start('race-b')]);
+      try {
+        const results = await Promise.all([a.call('claim_task', { id: 5 }), b.call('claim_task', { id: 5 })]);
+        assert.deepEqual(results.map((r) => Boolean(r.isError)).sort(), [false, true], JSON.stringify(results));
+        const [winner, loser] = results[0]!.isError ? [b, a] : [a, b];
+        const [winnerId, loserId] = winner === a ? ['race-a', 'race-b'] : ['race-b', 'race-a'];
+        const refusal = (results.find((r) => r.isError)!.structuredContent as any).error;
+        assert.equal(refusal.code, 'conflict');
+        assert.match(refusal.message, new RegExp(`held by session ${winnerId} until `));
+        assert.equal(row(p, 'SELECT session_id FROM ralph_mcp_claims WHERE task_id = 5')!.session_id, winnerId);
+
+        // The winner hangs: once its lease runs out the other takes the task over.
+        process.kill(pidOf(winner), 'SIGSTOP');
+        const took = await claimWhenFree(loser, 5);
+        process.kill(pidOf(winner), 'SIGCONT');
+        assert.equal(took.took_over.session_id, winnerId);
+        assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+        // Awake again, the old holder's writes to the task are refused.
+        for (const [tool, args] of [
+          ['set_task_status', { status: 'done' }],
+          ['update_task_context', { hints: 'stale' }],
+          ['release_task', { reason: 'stale' }],
+        ] as const) {
+          const e = await winner.fail(tool, args);
+          assert.equal(e.code, 'conflict', tool);
+          assert.match(e.message, new RegExp(`taken over by session ${loserId}`), tool);
+        }
+        assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+        assert.equal(row(p, 'SELECT session_id FROM ralph_mcp_claims WHERE task_id = 5')!.session_id, loserId);
+
+        // The new holder is killed: nothing gives the task back, its lease runs out, the task is taken over.
+        process.kill(pidOf(loser), 'SIGKILL');
+        const again = await claimWhenFree(winner, 5);
+        assert.equal(again.took_over.session_id, loserId);
+        assert.equal((await winner.ok('set_task_status', { status: 'done' })).task.status, 'done');
+        assert.equal(ralphTask(p.dbPath, 5)!.status, 'done');
+      } finally {
+        await Promise.allSettled([a.close(), b.close()]);
+      }
+    });
+
+    test('a killed --task session: its first write took the lease, a worker takes the task over', async () => {
+      const p = sampleProject(generation);
+      const flags = [
+        '--recipe',
+        'task_execution',
+        '--task',
+        '5',
+        '--session-id',
+        'task-killed',
+        '--lease-seconds',
+        '1',
+      ];
+      const t = await startSession(p, flags);
+      const w = await startSession(p, ['--recipe', 'worker', '--session-id', 'pool-worker']);
+      try {
+        await t.ok('add_task_comment', { body: 'starting' });
+        assert.equal(row(p, 'SELECT session_id FROM ralph_mcp_claims WHERE task_id = 5')!.session_id, 'task-killed');
+        assert.equal((await w.ok('claim_next_task')).claimed, false, "a live task session is nobody else's");
+        process.kill(pidOf(t), 'SIGKILL');
+        const took = await claimWhenFree(w, 5);
+        assert.equal(took.took_over.session_id, 'task-killed');
+        assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+      } finally {
+        await Promise.allSettled([t.close(), w.close()]);
+      }
+    });
+  });

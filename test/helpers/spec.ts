@@ -12,6 +12,7 @@ export const ALL_TOOLS = [
   'enrich_task',
   'search_tasks',
   'claim_next_task',
+  'claim_task', // issue 27
   'report_blocker',
   'skip_task',
   'spawn_subtasks',
@@ -95,6 +96,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
       'list_templates',
       'create_task_from_template',
       'dependency_problems',
+      'claim_task',
     ].includes(t),
 );
 
@@ -217,7 +219,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'remove_dependency',
     'dependency_problems',
   ],
-  worker: [...TASK_EXECUTION, 'claim_next_task', 'next_tasks'],
+  worker: [...TASK_EXECUTION, 'claim_next_task', 'claim_task', 'next_tasks'],
   signals: SIGNAL_VERBS,
 };
 
@@ -280,6 +282,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   read_progress: {},
   search_tasks: { query: 'recipe' },
   claim_next_task: {},
+  claim_task: { id: 5 },
   next_tasks: {},
   report_blocker: { reason: 'blocked' }, // needs a session task: refused as no-task where visible without one
   skip_task: { id: 4, reason: 'not needed' },

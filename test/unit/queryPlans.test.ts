@@ -40,6 +40,7 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['add_task_comment', { task_id: 3, body: 'plan check' }],
   ['set_task_status', { id: 4, status: 'in_progress' }],
   ['claim_next_task', {}],
+  ['claim_task', { id: 5 }],
 ];
 
 /**
@@ -85,6 +86,8 @@ for (const generation of GENERATIONS)
         discipline: null,
         taskId: null,
         claimed: false,
+        leased: false,
+        leasesTask: false,
         disciplineScoped: false,
         ownTaskOnly: false,
         feature: null,
