@@ -98,6 +98,8 @@ export const RECIPES: readonly Recipe[] = [
       'search_tasks',
       'add_dependency',
       'remove_dependency',
+      // What holds tasks up (dependencies, questions, blockers): what to order or unblock next.
+      'blocked_tasks',
     ],
   },
   {
@@ -152,7 +154,8 @@ export const RECIPES: readonly Recipe[] = [
       'append_progress',
       'read_learnings',
       'read_progress',
-      'get_project_info',
+      // get_project_info made room for blocked_tasks (25 tools at most): the project's title and
+      // description tell a reviewer little, and ralph://project still serves them.
       'get_project_progress',
       // Scenario 3 (scope creep) and review of what dependencies produced.
       'search_tasks',
@@ -165,6 +168,8 @@ export const RECIPES: readonly Recipe[] = [
       'remove_dependency',
       // Who did what to a task, and who holds it now.
       'task_history',
+      // What is stuck and why: open questions to answer, blockers to clear, orderings to fix.
+      'blocked_tasks',
     ],
     narrow: { update_task: ['id', 'priority', 'description'] },
   },

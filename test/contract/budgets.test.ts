@@ -23,15 +23,18 @@ const BUDGETS: Record<string, number> = {
   // (+~200 B) in discuss; templates (list_templates + create_task_from_template, +~490 B) on the normalized
   // generation in braindump, yap, opus_review, enrichment. Paid for in part by dropping descriptions
   // that repeat the argument's name (feature and discipline names, depends_on) and a record's propertyNames.
+  // Issue 27: blocked_tasks (~430 B) in yap and opus_review, where a planner or reviewer decides what to
+  // unblock or order next; opus_review gave get_project_info up for it (25 tools at most), and
+  // get_project_progress says it counts ready tasks and the lead time (+~5 B).
   braindump: 5_420,
-  yap: 5_400,
+  yap: 5_820,
   ramble: 4_200,
   discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
   // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
   task_execution: 5_500, // + get_answers
   'task_execution --task': 5_890,
-  opus_review: 8_930, // + filters (~200 B) + task_history + held_by
+  opus_review: 9_210, // + filters (~200 B) + task_history + held_by + blocked_tasks
   enrichment: 7_030,
   worker: 6_520, // + next_tasks (~299 B) + leases
   signals: 3_300, // Ralph's eight verbs

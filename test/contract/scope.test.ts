@@ -39,6 +39,7 @@ contract('scope', (env) => {
       'search_tasks',
       'add_dependency',
       'remove_dependency',
+      'blocked_tasks',
       // Ralph's task templates exist on its normalized schema only.
       ...(env.generation === 'normalized' ? ['list_templates', 'create_task_from_template'] : []),
       'list_features',

@@ -114,6 +114,7 @@ test('every tool of the registry is covered by the table or needs no target', ()
   untargeted.push('get_project_progress', 'append_learning', 'read_learnings', 'append_progress', 'read_progress');
   untargeted.push('signal_abort', 'release_task', ...SIGNAL_VERBS);
   untargeted.push('list_templates', 'create_task_from_template'); // as create_task: any feature
+  untargeted.push('blocked_tasks'); // reads across tasks, as list_tasks
   assert.deepEqual(inSpecOrder([...Object.keys(TARGETS), ...untargeted]), [...ALL_TOOLS]);
 });
 

@@ -22,6 +22,8 @@ export const ALL_TOOLS = [
   'next_tasks',
   'add_dependency',
   'remove_dependency',
+  // issue 27: what holds tasks up
+  'blocked_tasks',
   'release_task',
   'task_history',
   // issue 26: Ralph's task templates (normalized schema only)
@@ -79,6 +81,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
       'next_tasks',
       'add_dependency',
       'remove_dependency',
+      'blocked_tasks',
       'release_task',
       'task_history',
       'done',
@@ -152,6 +155,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'search_tasks',
     'add_dependency',
     'remove_dependency',
+    // issue 27
+    'blocked_tasks',
   ],
   ramble: [
     'list_features',
@@ -183,7 +188,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'append_progress',
     'read_learnings',
     'read_progress',
-    'get_project_info',
+    // issue 27: get_project_info made room for blocked_tasks
     'get_project_progress',
     'search_tasks',
     'skip_task',
@@ -193,6 +198,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'add_dependency',
     'remove_dependency',
     'task_history',
+    // issue 27: what holds tasks up
+    'blocked_tasks',
   ],
   enrichment: [
     'list_tasks',
@@ -284,6 +291,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   get_dependency_details: { id: 4 },
   add_dependency: { task_id: 5, depends_on: 1 },
   remove_dependency: { task_id: 4, depends_on: 3 },
+  blocked_tasks: {},
   get_feature_learnings: { feature_name: 'recipes' },
   signal_abort: { reason: 'rate limited' },
   // The verbs act on the session's task: refused as no-task where visible without one.
