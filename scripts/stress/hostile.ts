@@ -111,6 +111,15 @@ export function battery(tasks: number): HostileCase[] {
     },
     { label: 'task_brief, deep chain', prompt: { name: 'task_brief', arguments: { task_id: String(tasks) } } },
     { label: 'claim_next_task', tool: 'claim_next_task', args: {} },
+    // The blocked view (issue 27): 100 held rows; the waiting page that starts at the huge row (its
+    // 300,000 dependencies, none a task: 5 shown, the rest counted up to 1,000); the flow figures.
+    { label: 'blocked_tasks, 100 held', tool: 'blocked_tasks', args: { limit: 100 } },
+    {
+      label: 'blocked_tasks waiting, from the huge row',
+      tool: 'blocked_tasks',
+      args: { waiting: true, limit: 100, cursor: `w${HUGE_TASK - 1}` },
+    },
+    { label: 'get_project_progress', tool: 'get_project_progress', args: {} },
     {
       label: 'unknown tool, 1 MB name and arguments',
       tool: `x${'y'.repeat(1 << 20)}`,

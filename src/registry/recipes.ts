@@ -102,6 +102,8 @@ export const RECIPES: readonly Recipe[] = [
       'remove_dependency',
       // What a plan's order got wrong, whoever wrote it (cycles, missing tasks): refining fixes it.
       'dependency_problems',
+      // What holds tasks up (dependencies, questions, blockers): what to order or unblock next.
+      'blocked_tasks',
     ],
   },
   {
@@ -157,7 +159,8 @@ export const RECIPES: readonly Recipe[] = [
       'append_progress',
       'read_learnings',
       'read_progress',
-      'get_project_info',
+      // get_project_info made room for blocked_tasks (25 tools at most): the project's title and
+      // description tell a reviewer little, and ralph://project still serves them.
       'get_project_progress',
       // Scenario 3 (scope creep) and review of what dependencies produced.
       'search_tasks',
@@ -170,6 +173,8 @@ export const RECIPES: readonly Recipe[] = [
       'remove_dependency',
       // Who did what to a task, and who holds it now.
       'task_history',
+      // What is stuck and why: open questions to answer, blockers to clear, orderings to fix.
+      'blocked_tasks',
     ],
     narrow: { update_task: ['id', 'priority', 'description'] },
   },

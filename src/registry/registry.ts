@@ -8,6 +8,7 @@ import { searchTasks } from '../tools/search.js';
 import { SESSION_TOOLS, WORKFLOW_TOOLS } from '../tools/workflow.js';
 import { SIGNAL_TOOLS } from '../tools/signals.js';
 import { DEPENDENCY_TOOLS } from '../tools/dependencies.js';
+import { BLOCKED_TOOLS } from '../tools/blocked.js';
 import { CLAIM_TOOLS } from '../tools/claims.js';
 import { TEMPLATE_TOOLS } from '../tools/templates.js';
 import type { Generation } from '../store/records.js';
@@ -23,6 +24,7 @@ export const REGISTRY: readonly AnyTool[] = [
   ...WORKFLOW_TOOLS,
   nextTasks, // beside claim_next_task, whose preview it is
   ...DEPENDENCY_TOOLS,
+  ...BLOCKED_TOOLS, // what blocks what: beside the dependency tools
   ...CLAIM_TOOLS,
   ...TEMPLATE_TOOLS, // the last of the task tools: making tasks from Ralph's templates (normalized only)
   ...COMMENT_TOOLS,

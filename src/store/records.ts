@@ -215,6 +215,36 @@ export interface Blocker {
   upstream: number | null;
 }
 
+/** One task of the blocked view (store/blocked.ts): what holds it (fields only when they say something), bounded. */
+export interface BlockedTask {
+  id: number;
+  title: string;
+  status: string;
+  priority: string | null;
+  feature: string;
+  discipline: string;
+  /** The recorded blocker while it holds the task (status blocked, or a session that ended on `blocked`). */
+  reason?: string;
+  /** The task that blocker names. */
+  upstream?: number;
+  /** Unfinished dependencies, in list order ('missing': no task has that id); the first few. */
+  waits_on?: { id: number; status: string }[];
+  /** How many more than listed (counted up to BLOCKED_BOUNDS.countMax). */
+  waits_on_more?: number;
+  /** Open blocking questions (ask signals without an answer), oldest first; the first few. */
+  questions?: { id: number; question: string }[];
+  questions_more?: number;
+}
+
+/** The median lead time of done tasks in whole days, and how many tasks it rests on. */
+export interface LeadTime {
+  median_days: number | null;
+  /** Done tasks it was computed from. */
+  tasks: number;
+  /** Done tasks read but left out: no readable created or completed day, or completed before created. */
+  skipped: number;
+}
+
 /** A resources/list entry over tasks, features and disciplines, in that order. */
 export interface ResourceRow {
   kind: 'tasks' | 'features' | 'disciplines';

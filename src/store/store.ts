@@ -23,8 +23,11 @@ import type {
   TaskRow,
   TitleMatch,
   Blocker,
+  BlockedTask,
+  LeadTime,
   Question,
 } from './records.js';
+import type { BlockedGroup } from './blocked.js';
 import type { HolderFilter, TaskListAfter, TaskSort } from './taskList.js';
 
 /**
@@ -131,7 +134,7 @@ export type TaskChanges = Partial<
   >
 >;
 
-export interface TaskStore {
+export interface TaskStore extends BlockedReads {
   getTask(id: number): Task | undefined;
   taskHead(id: number): TaskHead | undefined;
   taskExists(id: number): boolean;
@@ -195,6 +198,19 @@ export interface TaskStore {
   readyTasks(query: TaskQuery, limit: number): number[];
   progressGroups(): ProgressGroup[];
   completeTaskIds(prefix: string, limit: number): number[];
+}
+
+/** The blocked view and the lead time (store/blocked.ts; each generation's blocked.ts), part of TaskStore. */
+export interface BlockedReads {
+  /**
+   * A page of the blocked view (store/blocked.ts): the group's tasks with id > afterId, by id, at most
+   * limit, each with what holds it; a feature (canonical) narrows it.
+   */
+  blockedTasks(group: BlockedGroup, feature: string | undefined, afterId: number, limit: number): BlockedTask[];
+  /** How many tasks the group holds; counting stops past max (max + 1 means "more than max"). */
+  countBlocked(group: BlockedGroup, feature: string | undefined, max: number): number;
+  /** The median lead time over the newest BLOCKED_BOUNDS.leadTasks done tasks (by id). */
+  leadTime(): LeadTime;
 }
 
 /** Finding tasks by their words: our FTS5 index over titles and descriptions, and title keys. */

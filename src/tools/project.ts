@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { TASK_STATUSES } from '../domain/rules.js';
+import { READY_COUNT_MAX } from '../store/ready.js';
 import { once, READ, defineTool } from '../toolkit/tool.js';
-import { problemsAnswer, problemsShape } from './dependencies.js';
 
 export const getProjectInfo = defineTool({
   name: 'get_project_info',
@@ -28,8 +28,7 @@ export const getProjectProgress = defineTool({
   name: 'get_project_progress',
   title: 'Get project progress',
   category: 'project',
-  description:
-    'Task completion stats: totals, counts by status, done/total per feature and per discipline; dependency problems.',
+  description: 'Task counts by status, done/total per feature and discipline, ready count, median lead time.',
   input: () => z.strictObject({}),
   output: () =>
     z.object({
@@ -39,8 +38,13 @@ export const getProjectProgress = defineTool({
       by_status: z.record(z.string(), z.number().int()),
       by_feature: z.array(Group()),
       by_discipline: z.array(Group()),
-      // Only when there are any: a review is where a cycle or a done task waiting on unfinished work shows.
-      dependency_problems: problemsShape().optional(),
+      ready: z.number().int(),
+      ready_capped: z.literal(true).optional(),
+      lead_time: z.object({
+        median_days: z.number().nullable(),
+        tasks: z.number().int(),
+        skipped: z.number().int(),
+      }),
     }),
   annotations: READ,
   handler(_args, { store }) {
@@ -59,8 +63,9 @@ export const getProjectProgress = defineTool({
       }
     }
     const done = by_status.done ?? 0;
-    const problems = problemsAnswer(store);
-    const any = problems.cycles.length + problems.dangling.length + problems.self.length + problems.done_waiting.length;
+    // A claim's own condition (store/ready.ts), counted as far as a claim counts it: each pending task
+    // costs a dependency check.
+    const ready = store.tasks.countTasks({ ready: true }, READY_COUNT_MAX);
     return {
       total,
       done,
@@ -68,7 +73,9 @@ export const getProjectProgress = defineTool({
       by_status,
       by_feature: [...features.values()],
       by_discipline: [...disciplines.values()],
-      ...(any > 0 ? { dependency_problems: problems } : {}),
+      ready: Math.min(ready, READY_COUNT_MAX),
+      ...(ready > READY_COUNT_MAX ? { ready_capped: true as const } : {}),
+      lead_time: store.tasks.leadTime(),
     };
   },
 });

@@ -68,8 +68,8 @@ contract('audit', (env) => {
       ['get_feature', { name: 'recipes' }],
       ['search_tasks', { query: 'recipe' }],
       ['get_dependency_details', { id: 4 }],
-      ['get_project_info', {}],
       ['get_project_progress', {}],
+      ['blocked_tasks', {}],
       ['read_learnings', {}],
     ];
     assert.deepEqual(await added(s, () => Promise.all(reads.map(([tool, args]) => s.ok(tool, args)))), []);

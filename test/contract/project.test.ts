@@ -39,13 +39,18 @@ function assertProgress(r: any, p: Project): void {
       total: count((t) => t[key] === name),
     }));
   const done = count((t) => t.status === 'done');
-  const { percent_done, ...rest } = r;
+  const { percent_done, lead_time, ...rest } = r;
+  // Ready as a claim takes it: pending, every dependency a done task (the figures: blocked.test.ts).
+  const statusOf = new Map(tasks.map((t) => [t.id, t.status]));
+  const ready = count((t) => t.status === 'pending' && t.depends_on.every((d) => statusOf.get(d) === 'done'));
+  assert.equal(lead_time.tasks + lead_time.skipped, Math.min(done, 1000), 'the lead time reads the done tasks');
   assert.deepEqual(rest, {
     total: tasks.length,
     done,
     by_status: Object.fromEntries(RALPH_STATUSES.map((st) => [st, count((t) => t.status === st)])),
     by_feature: groups(generationOf(p.dbPath) === 'legacy' ? 'features' : 'subsystems', 'subsystem'),
     by_discipline: groups('disciplines', 'discipline'),
+    ready,
   });
   assert.equal(sum(Object.values(r.by_status as Record<string, number>)), r.total, 'by_status adds up to total');
   for (const g of [r.by_feature, r.by_discipline] as { done: number; total: number }[][])
@@ -110,6 +115,8 @@ contract('project info and progress', (env) => {
       by_status: { draft: 0, pending: 0, in_progress: 0, done: 0, blocked: 0, skipped: 0 },
       by_feature: [],
       by_discipline: [],
+      ready: 0,
+      lead_time: { median_days: null, tasks: 0, skipped: 0 },
     });
     assertProgress(r, s.project);
     const info = await s.ok('get_project_info', {});

@@ -40,6 +40,7 @@ contract('scope', (env) => {
       'add_dependency',
       'remove_dependency',
       'dependency_problems',
+      'blocked_tasks',
       // Ralph's task templates exist on its normalized schema only.
       ...(env.generation === 'normalized' ? ['list_templates', 'create_task_from_template'] : []),
       'list_features',

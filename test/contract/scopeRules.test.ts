@@ -123,6 +123,7 @@ test('every tool of the registry is covered by the table or needs no target', ()
   untargeted.push('signal_abort', 'release_task', ...SIGNAL_VERBS);
   untargeted.push('list_templates', 'create_task_from_template'); // as create_task: any feature
   untargeted.push('dependency_problems'); // reads the whole graph, as get_project_progress reads every task
+  untargeted.push('blocked_tasks'); // reads across tasks, as list_tasks
   assert.deepEqual(inSpecOrder([...Object.keys(TARGETS), ...untargeted]), [...ALL_TOOLS]);
 });
 

@@ -261,6 +261,40 @@ const ALLOWED: Record<string, { spots: number; why: string }> = {
     spots: 2,
     why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter",
   },
+  // Issue 27's blocked view: statements built once at module load from each generation's constant
+  // dialect (store/blocked.ts BlockedDialect); ids, feature, cursor and limits are bound.
+  'src/store/blocked.ts blockedPageSql': {
+    spots: 3,
+    why: "the page's columns from the generation's constant dialect (its joins, dependency rows, signals table) and constant bounds; the page's ids bound as a JSON array",
+  },
+  'src/store/blocked.ts blockedIdsSql': {
+    spots: 1,
+    why: "the held group's constant arms (heldArms) joined by UNION, or the waiting group's statement; values bound",
+  },
+  'src/store/blocked.ts blockedCountSql': {
+    spots: 1,
+    why: "COUNT(*) around the group's constant statement; the cap is a bound parameter",
+  },
+  'src/store/blocked.ts heldArms': {
+    spots: 1,
+    why: "each arm wrapped as a subquery: the arms are fixed text over the dialect's constant tables",
+  },
+  'src/store/blocked.ts closingSql': {
+    spots: 1,
+    why: 'the newest closing verb: a constant signals table name, a constant id column and the constant CLOSING_VERBS list',
+  },
+  'src/store/legacy/blocked.ts dialect': {
+    spots: 1,
+    why: 'the legacy dialect: our signals table by name, or none before it exists (a constant choice)',
+  },
+  'src/store/legacy/blocked.ts statements': {
+    spots: 1,
+    why: 'every statement of the view, built at module load, with and without a feature filter',
+  },
+  'src/store/normalized/blocked.ts SQL': {
+    spots: 4,
+    why: 'every statement of the view, built at module load from the constant normalized dialect, with and without a feature filter',
+  },
   'src/store/normalized/features.ts UPDATE_SQL': {
     spots: 1,
     why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound',

@@ -203,7 +203,7 @@ describe('overrides', () => {
     assert.match(set.stdout, /additional_disabled = create_task, set_task_status/);
     assert.match(
       set.stdout,
-      /\nyap +10 tools: list_tasks, get_task, update_task, search_tasks, add_dependency, remove_dependency, dependency_problems, list_features, list_disciplines, get_project_info\n/,
+      /\nyap +11 tools: list_tasks, get_task, update_task, search_tasks, add_dependency, remove_dependency, dependency_problems, blocked_tasks, list_features, list_disciplines, get_project_info\n/,
     );
     assert.equal(hasColumn(), true);
     assert.deepEqual(

@@ -25,6 +25,8 @@ export const ALL_TOOLS = [
   'remove_dependency',
   // issue 27
   'dependency_problems',
+  // issue 27: what holds tasks up
+  'blocked_tasks',
   'release_task',
   'task_history',
   // issue 26: Ralph's task templates (normalized schema only)
@@ -82,6 +84,7 @@ export const SPEC_070_TOOLS = ALL_TOOLS.filter(
       'next_tasks',
       'add_dependency',
       'remove_dependency',
+      'blocked_tasks',
       'release_task',
       'task_history',
       'done',
@@ -158,6 +161,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'add_dependency',
     'remove_dependency',
     'dependency_problems',
+    // issue 27
+    'blocked_tasks',
   ],
   ramble: [
     'list_features',
@@ -189,7 +194,7 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'append_progress',
     'read_learnings',
     'read_progress',
-    'get_project_info',
+    // issue 27: get_project_info made room for blocked_tasks
     'get_project_progress',
     'search_tasks',
     'skip_task',
@@ -199,6 +204,8 @@ export const RECIPE_TOOLS: Record<string, readonly string[]> = {
     'add_dependency',
     'remove_dependency',
     'task_history',
+    // issue 27: what holds tasks up
+    'blocked_tasks',
   ],
   enrichment: [
     'list_tasks',
@@ -293,6 +300,7 @@ export const VALID_ARGS: Record<(typeof ALL_TOOLS)[number], Record<string, unkno
   add_dependency: { task_id: 5, depends_on: 1 },
   remove_dependency: { task_id: 4, depends_on: 3 },
   dependency_problems: {},
+  blocked_tasks: {},
   get_feature_learnings: { feature_name: 'recipes' },
   signal_abort: { reason: 'rate limited' },
   // The verbs act on the session's task: refused as no-task where visible without one.

@@ -85,6 +85,7 @@ const RANGES: Record<string, [number, number]> = {
   'list_tasks.limit': [1, 500],
   'next_tasks.limit': [1, 20],
   'search_tasks.limit': [1, 100],
+  'blocked_tasks.limit': [1, 100],
   'get_task.comment_limit': [1, 100],
   'task_history.limit': [1, 200],
   last: [1, 1_000],

@@ -10,6 +10,7 @@ import { legacyProject } from './project.js';
 import { legacySearch } from './search.js';
 import { legacySignals } from './signals.js';
 import { legacyTasks } from './tasks.js';
+import { legacyBlocked } from './blocked.js';
 import { legacyTemplates } from './templates.js';
 import { legacyWatch } from './watch.js';
 
@@ -19,7 +20,7 @@ export function legacyStore(db: Db): RalphStore {
   return {
     ...shared,
     featureNoun: 'feature',
-    tasks: legacyTasks(db),
+    tasks: { ...legacyTasks(db), ...legacyBlocked(db) },
     search: legacySearch(db),
     comments: legacyComments(db),
     signals: legacySignals(db),

@@ -2,13 +2,23 @@ import type { Db } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
-import { blockedComment, upstreamTaskIn } from '../../domain/dependencies.js';
+import { blockedComment } from '../../domain/dependencies.js';
+import { legacyBlocker } from '../blocked.js';
 import { listMirrorsUsable } from './listMirrors.js';
 import { LIST_READ_MAX, namesTask, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
 import type { DependencyEdge } from '../../domain/dependencyProblems.js';
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead } from '../records.js';
-import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
+import type {
+  BlockedReads,
+  ListedTask,
+  TaskChanges,
+  TaskInsert,
+  TaskListQuery,
+  TaskQuery,
+  TaskStore,
+  Writer,
+} from '../store.js';
 import {
   afterParams,
   afterSql,
@@ -131,7 +141,7 @@ const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntrie
  * A task `t` is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
  * next_tasks and list_tasks' `ready` filter.
  */
-const READY_WHERE = `t.status = 'pending'
+export const READY_WHERE = `t.status = 'pending'
     -- A list longer than a read returns (json.ts) is not checked item by item on every claim: such a
     -- task is not offered (readiness of 300,000 dependencies cost every claim a full scan).
     AND coalesce(json_array_length(CASE WHEN json_valid(t.depends_on) THEN t.depends_on END), 0) <= ${LIST_READ_MAX}
@@ -151,7 +161,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
     ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
-export function legacyTasks(db: Db): TaskStore {
+export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql =
       column === 'context_files'
@@ -228,19 +238,11 @@ export function legacyTasks(db: Db): TaskStore {
     },
     blocker(id) {
       const detail = db.get<{ b: string | null }>('SELECT blocked_by AS b FROM tasks WHERE id = ?', id)?.b ?? null;
-      // blocked_by holds report_blocker's reason alone; its comment names the upstream task. A blocked_by
-      // someone else wrote (or changed since) is read for a task reference.
       const last = db.get<{ body: string }>(
         "SELECT body FROM task_comments WHERE task_id = ? AND body LIKE 'Blocked: %' ORDER BY id DESC LIMIT 1",
         id,
       )?.body;
-      if (detail !== null && last !== undefined) {
-        const mark = /^ \(blocked on task #(\d+)\)$/.exec(
-          last.startsWith(blockedComment(detail, null)) ? last.slice(blockedComment(detail, null).length) : '',
-        );
-        if (mark) return { detail, upstream: Number(mark[1]) };
-      }
-      return { detail, upstream: upstreamTaskIn(detail) };
+      return legacyBlocker(detail, last);
     },
     createTask(t: TaskInsert) {
       // Ralph's rule: ids are max(id)+1, taken inside the write lock so two writers never collide.

@@ -9,6 +9,7 @@ import { normalizedProject } from './project.js';
 import { normalizedSearch } from './search.js';
 import { insertSignal, normalizedComments, normalizedSignals } from './signals.js';
 import { normalizedTasks } from './tasks.js';
+import { normalizedBlocked } from './blocked.js';
 import { normalizedTemplates } from './templates.js';
 import { normalizedWatch } from './watch.js';
 
@@ -22,7 +23,7 @@ export function normalizedStore(db: Db): RalphStore {
   return {
     ...shared,
     featureNoun: 'feature (subsystem)',
-    tasks: normalizedTasks(db),
+    tasks: { ...normalizedTasks(db), ...normalizedBlocked(db) },
     search: normalizedSearch(db),
     comments: normalizedComments(db),
     signals: normalizedSignals(db),

@@ -1,13 +1,13 @@
 import type { Db, Row } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { today } from '../../domain/rules.js';
-import { upstreamTaskIn } from '../../domain/dependencies.js';
 import type { DependencyEdge } from '../../domain/dependencyProblems.js';
+import { signalBlocker } from '../blocked.js';
 import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
 import { listHead, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead } from '../records.js';
-import type { ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
+import type { BlockedReads, ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
 import {
   afterParams,
   afterSql,
@@ -87,7 +87,7 @@ const READY_SOURCE = {
  * A task is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
  * next_tasks and list_tasks' `ready` filter, over a source whose status and task id are given.
  */
-const readyWhere = (status: string, id: string) => `${status} = 'pending'
+export const readyWhere = (status: string, id: string) => `${status} = 'pending'
     -- More dependency rows than a read returns (json.ts): not offered, as on the legacy generation
     -- (checking 300,000 rows on every claim); this probe reads at most LIST_READ_MAX + 1 index entries.
     AND NOT EXISTS (SELECT 1 FROM task_dependencies WHERE task_id = ${id} LIMIT 1 OFFSET ${LIST_READ_MAX})
@@ -235,7 +235,7 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
-export function normalizedTasks(db: Db): TaskStore {
+export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
   const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
     if (!fresh) db.run(LIST_SQL[field].clear, taskId);
@@ -357,11 +357,7 @@ export function normalizedTasks(db: Db): TaskStore {
         `SELECT "on", kind, detail FROM task_signals WHERE task_id = ? AND verb = 'blocked' ORDER BY id DESC LIMIT 1`,
         id,
       );
-      if (!b) return { detail: null, upstream: null };
-      return {
-        detail: b.detail !== null && b.detail !== '' ? `${b.on}: ${b.detail}` : b.on,
-        upstream: b.kind === 'upstream_task' ? upstreamTaskIn(b.on) : null,
-      };
+      return b ? signalBlocker(b.on, b.kind, b.detail) : { detail: null, upstream: null };
     },
     createTask(t: TaskInsert) {
       const now = today();
