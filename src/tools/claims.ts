@@ -119,12 +119,17 @@ export function takeTask(
   return tookOver;
 }
 
+/** Writes that end the work (or are a claim themselves): taking a lease first would end with them. */
+const TAKES_NO_LEASE = new Set(['release_task', 'report_blocker', 'claim_task']);
+
 /**
- * A session launched for its task (--task N, in a recipe that leases) takes the lease on N at each write
- * while it holds none, as claim_task would: a write is refused only while another session's lease runs.
- * A task nothing can claim (blocked, done, waiting on dependencies) is written unleased, and so is a
- * write that ends the work (a status other than in_progress, a release): the lease would end with it.
- * An abort neither waits on a lease nor takes one. Inside the write, after scope, before the tool.
+ * A session launched for its task (--task N, in a recipe that leases) takes the lease on N at its first
+ * write (again only after it released it), as claim_task would: a write is refused only while another
+ * session's lease runs. A task nothing can claim (blocked, done, waiting on dependencies) is written
+ * unleased, and so is a write that ends the work (a status other than in_progress, a release, a blocker):
+ * the lease would end with it. An abort neither waits on a lease nor takes one.
+ * Once another session holds the task (it took it over), every write is refused. Inside the write, after
+ * scope, before the tool.
  */
 export function leaseLaunchedTask(ctx: ToolContext, tool: string, args: Record<string, unknown>): void {
   const s = ctx.session;
@@ -135,7 +140,8 @@ export function leaseLaunchedTask(ctx: ToolContext, tool: string, args: Record<s
   const now = Date.now();
   const found = findClaim(ctx, id, head.status, isoTime(now));
   if (found.kind === 'held') throw heldConflict(id, found.claim);
-  if (tool === 'release_task' || (typeof args.status === 'string' && args.status !== 'in_progress')) return;
+  if (s.leased) return; // taken once; a write after the task went back to pending takes nothing
+  if (TAKES_NO_LEASE.has(tool) || (typeof args.status === 'string' && args.status !== 'in_progress')) return;
   if (found.kind === 'mine') {
     if (!s.leased) ctx.onCommit({ leased: true }); // the same --session-id, launched again
     return;

@@ -648,6 +648,22 @@ contract('claim_task and the lease of a --task session', (env) => {
     assert.equal((await done.ok('update_task', { status: 'done' })).previous_status, 'pending');
     assert.equal(claimRow(p2, 5), undefined);
     assert.deepEqual(auditRows(p2, "tool = 'claim_task'"), []);
+    // Nor does a blocker: the task is not set in_progress first.
+    const q = env.sample();
+    const e = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'end-5' }, q);
+    await e.ok('report_blocker', { reason: 'the API key is missing' });
+    assert.equal(claimRow(q, 5), undefined);
+    assert.deepEqual(auditRows(q, "tool = 'claim_task'"), []);
+    assert.equal(ralphTask(q.dbPath, 5)!.status, 'blocked');
+    // The lease is taken once: a session that set its own task back to pending is not given it again.
+    const q2 = env.sample();
+    const once = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'once-5' }, q2);
+    await once.ok('add_task_comment', { body: 'starting' });
+    assert.equal(claimRow(q2, 5)!.session_id, 'once-5');
+    await once.ok('update_task', { status: 'pending' });
+    await once.ok('add_task_comment', { body: 'handing it back' });
+    assert.equal(ralphTask(q2.dbPath, 5)!.status, 'pending');
+    assert.equal(auditRows(q2, "tool = 'claim_task'").length, 1);
     // The signals recipe never leases: it only records what Ralph's loop reads.
     const sg = await env.open({ recipe: 'signals', task: 6, sessionId: 'signals-6' }, p);
     await sg.ok('learned', { text: 'a lesson about drafts', kind: 'discovery' });
