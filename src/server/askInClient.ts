@@ -112,7 +112,9 @@ export async function askInClient(
 }
 
 function questionOf(session: Session, taskId: number, id: number): Question | undefined {
-  return session.store.signals.questions(taskId).find((q) => q.id === id);
+  // A point read: a task may hold thousands of questions, each up to 20,000 characters.
+  const q = session.store.signals.question(id);
+  return q?.task_id === taskId ? q : undefined;
 }
 
 /** The form: one field, `answer`; the question's options as an enum (its preferred one first chosen). */

@@ -9,7 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { packageVersion } from '../domain/packageInfo.js';
-import { Session } from '../session/session.js';
+import { claimsTasks, Session } from '../session/session.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 import type { SignalForwarder } from '../toolkit/context.js';
@@ -71,7 +71,7 @@ export function createMcpServer(
       // A session that can claim announces the tools a claimed task's discipline removes.
       // resources.subscribe: server/watch.ts; logging: server/clientLog.ts.
       capabilities: {
-        tools: { listChanged: plan.tools.some((t) => t.def.name.startsWith('claim_')) },
+        tools: { listChanged: claimsTasks(plan.tools.map((t) => t.def.name)) },
         resources: { subscribe: true },
         prompts: {},
         completions: {},

@@ -12,6 +12,10 @@ import { toolListing } from './listing.js';
 import { readOverrides } from './overrides.js';
 import type { SessionPlan, SessionTool } from './plan.js';
 
+/** The tools that bind a task to a session, whose discipline's overrides may then remove more tools. */
+const CLAIM_TOOLS: ReadonlySet<string> = new Set(['claim_next_task', 'claim_task']);
+export const claimsTasks = (toolNames: Iterable<string>): boolean => [...toolNames].some((n) => CLAIM_TOOLS.has(n));
+
 /**
  * One MCP session's behaviour, whatever carries it (stdio, a socket connection, an HTTP session): its
  * listing, calls, reads and end. The server reaches tools only through this; each Session has its own scope.
@@ -34,7 +38,7 @@ export class Session {
 
   /** Whether a claim can change this session's tools (then it announces tools/list_changed). */
   get mayChangeTools(): boolean {
-    return this.tools.has('claim_next_task') || this.tools.has('claim_task');
+    return claimsTasks([...this.tools.keys()]);
   }
 
   /** tools/list: the plan's tools, less what a claim removed since. */

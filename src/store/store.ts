@@ -411,6 +411,8 @@ export interface SignalStore {
   addSignal(taskId: number, row: SignalRow, by: Writer): { id: number; created: string };
   /** A task's questions (ask signals), oldest first, answered or not. */
   questions(taskId: number): Question[];
+  /** One question (ask signal) by its id: a point read, whatever else its task holds. */
+  question(signalId: number): Question | undefined;
   /** Records a person's answer to a question; undefined when no question has that id. */
   answerQuestion(signalId: number, answer: string): Question | undefined;
 }

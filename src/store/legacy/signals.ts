@@ -72,6 +72,14 @@ export function legacySignals(db: Db): SignalStore {
         )
         .map(questionFromRow);
     },
+    question(signalId) {
+      if (!hasSignalsTable(db)) return undefined;
+      const row = db.get(
+        `SELECT ${QUESTION_COLUMNS} FROM ralph_mcp_task_signals WHERE id = ? AND verb = 'ask'`,
+        signalId,
+      );
+      return row && questionFromRow(row);
+    },
     answerQuestion(signalId, answer) {
       if (!hasSignalsTable(db)) return undefined;
       const row = db.get<{ comment_id: number | null; question: string }>(

@@ -163,6 +163,10 @@ export function normalizedSignals(db: Db): SignalStore {
         .all(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`, taskId)
         .map(questionFromRow);
     },
+    question(signalId) {
+      const row = db.get(`SELECT ${QUESTION_COLUMNS} FROM task_signals WHERE id = ? AND verb = 'ask'`, signalId);
+      return row && questionFromRow(row);
+    },
     answerQuestion(signalId, answer) {
       if (db.run("UPDATE task_signals SET answer = ? WHERE id = ? AND verb = 'ask'", answer, signalId).changes === 0)
         return undefined;
