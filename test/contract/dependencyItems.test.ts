@@ -94,3 +94,30 @@ test('the tags mirror follows plain-SQL writes (strings only, duplicates once) a
     await b.close();
   }
 });
+
+test('readiness, unfinished dependencies and the blocked view read a list as get_task does', async () => {
+  const p = sampleProject();
+  // Items that name no task (Ralph reads such a list as no dependencies at all) never hold a task back.
+  exec(
+    p,
+    `UPDATE tasks SET status = 'pending', depends_on = '["abc",null,2.5,{"id":4}]' WHERE id = 5;
+     UPDATE tasks SET status = 'pending', depends_on = '[4,"x",""]' WHERE id = 6`,
+  );
+  const s = await startInProc(p, ['--recipe', 'opus_review'], { invariants: false });
+  try {
+    const ready: number[] = (await s.ok('list_tasks', { ready: true })).tasks.map((t: { id: number }) => t.id);
+    const waiting: number[] = (await s.ok('blocked_tasks', { waiting: true })).tasks.map((t: { id: number }) => t.id);
+    for (const id of [5, 6]) {
+      const t = (await s.ok('get_task', { id })).task;
+      const statuses = await Promise.all(
+        t.depends_on.map(async (d: number) => (await s.ok('get_task', { id: d })).task.status),
+      );
+      const isReady = statuses.every((x) => x === 'done');
+      assert.equal(ready.includes(id), isReady, `task ${id} (depends_on ${JSON.stringify(t.depends_on)}) ready`);
+      assert.equal(waiting.includes(id), !isReady, `task ${id} waiting`);
+    }
+    assert.ok(ready.includes(5), 'task 5 names no task: ready');
+  } finally {
+    await s.close();
+  }
+});

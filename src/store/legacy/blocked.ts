@@ -16,7 +16,7 @@ import {
 import type { Blocker } from '../records.js';
 import type { BlockedReads } from '../store.js';
 import { hasSignalsTable } from './signals.js';
-import { READY_WHERE } from './tasks.js';
+import { DEP_ITEMS, NAMES_TASK, READY_WHERE } from './tasks.js';
 
 /**
  * The blocked view and the lead time on the legacy generation (store/blocked.ts): questions and
@@ -33,10 +33,9 @@ const dialect = (signals: boolean): BlockedDialect => ({
   feature: 't.feature = @feature',
   ready: READY_WHERE,
   unfinished: `SELECT CAST(d.value AS INTEGER) AS id, coalesce(dep.status, 'missing') AS status
-    FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+    FROM ${DEP_ITEMS}
     LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-    WHERE (d.type = 'integer' OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*'))
-      AND dep.status IS NOT 'done' ORDER BY d.key`,
+    WHERE ${NAMES_TASK} AND dep.status IS NOT 'done' ORDER BY d.key`,
   columns: `${head('t.title', BLOCKED_BOUNDS.title)} AS title, t.priority, t.feature, t.discipline,
     ${head('t.blocked_by', BLOCKER_READ)} AS blocked_by,
     (SELECT ${head('c.body', BLOCKER_READ + 100)} FROM task_comments c WHERE c.task_id = t.id AND c.body LIKE 'Blocked: %'

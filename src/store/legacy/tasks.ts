@@ -138,6 +138,16 @@ const UPDATE_SQL: Record<(typeof UPDATABLE)[number], string> = Object.fromEntrie
 ) as Record<(typeof UPDATABLE)[number], string>;
 
 /**
+ * The items `d` of task `t`'s depends_on, and which of them name a task, as get_task reads them (json.ts
+ * numbersOf: 5, 5.0 and "5" name task 5; a list that is not an array holds none). Readiness, the
+ * dependency doctor and the blocked view read the list this one way; other items name no task.
+ */
+export const DEP_ITEMS = `json_each(CASE WHEN json_valid(t.depends_on) AND json_type(t.depends_on) = 'array'
+                                 THEN t.depends_on ELSE '[]' END) d`;
+export const NAMES_TASK = `(d.type = 'integer' OR (d.type = 'real' AND d.value = CAST(d.value AS INTEGER))
+            OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*'))`;
+
+/**
  * A task `t` is ready (store/ready.ts): pending, every dependency done. The one condition of claims,
  * next_tasks and list_tasks' `ready` filter.
  */
@@ -146,9 +156,9 @@ export const READY_WHERE = `t.status = 'pending'
     -- task is not offered (readiness of 300,000 dependencies cost every claim a full scan).
     AND coalesce(json_array_length(CASE WHEN json_valid(t.depends_on) THEN t.depends_on END), 0) <= ${LIST_READ_MAX}
     AND NOT EXISTS (
-      SELECT 1 FROM json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+      SELECT 1 FROM ${DEP_ITEMS}
       LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-      WHERE dep.status IS NOT 'done')`;
+      WHERE ${NAMES_TASK} AND dep.status IS NOT 'done')`;
 
 /** A claim's pick and count (store/ready.ts): ready, in the filters. */
 const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
@@ -224,12 +234,12 @@ export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
       return db.all<{ id: number }>(sql, id, id, limit).map((r) => r.id);
     },
     unfinishedDependencies(id, limit) {
-      // Task ids as dependency reads take them (json.ts numberArray); anything else in the list is skipped.
+      // The items that name a task (DEP_ITEMS), as readiness reads them; anything else is skipped.
       return db.all<{ id: number; status: string }>(
         `SELECT CAST(d.value AS INTEGER) AS id, coalesce(dep.status, 'missing') AS status
-         FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d
+         FROM tasks t, ${DEP_ITEMS}
          LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-         WHERE t.id = ? AND (d.type = 'integer' OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*'))
+         WHERE t.id = ? AND ${NAMES_TASK}
            AND dep.status IS NOT 'done'
          ORDER BY d.key LIMIT CAST(? AS INTEGER)`,
         id,
@@ -322,15 +332,12 @@ export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
       db.run('UPDATE tasks SET depends_on = ?, updated = ? WHERE id = ?', toJson(items), today(), id);
     },
     dependencyEdges() {
-      // Items as get_task reads them (json.ts numbersOf: 5, 5.0 and "5" name task 5); a list that is not an
-      // array holds none. Other items stay out of it: they name no task (and repair keeps them).
+      // The items that name a task (DEP_ITEMS); others name none (and repair keeps them).
       return db.all<DependencyEdge>(
         `SELECT t.id AS task, CAST(d.value AS INTEGER) AS dep, t.status AS taskStatus, dep.status AS depStatus
-         FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) AND json_type(t.depends_on) = 'array'
-                                      THEN t.depends_on ELSE '[]' END) d
+         FROM tasks t, ${DEP_ITEMS}
          LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-         WHERE d.type = 'integer' OR (d.type = 'real' AND d.value = CAST(d.value AS INTEGER))
-            OR (d.type = 'text' AND d.value <> '' AND d.value NOT GLOB '*[^0-9]*')
+         WHERE ${NAMES_TASK}
          ORDER BY t.id, d.key`,
       );
     },
