@@ -28,18 +28,18 @@ const BUDGETS: Record<string, number> = {
   // move_task_to_feature's "Existing …", spawn_subtasks' "Default: the parent's", update_feature's acronym
   // default): braindump and yap +~5 B on the normalized generation, worker +50 B (next_tasks).
   // Issue 27: dependency_problems (+~170 B) in yap and enrichment, where a plan's order is worked out.
-  // blocked_tasks (~450 B) in yap and opus_review, where a planner or reviewer decides what to unblock or
-  // order next (its waiting view also names cycles and missing dependencies); opus_review gave
+  // blocked_tasks (~520 B) in yap and opus_review, where a planner or reviewer decides what to unblock or
+  // order next (asked with graph, it also names cycles and missing dependencies); opus_review gave
   // get_project_info up for it (25 tools at most; ralph://project serves the same).
   braindump: 5_440,
-  yap: 6_050,
+  yap: 6_160, // + blocked_tasks' graph (~75 B): the dependency check, only when asked
   ramble: 4_200,
   discuss: 2_180,
   // Leases: release_task (~255 B) and task_history (~345 B) in task_execution and worker;
   // task_history (~315 B) in opus_review; claim_next_task's "or one whose lease ran out" (~20 B).
   task_execution: 5_500, // + get_answers
   'task_execution --task': 5_890,
-  opus_review: 9_230, // + filters (~200 B) + task_history + held_by + blocked_tasks
+  opus_review: 9_280, // + filters (~200 B) + task_history + held_by + blocked_tasks (with its graph)
   enrichment: 7_210,
   // Issue 27: claim_task (~200 B) in worker only; task_execution claims its --task at its first write.
   worker: 6_820, // + next_tasks (~299 B) + leases + next_tasks' fields (~87 B)

@@ -10,7 +10,7 @@ import { ralphTask } from '../helpers/ralphRead.js';
 import { contract } from './harness.js';
 
 /**
- * The dependency doctor's reading side (dependency_problems; blocked_tasks' waiting view in opus_review) and
+ * The dependency doctor's reading side (dependency_problems; blocked_tasks' graph: true in opus_review) and
  * `ralph-mcp repair`, on graphs broken the way Ralph's app or plain SQL leave them: a cycle, a dependency
  * on a task that does not exist, one on the task itself. Repair removes exactly the last two kinds:
  * every other row stays byte for byte as it was, and Ralph's read rules hold after.
@@ -100,21 +100,19 @@ contract('dependency problems', (env) => {
     assert.equal(r.truncated, true);
   });
 
-  test("opus_review sees them on blocked_tasks' first waiting page, and only when there are any", async () => {
+  test('opus_review asks blocked_tasks for them (graph: true); nothing reads the graph unasked', async () => {
     const healthy = await env.open({ recipe: 'opus_review' });
-    assert.equal((await healthy.ok('blocked_tasks', { waiting: true })).dependency_problems, undefined);
+    assert.deepEqual((await healthy.ok('blocked_tasks', { graph: true })).dependency_problems, NONE);
     const s = await env.open({ recipe: 'opus_review' }, breakSample(env.sample(), env.generation), {
       invariants: false,
     });
-    const waiting = await s.ok('blocked_tasks', { waiting: true, limit: 1 });
-    assert.deepEqual(waiting.dependency_problems, SAMPLE_PROBLEMS);
-    // Not on the held list, nor on the pages after the first (the whole graph is read once per listing).
-    assert.equal((await s.ok('blocked_tasks', {})).dependency_problems, undefined);
-    if (waiting.next_cursor !== null) {
-      const next = await s.ok('blocked_tasks', { waiting: true, cursor: waiting.next_cursor });
-      assert.equal(next.dependency_problems, undefined);
-    }
-    // Progress stays what it was: it is read often, and the check reads every edge.
+    assert.deepEqual(
+      (await s.ok('blocked_tasks', { waiting: true, graph: true })).dependency_problems,
+      SAMPLE_PROBLEMS,
+    );
+    assert.deepEqual((await s.ok('blocked_tasks', { graph: true })).dependency_problems, SAMPLE_PROBLEMS);
+    // Unasked, neither the lists nor progress carry them: the check reads every edge.
+    assert.equal((await s.ok('blocked_tasks', { waiting: true })).dependency_problems, undefined);
     assert.equal((await s.ok('get_project_progress')).dependency_problems, undefined);
   });
 
