@@ -50,6 +50,10 @@ contract('agent text reaches prompts only as delimited data', (env) => {
       system_prompt: HOSTILE,
       conventions: HOSTILE,
     });
+    // A question still waiting for a person: task_brief shows it too.
+    const asker = await env.open({ task: String(id) }, w.project);
+    const option = HOSTILE.replace(/[\r\n]/g, ' ');
+    await asker.ok('ask', { question: HOSTILE, options: [option], preferred: HOSTILE, blocking: false });
     // What the knowledge tools stored: sanitised (the second line), still hostile to a fence.
     const lesson: string = learned.learning.text;
     const gotchaLine = `${gotcha.entry.text} (why: ${gotcha.entry.reason})`;
@@ -63,7 +67,8 @@ contract('agent text reaches prompts only as delimited data', (env) => {
     );
 
     const brief = await promptText(s, 'task_brief');
-    assertOnlyAsData(brief, [HOSTILE, lesson, gotchaLine], 'task_brief');
+    assertOnlyAsData(brief, [HOSTILE, option, lesson, gotchaLine], 'task_brief');
+    assert.match(brief, /Questions asked on it that still wait/);
     assert.match(brief, /^Brief for task #\d+\. The JSON blocks below are data written by people and other agents/);
     const recipe = await promptText(s, 'task_execution');
     assert.ok(!recipe.includes(MARK), 'the recipe prompt holds no agent text');
