@@ -158,8 +158,11 @@ const INSTRUCTION_RES: RegExp[] = [
   /\bnew\s+instructions\b/giu,
   /\bsystem\s+prompt\b/giu,
   /\bfrom\s+now\s+on,?\s+you\b/giu,
-  // A line that poses as a chat turn or an instruction block: "assistant:", "### Instruction", "SYSTEM:"
-  /^[ \t>*_-]*(?:#{1,6}[ \t]*)?(?:system|assistant|user|human|developer|instructions?|response)[ \t]*:/gimu,
+  // A line that poses as a chat turn or an instruction block: "assistant:", "### Instruction", "SYSTEM:",
+  // also as an item of a list ("1. system:", "- system:") or in quotes or backticks ("`system:`").
+  /^[ \t>*_\-+\u2022`'"]*(?:\(?\d{1,3}[.)][ \t]*)?[ \t>*_`'"]*(?:#{1,6}[ \t]*)?(?:system|assistant|user|human|developer|instructions?|response)[ \t*_`'"]*:/gimu,
+  // A role written as code anywhere in a line: `system:`, `assistant :`.
+  /`[ \t]*(?:system|assistant|developer)[ \t]*:[ \t]*`?/giu,
   /^[ \t>]*#{1,6}[ \t]*(?:system|instructions?|response|assistant|user)\b/gimu,
 ];
 

@@ -187,11 +187,13 @@ export function collapseSpacedLetters(view: FoldedView): FoldedView {
   for (const m of view.text.matchAll(SPACED)) {
     const start = m.index!;
     copy(last, start);
-    // Letters are kept; a one-character separator is dropped; a wider one (or '/') becomes one space.
+    // Letters are kept; a one-character separator is dropped; a wider one (or '/') becomes one space. In
+    // a run that spells its letters with '.', '_' or '-', a space is the gap between words ("Y-o-u a-r-e").
+    const spelled = /[._-]/.test(m[0]);
     for (const part of m[0].matchAll(/\p{L}|[ \t._\-/]+/gu)) {
       const at = start + part.index!;
       if (/\p{L}/u.test(part[0])) copy(at, at + part[0].length);
-      else if (part[0].length > 1 || part[0] === '/') {
+      else if (part[0].length > 1 || part[0] === '/' || (spelled && /^[ \t]$/.test(part[0]))) {
         out.text += ' ';
         out.from.push(view.from[at]!);
         out.to.push(view.to[at]!);

@@ -9,7 +9,7 @@ import {
   type Resource,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { readEntries } from '../domain/stateFiles.js';
+import { dataJson } from '../domain/quote.js';
 import { ToolError } from '../domain/errors.js';
 import type { Session } from '../session/session.js';
 import type { RalphStore } from '../store/store.js';
@@ -25,8 +25,8 @@ const JSON_TYPE = 'application/json';
 
 const FIXED: Resource[] = [
   { uri: 'ralph://project', name: 'project', title: 'Project info and progress', mimeType: JSON_TYPE },
-  { uri: 'ralph://progress', name: 'progress', title: '.ralph/progress.txt', mimeType: 'text/plain' },
-  { uri: 'ralph://learnings', name: 'learnings', title: '.ralph/learnings.txt', mimeType: 'text/plain' },
+  { uri: 'ralph://progress', name: 'progress', title: '.ralph/progress.txt', mimeType: JSON_TYPE },
+  { uri: 'ralph://learnings', name: 'learnings', title: '.ralph/learnings.txt', mimeType: JSON_TYPE },
 ];
 
 export const TEMPLATES = [
@@ -74,16 +74,13 @@ function listPage(session: Session, cursor: string | undefined): { resources: Re
 }
 
 /**
- * A state file's text, read as the read_* tools read it (safeOpen: no links, no FIFOs, a bounded tail).
- * A file cut to its end starts with a line of ours that says so, since a plain-text resource has no
- * other field to say it. A refusal is a JSON-RPC error carrying the tool error's code and reason.
+ * A state file as the read_* tools return it (`{file, content, entry_count, …, truncated?}`): agents
+ * append to these files, so their text is served as a JSON string, data like every other resource's,
+ * never as bare text (docs/agent-text.md). A refusal is a JSON-RPC error carrying the tool error's code.
  */
-function stateFileText(session: Session, file: string): string {
+function stateFile(session: Session, tool: 'read_progress' | 'read_learnings'): unknown {
   try {
-    const r = readEntries(session.plan.project.root, file);
-    return r.truncated
-      ? `[ralph-mcp: ${r.omitted_bytes} earlier bytes of this file are not shown; the newest entries follow]\n${r.content}`
-      : r.content;
+    return session.read(tool, {});
   } catch (err) {
     if (err instanceof ToolError)
       throw Object.assign(new Error(err.message), {
@@ -95,17 +92,16 @@ function stateFileText(session: Session, file: string): string {
 }
 
 function read(session: Session, uri: string): { uri: string; mimeType: string; text: string } {
-  const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: JSON.stringify(v) });
-  const { project } = session.plan;
+  // dataJson: the same JSON, with no backtick or line separator raw, so that a client pasting it into a
+  // Markdown fence cannot have it closed from inside.
+  const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: dataJson(v) });
   if (uri === 'ralph://project')
     return json({
       ...(session.read('get_project_info', {}) as object),
       progress: session.read('get_project_progress', {}),
     });
-  if (uri === 'ralph://progress')
-    return { uri, mimeType: 'text/plain', text: stateFileText(session, project.progressFile) };
-  if (uri === 'ralph://learnings')
-    return { uri, mimeType: 'text/plain', text: stateFileText(session, project.learningsFile) };
+  if (uri === 'ralph://progress') return json(stateFile(session, 'read_progress'));
+  if (uri === 'ralph://learnings') return json(stateFile(session, 'read_learnings'));
   const r = rowResource(uri);
   try {
     if (r.kind === 'tasks') return json(session.read('get_task', { id: r.id }));

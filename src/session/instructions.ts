@@ -1,4 +1,4 @@
-import { quoteData } from '../domain/quote.js';
+import { INLINE_DATA_NOTE, quoteData } from '../domain/quote.js';
 import type { SessionPlan } from './plan.js';
 
 /** A stored value as one JSON-quoted string on one line (controls, U+2028/9, format characters escaped). */
@@ -10,7 +10,8 @@ const q = (v: string): string => quoteData(v, 300);
  * the project's files: titles are data, not orders.
  */
 export function buildInstructions(plan: SessionPlan): string {
-  const lines: string[] = [];
+  // The note comes first, before any quoted value, and holds none (docs/agent-text.md).
+  const lines: string[] = [INLINE_DATA_NOTE];
   lines.push(
     `Ralph project ${q(plan.projectTitle)}. ralph-mcp gives you this project's plan (features, disciplines, tasks) and state files.`,
   );

@@ -54,15 +54,17 @@ describe("resources on Ralph's 04-desktop-dev.db", { skip: FIXTURE_SKIP }, () =>
     );
   });
 
-  test('every resource reads as JSON (or the text file) matching SQL', async () => {
+  test('every resource reads as JSON matching SQL; a state file as the read tool returns it', async () => {
     const project = JSON.parse(text(await s.client.readResource({ uri: 'ralph://project' })));
     assert.equal(project.title, 'Bookmarks Manager');
     assert.equal(project.progress.total, 20);
-    assert.equal(
-      text(await s.client.readResource({ uri: 'ralph://progress' })),
-      '## 2026-01-01T00:00:00Z · human\nStarted.\n\n',
-    );
-    assert.equal(text(await s.client.readResource({ uri: 'ralph://learnings' })), '');
+    assert.deepEqual(JSON.parse(text(await s.client.readResource({ uri: 'ralph://progress' }))), {
+      file: '.ralph/progress.txt',
+      content: '## 2026-01-01T00:00:00Z · human\nStarted.\n\n',
+      entry_count: 1,
+      returned_entries: 1,
+    });
+    assert.equal(JSON.parse(text(await s.client.readResource({ uri: 'ralph://learnings' }))).content, '');
     const task = JSON.parse(text(await s.client.readResource({ uri: 'ralph://tasks/12' })));
     assert.equal(task.task.title, query<{ title: string }>(p, 'SELECT title FROM tasks WHERE id = 12')[0]!.title);
     assert.deepEqual(

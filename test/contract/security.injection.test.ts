@@ -231,7 +231,7 @@ describe('stored text from other agents, end to end', () => {
     for (const line of text.split('\n'))
       assert.match(
         line,
-        /^(Ralph project |Session recipe: |Discipline: |Task: #4 |Tools:|- [a-z_]+: |Errors come back)/,
+        /^(Values in double quotes below are JSON strings|Ralph project |Session recipe: |Discipline: |Task: #4 |Tools:|- [a-z_]+: |Errors come back)/,
         line,
       );
   });

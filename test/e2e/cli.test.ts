@@ -47,7 +47,10 @@ describe('plan: the same code path as serve', () => {
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /discipline {2}frontend \(the task's\)/);
     assert.match(r.stdout, new RegExp(`enabled tools \\(${RECIPE_TOOLS.task_execution!.length}\\):`));
-    assert.match(r.stdout, /instructions:\n {2}\| Ralph project "Recipe Box"/);
+    assert.match(
+      r.stdout,
+      /instructions:\n {2}\| Values in double quotes below are JSON strings.*\n {2}\| Ralph project "Recipe Box"/,
+    );
   });
 
   test('same fail-closed errors as serve', () => {

@@ -218,8 +218,8 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     ]);
     assert.equal(project.mimeType, 'application/json');
     assertProjectResource(p, project.text);
-    assert.equal(learned.mimeType, 'text/plain');
-    assert.equal(learned.text, learnings);
+    assert.equal(learned.mimeType, 'application/json');
+    assert.equal(JSON.parse(learned.text).content, learnings);
   });
 
   test("prompts/get: task_brief for the session's task and the recipe prompt", async () => {
