@@ -21,8 +21,13 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 export const TASK_HEADER = 'ralph-task';
 /** Sessions open at once; an `initialize` past it gets 503 with Retry-After. */
 export const MAX_SESSIONS = 64;
-/** A session with no request for this long (and none running) is closed, unless configured otherwise. */
+/**
+ * A session with no request for this long (and none running) is closed, unless configured otherwise.
+ * One with a GET stream open is asked first (a ping on its stream) and closed only if it does not answer.
+ */
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
+/** How long an idle session with a stream has to answer the server's ping: min(idle time, this). */
+export const MAX_PROBE_MS = 30_000;
 /** The Retry-After (seconds) sent with a 503 at the session cap. */
 export const RETRY_AFTER_SECONDS = 30;
 /** The largest `initialize` body read without a session. */
@@ -47,10 +52,16 @@ export interface HttpOptions {
 
 interface Session {
   transport: StreamableHTTPServerTransport;
+  /** The session's server: it pings the client when the session is idle with a stream open. */
+  ping: () => Promise<unknown>;
   close: () => void;
   lastSeen: number;
-  /** Requests of this session still running (an open GET stream counts): not idle while > 0. */
+  /** Requests of this session still running, its GET streams included. */
   active: number;
+  /** Its open GET streams: they alone do not keep it from being idle (a client may never read them). */
+  streams: Set<ServerResponse>;
+  /** When the idle probe (a ping) was sent; undefined until it is, and again once any request comes. */
+  probedAt?: number | undefined;
 }
 
 /** Per connection: the request being answered and the ones waiting behind it (HTTP/1.1 pipelining). */
@@ -140,9 +151,14 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       if (!s) return reply(res, 404, 'unknown or ended MCP session; initialize a new one');
       s.active++;
       s.lastSeen = Date.now();
+      s.probedAt = undefined;
+      closeBackedUpStreams(s);
+      const stream = req.method === 'GET';
+      if (stream) s.streams.add(res);
       res.once('close', () => {
         s.active--;
-        s.lastSeen = Date.now();
+        if (stream) s.streams.delete(res);
+        else s.lastSeen = Date.now(); // a stream ending is no sign of the client
       });
       return s.transport.handleRequest(req, res);
     }
@@ -195,7 +211,14 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       onsessioninitialized: (id) => {
         registered = true;
         starting--;
-        sessions.set(id, { transport, close: closeSession, lastSeen: Date.now(), active: 1 });
+        sessions.set(id, {
+          transport,
+          ping: () => mcp.ping(),
+          close: closeSession,
+          lastSeen: Date.now(),
+          active: 1,
+          streams: new Set(),
+        });
         res.once('close', () => {
           const s = sessions.get(id);
           if (s) {
@@ -230,14 +253,33 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     }
   }
 
-  // Idle sessions: a client that initializes and goes away must not hold a slot (and memory) forever.
+  // Idle sessions: a client that initializes and goes away must not hold a slot (and memory) forever,
+  // nor one that keeps a GET stream open and never reads it: an open stream is no sign of a client (it
+  // may sit unread in the kernel's buffers), an answer to a ping is. Real clients answer pings.
+  const probeMs = Math.min(idleMs, MAX_PROBE_MS);
   const sweep = setInterval(
     () => {
       const now = Date.now();
       for (const [id, s] of sessions) {
-        if (s.active > 0 || now - s.lastSeen < idleMs) continue;
+        closeBackedUpStreams(s);
+        if (s.active > s.streams.size || now - s.lastSeen < idleMs) continue; // a request is running, or recent
+        if (s.streams.size > 0 && s.probedAt === undefined) {
+          s.probedAt = now;
+          s.ping().then(
+            () => {
+              s.lastSeen = Date.now();
+              s.probedAt = undefined;
+            },
+            () => undefined, // unanswered: the sweep closes it
+          );
+          continue;
+        }
+        if (s.streams.size > 0 && now - s.probedAt! < probeMs) continue;
         sessions.delete(id);
-        log.info({ mcp_session: id, idle_ms: now - s.lastSeen }, 'idle session closed');
+        log.info(
+          { mcp_session: id, idle_ms: now - s.lastSeen, streams: s.streams.size },
+          s.streams.size > 0 ? 'idle session closed: its stream did not answer a ping' : 'idle session closed',
+        );
         s.close();
       }
     },
@@ -282,6 +324,15 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     });
   };
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
+}
+
+/**
+ * A GET stream with MAX_UNSENT_BYTES or more unsent is closed (the client may open another): what the
+ * server sends on it unasked (notifications) must not pile up for a client that does not read it.
+ * Checked at each request of its session (its own calls cause most notifications) and each sweep.
+ */
+function closeBackedUpStreams(s: Session): void {
+  for (const res of s.streams) if ((res.socket?.writableLength ?? 0) >= MAX_UNSENT_BYTES) res.destroy();
 }
 
 /**

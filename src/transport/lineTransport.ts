@@ -13,15 +13,21 @@ import { wireLine } from './wire.js';
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /**
- * Backpressure, per connection: reading stops while more than MAX_UNSENT_BYTES of answers wait to be
- * written, or MAX_IN_FLIGHT requests have been read and not yet answered (bytes alone would not stop
- * the rest of a 64 KiB chunk of requests from being dispatched at once). A client that never reads
- * then costs about MAX_UNSENT_BYTES plus MAX_IN_FLIGHT answers, and the kernel pushes back on it.
+ * Backpressure, per connection, in bytes: no further request is read (nor computed) while
+ * MAX_UNSENT_BYTES or more of answers wait to be written. A request the SDK answers a few microtasks
+ * after its line was handed over holds the next request back one macrotask, so that answer is counted
+ * before another starts (notifications behind it, such as its cancellation, are still read at once).
+ * A client that never reads costs at most MAX_UNSENT_BYTES plus one answer, whatever the answer size;
+ * the kernel then pushes back on it. MAX_IN_FLIGHT bounds only requests left waiting on the client.
  */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 export const MAX_IN_FLIGHT = 64;
 
 const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
+const isRequest = (message: JSONRPCMessage): boolean => {
+  const m = message as { id?: unknown; method?: unknown };
+  return m.id !== undefined && typeof m.method === 'string';
+};
 
 /**
  * MCP over newline-delimited JSON-RPC on a pair of streams: stdio, and each `--transport socket`
@@ -41,6 +47,10 @@ export class LineTransport implements Transport {
   private readonly inFlight = new Map<string, number>();
   private inFlightCount = 0;
   private wakeScheduled = false;
+  /** A request handed over in this macrotask is still unanswered: its answer's size is not known yet. */
+  private awaitingAnswer = false;
+  /** The request read while one was awaited: dispatched on the next wake, reading held until then. */
+  private deferred: JSONRPCMessage | null = null;
   /** Senders waiting for the one shared 'drain' (a listener per message piles up under load). */
   private drainWaiters: (() => void)[] | null = null;
   private readonly reader: LineReader;
@@ -125,15 +135,23 @@ export class LineTransport implements Transport {
       if (outcome.answer) this.answerError({ code: outcome.answer, message: outcome.reason }, outcome.id);
       return;
     }
-    const m = outcome.message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
-    if (m.id !== undefined && typeof m.method === 'string') this.track(m.id, +1);
+    if (this.awaitingAnswer && isRequest(outcome.message)) this.deferred = outcome.message;
+    else this.dispatch(outcome.message);
+  }
+
+  private dispatch(message: JSONRPCMessage): void {
+    const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+    const request = isRequest(message);
+    if (request) this.track(m.id, +1);
     // The SDK sends no answer to a cancelled request: free its slot, or 64 cancels would stall reading.
     else if (m.method === 'notifications/cancelled') this.track(m.params?.requestId, -1);
+    const unanswered = this.inFlightCount;
     try {
-      this.onmessage?.(outcome.message);
+      this.onmessage?.(message);
     } catch (err) {
       this.log.error({ err }, 'message handler failed'); // one message never takes the stream down
     }
+    if (request && this.inFlightCount >= unanswered) this.awaitingAnswer = true;
   }
 
   /** An answer of ours to a line no request was read from: it frees no request slot. */
@@ -159,7 +177,12 @@ export class LineTransport implements Transport {
     if (delta === -1) this.scheduleWake();
   }
 
+  /** Reading waits: a request is deferred, or the output is over its bound. */
   private blocked(): boolean {
+    return this.deferred !== null || this.backedUp();
+  }
+
+  private backedUp(): boolean {
     return this.inFlightCount >= MAX_IN_FLIGHT || this.output.writableLength >= MAX_UNSENT_BYTES;
   }
 
@@ -169,7 +192,14 @@ export class LineTransport implements Transport {
     this.wakeScheduled = true;
     setImmediate(() => {
       this.wakeScheduled = false;
-      if (this.closed || this.blocked()) return; // still backed up: a later answer or drain wakes us
+      // A macrotask later, a request the SDK answers has been answered (handlers are synchronous); one
+      // still unanswered waits on the client, and MAX_IN_FLIGHT bounds those.
+      this.awaitingAnswer = false;
+      if (this.closed || this.backedUp()) return; // still backed up: a later answer or drain wakes us
+      const next = this.deferred;
+      this.deferred = null;
+      if (next !== null) this.dispatch(next);
+      if (this.awaitingAnswer || this.backedUp()) return this.scheduleWake();
       this.reader.resume();
       if (!this.reader.holding) this.input.resume();
     });

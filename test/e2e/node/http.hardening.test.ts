@@ -262,6 +262,68 @@ describe('HTTP sessions are bounded', () => {
   });
 });
 
+/** A GET stream opened on a session and never read: the response is held, paused, its socket kept. */
+function unreadStream(port: number, token: string, sid: string): Promise<() => void> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mcp',
+        method: 'GET',
+        agent: false,
+        headers: {
+          Accept: 'text/event-stream',
+          Authorization: `Bearer ${token}`,
+          'Mcp-Session-Id': sid,
+          'Mcp-Protocol-Version': '2025-06-18',
+        },
+      },
+      (res) => {
+        res.pause(); // never read
+        resolve(() => req.destroy());
+      },
+    );
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('an open GET stream is no sign of a client', () => {
+  test('sessions holding every slot with unread GET streams expire; a client that answers pings is kept', async () => {
+    const server = await startHttpServer(['--project', sampleProject().root, '--recipe', 'yap'], {
+      RALPH_MCP_SESSION_IDLE_SECONDS: '1',
+      RALPH_MCP_TOKEN: TOKEN,
+    });
+    const streams: (() => void)[] = [];
+    try {
+      // A well-behaved client (its SDK opens a GET stream and answers pings) and 63 streams never read.
+      const kept = await client(server.port, TOKEN);
+      for (let i = 0; i < 63; i++) {
+        const a = await post(server.port, TOKEN, INIT);
+        assert.equal(a.status, 200, a.body);
+        streams.push(await unreadStream(server.port, TOKEN, a.headers['mcp-session-id'] as string));
+      }
+      const full = await post(server.port, TOKEN, INIT);
+      assert.equal(full.status, 503, 'every slot is taken');
+      // Once idle (1 s) and silent to the server's ping (1 s), the unread sessions are closed.
+      let fresh = full;
+      for (const started = Date.now(); fresh.status !== 200 && Date.now() - started < 30_000; ) {
+        await new Promise((r) => setTimeout(r, 250));
+        fresh = await post(server.port, TOKEN, INIT);
+      }
+      assert.equal(fresh.status, 200, `a new client gets a session once the unread ones expire: ${fresh.body}`);
+      assert.match(server.stderr(), /"msg":"idle session closed: its stream did not answer a ping"/);
+      // The SDK client sat idle as long with its stream open, answered the pings, and still has its session.
+      assert.equal((await kept.listTools()).tools.length, inSpecOrder(RECIPE_TOOLS.yap!, 'legacy').length);
+      await kept.close();
+    } finally {
+      for (const end of streams) end();
+      server.child.kill('SIGTERM');
+    }
+  });
+});
+
 /** RSS bound for an HTTP client that pipelines requests on one connection and never reads. */
 const HTTP_FLOOD_RSS_BOUND_MB = 100;
 const HTTP_FLOOD_CONNECTIONS = 16;

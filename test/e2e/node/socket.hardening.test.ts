@@ -8,6 +8,9 @@ import { runCli } from '../../helpers/server.js';
 import { connectSocket } from '../../helpers/socketClient.js';
 import { exited, rawSocket, startSocketServer } from '../../helpers/socketServer.js';
 import { rssMb, sampleRss } from '../../helpers/processStats.js';
+import { CLI } from '../../helpers/env.js';
+import { generateProject } from '../../../scripts/bench/datagen.js';
+import { DIRECT_CALLS_ENV } from '../../../src/transport/directCalls.js';
 
 /** What --socket may remove, the pid file, the socket's mode at birth, and backpressure. */
 const serveArgs = (root: string, socket: string) => [
@@ -205,3 +208,73 @@ test('backpressure: a client that pipelines tools/list and never reads cannot gr
     await exited(server.child);
   }
 });
+
+/**
+ * The bound is in bytes, whatever the answer size: a client that pipelines large pages and never reads
+ * costs the server about MAX_UNSENT_BYTES (1 MiB) plus one answer (~0.2 MB here), plus V8's garbage from
+ * computing them. 40 MB is far above that and far below the +64 MB this flood cost when 64 requests could
+ * be computed before any answer was counted.
+ */
+const LARGE_FLOOD_RSS_BOUND_MB = 40;
+const LARGE_PAGES = 300;
+
+for (const path of ['direct', 'sdk'] as const) {
+  test(`backpressure in bytes (${path} path): ${LARGE_PAGES} pipelined list_tasks pages, never read`, async () => {
+    const dir = tempDir();
+    generateProject(CLI, dir, 2000);
+    const socket = join(dir, 'mcp.sock');
+    const saved = process.env[DIRECT_CALLS_ENV];
+    process.env[DIRECT_CALLS_ENV] = path === 'sdk' ? 'off' : '';
+    const server = await startSocketServer(dir, socket, ['--recipe', 'yap']).finally(() => {
+      if (saved === undefined) delete process.env[DIRECT_CALLS_ENV];
+      else process.env[DIRECT_CALLS_ENV] = saved;
+    });
+    const pid = server.child.pid!;
+    const page = { name: 'list_tasks', arguments: { limit: 500 } };
+    try {
+      const warm = await connectSocket(socket);
+      const one = await warm.callTool(page);
+      const pageBytes = JSON.stringify(one).length;
+      assert.ok(pageBytes > 150_000, `a page is large (${pageBytes} bytes)`);
+      await warm.close();
+      const base = rssMb(pid)!;
+      const rss = sampleRss(pid, 50);
+      const flood = await rawSocket(socket);
+      flood.pause(); // reads nothing until the end
+      let lines = '';
+      for (let id = 1; id <= LARGE_PAGES; id++)
+        lines += `${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: page })}\n`;
+      flood.write(lines);
+      // Another connection is served while the flood is held.
+      const other = await connectSocket(socket);
+      await other.ping();
+      await new Promise((r) => setTimeout(r, 2000)); // time for the server to compute all it will
+      await other.ping();
+      await other.close();
+      const peak = rss.stop();
+      // Nothing was dropped: once read, every page is answered.
+      let got = 0;
+      let rest = '';
+      flood.on('data', (b: Buffer) => {
+        const parts = (rest + b.toString('latin1')).split('\n');
+        rest = parts.pop()!;
+        got += parts.length;
+      });
+      flood.resume();
+      for (let waited = 0; got < LARGE_PAGES + 1 && waited < 60_000; waited += 50)
+        await new Promise((r) => setTimeout(r, 50));
+      flood.destroy();
+      console.log(
+        `socket large-page flood (${path}): ${LARGE_PAGES} × ${(pageBytes / 1e6).toFixed(2)} MB, server RSS ${base.toFixed(0)} → peak ${peak.toFixed(0)} MB`,
+      );
+      assert.equal(got, LARGE_PAGES + 1, 'the initialize and every page answered once read');
+      assert.ok(
+        peak - base <= LARGE_FLOOD_RSS_BOUND_MB,
+        `server RSS grew ${(peak - base).toFixed(0)} MB (bound ${LARGE_FLOOD_RSS_BOUND_MB})`,
+      );
+    } finally {
+      server.child.kill('SIGTERM');
+      await exited(server.child);
+    }
+  });
+}
