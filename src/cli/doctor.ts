@@ -92,8 +92,9 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   }
   for (const f of [p.learningsFile, p.progressFile]) {
     check(`state file ${f.slice(p.root.length + 1)}`, () => {
-      // What the tools would refuse (a link, a FIFO, a folder leading out of the project) fails here too.
-      checkFileInProject(p.root, f);
+      // What the tools would refuse (a link, a hard link, a FIFO, a folder leading out of the project)
+      // fails here too.
+      checkFileInProject(p.root, f, { oneName: true });
       if (existsSync(f)) {
         accessSync(f, constants.W_OK);
         return 'writable';

@@ -1,6 +1,6 @@
 import v8 from 'node:v8';
 import { locateProject } from '../domain/project.js';
-import { migrateDatabase, type CompletedFrom } from '../store/migrate/index.js';
+import { cleanedLine, migrateDatabase, type CompletedFrom } from '../store/migrate/index.js';
 
 /**
  * A migration is seconds of batch work: it runs under V8's defaults (TurboFan on, the young generation
@@ -21,7 +21,8 @@ export function useBatchDefaults(): void {
 export function migrateProject(projectDir: string, dbOverride?: string, completedFrom?: CompletedFrom): string {
   const project = locateProject(projectDir, dbOverride);
   const r = migrateDatabase(project.dbPath, { completedFrom });
-  if (!r.migrated) return r.reason;
+  const cleaned = r.cleaned.length ? [cleanedLine(r.cleaned)] : [];
+  if (!r.migrated) return [r.reason, ...cleaned].join('\n');
   const c = r.counts;
   return [
     `migrated ${project.dbPath} to Ralph's normalized schema`,
@@ -31,6 +32,7 @@ export function migrateProject(projectDir: string, dbOverride?: string, complete
     `  ${completedLine(r.completed, r.auditId)}`,
     ...r.notes.map((n) => `  note: ${n}`),
     `the original is kept, unchanged, as ${r.backup}`,
+    ...cleaned,
   ].join('\n');
 }
 

@@ -28,6 +28,7 @@ export class RalphApi {
   async start(): Promise<void> {
     try {
       const res = await this.post('/api/set-db-path', { db_path: this.dbPath });
+      if (isRedirect(res)) throw new Error(redirectText(res));
       if (!res.ok) throw new Error(`HTTP ${res.status}: ${await errorText(res)}`);
     } catch (err) {
       throw new StartupError(
@@ -51,6 +52,11 @@ export class RalphApi {
       await res.body?.cancel();
       return;
     }
+    if (isRedirect(res))
+      throw new ToolError(
+        'unavailable',
+        `what listens at ${this.base} did not record the ${verb} signal: it ${redirectText(res)}; is it Ralph's app?`,
+      );
     const why = await errorText(res);
     if (res.status >= 400 && res.status < 500)
       throw new ToolError('invalid_argument', `Ralph's app refused the ${verb} signal (HTTP ${res.status}): ${why}`);
@@ -65,9 +71,21 @@ export class RalphApi {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
+      // Never follow: a 307/308 would re-POST the signal (the agent's text) and the database path to any
+      // host the answer names. Ralph's app never redirects; whatever does is refused.
+      redirect: 'manual',
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
   }
+}
+
+const isRedirect = (res: Response): boolean => res.status >= 300 && res.status < 400;
+
+/** A redirect, in words: where it pointed (bounded), and that it was not followed. */
+function redirectText(res: Response): string {
+  void res.body?.cancel();
+  const to = (res.headers.get('location') ?? '').slice(0, 200);
+  return `answered HTTP ${res.status}, a redirect${to ? ` to ${JSON.stringify(to)}` : ''}, which is not followed`;
 }
 
 /** The `error` of a JSON body, else the plain text, bounded; never the raw bytes of something huge. */

@@ -1,4 +1,5 @@
-import { constants, fstatSync, lstatSync, mkdirSync, openSync, closeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,4 +42,24 @@ export function openOwnFile(file: string, maxBytes: number): { fd: number; size:
     if (fd !== undefined) closeSync(fd);
     return undefined;
   }
+}
+
+/**
+ * Whether the open file `fd` holds exactly the bytes whose SHA-256 is `sha256` (hex) and size `bytes`.
+ * Read through the descriptor that will be loaded, so the bytes hashed are the file's, whatever its name
+ * now points to: a same-size file in the cache (another build's, a corrupted or planted one) is not code
+ * we shipped.
+ */
+export function holdsExactly(fd: number, expected: { sha256: string; bytes: number }): boolean {
+  const hash = createHash('sha256');
+  const buf = Buffer.alloc(1024 * 1024);
+  let total = 0;
+  for (;;) {
+    const n = readSync(fd, buf, 0, buf.length, total);
+    if (n === 0) break;
+    total += n;
+    if (total > expected.bytes) return false;
+    hash.update(buf.subarray(0, n));
+  }
+  return total === expected.bytes && hash.digest('hex') === expected.sha256;
 }

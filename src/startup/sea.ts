@@ -4,7 +4,8 @@
  * machine or the launch (the addon, argv, the environment) is read in `start`, never at a top level.
  *
  * An addon loads only from a file: it is kept in the cache directory (cacheDir.ts) and loaded through the
- * descriptor that was checked (/proc/self/fd), so the file loaded is the one checked; without a usable
+ * descriptor that was checked (owner, mode, and its SHA-256 against the embedded one: /proc/self/fd), so
+ * the file loaded is the one checked; a cached file that fails is rewritten; without a usable
  * cache directory it goes to a fresh owner-only directory, loaded and removed at once.
  */
 import { closeSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
-import { cacheDir, openOwnFile } from './cacheDir.js';
+import { cacheDir, holdsExactly, openOwnFile } from './cacheDir.js';
 import '../cli/serve.js';
 import { main } from '../cli/main.js';
 import { useNativeBinding } from '../db/sqlite.js';
@@ -40,7 +41,8 @@ function loadCached(file: string): object | undefined {
   const own = openOwnFile(file, __RALPH_ADDON__.bytes);
   if (!own) return undefined;
   try {
-    return own.size === __RALPH_ADDON__.bytes ? dlopen(`/proc/self/fd/${own.fd}`) : undefined;
+    // Its name says which build it is from, but only its bytes say it is that build's addon.
+    return holdsExactly(own.fd, __RALPH_ADDON__) ? dlopen(`/proc/self/fd/${own.fd}`) : undefined;
   } catch {
     return undefined;
   } finally {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
 import { createHash } from 'node:crypto';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { doctor } from '../../src/cli/doctor.js';
@@ -9,7 +10,7 @@ import { migrateProject } from '../../src/cli/migrate.js';
 import { StartupError } from '../../src/domain/errors.js';
 import { projectPaths, type Project } from '../../src/domain/project.js';
 import { initProject } from '../../src/store/open/init.js';
-import type { CompletedFrom } from '../../src/store/migrate/index.js';
+import { type CompletedFrom, migrateDatabase } from '../../src/store/migrate/index.js';
 import { openInProc } from './harness.js';
 import { assertToday, row, rows } from '../helpers/assertions.js';
 import { FIXTURE_SKIP, HEAD_FIXTURE_SKIP, HEAD_FIXTURES_DIR } from '../helpers/env.js';
@@ -894,3 +895,50 @@ function withoutIds(value: unknown): unknown {
       .map(([k, v]) => [k, withoutIds(v)]),
   );
 }
+
+describe('what an interrupted or obstructed migrate leaves behind (issue 28)', () => {
+  /** A pid that no process has: one that has exited. */
+  const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid!;
+  const leftovers = (p: Project): string[] =>
+    readdirSync(dirname(p.dbPath))
+      .filter((f) => f.includes('.migrating-'))
+      .sort();
+
+  for (const generation of ['legacy', 'normalized'] as const) {
+    test(`${generation}: files of a killed migrate (dead pid) are removed and named; a live pid's stay`, () => {
+      const p = generation === 'legacy' ? sampleProject('legacy') : initProject(tempDir());
+      const dead = deadPid();
+      const live = process.ppid; // alive while this test runs: its files may be a migrate under way
+      const stale = ['', '-journal', '.legacy', '.legacy-wal'].map((s) => `ralph.db.migrating-${dead}${s}`);
+      for (const f of [...stale, `ralph.db.migrating-${live}`]) writeFileSync(join(dirname(p.dbPath), f), 'x');
+      const out = migrateProject(p.root);
+      assert.match(
+        out,
+        generation === 'legacy' ? /^migrated .*ralph\.db to Ralph's normalized schema/ : /nothing to migrate/,
+      );
+      assert.match(out, new RegExp(`removed 4 file\\(s\\) an interrupted migrate had left: .*migrating-${dead}\\b`));
+      assert.deepEqual(leftovers(p), [`ralph.db.migrating-${live}`]);
+    });
+  }
+
+  test('a refused migrate still removes and names the leftovers of a killed one', () => {
+    const p = sampleProject('legacy');
+    alter(p, "UPDATE tasks SET status = 'weird' WHERE id = 5");
+    writeFileSync(`${p.dbPath}.migrating-${deadPid()}`, 'x');
+    assert.throws(() => migrateProject(p.root), /task 5 has status "weird"[\s\S]*removed 1 file\(s\) an interrupted/);
+    assert.deepEqual(leftovers(p), []);
+  });
+
+  test('a dangling symbolic link at the backup name: migrate takes the next name; no temporary file is left', () => {
+    const p = sampleProject('legacy');
+    const stamp = '20260101T000000Z';
+    const link = `${p.dbPath}.legacy-${stamp}.bak`;
+    symlinkSync(join(tempDir('ralph-outside-'), 'absent.bak'), link);
+    const r = migrateDatabase(p.dbPath, { stamp });
+    assert.ok(r.migrated);
+    assert.equal(r.backup, `${p.dbPath}.legacy-${stamp}-2.bak`);
+    assert.ok(lstatSync(link).isSymbolicLink(), 'the link is left as it was');
+    assert.deepEqual(leftovers(p), []);
+    assert.deepEqual(tablesOf(p.dbPath).includes('task_details'), true);
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { doctor } from '../../src/cli/doctor.js';
@@ -13,7 +13,8 @@ import { sampleProject, sql, tempDir } from '../helpers/project.js';
 
 /**
  * The files the server opens by a fixed name (.ralph/learnings.txt, .ralph/progress.txt,
- * .ralph/mcp/recipes.json) are used only as regular files inside the project. A link, a FIFO or a
+ * .ralph/mcp/recipes.json, context.json) are used only as regular files inside the project. A link (symbolic
+ * or hard), a FIFO or a
  * directory in their place, or a .ralph that leads out of the project, is refused with io_error naming
  * the file and what is wrong, and nothing is written or returned. Reads are bounded. The entry header
  * quotes the names it is made of. On both generations, in-process; the FIFO under recipes.json, which
@@ -73,6 +74,24 @@ contract('state files refuse what is not a regular file inside the project', (en
       });
     }
     assert.equal(readFileSync(secret, 'utf8'), SECRET);
+  });
+
+  test('a hard link to a file outside: appends refused (target unchanged); reads return none of it', async () => {
+    const secret = outsideFile();
+    const s = await openWith((f) => linkSync(secret, f));
+    for (const pair of PAIRS) {
+      const a = await s.fail(pair.append, { text: 'agent text that must not leave the project' });
+      assert.equal(a.code, 'io_error');
+      assert.match(a.message, /could not append to .*\.txt: it has 3 hard links .*nothing was written/);
+      assert.deepEqual(a.details, { file: pair.file(s.project), reason: 'hard_link' });
+      const r = await s.call(pair.read, {});
+      assert.equal(r.isError, true);
+      assert.ok(!JSON.stringify(r).includes('OUTSIDE SECRET'), JSON.stringify(r));
+      await assert.rejects(s.client.readResource({ uri: pair.uri }), /hard links/);
+    }
+    assert.equal(readFileSync(secret, 'utf8'), SECRET);
+    const r = doctor(s.project.root);
+    assert.match(r.text, /✗ state file \.ralph\/progress\.txt +.*has 3 hard links/);
   });
 
   test('a symbolic link to another file inside the project is refused too', async () => {
@@ -231,6 +250,24 @@ describe('.ralph/mcp/recipes.json is opened the same way', () => {
       launch(p),
       (e: Error) => e instanceof StartupError && /recipes\.json: refused: it is a symbolic link/.test(e.message),
     );
+  });
+
+  test('a hard link (to a valid recipes file outside): the launch fails closed, naming the file', () => {
+    const outside = join(tempDir('ralph-outside-'), 'recipes.json');
+    writeFileSync(outside, JSON.stringify({ recipes: { yap: { disable: ['get_task'] } } }));
+    const p = withRecipesPath((f) => linkSync(outside, f));
+    assert.throws(
+      launch(p),
+      (e: Error) => e instanceof StartupError && /recipes\.json: refused: it has 2 hard links/.test(e.message),
+    );
+  });
+
+  test('.ralph/mcp/context.json as a hard link to a file outside: the launch fails closed, naming the file', () => {
+    const outside = join(tempDir('ralph-outside-'), 'context.json');
+    writeFileSync(outside, JSON.stringify({ recipe: 'yap' }));
+    const p = withRecipesPath(() => {});
+    linkSync(outside, join(p.ralphDir, 'mcp', 'context.json'));
+    assert.throws(launch(p), /context\.json.*has 2 hard links/);
   });
 
   test('a file over 1 MiB is refused, not parsed', () => {

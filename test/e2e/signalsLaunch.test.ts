@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { after, describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
-import { CLI, HEAD_FIXTURES_DIR, HEAD_FIXTURE_SKIP, launchOfRuntime } from '../helpers/env.js';
+import { CLI, HEAD_FIXTURES_DIR, HEAD_FIXTURE_SKIP, launchOfRuntime, serverCommand } from '../helpers/env.js';
 import { inspect } from '../helpers/inspector.js';
 import { dump, fixtureProject, query, sampleProject } from '../helpers/project.js';
 import { startRalphApi, type StandIn } from '../helpers/ralphSignalApi.js';
@@ -235,6 +236,46 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
     assert.equal(r.status, 2);
     assert.match(r.stderr, /^ralph-mcp: error: RALPH_API_PORT=1: Ralph's app did not accept \/api\/set-db-path/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
+  });
+
+  test('forward mode: a 307/308 is never followed; neither the database path nor a signal goes elsewhere', async () => {
+    const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
+    const elsewhere = await startRalphApi();
+    standIns.push(elsewhere);
+    const to = (path: string) => ({ location: `http://127.0.0.1:${elsewhere.port}${path}` });
+    // At start: set-db-path redirected, so the launch fails closed.
+    const atStart = await startRalphApi({
+      answer: (r) => ({ status: 307, body: '', headers: to(r.path) }),
+    });
+    standIns.push(atStart);
+    // Not runCli: spawnSync would block this process, and with it the stand-in's answers.
+    const r = await new Promise<{ status: number | null; stderr: string }>((done) => {
+      const cmd = serverCommand([]);
+      const child = execFile(cmd.command, cmd.args, {
+        env: { ...process.env, ...ralphEnv(p, { RALPH_API_PORT: String(atStart.port) }) },
+      });
+      let stderr = '';
+      child.stderr?.on('data', (b: Buffer) => (stderr += b.toString()));
+      child.stdin?.end();
+      child.on('close', (status) => done({ status, stderr }));
+    });
+    assert.equal(r.status, 2);
+    assert.match(r.stderr, /did not accept \/api\/set-db-path \(answered HTTP 307, a redirect to ".*", which is not/);
+    // Later: each signal redirected is refused, not re-sent.
+    const later = await startRalphApi({
+      answer: (q) => (q.path === '/api/task-signal' ? { status: 308, body: '', headers: to(q.path) } : undefined),
+    });
+    standIns.push(later);
+    const s = await launch(ralphEnv(p, { RALPH_API_PORT: String(later.port) }));
+    const done = await s.call('done', { summary: 'secret summary' });
+    assert.equal(done.isError, true);
+    assert.equal((done.structuredContent as any).error.code, 'unavailable');
+    assert.match((done.structuredContent as any).error.message, /HTTP 308, a redirect to .*which is not followed/);
+    assert.deepEqual(elsewhere.requests, [], 'nothing reached the address a redirect named');
+    assert.deepEqual(
+      later.requests.map((q) => q.path),
+      ['/api/set-db-path', '/api/task-signal'],
+    );
   });
 
   test("config on a normalized task session emits ralph-signals in place of Ralph's Bun script, and that entry serves the verbs", async () => {

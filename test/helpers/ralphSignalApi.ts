@@ -23,7 +23,7 @@ export interface StandIn {
   close(): Promise<void>;
 }
 
-type Answer = { status: number; body: string; contentType?: string };
+type Answer = { status: number; body: string; contentType?: string; headers?: Record<string, string> };
 
 export async function startRalphApi(
   opts: { dbPath?: string; answer?: (r: Recorded) => Answer | undefined } = {},
@@ -49,7 +49,7 @@ export async function startRalphApi(
       };
       requests.push(r);
       const a = opts.answer?.(r) ?? ralph(r);
-      res.writeHead(a.status, { 'content-type': a.contentType ?? 'application/json' });
+      res.writeHead(a.status, { 'content-type': a.contentType ?? 'application/json', ...a.headers });
       res.end(a.body);
     });
   });

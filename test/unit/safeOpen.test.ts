@@ -1,10 +1,23 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import {
   openInProject,
+  raceSeam,
   readTailInProject,
   readWholeInProject,
   UnsafeFileError,
@@ -182,5 +195,35 @@ describe('bounded reads', () => {
     writeFileSync(file, 'x'.repeat(2048));
     assert.equal(readWholeInProject(root, file, 2048)!.length, 2048);
     assert.equal(readWholeInProject(root, join(root, '.ralph', 'absent.json'), 2048), undefined);
+  });
+});
+
+describe('hard links and a .ralph swapped during the open (issue 28)', () => {
+  test('a hard link to a file outside is refused for reading and appending; the outside file is unchanged', () => {
+    const { root, file, secret } = layout();
+    linkSync(secret, file);
+    refusedWith(() => openInProject(root, file, 'read'), 'hard_link', /has 2 hard links/);
+    refusedWith(() => openInProject(root, file, 'append'), 'hard_link', /has 2 hard links/);
+    refusedWith(() => readWholeInProject(root, file, 2048), 'hard_link', /another name/);
+    assert.equal(readFileSync(secret, 'utf8'), 'outside content\n');
+    // Once the other name is gone the file is an ordinary one again.
+    rmSync(secret);
+    assert.equal(readWholeInProject(root, file, 2048), 'outside content\n');
+  });
+
+  test('.ralph flipped to a link out between the folder check and the open: nothing is created outside', () => {
+    for (const mode of ['append', 'read'] as const) {
+      const { root, ralph, file, outside } = layout();
+      raceSeam.afterFolderCheck = () => {
+        renameSync(ralph, join(root, '.ralph-real'));
+        symlinkSync(outside, ralph);
+      };
+      try {
+        refusedWith(() => openInProject(root, file, mode), 'outside_project', /outside the project/);
+      } finally {
+        raceSeam.afterFolderCheck = undefined;
+      }
+      assert.deepEqual(readdirSync(outside), ['secret.txt'], `${mode}: no file was created outside`);
+    }
   });
 });

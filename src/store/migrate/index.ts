@@ -1,4 +1,4 @@
-import { existsSync, linkSync, renameSync, rmSync } from 'node:fs';
+import { linkSync, renameSync, rmSync } from 'node:fs';
 import { Db } from '../../db/database.js';
 import { connectSqlite, sqliteCode } from '../../db/sqlite.js';
 import { StartupError } from '../../domain/errors.js';
@@ -12,6 +12,8 @@ import {
   freeName,
   refusePending,
   removeFiles,
+  removeStale,
+  taken,
   takeSnapshot,
   unchangedSince,
   walHasData,
@@ -39,9 +41,11 @@ export type MigrationResult =
       /** The ralph_mcp_audit row recording the --completed-from choice (null: none was given). */
       auditId: number | null;
       notes: string[];
+      /** Files a migrate killed midway had left beside the database, removed now. */
+      cleaned: string[];
     }
   /** The database already has Ralph's current schema: nothing was done (a second run is harmless). */
-  | { migrated: false; reason: string };
+  | { migrated: false; reason: string; cleaned: string[] };
 
 /**
  * Moves a legacy database to the normalized schema Ralph's head opens: the new file is written and checked
@@ -54,11 +58,34 @@ export function migrateDatabase(dbPath: string, options: MigrateOptions = {}): M
   const stamp = options.stamp ?? new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
   const tmp = `${dbPath}.migrating-${process.pid}`;
   const snapshot = `${tmp}.legacy`;
+  // Leftovers of a migrate that was killed are of no use to anyone: removed first, and said so even when
+  // this run is refused.
+  const cleaned = removeStale(dbPath);
+  try {
+    return migrateChecked(dbPath, tmp, snapshot, stamp, options.completedFrom, cleaned);
+  } catch (err) {
+    if (cleaned.length === 0 || !(err instanceof StartupError)) throw err;
+    throw new StartupError(`${err.message}\n${cleanedLine(cleaned)}`, err.exitCode);
+  }
+}
+
+/** What removeStale removed, in words. */
+export const cleanedLine = (cleaned: readonly string[]): string =>
+  `removed ${cleaned.length} file(s) an interrupted migrate had left: ${cleaned.join(', ')}`;
+
+function migrateChecked(
+  dbPath: string,
+  tmp: string,
+  snapshot: string,
+  stamp: string,
+  completedFrom: CompletedFrom | undefined,
+  cleaned: string[],
+): MigrationResult {
   refusePending(dbPath);
   try {
     const hash = takeSnapshot(dbPath, snapshot);
-    const plan = readSnapshot(dbPath, snapshot, options.completedFrom);
-    if ('current' in plan) return { migrated: false, reason: plan.current };
+    const plan = readSnapshot(dbPath, snapshot, completedFrom);
+    if ('current' in plan) return { migrated: false, reason: plan.current, cleaned };
     refuseProblems(plan);
     const run: Run = { stamp, backup: freeName(`${dbPath}.legacy-${stamp}`, '.bak') };
     let built: ReturnType<typeof buildAndCheck>;
@@ -85,6 +112,7 @@ export function migrateDatabase(dbPath: string, options: MigrateOptions = {}): M
       completed: plan.completed,
       auditId: built.auditId,
       notes: plan.notes,
+      cleaned,
     };
   } finally {
     removeFiles(tmp);
@@ -142,9 +170,15 @@ function refuseProblems(plan: MigrationPlan): void {
 
 /** The checked file in place of the original, which stays, byte for byte, as the backup (a hard link). */
 function swap(dbPath: string, tmp: string, backup: string): void {
-  if (existsSync(backup))
-    throw new StartupError(`nothing was changed: ${backup} appeared meanwhile; run migrate again`);
-  linkSync(dbPath, backup);
+  const appeared = new StartupError(`nothing was changed: ${backup} appeared meanwhile; run migrate again`);
+  // taken, not existsSync: a dangling symbolic link at the name is there too (and linkSync refuses it).
+  if (taken(backup)) throw appeared;
+  try {
+    linkSync(dbPath, backup);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw appeared;
+    throw err;
+  }
   renameSync(tmp, dbPath);
   // An empty -wal and its -shm that a read-only reader left belong to the old file (one with frames was
   // refused up front): never to be read beside the new one.

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { closeSync, copyFileSync, existsSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { StartupError } from '../../domain/errors.js';
 
 /**
@@ -62,10 +74,42 @@ export function removeFiles(path: string): void {
   for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(path + suffix, { force: true });
 }
 
+/** Whether anything is at `path`, a dangling symbolic link included (existsSync follows links). */
+export const taken = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined;
+
 /** `<base><suffix>`, or `<base>-2<suffix>`, … when a migration in the same second left one. */
 export function freeName(base: string, suffix: string): string {
   for (let n = 1; ; n++) {
     const name = n === 1 ? `${base}${suffix}` : `${base}-${n}${suffix}`;
-    if (!existsSync(name)) return name;
+    if (!taken(name)) return name;
   }
+}
+
+/** Whether process `pid` is gone (EPERM: it exists, as another user's). */
+function deadPid(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+/**
+ * Removes what a migrate killed midway left beside the database (`<db>.migrating-<pid>`, its `.legacy`
+ * snapshot and their -wal/-shm/-journal) when that pid is gone; files of a live pid may be a migrate
+ * under way, and stay. Returns the names removed.
+ */
+export function removeStale(dbPath: string): string[] {
+  const name = basename(dbPath);
+  const prefix = `${name}.migrating-`;
+  const removed: string[] = [];
+  for (const f of readdirSync(dirname(dbPath)).sort()) {
+    if (!f.startsWith(prefix)) continue;
+    const m = /^(\d+)(?:\.legacy)?(?:-wal|-shm|-journal)?$/.exec(f.slice(prefix.length));
+    if (!m || Number(m[1]) === process.pid || !deadPid(Number(m[1]))) continue;
+    rmSync(join(dirname(dbPath), f), { force: true }); // a link is removed, never followed
+    removed.push(f);
+  }
+  return removed;
 }
