@@ -127,14 +127,16 @@ export class LineTransport implements Transport {
   };
 
   /**
-   * A resource update while MAX_UNSENT_BYTES wait unsent (the client is not reading) is held, not
-   * written: one per uri however often it changes, so a subscriber that never reads costs the bound
-   * plus one small line per subscribed resource (at most MAX_HELD_UPDATES), as answers do.
+   * A resource update while the client is behind (the output waits for 'drain') is held, not written:
+   * one per uri however often it changes, sent once the client has read what waited. Bytes alone are
+   * the wrong bound for them: each unsent write is a pending promise of about 1.3 KB for an 80-byte
+   * line, so 1 MiB of updates held about 20 MiB. A subscriber that never reads costs the stream's
+   * high-water mark plus one line per subscribed resource (at most MAX_HELD_UPDATES).
    */
   private holdUpdate(message: JSONRPCMessage): boolean {
     const m = message as { id?: unknown; method?: unknown; params?: { uri?: unknown } };
     if (m.id !== undefined || m.method !== RESOURCE_UPDATED || typeof m.params?.uri !== 'string') return false;
-    if (this.heldUpdates.size === 0 && this.output.writableLength < MAX_UNSENT_BYTES) return false;
+    if (this.heldUpdates.size === 0 && !this.output.writableNeedDrain) return false;
     const uri = m.params.uri;
     if (this.heldUpdates.has(uri) || this.heldUpdates.size < MAX_HELD_UPDATES) this.heldUpdates.set(uri, message);
     else this.droppedUpdates++;

@@ -23,7 +23,7 @@ import {
 } from '../../src/server/watch.js';
 import { openStore } from '../../src/store/open/openStore.js';
 import type { Generation } from '../../src/store/records.js';
-import type { RalphStore } from '../../src/store/store.js';
+import { addTasks } from '../helpers/manyTasks.js';
 import { sql, tempDir } from '../helpers/project.js';
 import { contract, type InProcSession } from './harness.js';
 
@@ -115,29 +115,6 @@ async function succeeds(call: Promise<Record<string, unknown>>): Promise<void> {
 
 const refused = (code: number, message: RegExp) => (e: unknown) =>
   e instanceof McpError && e.code === code && message.test(e.message);
-
-/** `n` more tasks in one transaction, through the store as create_task makes them; their ids. */
-function addTasks(store: RalphStore, n: number): number[] {
-  return store.db.write(() =>
-    Array.from({ length: n }, (_, i) =>
-      store.tasks.createTask({
-        feature: 'search',
-        discipline: 'backend',
-        title: `Subscribable task ${i}`,
-        description: null,
-        status: 'pending',
-        priority: null,
-        tags: [],
-        depends_on: [],
-        acceptance_criteria: [],
-        context_files: [],
-        output_artifacts: [],
-        hints: null,
-        estimated_turns: null,
-      }),
-    ),
-  );
-}
 
 contract('resource subscriptions', (env) => {
   const g = env.generation;
