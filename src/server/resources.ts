@@ -14,7 +14,13 @@ import { ToolError } from '../domain/errors.js';
 import type { Session } from '../session/session.js';
 import type { RalphStore } from '../store/store.js';
 import { handle } from './handle.js';
-import { watcherFor, type Notify } from './watch.js';
+import {
+  MAX_SUBSCRIPTIONS_PER_SERVER,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+  watcherFor,
+  type Notify,
+  type SubscribeRefusal,
+} from './watch.js';
 
 /**
  * Read-only resources, in every recipe (SPEC-070 "Resources"): they change nothing, so filtering
@@ -52,6 +58,16 @@ export const TEMPLATES = [
 
 const notFound = (uri: string, why: string) =>
   Object.assign(new Error(`Resource not found: ${uri} (${why})`), { code: ErrorCode.InvalidParams, data: { uri } });
+
+/** A subscription past a cap (watch.ts): refused, saying which cap and what to do. */
+function subscriptionCap(uri: string, cap: SubscribeRefusal): Error {
+  const message =
+    cap === 'session'
+      ? `Subscription refused: ${uri}: this session already holds ${MAX_SUBSCRIPTIONS_PER_SESSION} subscriptions, the most one session may; unsubscribe from some, or subscribe to ralph://project for progress`
+      : `Subscription refused: ${uri}: this server's sessions already hold ${MAX_SUBSCRIPTIONS_PER_SERVER} subscriptions, the most one server may; unsubscribe from some, or read the resource again instead`;
+  const limit = cap === 'session' ? MAX_SUBSCRIPTIONS_PER_SESSION : MAX_SUBSCRIPTIONS_PER_SERVER;
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidRequest, data: { uri, cap, limit } });
+}
 
 /** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
 function listPage(session: Session, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
@@ -156,6 +172,17 @@ function rowResource(uri: string): Exclude<Watchable, { kind: 'project' }> {
  * What a subscription compares: a value that changes when the resource's content would; null when the
  * resource does not exist (a deletion is a change).
  */
+/**
+ * The one key a subscribable resource is watched under, whatever spelling `read` accepted: the uri
+ * resources/list gives it (`ralph://tasks/05` and `ralph://tasks/%35` are `ralph://tasks/5`).
+ */
+export function canonicalUri(uri: string): string {
+  const w = watchable(uri);
+  if (w.kind === 'project') return 'ralph://project';
+  if (w.kind === 'tasks') return `ralph://tasks/${w.id}`;
+  return `ralph://${w.kind}/${encodeURIComponent(w.name)}`;
+}
+
 export function resourceFingerprint(store: RalphStore, uri: string): string | null {
   const w = watchable(uri);
   switch (w.kind) {
@@ -197,6 +224,7 @@ export function registerResources(server: Server, session: Session, projectWork:
   // Subscriptions: this session's, in the process's one watcher (watch.ts); gone when the session closes.
   // The watcher outlives any one session: it logs to the server's log, never to one session's client.
   const watcher = watcherFor(store, (uri) => resourceFingerprint(store, uri), processLog);
+  // The notification carries the uri as this session subscribed with it: what the spec has clients match.
   const notify: Notify = (uri) => {
     server
       .sendResourceUpdated({ uri })
@@ -204,12 +232,20 @@ export function registerResources(server: Server, session: Session, projectWork:
   };
   handle(server, SubscribeRequestSchema, (req) => {
     const { uri } = req.params;
-    if (resourceFingerprint(store, uri) === null) throw notFound(uri, 'no such task, feature or discipline');
-    watcher.subscribe(uri, notify);
+    const key = canonicalUri(uri);
+    if (resourceFingerprint(store, key) === null) throw notFound(uri, 'no such task, feature or discipline');
+    const refused = watcher.subscribe(key, notify, uri);
+    if (refused) throw subscriptionCap(uri, refused);
     return {};
   });
   handle(server, UnsubscribeRequestSchema, (req) => {
-    watcher.unsubscribe(req.params.uri, notify);
+    let key: string;
+    try {
+      key = canonicalUri(req.params.uri);
+    } catch {
+      return {}; // never subscribable, so not subscribed: nothing to do
+    }
+    watcher.unsubscribe(key, notify);
     return {};
   });
   const closed = server.onclose;

@@ -14,9 +14,16 @@ import type { Project } from '../../src/domain/project.js';
 import { createMcpServer } from '../../src/server/createServer.js';
 import { createLogger } from '../../src/server/log.js';
 import { resourceFingerprint } from '../../src/server/resources.js';
-import { ChangeWatcher, watcherFor } from '../../src/server/watch.js';
+import {
+  CHECK_BATCH,
+  ChangeWatcher,
+  MAX_SUBSCRIPTIONS_PER_SERVER,
+  MAX_SUBSCRIPTIONS_PER_SESSION,
+  watcherFor,
+} from '../../src/server/watch.js';
 import { openStore } from '../../src/store/open/openStore.js';
 import type { Generation } from '../../src/store/records.js';
+import { addTasks } from '../helpers/manyTasks.js';
 import { sql, tempDir } from '../helpers/project.js';
 import { contract, type InProcSession } from './harness.js';
 
@@ -193,6 +200,57 @@ contract('resource subscriptions', (env) => {
     await Promise.all([a.client.close(), b.client.close()]);
   });
 
+  test('one subscription per resource however it is spelled; the notification carries the spelling', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    const w = watch(s.client, s);
+    const spellings = ['ralph://tasks/5', 'ralph://tasks/05', 'ralph://tasks/%35', 'ralph://tasks/0005'];
+    for (const uri of spellings) assert.deepEqual(await s.client.subscribeResource({ uri }), {});
+    await s.client.subscribeResource({ uri: 'ralph://features/%73earch' });
+    await s.client.subscribeResource({ uri: 'ralph://features/search' });
+    assert.equal(w.watcher.size, 2, 'one key per resource: ralph://tasks/5 and ralph://features/search');
+    assert.equal(w.watcher.subscriptions, 2);
+    // One change, one notification, with the spelling this session subscribed with last.
+    await w.updated('ralph://tasks/0005', () => plainSql(s.project, TASK_STATUS[g], 'blocked', 5));
+    await s.client.ping();
+    assert.deepEqual(w.updates, ['ralph://tasks/0005']);
+    // Any spelling unsubscribes it.
+    await s.client.unsubscribeResource({ uri: 'ralph://tasks/%30%35' });
+    await s.client.unsubscribeResource({ uri: 'ralph://features/search' });
+    assert.equal(w.watcher.size, 0);
+    assert.equal(w.watcher.active, false);
+  });
+
+  test('caps: 1,000 subscriptions per session and 10,000 per server, refused past them', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    const ids = addTasks(s.store, MAX_SUBSCRIPTIONS_PER_SESSION);
+    const others = await Promise.all(
+      Array.from({ length: MAX_SUBSCRIPTIONS_PER_SERVER / MAX_SUBSCRIPTIONS_PER_SESSION }, (_, i) => connect(s, i + 1)),
+    );
+    const [first] = others;
+    const subscribeAll = (c: Client) =>
+      Promise.all(ids.map((id) => c.subscribeResource({ uri: `ralph://tasks/${id}` })));
+    await subscribeAll(first!);
+    await assert.rejects(
+      first!.subscribeResource({ uri: 'ralph://tasks/1' }),
+      refused(-32600, /this session already holds 1000 subscriptions/),
+    );
+    // Subscribing again to one it holds, in another spelling, is no new subscription.
+    assert.deepEqual(await first!.subscribeResource({ uri: `ralph://tasks/0${ids[0]}` }), {});
+    for (const c of others.slice(1)) await subscribeAll(c);
+    const watcher = watcherFor(s.store, () => null, silent);
+    assert.equal(watcher.subscriptions, MAX_SUBSCRIPTIONS_PER_SERVER);
+    assert.equal(watcher.size, MAX_SUBSCRIPTIONS_PER_SESSION, 'one key per resource, whoever subscribed');
+    await assert.rejects(
+      s.client.subscribeResource({ uri: 'ralph://project' }),
+      refused(-32600, /this server's sessions already hold 10000 subscriptions/),
+    );
+    // A session that closes gives its subscriptions back.
+    await first!.close();
+    assert.deepEqual(await s.client.subscribeResource({ uri: 'ralph://project' }), {});
+    await Promise.all(others.slice(1).map((c) => c.close()));
+    assert.equal(watcher.subscriptions, 1);
+  });
+
   test('logging: nothing before logging/setLevel; after it, a refused call and an unknown tool are sent', async () => {
     const s = await env.open({ recipe: 'yap' });
     const { client, logs } = watch(await connect(s, 1, createLogger('info', join(tempDir(), 'server.log'))), s);
@@ -257,6 +315,38 @@ contract('resource subscriptions', (env) => {
       w.unsubscribeAll(notify);
       assert.equal(w.active, false, 'the last unsubscribe stops the timer');
       assert.equal(w.size, 0);
+    } finally {
+      store.close();
+    }
+  });
+
+  test('a check fingerprints each watched resource once, at most CHECK_BATCH of them per turn', async () => {
+    const p = env.sample();
+    const { store } = openStore(p.dbPath);
+    try {
+      let calls = 0;
+      let firstTurn: number | undefined;
+      const fingerprint = (key: string) => {
+        if (++calls === 1) queueMicrotask(() => (firstTurn = calls)); // runs once the synchronous work yields
+        return resourceFingerprint(store, key);
+      };
+      const w = new ChangeWatcher(store, fingerprint, silent, 10);
+      const ids = addTasks(store, 1000);
+      const seen: string[] = [];
+      const [a, b] = [(uri: string) => void seen.push(`a ${uri}`), (uri: string) => void seen.push(`b ${uri}`)];
+      for (const id of ids) {
+        w.subscribe(`ralph://tasks/${id}`, a);
+        w.subscribe(`ralph://tasks/${id}`, b);
+      }
+      calls = 0;
+      plainSql(p, TASK_STATUS[g], 'blocked', ids[999]);
+      await until(() => w.recomputes > 0, 'a recompute', 5000);
+      assert.equal(calls, 1000, 'each resource once, not once per subscriber');
+      assert.ok(firstTurn !== undefined && firstTurn <= CHECK_BATCH, `${firstTurn} fingerprints in one turn`);
+      assert.deepEqual(seen.sort(), [`a ralph://tasks/${ids[999]}`, `b ralph://tasks/${ids[999]}`]);
+      w.unsubscribeAll(a);
+      w.unsubscribeAll(b);
+      assert.equal(w.active, false);
     } finally {
       store.close();
     }

@@ -6,9 +6,17 @@ import {
   ResourceUpdatedNotificationSchema,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
 import { test } from 'node:test';
+import type { Socket } from 'node:net';
+import { openStore } from '../../src/store/open/openStore.js';
+import { GENERATIONS } from '../../src/store/records.js';
 import { startHttpServer } from '../helpers/httpServer.js';
-import { sampleProject, sql } from '../helpers/project.js';
+import { addTasks } from '../helpers/manyTasks.js';
+import { rssMb } from '../helpers/processStats.js';
+import { sampleProject, sql, tempDir } from '../helpers/project.js';
+import { connectSocket } from '../helpers/socketClient.js';
+import { exited, rawSocket, startSocketServer } from '../helpers/socketServer.js';
 
 /**
  * Notifications over Streamable HTTP, which needs the process: a subscription's update arrives on the session's
@@ -70,3 +78,89 @@ test('Streamable HTTP: a plain-SQL write notifies the session within a second; a
     await new Promise((r) => (child.exitCode !== null ? r(null) : child.once('exit', r)));
   }
 });
+
+/** Reads `s` until `n` answers (lines with an id) have come, then stops reading it for good. */
+function answersThenDeaf(s: Socket, n: number): Promise<void> {
+  return new Promise((resolve) => {
+    let seen = 0;
+    let rest = '';
+    const onData = (b: Buffer) => {
+      const lines = (rest + b.toString()).split('\n');
+      rest = lines.pop()!;
+      seen += lines.filter((l) => l.includes('"id"')).length;
+      if (seen < n) return;
+      s.off('data', onData);
+      s.pause();
+      resolve();
+    };
+    s.on('data', onData);
+  });
+}
+
+/** Sessions that subscribe to the same 1,000 tasks and then read nothing: the server's cap in all. */
+const DEAF = 10;
+const ROUNDS = 40;
+
+const ALL_TITLES = {
+  legacy: "UPDATE tasks SET title = title || '!'",
+  normalized: "UPDATE task_details SET title = title || '!'",
+};
+
+for (const g of GENERATIONS)
+  test(`socket: a subscriber that never reads costs a bounded amount, however much changes [${g}]`, async () => {
+    // Ten sessions subscribe to the same 1,000 tasks (the server's cap) and then read nothing; every task
+    // changes 40 times: 400,000 updates. Written and left unsent, each held a pending promise of about
+    // 1.3 KB: the server grew by 143-156 MiB, linearly. Held one per uri while the client is behind, it
+    // grows 35-36 MiB, as much as with ten subscribers that read (37-39 MiB, V8's uncollected garbage).
+    // The ceiling is generous: it says "bounded", not how fast.
+    const p = sampleProject(g);
+    const { store } = openStore(p.dbPath);
+    const ids = addTasks(store, 1000);
+    store.close();
+    const path = join(tempDir(), 's.sock');
+    const { child } = await startSocketServer(p.root, path, ['--recipe', 'opus_review']);
+    const writer = await connectSocket(path);
+    const deaf = await Promise.all(Array.from({ length: DEAF }, () => rawSocket(path)));
+    try {
+      const lines = ids
+        .map((id, i) => ({
+          jsonrpc: '2.0',
+          id: i + 1,
+          method: 'resources/subscribe',
+          params: { uri: `ralph://tasks/${id}` },
+        }))
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join('');
+      await Promise.all(
+        deaf.map((s) => {
+          const subscribed = answersThenDeaf(s, ids.length + 1); // initialize's answer, then each subscribe's
+          s.write(lines);
+          return subscribed;
+        }),
+      );
+      const base = rssMb(child.pid!)!;
+      let peak = base;
+      const db = sql(p);
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          db.prepare(ALL_TITLES[g]).run(); // another program changes every task
+          // A write of the server's own checks for changes at once (no waiting for the 250 ms timer).
+          const r = await writer.callTool({
+            name: 'add_task_comment',
+            arguments: { task_id: 1, body: `round ${round}` },
+          });
+          assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
+          await writer.ping();
+          peak = Math.max(peak, rssMb(child.pid!) ?? 0);
+        }
+      } finally {
+        db.close();
+      }
+      assert.ok(peak - base < 64, `server RSS grew ${Math.round(peak - base)} MiB (from ${Math.round(base)} MiB)`);
+    } finally {
+      for (const s of deaf) s.destroy();
+      await writer.close().catch(() => undefined);
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  });
