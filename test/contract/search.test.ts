@@ -295,7 +295,7 @@ contract('search_tasks', (env) => {
    * (SEARCH_BOUNDS.catchUpRows, newest first), leaves the rest out of its answer and says how many.
    */
   const CHUNK = SEARCH_BOUNDS.catchUpRows;
-  const MANY = 2 * CHUNK + 150;
+  const MANY = 2 * CHUNK + CHUNK / 2;
   const walruses = (s: InProcSession) =>
     insertTasks(
       s,
