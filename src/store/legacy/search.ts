@@ -22,7 +22,7 @@ const INDEX_ROWS = `
 const SOURCE: SearchSource = {
   generation: 'legacy',
   indexRows: INDEX_ROWS,
-  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  indexRowsOf: `${INDEX_ROWS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
   titles: 'SELECT id, title FROM tasks',
   titlesOf: 'SELECT id, title FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
 };

@@ -26,7 +26,7 @@ const INDEX_ROWS = `
 const SOURCE: SearchSource = {
   generation: 'normalized',
   indexRows: INDEX_ROWS,
-  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  indexRowsOf: `${INDEX_ROWS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
   titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id',
   titlesOf:
     'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',

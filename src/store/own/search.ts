@@ -14,8 +14,8 @@ export interface SearchSource {
   generation: Generation;
   /** SELECT id, title, description, hints, acceptance, comments FROM ... (no WHERE). */
   indexRows: string;
-  /** indexRows restricted to one task id (bound). */
-  indexRow: string;
+  /** indexRows restricted to the tasks whose ids are in the JSON array @ids. */
+  indexRowsOf: string;
   /** SELECT id, title of every task. */
   titles: string;
   /** SELECT id, title of the tasks whose ids are in the JSON array @ids. */
@@ -61,10 +61,8 @@ export function catchUpSearchIndex(db: Db, src: SearchSource, mirror: MirrorHook
       )
       .map((r) => r.task_id);
     const ids = JSON.stringify(queued);
-    for (const id of queued) {
-      db.run('DELETE FROM ralph_mcp_search WHERE rowid = ?', id);
-      db.run(`${INSERT_SQL} ${src.indexRow}`, id);
-    }
+    db.run('DELETE FROM ralph_mcp_search WHERE rowid IN (SELECT value FROM json_each(?))', ids);
+    db.run(`${INSERT_SQL} ${src.indexRowsOf}`, { ids });
     // The chunk's title keys, their titles read in one statement (a deleted task has none).
     db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id IN (SELECT value FROM json_each(?))', ids);
     for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids }))
