@@ -11,7 +11,7 @@
 export const SEARCH_BOUNDS = {
   window: 300,
   budgetMs: 60,
-  catchUpRows: 500,
+  catchUpRows: 200,
   sliceRows: 100,
   pendingTitles: 32,
 } as const;
