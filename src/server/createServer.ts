@@ -20,6 +20,8 @@ import { handle, methodOnly } from './handle.js';
 import { withClientSink } from './log.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
+import { catchUpBetweenRequests } from './searchCatchUp.js';
+import { SEARCH_USERS } from '../session/open.js';
 import { resultCopiesFor, resultTextMode, type ResultCopies } from './resultCopies.js';
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -40,6 +42,8 @@ export interface McpSession {
 export interface McpServerOptions {
   /** How long a blocking ask waits for the person in the client, in ms (else RALPH_MCP_ASK_SECONDS's). */
   askTimeoutMs?: number;
+  /** Whether the search index catches up between requests (server/searchCatchUp.ts); default on. */
+  searchCatchUp?: boolean;
 }
 
 /**
@@ -110,6 +114,8 @@ export function createMcpServer(
         return askInClient(server, session, result, request).then(shaped);
       }
       shaped(result);
+      // What this call left of the search index's queue is caught up between requests, a slice at a time.
+      if (opts.searchCatchUp !== false && SEARCH_USERS.has(name)) catchUpBetweenRequests(store, rootLog);
       if (session.ctx.session.removed.size !== hidden)
         server.sendToolListChanged().catch((err: unknown) => rootLog.warn({ err }, 'could not send list_changed'));
       if (result.isError) {

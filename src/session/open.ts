@@ -66,7 +66,7 @@ function describedSession(project: Project, opts: SessionOptions): SessionReques
 }
 
 /** The tools that read the search index. */
-const SEARCH_USERS = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
+export const SEARCH_USERS: ReadonlySet<string> = new Set(['search_tasks', 'create_task', 'spawn_subtasks']);
 
 /**
  * Our tables and indexes before the first call: on a database Ralph wrote, a read-only session would

@@ -303,8 +303,9 @@ export interface TitleLookup {
   same(key: string, limit: number): number[];
   /**
    * The candidates for near duplicates: the newest `limit` indexed tasks whose title matches `fts`
-   * (an FTS5 query of quoted words, title column only; none past TITLE_MATCH_BUDGET_MS), and every
-   * queued task. Each with its title key, for the caller to compare.
+   * (an FTS5 query of quoted words, title column only; none past TITLE_MATCH_BUDGET_MS; none queued
+   * for re-indexing), and the newest queued tasks (own/search.ts PENDING_SCAN). Each with
+   * its title key, for the caller to compare.
    */
   near(fts: string, limit: number): TitleKey[];
 }

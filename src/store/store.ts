@@ -216,15 +216,21 @@ export interface BlockedReads {
 /** Finding tasks by their words: our FTS5 index over titles and descriptions, and title keys. */
 export interface SearchStore {
   /**
-   * Ranked full-text search (FTS5): brings our index up to date with every write first. Title matches
-   * first; bounded (own/search.ts SEARCH_BOUNDS): `invalid_argument` past `budgetMs` (default there).
+   * Ranked full-text search (FTS5) over the index as far as it has caught up: tasks still queued for
+   * re-indexing are left out (catchUp first). Title matches first; bounded (SEARCH_BOUNDS):
+   * `invalid_argument` past `budgetMs` (default there).
    */
   searchTasks(ftsQuery: string, query: TaskQuery, limit: number, budgetMs?: number): SearchHit[];
   /**
-   * Builds (first time) and updates the search index, so the first search need not do it inside its
-   * request while a shared server answers nothing else.
+   * Builds (first time) the search index and catches up one chunk, so the first search need not build
+   * it inside its request while a shared server answers nothing else.
    */
   prepareSearch(): void;
+  /**
+   * Re-indexes at most `maxRows` of the tasks changed since the index last caught up (newest first, one
+   * transaction) and returns how many still wait; 0 only counts them.
+   */
+  catchUp(maxRows: number): number;
   /** What a create compares its title with (exact and near duplicates), read once per create. */
   titleLookup(): TitleLookup;
   /** id, title, status and feature of these tasks, in this order (ids no task has are left out). */

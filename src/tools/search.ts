@@ -9,7 +9,8 @@ import { fieldsArg, pickRow, rowKeys } from './rowFields.js';
 /**
  * search_tasks: ranked full-text search (SQLite FTS5, bm25) over titles, descriptions, hints,
  * acceptance criteria and comments. The index lives in our own table and follows Ralph's writes
- * through a change queue (see src/store/own/search.ts): each search first re-indexes queued tasks.
+ * through a change queue (see src/store/own/search.ts): each search first re-indexes a bounded chunk of
+ * queued tasks, and says how many it left out (index_behind) when more were queued.
  */
 
 /**
@@ -83,6 +84,8 @@ export const searchTasks = defineTool({
       matched: z.enum(['all', 'any', 'none']),
       /** Words past QUERY_BOUNDS.terms, not searched (absent when every word was). */
       ignored_words: z.array(z.string()).optional(),
+      /** Changed tasks not yet re-indexed, left out of results (absent when none). */
+      index_behind: z.number().int().optional(),
     }),
   annotations: READ,
   handler(args, ctx) {
@@ -91,6 +94,9 @@ export const searchTasks = defineTool({
     const { terms, ignored } = ftsTerms(args.query);
     const all = ftsQuery(terms, 'all');
     if (!all) throw invalid('query has no searchable words (letters or digits)');
+    // A bounded chunk of the queue, before the time budget starts: what is left waits for later calls
+    // (or the server's slices between requests) and is left out of this answer.
+    const behind = ctx.store.search.catchUp(SEARCH_BOUNDS.catchUpRows);
     // One time budget for the whole call: the any-word fallback gets what the all-word search left.
     const started = performance.now();
     const limit = args.limit ?? 20;
@@ -118,6 +124,7 @@ export const searchTasks = defineTool({
       results: results.map((r) => pickRow({ ...r, score: Math.round(-r.score * 1000) / 1000 }, keys)),
       matched,
       ...(ignored.length > 0 ? { ignored_words: ignored } : {}),
+      ...(behind > 0 ? { index_behind: behind } : {}),
     };
   },
 });

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type AnyRow, rows } from '../helpers/assertions.js';
-import { sql } from '../helpers/project.js';
+import { query, sql } from '../helpers/project.js';
+import { SEARCH_BOUNDS } from '../../src/store/searchBounds.js';
 import { ralphTask, ralphTaskList } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
@@ -287,5 +288,94 @@ contract('search_tasks', (env) => {
       await unchanged(s, async () =>
         assert.equal((await s.fail('search_tasks', { query: 'recipe', ...args })).code, code, JSON.stringify(args)),
       );
+  });
+
+  /**
+   * Another program rewrites many titles at once: each request re-indexes one chunk of the queue
+   * (SEARCH_BOUNDS.catchUpRows, newest first), leaves the rest out of its answer and says how many.
+   */
+  const CHUNK = SEARCH_BOUNDS.catchUpRows;
+  const MANY = 2 * CHUNK + CHUNK / 2;
+  const walruses = (s: InProcSession) =>
+    insertTasks(
+      s,
+      Array.from({ length: MANY }, (_, i) => ({ id: 1001 + i, title: `Walrus task ${1001 + i}` })),
+    );
+  const rewrite = (s: InProcSession) =>
+    ralph(s, (run) =>
+      run(
+        legacy
+          ? "UPDATE tasks SET title = replace(title, 'Walrus', 'Narwhal') || ' v2' WHERE id > 1000"
+          : `UPDATE task_details SET title = replace(title, 'Walrus', 'Narwhal') || ' v2'
+               WHERE id IN (SELECT details_id FROM runtime_tasks WHERE id > 1000)`,
+      ),
+    );
+  const queued = (s: InProcSession) =>
+    query<{ n: number }>(s.project, 'SELECT count(*) AS n FROM ralph_mcp_search_dirty')[0]!.n;
+  const caughtUp = async (s: InProcSession) => {
+    for (let i = 0; i < 10 && (await s.ok('search_tasks', { query: 'narwhal' })).index_behind !== undefined; i++);
+    // A slice the last call scheduled runs (and finds nothing to do) before the test writes again.
+    for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test('a rewrite of many titles by another program is caught up a chunk per request, never answered stale', async () => {
+    const s = await env.open({ recipe: 'yap' }, undefined, { server: { searchCatchUp: false } });
+    walruses(s);
+    await caughtUp(s);
+    assert.equal(queued(s), 0);
+    rewrite(s);
+    assert.equal(queued(s), MANY);
+
+    // One chunk, newest first; the queued tasks (whose indexed title is the old one) are left out.
+    const first = await s.ok('search_tasks', { query: 'walrus' });
+    assert.deepEqual([first.results, first.index_behind], [[], MANY - CHUNK]);
+    // A create pays one chunk too, and still compares the queued tasks' titles as they are now.
+    const created = await s.ok('create_task', {
+      feature: 'search',
+      discipline: 'backend',
+      title: 'Narwhal task 1001 v3',
+    });
+    assert.equal(queued(s), MANY - 2 * CHUNK + 1);
+    assert.ok(
+      created.possible_duplicates.some((h: AnyRow) => h.id === 1001 && h.title === 'Narwhal task 1001 v2'),
+      JSON.stringify(created.possible_duplicates),
+    );
+    const dup = await s.fail('create_task', {
+      feature: 'search',
+      discipline: 'backend',
+      title: 'narwhal TASK 1001 v2',
+    });
+    assert.deepEqual([dup.code, dup.details.duplicates], ['conflict', [1001]]);
+    const partial = await s.ok('search_tasks', { query: 'narwhal', limit: 100 });
+    assert.equal(partial.index_behind, undefined, 'the last chunk was re-indexed before the answer');
+
+    // Caught up: the index holds what a rebuild would, and answers in full.
+    const titles = query<{ id: number; title: string }>(
+      s.project,
+      legacy
+        ? 'SELECT id, title FROM tasks ORDER BY id'
+        : 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id ORDER BY t.id',
+    );
+    assert.deepEqual(query(s.project, 'SELECT rowid AS id, title FROM ralph_mcp_search ORDER BY rowid'), titles);
+    assert.deepEqual(
+      query(s.project, 'SELECT task_id AS id, key FROM ralph_mcp_title_keys ORDER BY task_id'),
+      titles.map((t) => ({ id: t.id, key: t.title.toLowerCase() })),
+    );
+    assert.deepEqual((await s.ok('search_tasks', { query: 'walrus' })).results, []);
+    const full = await s.ok('search_tasks', { query: 'narwhal v2', limit: 100 });
+    assert.equal(full.results.length, 100);
+    assert.equal(full.index_behind, undefined);
+  });
+
+  test('a server catches up between requests, a slice per turn of its event loop', async () => {
+    const s = await env.open({ recipe: 'braindump' });
+    walruses(s);
+    await caughtUp(s);
+    rewrite(s);
+    assert.equal((await s.ok('search_tasks', { query: 'walrus' })).index_behind, MANY - CHUNK);
+    for (let i = 0; i < 1000 && queued(s) > SEARCH_BOUNDS.pendingTitles; i++)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(queued(s), 0, 'no request was needed');
+    assert.equal((await s.ok('search_tasks', { query: 'narwhal v2', limit: 100 })).results.length, 100);
   });
 });

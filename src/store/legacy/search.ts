@@ -2,13 +2,14 @@ import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleLookup, TitleMatch } from '../records.js';
 import {
   boundedSearch,
+  catchUpSearchIndex,
   headsInOrder,
-  syncSearchIndex,
   titleLookup,
   type SearchShape,
   type SearchSource,
 } from '../own/search.js';
 import type { SearchStore, TaskQuery } from '../store.js';
+import { SEARCH_BOUNDS } from '../searchBounds.js';
 import { filterSql } from './tasks.js';
 import { LEGACY_MIRROR } from './listMirrors.js';
 
@@ -21,7 +22,7 @@ const INDEX_ROWS = `
 const SOURCE: SearchSource = {
   generation: 'legacy',
   indexRows: INDEX_ROWS,
-  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  indexRowsOf: `${INDEX_ROWS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
   titles: 'SELECT id, title FROM tasks',
   titlesOf: 'SELECT id, title FROM tasks WHERE id IN (SELECT value FROM json_each(@ids))',
 };
@@ -45,7 +46,8 @@ export function legacySearch(db: Db): SearchStore {
     searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
       return boundedSearch(db, SOURCE, LEGACY_MIRROR, shapeOf(q), fts, limit, budgetMs);
     },
-    prepareSearch: () => syncSearchIndex(db, SOURCE, LEGACY_MIRROR),
+    prepareSearch: () => void catchUpSearchIndex(db, SOURCE, LEGACY_MIRROR, SEARCH_BOUNDS.catchUpRows),
+    catchUp: (maxRows: number) => catchUpSearchIndex(db, SOURCE, LEGACY_MIRROR, maxRows),
     titleLookup: (): TitleLookup => titleLookup(db, SOURCE, LEGACY_MIRROR),
     titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };

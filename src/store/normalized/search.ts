@@ -2,13 +2,14 @@ import type { Db } from '../../db/database.js';
 import type { SearchHit, TitleLookup, TitleMatch } from '../records.js';
 import {
   boundedSearch,
+  catchUpSearchIndex,
   headsInOrder,
-  syncSearchIndex,
   titleLookup,
   type SearchShape,
   type SearchSource,
 } from '../own/search.js';
 import type { SearchStore, TaskQuery } from '../store.js';
+import { SEARCH_BOUNDS } from '../searchBounds.js';
 import { DETAIL_JOINS, filterSql } from './sql.js';
 import { NORMALIZED_MIRROR } from './facets.js';
 
@@ -25,7 +26,7 @@ const INDEX_ROWS = `
 const SOURCE: SearchSource = {
   generation: 'normalized',
   indexRows: INDEX_ROWS,
-  indexRow: `${INDEX_ROWS} WHERE t.id = ?`,
+  indexRowsOf: `${INDEX_ROWS} WHERE t.id IN (SELECT value FROM json_each(@ids))`,
   titles: 'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id',
   titlesOf:
     'SELECT t.id, d.title FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE t.id IN (SELECT value FROM json_each(@ids))',
@@ -49,7 +50,8 @@ export function normalizedSearch(db: Db): SearchStore {
     searchTasks(fts: string, q: TaskQuery, limit: number, budgetMs?: number): SearchHit[] {
       return boundedSearch(db, SOURCE, NORMALIZED_MIRROR, shapeOf(q), fts, limit, budgetMs);
     },
-    prepareSearch: () => syncSearchIndex(db, SOURCE, NORMALIZED_MIRROR),
+    prepareSearch: () => void catchUpSearchIndex(db, SOURCE, NORMALIZED_MIRROR, SEARCH_BOUNDS.catchUpRows),
+    catchUp: (maxRows: number) => catchUpSearchIndex(db, SOURCE, NORMALIZED_MIRROR, maxRows),
     titleLookup: (): TitleLookup => titleLookup(db, SOURCE, NORMALIZED_MIRROR),
     titleHeads: (ids: readonly number[]): TitleMatch[] => headsInOrder(db, TITLE_HEADS, ids),
   };

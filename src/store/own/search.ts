@@ -14,8 +14,8 @@ export interface SearchSource {
   generation: Generation;
   /** SELECT id, title, description, hints, acceptance, comments FROM ... (no WHERE). */
   indexRows: string;
-  /** indexRows restricted to one task id (bound). */
-  indexRow: string;
+  /** indexRows restricted to the tasks whose ids are in the JSON array @ids. */
+  indexRowsOf: string;
   /** SELECT id, title of every task. */
   titles: string;
   /** SELECT id, title of the tasks whose ids are in the JSON array @ids. */
@@ -44,23 +44,37 @@ const rebuilds = (db: Db, src: SearchSource) => ({
   titleKeys: () => rebuildTitleKeys(db, src),
 });
 
-/** Brings the index up to date with every write since the last search (ours, Ralph's, anyone's). */
-export function syncSearchIndex(db: Db, src: SearchSource, mirror: MirrorHooks): void {
+/**
+ * Re-indexes at most `maxRows` queued tasks, newest first, in one transaction, and returns how many stay
+ * queued (0 rows: only counts, without the write lock): a rewrite of every task by another program is caught up a bounded chunk at a time, never inside
+ * one request (docs/storage.md).
+ */
+export function catchUpSearchIndex(db: Db, src: SearchSource, mirror: MirrorHooks, maxRows: number): number {
   ensureSearchIndex(db, src.generation, mirror, rebuilds(db, src));
-  if (!db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1')) return;
-  db.write(() => {
-    const queued = db.all<{ task_id: number }>('SELECT task_id FROM ralph_mcp_search_dirty').map((r) => r.task_id);
-    for (const id of queued) {
-      db.run('DELETE FROM ralph_mcp_search WHERE rowid = ?', id);
-      db.run(`${INSERT_SQL} ${src.indexRow}`, id);
-    }
-    // The queued tasks' title keys, their titles read in one statement (a deleted task has none).
-    db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id IN (SELECT task_id FROM ralph_mcp_search_dirty)');
-    for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) }))
+  if (!db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1')) return 0;
+  if (maxRows <= 0) return queuedCount(db);
+  return db.write(() => {
+    const queued = db
+      .all<{ task_id: number }>(
+        'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)',
+        maxRows,
+      )
+      .map((r) => r.task_id);
+    const ids = JSON.stringify(queued);
+    db.run('DELETE FROM ralph_mcp_search WHERE rowid IN (SELECT value FROM json_each(?))', ids);
+    db.run(`${INSERT_SQL} ${src.indexRowsOf}`, { ids });
+    // The chunk's title keys, their titles read in one statement (a deleted task has none).
+    db.run('DELETE FROM ralph_mcp_title_keys WHERE task_id IN (SELECT value FROM json_each(?))', ids);
+    for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids }))
       db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
-    db.run('DELETE FROM ralph_mcp_search_dirty');
+    db.run('DELETE FROM ralph_mcp_search_dirty WHERE task_id IN (SELECT value FROM json_each(?))', ids);
+    return queuedCount(db);
   });
 }
+
+/** How many tasks wait to be re-indexed. */
+export const queuedCount = (db: Db): number =>
+  db.get<{ n: number }>('SELECT count(*) AS n FROM ralph_mcp_search_dirty')?.n ?? 0;
 
 /** bm25 column weights: a title hit outranks a description hit, which outranks a comment hit. */
 export const BM25 = 'bm25(ralph_mcp_search, 10.0, 4.0, 2.0, 2.0, 1.0)';
@@ -121,6 +135,9 @@ export interface SearchShape {
   headsSql: string;
 }
 
+/** A condition on `row`: not a task waiting to be re-indexed. */
+const NOT_QUEUED = (row: string) => `AND NOT EXISTS (SELECT 1 FROM ralph_mcp_search_dirty q WHERE q.task_id = ${row})`;
+
 export class SearchBudgetExceeded extends Error {}
 
 const budgetOn = new WeakSet<Connection>();
@@ -162,13 +179,16 @@ export function boundedSearch(
   limit: number,
   budgetMs: number = SEARCH_BOUNDS.budgetMs,
 ): SearchHit[] {
-  syncSearchIndex(db, src, mirror);
+  ensureSearchIndex(db, src.generation, mirror, rebuilds(db, src));
   const budget = budgetCondition(db, 'ralph_mcp_search.rowid');
+  // A queued task's indexed text may be text it no longer has: while any wait, they are left out.
+  const behind = db.get('SELECT 1 AS x FROM ralph_mcp_search_dirty LIMIT 1') !== undefined;
+  const fresh = behind ? NOT_QUEUED('ralph_mcp_search.rowid') : '';
   const filtered = shape.filter.clauses.length > 0;
   // CROSS JOIN keeps the index as the outer loop: driven from the tasks instead, SQLite would run the
   // whole match once per filtered task. The clock's argument ties its check to that loop, before any filter.
   const from = `FROM ralph_mcp_search ${filtered ? `CROSS ${shape.join}` : ''}`;
-  const where = `ralph_mcp_search MATCH @m ${budget} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
+  const where = `ralph_mcp_search MATCH @m ${budget} ${fresh} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
   // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
   // a bm25 weighing only the title is negative exactly then); sorted here.
   const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT CAST(@window AS INTEGER)`;
@@ -232,6 +252,11 @@ export function boundedSearch(
     });
   } catch (err) {
     if (err instanceof SearchBudgetExceeded) {
+      if (behind)
+        throw new ToolError(
+          'invalid_argument',
+          `search_tasks stopped at its time budget (${SEARCH_BOUNDS.budgetMs} ms a call) while the search index catches up with ${queuedCount(db)} changed tasks (they are left out until re-indexed). Retry shortly, or search rarer words; nothing was changed`,
+        );
       throw new ToolError(
         'invalid_argument',
         `search_tasks stopped at its time budget (${SEARCH_BOUNDS.budgetMs} ms a call): these words match too many tasks to rank in time. Search fewer, longer or rarer words (words of 4+ letters also match as prefixes; shorter ones only as whole words); nothing was changed`,
@@ -248,38 +273,61 @@ export const TITLE_MATCH_BUDGET_MS = 20;
 
 /**
  * Tasks changed since the index last caught up that a create still compares one by one; past this many
- * it catches up first. Indexing in batches, not per create, keeps the FTS5 index to fewer segments to merge.
+ * it catches up a chunk first. Indexing in batches, not per create, keeps the FTS5 index to fewer segments.
  */
-export const PENDING_TITLES_MAX = 32;
+export const PENDING_TITLES_MAX = SEARCH_BOUNDS.pendingTitles;
+
+/**
+ * Queued tasks whose titles a create reads directly, newest first, while more wait than one chunk
+ * re-indexes (another program rewrote many titles): past these, an exact duplicate among older queued
+ * tasks is found only once they are re-indexed (docs/storage.md).
+ */
+export const PENDING_SCAN = 1_000;
+
+const QUEUED_NEWEST = 'SELECT task_id FROM ralph_mcp_search_dirty ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)';
+const QUEUED_AMONG = 'SELECT task_id FROM ralph_mcp_search_dirty WHERE task_id IN (SELECT value FROM json_each(?))';
 
 export function titleLookup(db: Db, src: SearchSource, mirror: MirrorHooks): TitleLookup {
   ensureSearchIndex(db, src.generation, mirror, rebuilds(db, src));
-  let queued = db
-    .all<{ task_id: number }>(
-      'SELECT task_id FROM ralph_mcp_search_dirty LIMIT CAST(? AS INTEGER)',
-      PENDING_TITLES_MAX + 1,
-    )
-    .map((r) => r.task_id);
+  const newest = (n: number) => db.all<{ task_id: number }>(QUEUED_NEWEST, n).map((r) => r.task_id);
+  let queued = newest(PENDING_TITLES_MAX + 1);
   if (queued.length > PENDING_TITLES_MAX) {
-    syncSearchIndex(db, src, mirror);
-    queued = [];
+    catchUpSearchIndex(db, src, mirror, SEARCH_BOUNDS.catchUpRows);
+    queued = newest(PENDING_SCAN + 1);
   }
-  const stale = new Set(queued);
-  const pending: TitleKey[] =
-    queued.length === 0
+  // Every queued task is among those read: no other lookup is needed to tell a stale index row.
+  const whole = queued.length <= PENDING_SCAN;
+  const scanned = new Set(queued.slice(0, PENDING_SCAN));
+  const keysOf = (ids: readonly number[]): TitleKey[] =>
+    ids.length === 0
       ? []
       : db
-          .all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(queued) })
+          .all<{ id: number; title: string | null }>(src.titlesOf, { ids: JSON.stringify(ids) })
           .map((r) => ({ id: r.id, key: titleKey(r.title ?? '') }));
+  const pending = keysOf([...scanned]);
+  /** Which of `ids` (index rows) are queued, so their indexed title may be one they no longer have. */
+  const staleAmong = (ids: readonly number[]): Set<number> =>
+    whole || ids.length === 0
+      ? new Set(ids.filter((id) => scanned.has(id)))
+      : new Set(db.all<{ task_id: number }>(QUEUED_AMONG, JSON.stringify(ids)).map((r) => r.task_id));
   const byId = (a: { id: number }, b: { id: number }) => b.id - a.id;
   return {
     same(key, limit) {
-      const indexed = db.all<{ id: number }>(
-        'SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)',
-        key,
-        limit + stale.size,
-      );
-      const all = [...pending.filter((p) => p.key === key), ...indexed.filter((r) => !stale.has(r.id))];
+      const indexed = db
+        .all<{ id: number }>(
+          'SELECT task_id AS id FROM ralph_mcp_title_keys WHERE key = ? ORDER BY task_id DESC LIMIT CAST(? AS INTEGER)',
+          key,
+          limit + scanned.size,
+        )
+        .map((r) => r.id);
+      const stale = staleAmong(indexed);
+      // A queued task past the scan that the index names: its title now, read directly.
+      const unread = keysOf(indexed.filter((id) => stale.has(id) && !scanned.has(id)));
+      const all = [
+        ...pending.filter((p) => p.key === key),
+        ...unread.filter((p) => p.key === key),
+        ...indexed.filter((id) => !stale.has(id)).map((id) => ({ id })),
+      ];
       return all
         .sort(byId)
         .slice(0, limit)
@@ -295,12 +343,10 @@ export function titleLookup(db: Db, src: SearchSource, mirror: MirrorHooks): Tit
             `SELECT rowid AS id FROM ralph_mcp_search WHERE ralph_mcp_search MATCH @m ${budget} ORDER BY rowid DESC LIMIT CAST(@limit AS INTEGER)`,
             {
               m: `{title} : (${fts})`,
-              limit: limit + stale.size,
+              limit: limit + scanned.size,
             },
           )
-          .map((r) => r.id)
-          .filter((id) => !stale.has(id))
-          .slice(0, limit);
+          .map((r) => r.id);
         checkClock();
       } catch (err) {
         if (!(err instanceof SearchBudgetExceeded)) throw err;
@@ -308,6 +354,8 @@ export function titleLookup(db: Db, src: SearchSource, mirror: MirrorHooks): Tit
       } finally {
         deadline = Infinity;
       }
+      const stale = staleAmong(ids);
+      ids = ids.filter((id) => !stale.has(id)).slice(0, limit);
       const keys =
         ids.length === 0
           ? []
