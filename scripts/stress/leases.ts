@@ -8,7 +8,11 @@
  *   that ran out more than SLACK_MS ago (the next claim takes it over), and none is left at the end;
  * - every takeover is recorded: each `took_over` answer has its audit row (outcome took_over) and its
  *   comment on the task, and the tasks the killed workers held were taken over;
- * - the closed connection's task was given back (comment "Released: connection closed").
+ * - the closed connection's task was given back (comment "Released: connection closed");
+ * - the invariant of issue 28, sampled all along: a task in_progress under a worker has exactly one claim row
+ *   (none is ever seen without one), and only its holder writes it (replaying ralph_mcp_audit, every acknowledged
+ *   set_task_status comes from the session whose claim the task was under). Two of the workers are launched
+ *   with one --session-id (`lease-twin`): their leases stay distinct, and a killed twin's task is taken over.
  */
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
@@ -83,6 +87,9 @@ function socketWorker(path: string): Promise<Worker & { sock: Socket }> {
   });
 }
 
+/** The last two workers share one --session-id (issue 28): their leases must stay distinct. */
+const sessionIdOf = (i: number): string => (i >= WORKERS - 2 ? 'lease-twin' : `lease-w${i}`);
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface LeasesResult {
@@ -98,6 +105,12 @@ export interface LeasesResult {
   busyErrors: number;
   serverCrashes: number;
   maxStaleMs: number;
+  /** Samples of the invariant (in_progress tasks checked) and violations seen: in_progress with no claim row. */
+  invariantSamples: number;
+  unleasedSeen: number;
+  /** Acknowledged writes checked against the holder, and those made by another session. */
+  writesChecked: number;
+  foreignWrites: number;
   seconds: number;
 }
 
@@ -126,6 +139,10 @@ export async function runLeases(
     busyErrors: 0,
     serverCrashes: 0,
     maxStaleMs: 0,
+    invariantSamples: 0,
+    unleasedSeen: 0,
+    writesChecked: 0,
+    foreignWrites: 0,
     seconds: 0,
   };
   // The sample's own tasks out of the way (done), then n generated ones, a third depending on an earlier one.
@@ -161,7 +178,10 @@ export async function runLeases(
   ];
   const children = Array.from(
     { length: WORKERS },
-    (_, i) => new RpcChild(process.execPath, [CLI, ...flags, '--session-id', `lease-w${i}`], { timeoutMs: 60_000 }),
+    (_, i) =>
+      new RpcChild(process.execPath, [CLI, ...flags, '--session-id', sessionIdOf(i)], {
+        timeoutMs: 60_000,
+      }),
   );
   const killed = new Set<RpcChild>();
   for (const c of children) {
@@ -186,6 +206,8 @@ export async function runLeases(
     );
   const tookOver: { task: number; from: string }[] = [];
   const heldBy = new Map<Worker, number>();
+  /** The tasks the killed workers held when they died: each must be taken over. */
+  const victimTasks: number[] = [];
   try {
     await Promise.all(children.map((c) => c.initialize()));
     for (
@@ -242,6 +264,7 @@ export async function runLeases(
     if (victims.size < 2) victims.add(children.find((c) => !victims.has(c))!);
     const loops = children.map((c) => {
       const w = stdioWorker(c);
+      const holding = () => heldBy.get(w);
       const victim = victims.has(c);
       const killAfter = performance.now() + 300 + r() * 2000;
       return loop(
@@ -251,6 +274,8 @@ export async function runLeases(
           ? () => {
               if (!killed.has(c) && performance.now() >= killAfter) {
                 killed.add(c);
+                const t = holding();
+                if (t !== undefined) victimTasks.push(t);
                 res.kills++;
                 res.killedHolding++;
                 c.proc.kill('SIGKILL');
@@ -292,8 +317,14 @@ export async function runLeases(
           id: number;
           lease_until: string | null;
         }[];
+        res.invariantSamples += rows.length;
         for (const row of rows) {
-          if (row.lease_until === null) continue; // not ours to take over (none here: every task was claimed)
+          // Every task here was claimed: in_progress without a claim row would never be taken over.
+          if (row.lease_until === null) {
+            res.unleasedSeen++;
+            problems.push(`task ${row.id} seen in_progress with no claim row`);
+            continue;
+          }
           const stale = now - Date.parse(row.lease_until);
           res.maxStaleMs = Math.max(res.maxStaleMs, stale);
         }
@@ -352,11 +383,10 @@ export async function runLeases(
     if (audited.length !== tookOver.length)
       problems.push(`${tookOver.length} took_over answers, ${audited.length} audit rows`);
     if (comments !== audited.length) problems.push(`${audited.length} takeovers recorded, ${comments} comments`);
-    const victimsTakenOver = new Set(audited.map((a) => a.from_session).filter((s) => /^lease-w\d$/.test(s)));
-    if (victimsTakenOver.size < res.kills)
-      problems.push(
-        `${res.kills} workers killed holding a task, only ${victimsTakenOver.size} of their tasks taken over`,
-      );
+    const takenTasks = new Set(audited.map((a) => a.task_id));
+    for (const t of victimTasks) if (!takenTasks.has(t)) problems.push(`task ${t} of a killed worker never taken over`);
+    if (victimTasks.length < res.kills) problems.push(`${res.kills} workers killed, ${victimTasks.length} holding`);
+    checkHolderWrites(db, idSet, res);
     const released = Number(
       (
         db.prepare("SELECT count(*) AS n FROM task_comments WHERE body = 'Released: connection closed'").get() as {
@@ -397,6 +427,35 @@ export async function run(): Promise<StressFigures> {
     fuzzCases: 0,
     serverCrashes: r.serverCrashes,
     seconds: r.seconds,
-    notes: `seed ${r.seed}: ${r.tasks} tasks each done exactly once; ${r.claims} claims, ${r.takeovers} takeovers (all recorded: audit row + comment), ${r.killedHolding} workers killed holding a task, ${r.closedHolding} connection closed holding one (released); an in_progress task seen at most ${Math.max(0, r.maxStaleMs)} ms past its lease (lease ${LEASE_SECONDS} s)`,
+    notes: `seed ${r.seed}: ${r.tasks} tasks each done exactly once; ${r.claims} claims, ${r.takeovers} takeovers (all recorded: audit row + comment), ${r.killedHolding} workers killed holding a task, ${r.closedHolding} connection closed holding one (released); an in_progress task seen at most ${Math.max(0, r.maxStaleMs)} ms past its lease (lease ${LEASE_SECONDS} s); invariant: ${r.invariantSamples} in_progress samples, ${r.unleasedSeen} without a claim row, ${r.writesChecked} status writes replayed, ${r.foreignWrites} by a non-holder; two workers share --session-id lease-twin`,
   };
+}
+
+/**
+ * Only its holder writes a task (issue 28): replays ralph_mcp_audit in order, following each task's holder
+ * (a claim or a takeover sets it, a release clears it), and counts acknowledged set_task_status calls made by
+ * any other session. Twins share a session id, so this sees a twin writing the other's task only through
+ * the in_progress-without-a-row check; their claims are distinct rows (one per task) by construction.
+ */
+function checkHolderWrites(db: Database.Database, ids: Set<number>, res: LeasesResult): void {
+  const rows = db
+    .prepare(
+      "SELECT task_id, session_id, tool, outcome FROM ralph_mcp_audit WHERE outcome IN ('ok', 'took_over') AND task_id IS NOT NULL ORDER BY id",
+    )
+    .all() as { task_id: number; session_id: string; tool: string; outcome: string }[];
+  const holderOf = new Map<number, string | null>();
+  for (const r of rows) {
+    if (!ids.has(r.task_id)) continue;
+    if (r.tool === 'claim_next_task' || r.tool === 'claim_task') holderOf.set(r.task_id, r.session_id);
+    else if (r.tool === 'release_task') holderOf.set(r.task_id, null);
+    else if (r.tool === 'set_task_status') {
+      res.writesChecked++;
+      const h = holderOf.get(r.task_id);
+      if (h !== r.session_id) {
+        res.foreignWrites++;
+        res.problems.push(`task ${r.task_id} written by ${r.session_id} while ${h ?? 'nobody'} held it`);
+      }
+      holderOf.set(r.task_id, null);
+    }
+  }
 }

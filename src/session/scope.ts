@@ -52,6 +52,13 @@ export function applyScope(
     // The feature this session may change was fixed at launch (or at its claim): never re-read from the
     // task row, which the session itself may have moved.
     const scoped = s.feature ?? undefined;
+    // A session whose own task is gone (deleted by itself, Ralph or SQL) changes no feature: the pin
+    // above outlived the task it came from.
+    if (own !== null && !tool.def.annotations.readOnlyHint && !ctx.store.tasks.taskHead(own))
+      throw new ToolError(
+        'out_of_scope',
+        `this session's task ${own} no longer exists, so it changes no ${ctx.store.featureNoun}; ${name} is refused`,
+      );
     // Fail closed: an own-task-only recipe without a task may change no feature at all (an unknown
     // scope must not mean "any feature").
     if (own === null && s.ownTaskOnly && scoped === undefined) {

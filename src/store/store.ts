@@ -402,7 +402,7 @@ export interface ClaimStore {
   sessionClaims(sessionId: string): Claim[];
   expiredClaims(now: string, limit: number): Claim[];
   putClaim(c: Claim): void;
-  renewLeases(sessionId: string, until: string): number;
+  renewLease(c: Pick<Claim, 'task_id' | 'session_id' | 'claimed_at'>, until: string): number;
   dropClaim(taskId: number): void;
   taskHistory(taskId: number, after: number, limit: number): HistoryRow[];
 }

@@ -83,14 +83,16 @@ export function findClaim(ctx: ToolContext, id: number, status: string, now: str
   if (status !== 'in_progress') return { kind: 'closed', status };
   const c = ctx.store.claims.claimOf(id);
   if (!c) return { kind: 'unleased' };
-  if (c.session_id === ctx.session.sessionId) return { kind: 'mine', claim: c };
+  if (isOwnClaim(ctx.session, c)) return { kind: 'mine', claim: c };
   return c.lease_until < now ? { kind: 'stale', claim: c } : { kind: 'held', claim: c };
 }
 
 /** The refusal of a task another session's live lease holds: who, and when the lease ends. */
-export const heldConflict = (id: number, c: Claim) =>
+export const heldConflict = (id: number, c: Claim, s?: SessionScope) =>
   conflict(
-    `task ${id} is held by session ${c.session_id} until ${c.lease_until} (its lease, renewed while it works); claim another task, or retry after then`,
+    `task ${id} is held by session ${c.session_id} until ${c.lease_until} (its lease, renewed while it works${
+      c.session_id === s?.sessionId ? '; taken by another process launched with this session id' : ''
+    }); claim another task, or retry after then`,
     { held_by: holder(c, 'in_progress') },
   );
 
@@ -139,21 +141,42 @@ export function leaseLaunchedTask(ctx: ToolContext, tool: string, args: Record<s
   if (!head) return;
   const now = Date.now();
   const found = findClaim(ctx, id, head.status, isoTime(now));
-  if (found.kind === 'held') throw heldConflict(id, found.claim);
+  if (found.kind === 'held') throw heldConflict(id, found.claim, s);
   if (s.leased) return; // taken once; a write after the task went back to pending takes nothing
   if (TAKES_NO_LEASE.has(tool) || (typeof args.status === 'string' && args.status !== 'in_progress')) return;
-  if (found.kind === 'mine') {
-    if (!s.leased) ctx.onCommit({ leased: true }); // the same --session-id, launched again
-    return;
-  }
+  if (found.kind === 'mine') return;
   if (found.kind === 'waits' || found.kind === 'closed') return;
   takeTask(ctx, id, found, 'claim_task', now);
   ctx.store.audit.recordCall({ ...writerOf(s), taskId: id }, 'claim_task', { id, first_write: tool }, 'ok');
   ctx.onCommit({ leased: true });
 }
 
+/**
+ * A leasing session (a claiming one, or one launched for its task in a recipe that leases) that sets its
+ * own task in_progress again takes the lease in that write: the task left in_progress (by anyone's hand),
+ * which ended its lease, and an in_progress task under such a session always has its claim row. Inside
+ * the status change's write.
+ */
+export function leaseOnResume(ctx: ToolContext, id: number): void {
+  const s = ctx.session;
+  if (ctx.forward || id !== s.taskId || !(s.claimed || s.leasesTask)) return;
+  recordClaim(ctx, id);
+  if (!s.leased) ctx.onCommit({ leased: true });
+}
+
 /** When each session last wrote its lease (module state, not session state: it changes no scope). */
 const lastRenewed = new WeakMap<SessionScope, number>();
+
+/**
+ * The claimed_at of the claim each session last recorded: with the session id, what makes a claim row
+ * this session's. Two processes launched with one --session-id so hold distinct leases: neither renews,
+ * drops or writes under the other's (docs/sessions.md, Leases).
+ */
+const leaseSince = new WeakMap<SessionScope, string>();
+
+/** Whether a claim row is this session's own (its id, and the claim it recorded itself). */
+export const isOwnClaim = (s: SessionScope, c: Claim): boolean =>
+  c.session_id === s.sessionId && leaseSince.get(s) === c.claimed_at;
 
 /** Records this session's claim on a task, its lease starting now. Inside the claim's write. */
 export function recordClaim(ctx: ToolContext, taskIdValue: number, now = Date.now()): Claim {
@@ -165,6 +188,7 @@ export function recordClaim(ctx: ToolContext, taskIdValue: number, now = Date.no
   };
   ctx.store.claims.putClaim(claim);
   lastRenewed.set(ctx.session, now);
+  leaseSince.set(ctx.session, claim.claimed_at);
   return claim;
 }
 
@@ -181,10 +205,13 @@ export function renewLease(ctx: ToolContext): void {
   const now = Date.now();
   const last = lastRenewed.get(s);
   if (last !== undefined && now - last < renewEvery(s.leaseMs)) return;
+  const since = leaseSince.get(s);
+  if (since === undefined) return;
   lastRenewed.set(s, now);
   try {
     ctx.store.ensureOwnTables();
-    ctx.store.write(() => ctx.store.claims.renewLeases(s.sessionId, isoTime(now + s.leaseMs)));
+    const claim = { task_id: s.taskId, session_id: s.sessionId, claimed_at: since };
+    ctx.store.write(() => ctx.store.claims.renewLease(claim, isoTime(now + s.leaseMs)));
   } catch (err) {
     ctx.log.warn({ err, session_id: s.sessionId }, 'could not renew the lease');
   }
@@ -195,7 +222,7 @@ export function takenOverFrom(ctx: ToolContext, id: number): Claim | undefined {
   const s = ctx.session;
   if (!s.leased || s.taskId !== id) return undefined;
   const c = ctx.store.claims.claimOf(id);
-  return c && c.session_id !== s.sessionId ? c : undefined;
+  return c && !isOwnClaim(s, c) ? c : undefined;
 }
 
 /** Gives a task back: pending, its claim dropped, a comment saying why. Inside a write. */
@@ -246,7 +273,7 @@ export function releaseOnClose(ctx: ToolContext, why: string): void {
     ctx.store.ensureOwnTables();
     ctx.store.write(() => {
       const c = ctx.store.claims.claimOf(id);
-      if (!c || c.session_id !== s.sessionId || ctx.store.tasks.taskHead(id)?.status !== 'in_progress') return;
+      if (!c || !isOwnClaim(s, c) || ctx.store.tasks.taskHead(id)?.status !== 'in_progress') return;
       if (!s.claimed) return ctx.store.claims.dropClaim(id);
       giveBack(ctx, id, why);
       ctx.store.audit.recordCall(writerOf(s), 'release_task', { reason: why }, 'ok');

@@ -14,7 +14,7 @@ import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, orSemicolons, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
-import { HolderOut, holder, holderOf, staleClaims } from './claims.js';
+import { HolderOut, holder, holderOf, leaseOnResume, staleClaims } from './claims.js';
 import { fieldsArg, keeps, pickRow, rowKeys } from './rowFields.js';
 import { isoTime } from '../domain/time.js';
 
@@ -621,6 +621,7 @@ export function changeStatus(ctx: ToolContext, id: number, next: (typeof TASK_ST
   const blocker = before.status === 'blocked' ? blockerState(store, id) : undefined;
   store.tasks.setTaskStatus(id, next);
   if (next !== 'in_progress') store.claims.dropClaim(id);
+  else leaseOnResume(ctx, id);
   const note =
     unfinished.length > 0
       ? sessionNote(ctx, id, `Set done with unfinished dependencies ${shown}: ${opts.force!}`, 'high')

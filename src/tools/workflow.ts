@@ -25,6 +25,7 @@ import { isoTime } from '../domain/time.js';
 import {
   findClaim,
   heldConflict,
+  isOwnClaim,
   staleClaims,
   takeTask,
   takenOverFrom,
@@ -102,6 +103,12 @@ export const signalAbort = defineTool({
   annotations: CREATE,
   handler(args, ctx) {
     const s = ctx.session;
+    // A holder whose task another session took over signals nothing about it: the task is not its own.
+    const other = s.taskId !== null ? takenOverFrom(ctx, s.taskId) : undefined;
+    if (other)
+      throw conflict(
+        `task ${s.taskId} was taken over by session ${other.session_id} after your lease ran out: it is not yours to abort; stop`,
+      );
     const signalId = ctx.store.audit.recordAbort(writerOf(s), args.reason);
     ctx.log.warn({ session_id: s.sessionId, task: s.taskId, reason: args.reason }, 'agent signalled abort');
     return {
@@ -474,7 +481,8 @@ export const claimNextTask = defineTool({
     const discipline = wanted !== undefined ? requireDiscipline(store, wanted) : undefined;
     const feature = args.feature !== undefined ? requireFeature(store, args.feature) : (launchFeature ?? undefined);
     // The previous (finished) task's claim row goes now, whatever happens to it later.
-    for (const c of store.claims.sessionClaims(session.sessionId)) store.claims.dropClaim(c.task_id);
+    for (const c of store.claims.sessionClaims(session.sessionId))
+      if (isOwnClaim(session, c)) store.claims.dropClaim(c.task_id);
     // A stale task first (its lease ran out: claimed earlier, so first in claim order then); then the
     // highest-priority ready one.
     const now = Date.now();
@@ -577,7 +585,7 @@ export const claimTask = defineTool({
     const found = findClaim(ctx, id, head.status, isoTime(now));
     switch (found.kind) {
       case 'held':
-        throw heldConflict(id, found.claim);
+        throw heldConflict(id, found.claim, session);
       case 'waits':
         throw conflict(
           `task ${id} depends on tasks that are not done: ${found.unfinished
@@ -602,7 +610,7 @@ export const claimTask = defineTool({
     }
     // The session's previous (finished) task's claim row goes now.
     for (const c of store.claims.sessionClaims(session.sessionId))
-      if (c.task_id !== id) store.claims.dropClaim(c.task_id);
+      if (c.task_id !== id && isOwnClaim(session, c)) store.claims.dropClaim(c.task_id);
     const took_over: TookOver | undefined = takeTask(ctx, id, found, 'claim_task', now);
     const task = bindClaim(ctx, id);
     return took_over ? { task, took_over } : { task };

@@ -699,4 +699,85 @@ contract('claim_task and the lease of a --task session', (env) => {
     await next.ok('add_task_comment', { body: 'relaunched' });
     assert.equal(claimRow(p, 5)!.session_id, 'task-next', 'relaunched at once, nothing to wait for');
   });
+
+  // Issue 28: a task in_progress under a leasing session has exactly one claim row, and only its holder writes it.
+  test('a task set back in_progress by its old holder after another reset it is leased again (taken over later)', async () => {
+    const p = env.sample();
+    const y = await env.open({ recipe: 'yap' }, p);
+    const w = await env.open({ recipe: 'worker', sessionId: 'reset-w', leaseSeconds: 0.2 }, p);
+    await w.ok('claim_task', { id: 5 });
+    // A reviewer resets it: the lease ends with in_progress.
+    assert.equal((await y.ok('set_task_status', { id: 5, status: 'pending' })).held_by.session_id, 'reset-w');
+    assert.equal(claimRow(p, 5), undefined);
+    // The old holder sets it in_progress again: that is a claim, so the task has its row.
+    await w.ok('set_task_status', { status: 'in_progress' });
+    assert.equal(claimRow(p, 5)?.session_id, 'reset-w');
+    // The worker dies (no more calls): its lease runs out and the pool takes the task over.
+    await sleep(300);
+    const pool = await env.open({ recipe: 'worker', sessionId: 'reset-pool' }, p);
+    const r = await pool.ok('claim_next_task');
+    assert.deepEqual([r.task.id, r.took_over?.session_id], [5, 'reset-w']);
+    await unchanged(w, async () => {
+      assert.match((await w.fail('set_task_status', { status: 'done' })).message, /taken over by session reset-pool/);
+    });
+    // The same for a --task session: its own in_progress after a reset takes the lease again.
+    const q = env.sample();
+    const t = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'reset-t', leaseSeconds: 0.2 }, q);
+    await t.ok('add_task_comment', { body: 'starting' });
+    await (await env.open({ recipe: 'yap' }, q)).ok('set_task_status', { id: 5, status: 'pending' });
+    await t.ok('update_task', { status: 'in_progress' });
+    assert.equal(claimRow(q, 5)?.session_id, 'reset-t');
+    await sleep(300);
+    const qPool = await env.open({ recipe: 'worker', sessionId: 'reset-t-pool' }, q);
+    assert.equal((await qPool.ok('claim_next_task')).took_over?.session_id, 'reset-t');
+  });
+
+  test('two sessions launched with one --session-id hold distinct leases: neither drops, renews or takes the other', async () => {
+    const p = env.sample();
+    const y = await env.open({ recipe: 'yap' }, p);
+    const [other] = await addTasks(y, [{ title: 'Twin work two', priority: 'low' }]);
+    const a = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: 0.3 }, p);
+    const b = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: 0.3 }, p);
+    await a.ok('claim_task', { id: 5 });
+    const held = claimRow(p, 5)!;
+    await unchanged(b, async () => {
+      const e = await b.fail('claim_task', { id: 5 });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, /held by session twin until .*another process launched with this session id/);
+      assert.equal((await b.fail('set_task_status', { id: 5, status: 'done' })).code, 'out_of_scope');
+    });
+    assert.equal((await b.ok('claim_next_task')).task.id, other);
+    assert.deepEqual(claimRow(p, 5), held, "b's claim left a's row alone");
+    // a is killed (no more calls); b's calls renew b's lease only.
+    for (let i = 0; i < 4; i++) {
+      await sleep(120);
+      await b.ok('get_task');
+    }
+    assert.equal(claimRow(p, 5)!.lease_until, held.lease_until, "b's calls did not renew a's lease");
+    assert.ok(String(claimRow(p, other!)!.lease_until) > held.lease_until, "b's lease was renewed");
+    const pool = await env.open({ recipe: 'worker', sessionId: 'twin-pool' }, p);
+    const r = await pool.ok('claim_next_task');
+    assert.deepEqual([r.task.id, r.took_over?.session_id], [5, 'twin']);
+    // a, woken, writes nothing to it; b still holds its own task.
+    await unchanged(a, async () => {
+      assert.match((await a.fail('set_task_status', { status: 'done' })).message, /taken over by session twin-pool/);
+    });
+    assert.equal((await b.ok('set_task_status', { status: 'done' })).task.status, 'done');
+  });
+
+  test('a holder whose task was taken over cannot signal_abort it', async () => {
+    const p = env.sample();
+    const a = await env.open({ recipe: 'worker', sessionId: 'abort-old', leaseSeconds: 0.2 }, p);
+    await a.ok('claim_task', { id: 5 });
+    await sleep(300);
+    const b = await env.open({ recipe: 'worker', sessionId: 'abort-new' }, p);
+    await b.ok('claim_task', { id: 5 });
+    await unchanged(a, async () => {
+      const e = await a.fail('signal_abort', { reason: 'rate limited' });
+      assert.equal(e.code, 'conflict');
+      assert.match(e.message, /taken over by session abort-new/);
+    });
+    // The holder itself still can.
+    assert.equal((await b.ok('signal_abort', { reason: 'rate limited' })).session_id, 'abort-new');
+  });
 });

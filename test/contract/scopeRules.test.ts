@@ -410,6 +410,30 @@ contract('scope rules, and edges found in review', (env) => {
     assert.match(newer.text, /✗ ralph-mcp tables +version 9, newer than this ralph-mcp understands/);
   });
 
+  // Issue 28: the feature pin outlived the task it came from; the task's existence is checked at each call.
+  test('a session whose own task was deleted (by itself, Ralph or SQL) changes no feature, not even its own', async () => {
+    const deleters: [string, (p: Project, s: InProcSession) => Promise<void>][] = [
+      ['the session', async (_p, s) => void (await expect(s, 'delete_task', { id: OWN }, 'ok'))],
+      ['Ralph', async (p) => void (await expect(await env.open({}, p), 'delete_task', { id: OWN }, 'ok'))],
+      [
+        'SQL',
+        async (p) =>
+          exec(p, legacy ? `DELETE FROM tasks WHERE id = ${OWN}` : `DELETE FROM runtime_tasks WHERE id = ${OWN}`),
+      ],
+    ];
+    for (const [who, del] of deleters) {
+      const p = fresh(env);
+      const s = await env.open({ task: String(OWN) }, p);
+      await expect(s, 'update_feature', { name: 'search', description: 'before' }, 'ok', who);
+      await del(p, s);
+      assert.equal(ralphTask(p.dbPath, OWN), undefined, `${who} deleted it`);
+      for (const args of [{ name: 'search', description: 'x' }, { description: 'x' }])
+        await expect(s, 'update_feature', args, OUT, `${who} deleted the task`);
+      await expect(s, 'add_feature_context_file', { feature_name: 'search', file_path: 'src/x.ts' }, OUT, who);
+      await expect(s, 'get_feature_learnings', { feature_name: 'search' }, 'ok', `${who}: reading stays allowed`);
+    }
+  });
+
   test('a malformed resource URI is refused; a brief says a dependency is gone', async () => {
     const p = fresh(env);
     exec(

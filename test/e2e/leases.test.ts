@@ -172,6 +172,45 @@ for (const generation of GENERATIONS)
       }
     });
 
+    // Issue 28: one --session-id in two live processes: distinct leases, so a killed one's task is taken over.
+    test('two processes with one --session-id: neither takes, drops nor renews the other’s lease', async () => {
+      const p = sampleProject(generation);
+      const twin = ['--recipe', 'worker', '--session-id', 'twin', '--lease-seconds', '1'];
+      const [a, b, c, y] = await Promise.all([
+        startSession(p, twin),
+        startSession(p, twin),
+        startSession(p, ['--recipe', 'worker', '--session-id', 'twin-pool']),
+        startSession(p, ['--recipe', 'yap']),
+      ]);
+      try {
+        const other = (await y.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Twin second' }))
+          .task.id as number;
+        await a.ok('claim_task', { id: 5 });
+        const e = await b.fail('claim_task', { id: 5 });
+        assert.equal(e.code, 'conflict');
+        assert.match(e.message, /held by session twin until .*another process launched with this session id/);
+        assert.equal((await b.ok('claim_next_task')).task.id, other);
+        assert.equal(row(p, 'SELECT session_id FROM ralph_mcp_claims WHERE task_id = 5')?.session_id, 'twin');
+        // a dies; b keeps working (its calls renew its own lease only): the pool takes a's task over.
+        process.kill(pidOf(a), 'SIGKILL');
+        let working = true;
+        const busy = (async () => {
+          while (working) {
+            await b.ok('get_task');
+            await new Promise((r) => setTimeout(r, 150));
+          }
+        })();
+        const took = await claimWhenFree(c, 5).finally(() => {
+          working = false;
+        });
+        await busy;
+        assert.equal(took.took_over.session_id, 'twin');
+        assert.equal((await b.ok('set_task_status', { status: 'done' })).task.id, other, 'b still holds its own');
+      } finally {
+        await Promise.allSettled([a.close(), b.close(), c.close(), y.close()]);
+      }
+    });
+
     test('a killed --task session: its first write took the lease, a worker takes the task over', async () => {
       const p = sampleProject(generation);
       const flags = [

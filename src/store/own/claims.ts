@@ -62,13 +62,18 @@ export function claimsStore(db: Db) {
         c.lease_until,
       );
     },
-    /** Renews every lease the session holds; returns how many. Inside a write. */
-    renewLeases(sessionId: string, until: string): number {
+    /**
+     * Renews one claim, named by task, session and since (two processes launched with one --session-id
+     * hold distinct claims: neither renews the other's). Inside a write.
+     */
+    renewLease(c: Pick<Claim, 'task_id' | 'session_id' | 'claimed_at'>, until: string): number {
       return Number(
         db.run(
-          'UPDATE ralph_mcp_claims SET lease_until = ? WHERE session_id = ? AND lease_until < ?',
+          'UPDATE ralph_mcp_claims SET lease_until = ? WHERE task_id = ? AND session_id = ? AND claimed_at = ? AND lease_until < ?',
           until,
-          sessionId,
+          c.task_id,
+          c.session_id,
+          c.claimed_at,
           until,
         ).changes,
       );
