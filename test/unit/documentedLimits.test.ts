@@ -6,7 +6,7 @@ import { limitRows, type LimitRow } from '../../scripts/stress/fuzz.js';
 import { REPO } from '../helpers/env.js';
 
 /**
- * The limits the README documents, written out by hand from its "Limits" table (not derived from the
+ * The limits the reference documents, written out by hand from its "Limits" table (not derived from the
  * code): fuzz.args probes every limit the schemas have, one over and exactly at it, but a limit raised
  * in the code would be probed at its new value. Here each one must equal what the documentation says.
  * Keys: `tool.field` where a field's limit differs by tool, else the field (list items end in `[]`).
@@ -99,30 +99,30 @@ function documented<T>(table: Record<string, T>, row: LimitRow): T | undefined {
   return table[`${row.tool}.${leaf(row.field)}`] ?? table[leaf(row.field)];
 }
 
-test('every limit in the code is the one the README documents', () => {
+test('every limit in the code is the one the reference documents', () => {
   const wrong: string[] = [];
   for (const row of limitRows()) {
     const where = `${row.tool}.${row.field}`;
     if (row.kind === 'characters') {
       const doc = documented(CHARACTERS, row);
       if (doc !== row.max)
-        wrong.push(`${where}: ${row.max} characters in the code, ${doc ?? 'undocumented'} in the README`);
+        wrong.push(`${where}: ${row.max} characters in the code, ${doc ?? 'undocumented'} in docs/reference.md`);
     } else if (row.kind === 'items') {
       const doc = documented(ITEMS, row) ?? 100;
-      if (doc !== row.max) wrong.push(`${where}: ${row.max} items in the code, ${doc} in the README`);
+      if (doc !== row.max) wrong.push(`${where}: ${row.max} items in the code, ${doc} in docs/reference.md`);
     } else {
       const doc = documented(RANGES, row);
       if (!doc || doc[0] !== row.min || doc[1] !== row.max)
         wrong.push(
-          `${where}: ${row.min}–${row.max} in the code, ${doc ? doc.join('–') : 'undocumented'} in the README`,
+          `${where}: ${row.min}–${row.max} in the code, ${doc ? doc.join('–') : 'undocumented'} in docs/reference.md`,
         );
     }
   }
   assert.deepEqual(wrong, []);
 });
 
-test("the table above is the README's: each number and field appears in its Limits section", () => {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+test("the table above is docs/reference.md's: each number and field appears in its Limits section", () => {
+  const readme = readFileSync(join(REPO, 'docs', 'reference.md'), 'utf8');
   const section = readme.slice(readme.indexOf('### Limits'), readme.indexOf('\n## ', readme.indexOf('### Limits')));
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && /\d/.test(l));
   const named = (field: string, n: number) =>
@@ -131,5 +131,5 @@ test("the table above is the README's: each number and field appears in its Limi
     ...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)),
     ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n)),
   ].map(([f, n]) => `${f} (${n})`);
-  assert.deepEqual(missing, [], 'documented in the test, not in the README');
+  assert.deepEqual(missing, [], 'documented in the test, not in docs/reference.md');
 });
