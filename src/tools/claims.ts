@@ -75,6 +75,13 @@ export type ClaimFinding =
 /** Unfinished dependencies a refusal names (the rest are cut). */
 export const UNFINISHED_NAMED = 20;
 
+/** Unfinished dependencies as a refusal names them: `#3 (pending), #5 (blocked)`, then `…` past the first 20. */
+export const namedUnfinished = (deps: readonly { id: number; status: string }[]): string =>
+  deps
+    .slice(0, UNFINISHED_NAMED)
+    .map((d) => `#${d.id} (${d.status})`)
+    .join(', ') + (deps.length > UNFINISHED_NAMED ? ', …' : '');
+
 export function findClaim(ctx: ToolContext, id: number, status: string, now: string): ClaimFinding {
   if (status === 'pending') {
     const unfinished = ctx.store.tasks.unfinishedDependencies(id, UNFINISHED_NAMED + 1);

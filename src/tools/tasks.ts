@@ -14,7 +14,15 @@ import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, orSemicolons, pathList, priority, status, strList, taskId, text } from './fields.js';
 import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
-import { HolderOut, holder, holderOf, leaseOnResume, staleClaims } from './claims.js';
+import {
+  HolderOut,
+  UNFINISHED_NAMED,
+  holder,
+  holderOf,
+  leaseOnResume,
+  namedUnfinished,
+  staleClaims,
+} from './claims.js';
 import { fieldsArg, keeps, pickRow, rowKeys } from './rowFields.js';
 import { isoTime } from '../domain/time.js';
 
@@ -539,12 +547,6 @@ export const deleteTask = defineTool({
 
 // ---- set_task_status -----------------------------------------------------------------------
 
-/** Unfinished dependencies named in a refusal or an override's comment (the rest are counted). */
-const UNFINISHED_SHOWN = 20;
-
-const describeDeps = (deps: readonly { id: number; status: string }[]) =>
-  deps.map((d) => `#${d.id} (${d.status})`).join(', ');
-
 export const setTaskStatus = defineTool({
   name: 'set_task_status',
   title: 'Set task status',
@@ -607,14 +609,13 @@ export function changeStatus(ctx: ToolContext, id: number, next: (typeof TASK_ST
   const held = holderOf(store, id, before.status);
   const heldByOther = held !== null && held.session_id !== ctx.session.sessionId ? held : undefined;
   // The rule claims follow too (store/ready.ts): a task is ready when every dependency is done.
-  const unfinished = next === 'done' ? store.tasks.unfinishedDependencies(id, UNFINISHED_SHOWN + 1) : [];
-  const shown =
-    describeDeps(unfinished.slice(0, UNFINISHED_SHOWN)) + (unfinished.length > UNFINISHED_SHOWN ? ', …' : '');
+  const unfinished = next === 'done' ? store.tasks.unfinishedDependencies(id, UNFINISHED_NAMED + 1) : [];
+  const shown = namedUnfinished(unfinished);
   if (unfinished.length > 0 && opts.force === undefined) {
     throw conflict(
       `task ${id} depends on tasks that are not done: ${shown}. Finish them first, remove the dependency if it is wrong, ${opts.override}; nothing was changed`,
       {
-        unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN),
+        unfinished_dependencies: unfinished.slice(0, UNFINISHED_NAMED),
       },
     );
   }
@@ -632,7 +633,7 @@ export function changeStatus(ctx: ToolContext, id: number, next: (typeof TASK_ST
     changed: true,
     ...(blocker ? { blocker } : {}),
     ...(heldByOther ? { held_by: heldByOther } : {}),
-    ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_SHOWN), comment: note } : {}),
+    ...(note ? { unfinished_dependencies: unfinished.slice(0, UNFINISHED_NAMED), comment: note } : {}),
   };
 }
 

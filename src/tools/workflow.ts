@@ -30,6 +30,7 @@ import {
   takeTask,
   takenOverFrom,
   UNFINISHED_NAMED,
+  namedUnfinished,
   type TookOver,
 } from './claims.js';
 
@@ -588,10 +589,7 @@ export const claimTask = defineTool({
         throw heldConflict(id, found.claim, session);
       case 'waits':
         throw conflict(
-          `task ${id} depends on tasks that are not done: ${found.unfinished
-            .slice(0, UNFINISHED_NAMED)
-            .map((d) => `#${d.id} (${d.status})`)
-            .join(', ')}${found.unfinished.length > UNFINISHED_NAMED ? ', …' : ''}; it can be claimed once they are`,
+          `task ${id} depends on tasks that are not done: ${namedUnfinished(found.unfinished)}; it can be claimed once they are`,
           { unfinished_dependencies: found.unfinished.slice(0, UNFINISHED_NAMED) },
         );
       case 'closed':
