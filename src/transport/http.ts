@@ -7,6 +7,7 @@ import type { RalphStore } from '../store/store.js';
 import { StartupError } from '../domain/errors.js';
 import { createMcpServer } from '../server/createServer.js';
 import { narrowToTask } from '../session/narrow.js';
+import { holdingUpdates } from './httpUpdates.js';
 import type { SessionPlan } from '../session/plan.js';
 
 /**
@@ -152,7 +153,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       s.active++;
       s.lastSeen = Date.now();
       s.probedAt = undefined;
-      closeBackedUpStreams(s);
+      closeBackedUpStreams(s, log);
       const stream = req.method === 'GET';
       if (stream) s.streams.add(res);
       res.once('close', () => {
@@ -242,7 +243,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     try {
-      await mcp.connect(transport);
+      await mcp.connect(holdingUpdates(transport, () => sessions.get(transport.sessionId ?? '')?.streams ?? [], log));
       await transport.handleRequest(req, res, message);
     } finally {
       if (!registered) {
@@ -261,7 +262,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     () => {
       const now = Date.now();
       for (const [id, s] of sessions) {
-        closeBackedUpStreams(s);
+        closeBackedUpStreams(s, log);
         if (s.active > s.streams.size || now - s.lastSeen < idleMs) continue; // a request is running, or recent
         if (s.streams.size > 0 && s.probedAt === undefined) {
           s.probedAt = now;
@@ -329,10 +330,16 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
 /**
  * A GET stream with MAX_UNSENT_BYTES or more unsent is closed (the client may open another): what the
  * server sends on it unasked (notifications) must not pile up for a client that does not read it.
- * Checked at each request of its session (its own calls cause most notifications) and each sweep.
+ * Checked at each request of its session and at each sweep.
  */
-function closeBackedUpStreams(s: Session): void {
-  for (const res of s.streams) if ((res.socket?.writableLength ?? 0) >= MAX_UNSENT_BYTES) res.destroy();
+function closeBackedUpStreams(s: Session, log: Logger): void {
+  for (const res of s.streams) {
+    const unsent = res.socket?.writableLength ?? 0;
+    if (unsent < MAX_UNSENT_BYTES) continue;
+    log.warn({ unsent_bytes: unsent }, 'GET stream closed: its client is not reading');
+    s.streams.delete(res);
+    res.destroy();
+  }
 }
 
 /**

@@ -3,6 +3,7 @@ import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { readLine } from './jsonRpcLine.js';
+import { HeldUpdates } from './heldUpdates.js';
 import { LineReader } from './lineReader.js';
 import { wireLine } from './wire.js';
 
@@ -22,10 +23,6 @@ export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
  */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 export const MAX_IN_FLIGHT = 64;
-
-/** Distinct resource updates held for a client that is not reading: the per-session subscription cap. */
-export const MAX_HELD_UPDATES = 1000;
-const RESOURCE_UPDATED = 'notifications/resources/updated';
 
 const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
 const isRequest = (message: JSONRPCMessage): boolean => {
@@ -58,9 +55,7 @@ export class LineTransport implements Transport {
   /** Senders waiting for the one shared 'drain' (a listener per message piles up under load). */
   private drainWaiters: (() => void)[] | null = null;
   private readonly reader: LineReader;
-  /** Resource updates held while the client is not reading, by uri (holdUpdate). */
-  private readonly heldUpdates = new Map<string, JSONRPCMessage>();
-  private droppedUpdates = 0;
+  private readonly heldUpdates: HeldUpdates;
 
   constructor(
     private readonly input: Readable,
@@ -68,6 +63,7 @@ export class LineTransport implements Transport {
     private readonly log: Logger,
     maxBytes = MAX_MESSAGE_BYTES,
   ) {
+    this.heldUpdates = new HeldUpdates(log);
     this.reader = new LineReader(
       maxBytes,
       (line) => this.onLine(line),
@@ -96,7 +92,7 @@ export class LineTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    if (this.holdUpdate(message)) return Promise.resolve();
+    if (this.heldUpdates.hold(message, this.output.writableNeedDrain)) return Promise.resolve();
     this.countAnswer(message);
     return new Promise<void>((resolve) => {
       if (this.output.write(wireLine(message)) && this.drainWaiters === null) return resolve();
@@ -132,37 +128,9 @@ export class LineTransport implements Transport {
     const ready = this.drainWaiters ?? [];
     this.drainWaiters = null;
     for (const resolve of ready) resolve();
-    this.releaseUpdates();
+    if (!this.closed) this.heldUpdates.release((message) => this.output.write(wireLine(message)));
     this.scheduleWake();
   };
-
-  /**
-   * A resource update while the client is behind (the output waits for 'drain') is held, not written:
-   * one per uri however often it changes, sent once the client has read what waited. Bytes alone are
-   * the wrong bound for them: each unsent write is a pending promise of about 1.3 KB for an 80-byte
-   * line, so 1 MiB of updates held about 20 MiB. A subscriber that never reads costs the stream's
-   * high-water mark plus one line per subscribed resource (at most MAX_HELD_UPDATES).
-   */
-  private holdUpdate(message: JSONRPCMessage): boolean {
-    const m = message as { id?: unknown; method?: unknown; params?: { uri?: unknown } };
-    if (m.id !== undefined || m.method !== RESOURCE_UPDATED || typeof m.params?.uri !== 'string') return false;
-    if (this.heldUpdates.size === 0 && !this.output.writableNeedDrain) return false;
-    const uri = m.params.uri;
-    if (this.heldUpdates.has(uri) || this.heldUpdates.size < MAX_HELD_UPDATES) this.heldUpdates.set(uri, message);
-    else this.droppedUpdates++;
-    return true;
-  }
-
-  /** The held updates, in the order first held, once the client has read what waited. */
-  private releaseUpdates(): void {
-    if (this.heldUpdates.size === 0 || this.closed) return;
-    if (this.droppedUpdates > 0)
-      this.log.warn({ dropped: this.droppedUpdates }, 'resource updates dropped: client not reading');
-    this.droppedUpdates = 0;
-    const held = [...this.heldUpdates.values()];
-    this.heldUpdates.clear();
-    for (const message of held) this.output.write(wireLine(message));
-  }
 
   private onLine(line: Buffer): void {
     const outcome = readLine(line);
