@@ -1,22 +1,23 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
+import { type AnyRow, rows } from '../helpers/assertions.js';
 import { ralphTask } from '../helpers/ralphRead.js';
-import { row, rows } from '../helpers/assertions.js';
-import { sql } from '../helpers/project.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+import { auditRows, claimRow, clockOf, exec, refusal } from './support.claims.js';
 
 /**
  * claim_next_task and claims with leases, on both generations. In the sample, task 5 (critical, backend,
  * no deps) is the only ready task: 4 waits on 3, which is in_progress with no claim (a person set it), 6
- * is a draft, 7 is blocked. A claim takes 5, and never 3.
+ * is a draft, 7 is blocked. A claim takes 5, and never 3. Leases run out by moving the clock (clockOf).
  */
-type Project = InProcSession['project'];
-const claimRow = (p: Project, id: number) => row(p, 'SELECT * FROM ralph_mcp_claims WHERE task_id = ?', id);
-const auditRows = (p: Project, where: string) => rows(p, `SELECT * FROM ralph_mcp_audit WHERE ${where} ORDER BY id`);
 const bodies = (r: any): string[] => r.comments.map((c: any) => c.body);
 const NOTHING = { claimed: false, task: null, ready_remaining: 0 };
+/** A lease in seconds, and a move of the clock past it. */
+const LEASE = 60;
+const PAST = 61_000;
+/** What took_over says of the claim row it replaced. */
+const holder = ({ task_id, ...c }: AnyRow) => c;
 
 interface NewTask {
   title: string;
@@ -44,8 +45,7 @@ contract('claims with leases', (env) => {
     const s = await env.open({ recipe: 'worker', sessionId: 'lease-a', leaseSeconds: 60 });
     const t0 = Date.now();
     const r = await s.ok('claim_next_task');
-    assert.equal(r.task.id, 5);
-    assert.equal(r.took_over, undefined);
+    assert.deepEqual([r.task.id, r.took_over], [5, undefined]);
     const c = claimRow(s.project, 5)!;
     assert.equal(c.session_id, 'lease-a');
     const since = Date.parse(String(c.claimed_at));
@@ -58,40 +58,37 @@ contract('claims with leases', (env) => {
     const y = await env.open({ recipe: 'yap' }, s.project);
     const list = await y.ok('list_tasks', { filter_status: 'in_progress' });
     assert.deepEqual(
-      list.tasks.map((t: any) => [t.id, t.held_by?.session_id ?? null]),
-      [
-        [3, null],
-        [5, 'lease-a'],
-      ],
+      list.tasks.map((t: any) => `${t.id} ${t.held_by?.session_id ?? null}`),
+      ['3 null', '5 lease-a'],
     );
     assert.ok((await y.ok('list_tasks')).tasks.every((t: any) => 'held_by' in t));
   });
 
-  test("the holder's calls renew the lease (reads too), at most once per a third of it", async () => {
-    const s = await env.open({ recipe: 'worker', sessionId: 'lease-renew', leaseSeconds: 0.9 });
+  test("the holder's calls renew the lease (reads too), at most once per a third of it", async (t) => {
+    const pass = clockOf(t);
+    const s = await env.open({ recipe: 'worker', sessionId: 'lease-renew', leaseSeconds: LEASE });
     await s.ok('claim_next_task');
-    const first = String(claimRow(s.project, 5)!.lease_until);
+    const until = () => String(claimRow(s.project, 5)!.lease_until);
+    const first = until();
     await s.ok('get_task', {});
+    pass(15_000);
     await s.ok('get_task', {});
-    assert.equal(String(claimRow(s.project, 5)!.lease_until), first, 'calls right after the claim write nothing');
-    await sleep(350);
+    assert.equal(until(), first, 'calls within a third of the lease after the claim write nothing');
+    pass(6_000);
     await s.ok('get_task', {});
-    const second = String(claimRow(s.project, 5)!.lease_until);
-    assert.ok(Date.parse(second) - Date.parse(first) >= 300, `lease renewed by a read: ${first} → ${second}`);
-    await sleep(350);
+    const second = until();
+    assert.ok(Date.parse(second) - Date.parse(first) >= 21_000, `lease renewed by a read: ${first} → ${second}`);
+    pass(21_000);
     await s.fail('update_task_context', { id: 4, hints: 'x' }); // a refused call is activity too
-    assert.ok(String(claimRow(s.project, 5)!.lease_until) > second, 'renewed again');
+    assert.ok(until() > second, 'renewed again');
   });
 
   test('release_task gives the task back: pending, a comment saying why, the session holds nothing', async () => {
     const s = await env.open({ recipe: 'worker', sessionId: 'lease-rel' });
-    await unchanged(s, async () =>
-      assert.equal((await s.fail('release_task', { reason: 'nothing held' })).code, 'invalid_argument'),
-    );
+    await refusal(s, 'release_task', { reason: 'nothing held' }, 'invalid_argument');
     await s.ok('claim_next_task');
     const r = await s.ok('release_task', { reason: 'the build server is down' });
-    assert.equal(r.task.status, 'pending');
-    assert.equal(r.comment.body, 'Released: the build server is down');
+    assert.deepEqual([r.task.status, r.comment.body], ['pending', 'Released: the build server is down']);
     assert.equal(ralphTask(s.project.dbPath, 5)!.status, 'pending');
     assert.equal(claimRow(s.project, 5), undefined);
     assert.equal((await s.ok('get_task', { id: 5 })).held_by, null);
@@ -100,32 +97,22 @@ contract('claims with leases', (env) => {
     assert.equal((await s.ok('claim_next_task')).task.id, 5);
   });
 
-  test('a lease that runs out: the next claim takes the task over, says from whom, records it', async () => {
+  test('a lease that runs out: the next claim takes the task over, says from whom, records it', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const a = await env.open({ recipe: 'worker', sessionId: 'lease-old', leaseSeconds: 0.2 }, p);
+    const a = await env.open({ recipe: 'worker', sessionId: 'lease-old', leaseSeconds: LEASE }, p);
     const b = await env.open({ recipe: 'worker', sessionId: 'lease-new' }, p);
     await a.ok('claim_next_task');
     const held = claimRow(p, 5)!;
     assert.equal((await b.ok('claim_next_task')).claimed, false, 'a live lease is not taken over');
-    await sleep(300);
+    pass(PAST);
     const r = await b.ok('claim_next_task');
-    assert.equal(r.claimed, true);
-    assert.equal(r.task.id, 5);
-    assert.equal(r.task.status, 'in_progress');
-    assert.deepEqual(r.took_over, {
-      session_id: 'lease-old',
-      claimed_at: held.claimed_at,
-      lease_until: held.lease_until,
-    });
+    assert.deepEqual([r.claimed, r.task.id, r.task.status, r.took_over], [true, 5, 'in_progress', holder(held)]);
     assert.equal(claimRow(p, 5)!.session_id, 'lease-new');
     const audit = auditRows(p, "tool = 'claim_next_task' AND session_id = 'lease-new'");
     assert.deepEqual(
-      audit.map((x) => [x.outcome, x.task_id]),
-      [
-        ['ok', null],
-        ['took_over', 5],
-        ['ok', 5],
-      ],
+      audit.map((x) => `${x.outcome} ${x.task_id}`),
+      ['ok null', 'took_over 5', 'ok 5'],
     );
     assert.deepEqual(JSON.parse(String(audit[1]!.arguments)), { took_over: r.took_over });
     assert.match(
@@ -133,43 +120,37 @@ contract('claims with leases', (env) => {
       /^Taken over from session lease-old \(claimed .*, lease ran out .*\)$/,
     );
     // The old holder's writes to it are refused now; it may claim again.
-    await unchanged(a, async () => {
-      const e = await a.fail('set_task_status', { status: 'done' });
-      assert.equal(e.code, 'conflict');
-      assert.match(e.message, /taken over by session lease-new/);
-      assert.equal((await a.fail('release_task', { reason: 'x' })).code, 'conflict');
-      assert.equal((await a.fail('report_blocker', { reason: 'x' })).code, 'conflict');
-    });
+    await refusal(a, 'set_task_status', { status: 'done' }, 'conflict', /taken over by session lease-new/);
+    await refusal(a, 'release_task', { reason: 'x' }, 'conflict');
+    await refusal(a, 'report_blocker', { reason: 'x' }, 'conflict');
     assert.equal((await a.ok('claim_next_task')).claimed, false, 'nothing else is ready, and task 3 has no claim');
     assert.equal((await b.ok('set_task_status', { status: 'done' })).task.status, 'done');
     assert.equal(claimRow(p, 5), undefined, 'done drops the claim');
   });
 
-  test('next_tasks previews a takeover (takes_over names the holder) the claim then takes; no write', async () => {
+  test('next_tasks previews a takeover (takes_over names the holder) the claim then takes; no write', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const a = await env.open({ recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: 0.2 }, p);
+    const a = await env.open({ recipe: 'worker', sessionId: 'lease-gone', leaseSeconds: LEASE }, p);
     const b = await env.open({ recipe: 'worker', sessionId: 'lease-next' }, p);
-    assert.deepEqual(
-      (await b.ok('next_tasks')).tasks.map((t: any) => [t.id, t.takes_over]),
-      [[5, undefined]],
-    );
+    const next = async () => (await b.ok('next_tasks')).tasks;
+    const before = (await next()).map((x: any) => [x.id, x.takes_over]);
+    assert.deepEqual(before, [[5, undefined]]);
     await a.ok('claim_next_task');
     const held = claimRow(p, 5)!;
-    assert.deepEqual((await b.ok('next_tasks')).tasks, [], "a live lease is nobody else's next task");
-    await sleep(300);
+    assert.deepEqual(await next(), [], "a live lease is nobody else's next task");
+    pass(PAST);
     let preview: any[] = [];
     await unchanged(b, async () => {
-      preview = (await b.ok('next_tasks')).tasks;
+      preview = await next();
     });
+    const takesOver = { session_id: 'lease-gone', since: held.claimed_at, lease_until: held.lease_until };
     assert.deepEqual(
-      preview.map((t: any) => [t.id, t.status, t.takes_over]),
-      [[5, 'in_progress', { session_id: 'lease-gone', since: held.claimed_at, lease_until: held.lease_until }]],
+      preview.map((x: any) => [x.id, x.status, x.takes_over]),
+      [[5, 'in_progress', takesOver]],
     );
-    assert.equal(
-      (await b.ok('claim_next_task')).took_over.session_id,
-      'lease-gone',
-      'the claim takes what the preview showed',
-    );
+    const r = await b.ok('claim_next_task');
+    assert.equal(r.took_over.session_id, 'lease-gone', 'the claim takes what the preview showed');
   });
 
   test("list_tasks' held_by: me, any, none, a session id; a claim row of a finished task holds nothing", async () => {
@@ -177,47 +158,40 @@ contract('claims with leases', (env) => {
     // The full suite (no recipe) has both claim_next_task and list_tasks, so "me" finds its own claim.
     const a = await env.open({ sessionId: 'hold-a' }, p);
     const y = await env.open({ recipe: 'yap', sessionId: 'hold-y' }, p);
-    assert.deepEqual((await y.ok('list_tasks', { held_by: 'any' })).tasks, [], 'no claims yet');
-    await a.ok('claim_next_task');
-    const ids = async (s: typeof a, held_by: string) =>
+    const ids = async (s: InProcSession, held_by: string) =>
       (await s.ok('list_tasks', { held_by })).tasks.map((t: any) => t.id);
+    assert.deepEqual(await ids(y, 'any'), [], 'no claims yet');
+    await a.ok('claim_next_task');
     assert.deepEqual(await ids(a, 'me'), [5]);
     assert.deepEqual(await ids(y, 'me'), []);
     assert.deepEqual(await ids(y, 'hold-a'), [5]);
     assert.deepEqual(await ids(y, 'any'), [5]);
     assert.deepEqual(await ids(y, 'someone-else'), []);
     const all = (await y.ok('list_tasks', { limit: 500 })).tasks.map((t: any) => t.id);
-    assert.deepEqual(
-      await ids(y, 'none'),
-      all.filter((id: number) => id !== 5),
-      'task 3 is in_progress without a claim: not held',
-    );
+    const unheld = all.filter((id: number) => id !== 5);
+    assert.deepEqual(await ids(y, 'none'), unheld, 'task 3 is in_progress without a claim: not held');
     assert.equal((await y.ok('list_tasks', { held_by: 'any' })).tasks[0].held_by.session_id, 'hold-a');
     await a.ok('set_task_status', { id: 5, status: 'done' });
     assert.deepEqual(await ids(y, 'hold-a'), []);
     assert.equal((await y.fail('list_tasks', { held_by: ' ' })).code, 'invalid_argument');
   });
 
-  test('an in_progress task without a claim (set by a person or by Ralph) is never taken over', async () => {
+  test('an in_progress task without a claim (set by a person or by Ralph) is never taken over', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
     const y = await env.open({ recipe: 'yap', sessionId: 'lease-person' }, p);
     await y.ok('set_task_status', { id: 5, status: 'in_progress' });
-    const w = await env.open({ recipe: 'worker', sessionId: 'lease-w', leaseSeconds: 0.1 }, p);
-    await sleep(150);
-    await unchanged(w, async () =>
-      assert.deepEqual(await w.ok('claim_next_task'), { claimed: false, task: null, ready_remaining: 0 }),
-    );
-    assert.equal(ralphTask(p.dbPath, 3)!.status, 'in_progress');
-    assert.equal(ralphTask(p.dbPath, 5)!.status, 'in_progress');
+    const w = await env.open({ recipe: 'worker', sessionId: 'lease-w', leaseSeconds: LEASE }, p);
+    pass(PAST);
+    await unchanged(w, async () => assert.deepEqual(await w.ok('claim_next_task'), NOTHING));
+    assert.deepEqual([ralphTask(p.dbPath, 3)!.status, ralphTask(p.dbPath, 5)!.status], ['in_progress', 'in_progress']);
   });
 
   test("another recipe's change to a held task goes ahead and names the holder", async () => {
     const p = env.sample();
     await (await env.open({ recipe: 'worker', sessionId: 'lease-h' }, p)).ok('claim_next_task');
-    const r = await (await env.open({ recipe: 'opus_review', sessionId: 'lease-rev' }, p)).ok('set_task_status', {
-      id: 5,
-      status: 'pending',
-    });
+    const reviewer = await env.open({ recipe: 'opus_review', sessionId: 'lease-rev' }, p);
+    const r = await reviewer.ok('set_task_status', { id: 5, status: 'pending' });
     assert.equal(r.held_by.session_id, 'lease-h');
     assert.equal(claimRow(p, 5), undefined, 'leaving in_progress drops the claim');
   });
@@ -228,44 +202,38 @@ contract('claims with leases', (env) => {
     await w.ok('claim_next_task');
     await w.ok('update_task_context', { hints: 'use FTS5' });
     await w.fail('update_task_context', { id: 4, hints: 'not mine' });
-    await (await env.open({ recipe: 'opus_review', sessionId: 'hist-r' }, p)).ok('update_task', {
-      id: 5,
-      priority: 'high',
-    });
+    const reviewer = await env.open({ recipe: 'opus_review', sessionId: 'hist-r' }, p);
+    await reviewer.ok('update_task', { id: 5, priority: 'high' });
     await w.ok('release_task', { reason: 'handing over' });
     const h = await w.ok('task_history', { task_id: 5 });
     assert.deepEqual(
-      h.entries.map((e: any) => [e.session_id, e.tool, e.outcome]),
+      h.entries.map((e: any) => `${e.session_id} ${e.tool} ${e.outcome}`),
       [
-        ['hist-w', 'claim_next_task', 'ok'],
-        ['hist-w', 'update_task_context', 'ok'],
-        ['hist-w', 'update_task_context', 'out_of_scope'], // the holder's refused call, made while holding 5
-        ['hist-r', 'update_task', 'ok'],
-        ['hist-w', 'release_task', 'ok'],
+        'hist-w claim_next_task ok',
+        'hist-w update_task_context ok',
+        'hist-w update_task_context out_of_scope', // the holder's refused call, made while holding 5
+        'hist-r update_task ok',
+        'hist-w release_task ok',
       ],
     );
     assert.deepEqual(h.entries[3].arguments, { id: 5, priority: 'high' });
-    assert.ok(
-      h.entries.every((e: any, i: number) => i === 0 || e.id > h.entries[i - 1].id),
-      'oldest first',
-    );
-    assert.equal(h.held_by, null);
-    assert.equal(h.next_after, null);
+    const ids: number[] = h.entries.map((e: any) => e.id);
+    const ordered = ids.every((id, i) => i === 0 || id > ids[i - 1]!);
+    assert.ok(ordered, 'oldest first');
+    assert.deepEqual([h.held_by, h.next_after], [null, null]);
     const four = await w.ok('task_history', { task_id: 4 });
     assert.deepEqual(
-      four.entries.map((e: any) => [e.tool, e.outcome]),
-      [['update_task_context', 'out_of_scope']],
+      four.entries.map((e: any) => `${e.tool} ${e.outcome}`),
+      ['update_task_context out_of_scope'],
       'a refusal naming task 4 is in its history',
     );
     const p1 = await w.ok('task_history', { task_id: 5, limit: 3 });
-    assert.equal(p1.entries.length, 3);
     const p2 = await w.ok('task_history', { task_id: 5, limit: 3, after: p1.next_after });
-    assert.equal(p2.entries.length, 2);
+    assert.deepEqual([p1.entries.length, p2.entries.length, p2.next_after], [3, 2, null]);
     assert.deepEqual(
       [...p1.entries, ...p2.entries].map((e: any) => e.id),
-      h.entries.map((e: any) => e.id),
+      ids,
     );
-    assert.equal(p2.next_after, null);
   });
 });
 
@@ -296,29 +264,23 @@ contract('claim_next_task', (env) => {
   test('a claim binds the session to its task until done; then Ralph finishing 3 makes 4 Ready', async () => {
     const s = await env.open({ recipe: 'worker' });
     const db = s.project.dbPath;
-    await s.ok('claim_next_task'); // what it claims: workflow.test's claim_next_task test
-    await unchanged(s, async () => assert.equal((await s.fail('claim_next_task')).code, 'conflict', 'holding 5'));
+    const r0 = await s.ok('claim_next_task');
+    assert.deepEqual([r0.claimed, r0.task.id, r0.task.status, r0.ready_remaining], [true, 5, 'in_progress', 0]);
+    assert.equal(ralphTask(db, 5)!.status, 'in_progress');
+    await refusal(s, 'claim_next_task', {}, 'conflict'); // holding 5
     assert.equal((await s.ok('update_task_context', { hints: 'Use FTS5 with unicode61' })).task.id, 5);
     assert.equal(ralphTask(db, 5)!.hints, 'Use FTS5 with unicode61');
     assert.equal((await s.ok('get_task')).task.id, 5, 'get_task without id reads the claimed task');
     assert.equal((await s.ok('get_dependency_details')).task_id, 5);
-    await unchanged(s, async () => {
-      assert.equal((await s.fail('set_task_status', { id: 4, status: 'done' })).code, 'out_of_scope');
-      assert.equal((await s.fail('update_task_context', { id: 3, hints: 'not mine' })).code, 'out_of_scope');
-    });
+    await refusal(s, 'set_task_status', { id: 4, status: 'done' }, 'out_of_scope');
+    await refusal(s, 'update_task_context', { id: 3, hints: 'not mine' }, 'out_of_scope');
     await s.ok('get_task', { id: 4 }); // other tasks stay readable
     assert.equal((await s.ok('set_task_status', { status: 'done' })).task.id, 5);
     assert.equal(ralphTask(db, 5)!.status, 'done');
     await unchanged(s, async () => assert.deepEqual(await s.ok('claim_next_task'), NOTHING, '3 is still in progress'));
     // Ralph marks 3 done with plain SQL: the server must see it.
-    const ralph = sql(s.project);
-    ralph
-      .prepare(
-        `UPDATE ${env.generation === 'legacy' ? 'tasks' : 'runtime_tasks'}
-         SET status = 'done', completed = '2026-02-01' WHERE id = 3`,
-      )
-      .run();
-    ralph.close();
+    const table = env.generation === 'legacy' ? 'tasks' : 'runtime_tasks';
+    exec(s.project, `UPDATE ${table} SET status = 'done', completed = '2026-02-01' WHERE id = 3`);
     assert.equal((await s.ok('claim_next_task', { discipline: 'backend' })).claimed, false);
     const r = await s.ok('claim_next_task', { discipline: 'quality', feature: 'recipes' });
     assert.deepEqual([r.claimed, r.task.id], [true, 4]);
@@ -350,11 +312,8 @@ contract('claim_next_task', (env) => {
       await s.ok('set_task_status', { status: 'done' });
     }
     const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
-    assert.deepEqual(
-      sorted(order),
-      sorted([5, low!, high!, medium!, high2!, waitsHigh!, depsDone!]),
-      `claimed ${order.join(', ')}`,
-    );
+    const ready = [5, low!, high!, medium!, high2!, waitsHigh!, depsDone!];
+    assert.deepEqual(sorted(order), sorted(ready), `claimed ${order.join(', ')}`);
     assert.deepEqual(sorted(order.slice(0, 2)), sorted([5, depsDone!]), 'the two Ready critical tasks first');
     assert.ok(order.indexOf(waitsHigh!) > order.indexOf(high!), `${waitsHigh} only after ${high} is done`);
     // Among the tasks Ready at the start, priority never goes up.
@@ -370,14 +329,12 @@ contract('claim_next_task', (env) => {
 
   test('the launch discipline is the default filter; a --task session claims nothing else', async () => {
     const p = env.sample();
-    assert.equal(
-      (await (await env.open({ recipe: 'worker', discipline: 'frontend' }, p)).ok('claim_next_task')).claimed,
-      false,
-    );
+    const frontend = await env.open({ recipe: 'worker', discipline: 'frontend' }, p);
+    assert.equal((await frontend.ok('claim_next_task')).claimed, false);
     const r = await (await env.open({ recipe: 'worker', discipline: 'backend' }, p)).ok('claim_next_task');
     assert.deepEqual([r.claimed, r.task.id], [true, 5]);
     const t = await env.open({ recipe: 'worker', task: 5 });
-    await unchanged(t, async () => assert.equal((await t.fail('claim_next_task')).code, 'conflict'));
+    await refusal(t, 'claim_next_task', {}, 'conflict');
     assert.equal(ralphTask(t.project.dbPath, 5)!.status, 'pending');
   });
 
@@ -385,9 +342,8 @@ contract('claim_next_task', (env) => {
     const p = env.sample();
     const [a, b] = [await env.open({ recipe: 'worker' }, p), await env.open({ recipe: 'worker' }, p)];
     const results = await Promise.all([a.ok('claim_next_task'), b.ok('claim_next_task')]);
-    const winners = results.filter((r) => r.claimed);
-    assert.equal(winners.length, 1, JSON.stringify(results));
-    assert.equal(winners[0].task.id, 5);
+    const won = results.filter((r) => r.claimed).map((r) => r.task.id);
+    assert.deepEqual(won, [5], JSON.stringify(results));
     assert.equal(auditRows(p, "tool = 'claim_next_task' AND task_id = 5").length, 1, 'one audit row holds the claim');
   });
 
@@ -406,14 +362,8 @@ contract('claim_next_task', (env) => {
       })),
     );
     // Five more that become Ready only when one of the first ones is done, and one that never does.
-    const later = await addTasks(
-      y,
-      Array.from({ length: 5 }, (_, i) => ({
-        title: `Follow-up ${i}`,
-        priority: 'critical',
-        depends_on: [ready[i * 7]!],
-      })),
-    );
+    const followUp = (i: number) => ({ title: `Follow-up ${i}`, priority: 'critical', depends_on: [ready[i * 7]!] });
+    const later = await addTasks(y, [0, 1, 2, 3, 4].map(followUp));
     const [never] = await addTasks(y, [{ title: 'Never ready: waits on 3', depends_on: [3] }]);
     const expected = [5, ...ready, ...later].sort((a, b) => a - b);
     const workers = await Promise.all(
@@ -436,26 +386,18 @@ contract('claim_next_task', (env) => {
     const all = results.flat();
     const dupes = all.filter((id, i) => all.indexOf(id) !== i);
     assert.deepEqual(dupes, [], `tasks claimed twice: ${dupes.join(', ')}`);
-    assert.deepEqual(
-      [...all].sort((a, b) => a - b),
-      expected,
-      'every Ready task was claimed',
-    );
+    const claimed = [...all].sort((a, b) => a - b);
+    assert.deepEqual(claimed, expected, 'every Ready task was claimed');
     assert.ok(results.filter((r) => r.length > 0).length >= 2, `the work was shared: ${results.map((r) => r.length)}`);
     for (const id of expected) assert.equal(ralphTask(p.dbPath, id)!.status, 'done', `task ${id} is done`);
-    assert.equal(ralphTask(p.dbPath, never!)!.status, 'pending');
-    assert.equal(ralphTask(p.dbPath, 4)!.status, 'pending');
+    assert.deepEqual([ralphTask(p.dbPath, never!)!.status, ralphTask(p.dbPath, 4)!.status], ['pending', 'pending']);
 
     // The audit record shows the same: each task claimed by one session, set done once, by that session.
     const claims = auditRows(p, "tool = 'claim_next_task' AND outcome = 'ok'");
     const sets = auditRows(p, "tool = 'set_task_status' AND outcome = 'ok'");
     for (const id of expected) {
       const claimedBy = new Set(claims.filter((c) => c.task_id === id).map((c) => c.session_id));
-      assert.equal(
-        claimedBy.size,
-        1,
-        `task ${id} claimed by ${[...claimedBy].join(', ') || 'nobody'} in ralph_mcp_audit`,
-      );
+      assert.equal(claimedBy.size, 1, `task ${id} claimed by ${[...claimedBy].join(', ') || 'nobody'} in the audit`);
       const setBy = sets.filter((x) => x.task_id === id);
       assert.equal(setBy.length, 1, `task ${id} set done once`);
       assert.ok(claimedBy.has(setBy[0]!.session_id), `task ${id} set done by the session that claimed it`);
@@ -464,11 +406,8 @@ contract('claim_next_task', (env) => {
       const mine = claims.filter((c) => c.session_id === `pool-${i}`).map((c) => c.task_id);
       assert.deepEqual(mine.slice(0, got.length), got, `pool-${i}'s claims in ralph_mcp_audit match what it was given`);
     });
-    assert.deepEqual(
-      auditRows(p, "outcome <> 'ok'").map((x) => `${x.tool}:${x.outcome}`),
-      [],
-      'no refused call',
-    );
+    const refusedCalls = auditRows(p, "outcome <> 'ok'").map((x) => `${x.tool}:${x.outcome}`);
+    assert.deepEqual(refusedCalls, [], 'no refused call');
   });
 });
 
@@ -492,10 +431,8 @@ contract('claim_task and the lease of a --task session', (env) => {
     assert.deepEqual((await y.ok('list_tasks', { held_by: 'any' })).tasks[0].held_by, held);
     // The session is bound to it as after claim_next_task: task arguments default to it.
     assert.equal((await w.ok('update_task_context', { hints: 'named' })).task.id, 5);
-    assert.deepEqual(
-      auditRows(p, "tool = 'claim_task'").map((x) => [x.session_id, x.task_id, x.outcome]),
-      [['named-a', 5, 'ok']],
-    );
+    const audit = auditRows(p, "tool = 'claim_task'").map((x) => [x.session_id, x.task_id, x.outcome]);
+    assert.deepEqual(audit, [['named-a', 5, 'ok']]);
     // Claiming it again changes nothing; release gives it back and it can be named again.
     assert.equal((await w.ok('claim_task', { id: 5 })).task.id, 5);
     assert.equal(claimRow(p, 5)!.claimed_at, c.claimed_at);
@@ -511,34 +448,24 @@ contract('claim_task and the lease of a --task session', (env) => {
     const b = await env.open({ recipe: 'worker', sessionId: 'other-b' }, p);
     await a.ok('claim_task', { id: 5 });
     const held = claimRow(p, 5)!;
-    const claims = () => rows(p, 'SELECT * FROM ralph_mcp_claims ORDER BY task_id');
-    const before = claims();
-    await unchanged(b, async () => {
-      assert.equal((await b.fail('claim_task', { id: 999 })).code, 'not_found');
-      const e = await b.fail('claim_task', { id: 5 });
-      assert.equal(e.code, 'conflict');
-      assert.ok(e.message.includes(`held by session holder-a until ${held.lease_until}`), e.message);
-      assert.equal(e.details.held_by.session_id, 'holder-a');
-      const deps = await b.fail('claim_task', { id: 4 });
-      assert.equal(deps.code, 'conflict');
-      assert.match(deps.message, /depends on tasks that are not done: #3 \(in_progress\)/);
-      assert.deepEqual(deps.details.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
-      for (const id of [6, 7, 1])
-        assert.match((await b.fail('claim_task', { id })).message, /is (draft|blocked|done);/);
-      assert.match((await b.fail('claim_task', { id: 3 })).message, /in_progress without a lease/);
-    });
+    await refusal(b, 'claim_task', { id: 999 }, 'not_found');
+    const e = await refusal(b, 'claim_task', { id: 5 }, 'conflict');
+    assert.ok(e.message.includes(`held by session holder-a until ${held.lease_until}`), e.message);
+    assert.equal(e.details.held_by.session_id, 'holder-a');
+    const notDone = /depends on tasks that are not done: #3 \(in_progress\)/;
+    const deps = await refusal(b, 'claim_task', { id: 4 }, 'conflict', notDone);
+    assert.deepEqual(deps.details.unfinished_dependencies, [{ id: 3, status: 'in_progress' }]);
+    for (const id of [6, 7, 1]) await refusal(b, 'claim_task', { id }, 'conflict', /is (draft|blocked|done);/);
+    await refusal(b, 'claim_task', { id: 3 }, 'conflict', /in_progress without a lease/);
     const scoped = [
       await env.open({ recipe: 'worker', discipline: 'frontend' }, p),
       await env.open({ recipe: 'worker', feature: 'recipes' }, p),
       await env.open({ recipe: 'worker', task: 4 }, p),
     ];
     const [y] = await addTasks(await env.open({ recipe: 'yap' }, p), [{ title: 'Ready, unheld' }]);
-    for (const s of scoped)
-      await unchanged(s, async () => assert.equal((await s.fail('claim_task', { id: y! })).code, 'out_of_scope'));
-    await unchanged(a, async () =>
-      assert.match((await a.fail('claim_task', { id: y! })).message, /you still hold task 5/),
-    );
-    assert.deepEqual(claims(), before, 'no claim row changed');
+    for (const s of scoped) await refusal(s, 'claim_task', { id: y! }, 'out_of_scope');
+    await refusal(a, 'claim_task', { id: y! }, 'conflict', /you still hold task 5/);
+    assert.deepEqual(rows(p, 'SELECT * FROM ralph_mcp_claims'), [held], 'no claim row changed');
     assert.deepEqual(
       auditRows(p, "tool = 'claim_task' AND outcome <> 'ok'").map((x) => x.outcome),
       ['not_found', ...Array(6).fill('conflict'), 'out_of_scope', 'out_of_scope', 'out_of_scope', 'conflict'],
@@ -546,34 +473,23 @@ contract('claim_task and the lease of a --task session', (env) => {
     );
   });
 
-  test("a lease that runs out: claim_task takes the task over; the old holder's writes are refused", async () => {
+  test("a lease that runs out: claim_task takes the task over; the old holder's writes are refused", async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const a = await env.open({ recipe: 'worker', sessionId: 'named-old', leaseSeconds: 0.2 }, p);
+    const a = await env.open({ recipe: 'worker', sessionId: 'named-old', leaseSeconds: LEASE }, p);
     const b = await env.open({ recipe: 'worker', sessionId: 'named-new' }, p);
     await a.ok('claim_task', { id: 5 });
     const held = claimRow(p, 5)!;
-    await sleep(300);
-    const r = await b.ok('claim_task', { id: 5 });
-    assert.deepEqual(r.took_over, {
-      session_id: 'named-old',
-      claimed_at: held.claimed_at,
-      lease_until: held.lease_until,
-    });
+    pass(PAST);
+    assert.deepEqual((await b.ok('claim_task', { id: 5 })).took_over, holder(held));
     assert.equal(claimRow(p, 5)!.session_id, 'named-new');
     assert.deepEqual(
-      auditRows(p, "tool = 'claim_task' AND session_id = 'named-new'").map((x) => [x.outcome, x.task_id]),
-      [
-        ['took_over', 5],
-        ['ok', 5],
-      ],
+      auditRows(p, "tool = 'claim_task' AND session_id = 'named-new'").map((x) => `${x.outcome} ${x.task_id}`),
+      ['took_over 5', 'ok 5'],
     );
     assert.match(bodies(await b.ok('get_task', { id: 5 })).at(-1)!, /^Taken over from session named-old /);
-    await unchanged(a, async () => {
-      const e = await a.fail('set_task_status', { status: 'done' });
-      assert.equal(e.code, 'conflict');
-      assert.match(e.message, /taken over by session named-new/);
-      assert.equal((await a.fail('claim_task', { id: 5 })).code, 'conflict', 'nor can it name the task again');
-    });
+    await refusal(a, 'set_task_status', { status: 'done' }, 'conflict', /taken over by session named-new/);
+    await refusal(a, 'claim_task', { id: 5 }, 'conflict'); // nor can it name the task again
   });
 
   test('two workers naming the same task at the same moment: exactly one gets it', async () => {
@@ -606,14 +522,10 @@ contract('claim_task and the lease of a --task session', (env) => {
     const w = await env.open({ recipe: 'worker' }, p);
     assert.equal((await w.ok('claim_next_task')).claimed, false);
     const t2 = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-5-again' }, p);
-    await unchanged(w, async () => {
-      assert.match((await w.fail('claim_task', { id: 5 })).message, /held by session task-5 until/);
-      const e = await t2.fail('add_task_comment', { body: 'me too' });
-      assert.equal(e.code, 'conflict');
-      assert.match(e.message, /task 5 is held by session task-5 until /);
-      assert.match((await t2.fail('update_task', { status: 'done' })).message, /held by session task-5/);
-      assert.match((await t2.fail('release_task', { reason: 'not mine' })).message, /held by session task-5/);
-    });
+    await refusal(w, 'claim_task', { id: 5 }, 'conflict', /held by session task-5 until/);
+    await refusal(t2, 'add_task_comment', { body: 'me too' }, 'conflict', /task 5 is held by session task-5 until /);
+    await refusal(t2, 'update_task', { status: 'done' }, 'conflict', /held by session task-5/);
+    await refusal(t2, 'release_task', { reason: 'not mine' }, 'conflict', /held by session task-5/);
     assert.equal((await t2.ok('get_task')).task.id, 5, 'reading stays allowed');
     // Later writes keep the lease; done ends it.
     await t.ok('add_task_comment', { body: 'still mine' });
@@ -639,7 +551,7 @@ contract('claim_task and the lease of a --task session', (env) => {
     await w5.ok('update_task_context', { hints: 'x' });
     assert.equal(claimRow(p, 5)!.session_id, 'worker-5');
     assert.equal((await w5.ok('update_task', { status: 'done' })).task.status, 'done');
-    await unchanged(w5, async () => assert.equal((await w5.fail('claim_next_task')).code, 'conflict'));
+    await refusal(w5, 'claim_next_task', {}, 'conflict');
     // A first write that ends the work takes no lease (it would end with it); nor does an abort.
     const p2 = env.sample();
     const ab = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'abort-5' }, p2);
@@ -670,23 +582,21 @@ contract('claim_task and the lease of a --task session', (env) => {
     assert.equal(claimRow(p, 6), undefined);
   });
 
-  test("a --task session's lease that runs out is taken over; its writes are refused; closing keeps the status", async () => {
+  test("a --task session's lease that runs out is taken over; its writes are refused; closing keeps the status", async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const t = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-gone', leaseSeconds: 0.2 }, p);
-    await t.ok('add_task_comment', { body: 'working' });
-    await sleep(300);
+    const gone = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-gone', leaseSeconds: LEASE }, p);
+    await gone.ok('add_task_comment', { body: 'working' });
+    pass(PAST);
     const w = await env.open({ recipe: 'worker', sessionId: 'pool-w' }, p);
     assert.equal((await w.ok('claim_next_task')).took_over.session_id, 'task-gone');
-    await unchanged(t, async () => {
-      assert.match((await t.fail('update_task', { status: 'done' })).message, /taken over by session pool-w/);
-      assert.match((await t.fail('add_task_comment', { body: 'x' })).message, /held by session pool-w/);
-    });
+    await refusal(gone, 'update_task', { status: 'done' }, 'conflict', /taken over by session pool-w/);
+    await refusal(gone, 'add_task_comment', { body: 'x' }, 'conflict', /held by session pool-w/);
     // A relaunched --task session takes over a lease that ran out, at its first write.
-    const w3 = await env.open({ recipe: 'worker', sessionId: 'pool-3', leaseSeconds: 0.2 }, p);
-    const y = await env.open({ recipe: 'yap' }, p);
-    await y.ok('set_task_status', { id: 5, status: 'pending' });
+    const w3 = await env.open({ recipe: 'worker', sessionId: 'pool-3', leaseSeconds: LEASE }, p);
+    await (await env.open({ recipe: 'yap' }, p)).ok('set_task_status', { id: 5, status: 'pending' });
     await w3.ok('claim_task', { id: 5 });
-    await sleep(300);
+    pass(PAST);
     const again = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'task-again' }, p);
     await again.ok('add_task_comment', { body: 'back' });
     assert.equal(claimRow(p, 5)!.session_id, 'task-again');
@@ -701,10 +611,11 @@ contract('claim_task and the lease of a --task session', (env) => {
   });
 
   // Issue 28: a task in_progress under a leasing session has exactly one claim row, and only its holder writes it.
-  test('a task set back in_progress by its old holder after another reset it is leased again (taken over later)', async () => {
+  test('a task set back in_progress by its old holder after another reset it is leased again (taken over later)', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
     const y = await env.open({ recipe: 'yap' }, p);
-    const w = await env.open({ recipe: 'worker', sessionId: 'reset-w', leaseSeconds: 0.2 }, p);
+    const w = await env.open({ recipe: 'worker', sessionId: 'reset-w', leaseSeconds: LEASE }, p);
     await w.ok('claim_task', { id: 5 });
     // A reviewer resets it: the lease ends with in_progress.
     assert.equal((await y.ok('set_task_status', { id: 5, status: 'pending' })).held_by.session_id, 'reset-w');
@@ -713,70 +624,58 @@ contract('claim_task and the lease of a --task session', (env) => {
     await w.ok('set_task_status', { status: 'in_progress' });
     assert.equal(claimRow(p, 5)?.session_id, 'reset-w');
     // The worker dies (no more calls): its lease runs out and the pool takes the task over.
-    await sleep(300);
-    const pool = await env.open({ recipe: 'worker', sessionId: 'reset-pool' }, p);
-    const r = await pool.ok('claim_next_task');
+    pass(PAST);
+    const r = await (await env.open({ recipe: 'worker', sessionId: 'reset-pool' }, p)).ok('claim_next_task');
     assert.deepEqual([r.task.id, r.took_over?.session_id], [5, 'reset-w']);
-    await unchanged(w, async () => {
-      assert.match((await w.fail('set_task_status', { status: 'done' })).message, /taken over by session reset-pool/);
-    });
+    await refusal(w, 'set_task_status', { status: 'done' }, 'conflict', /taken over by session reset-pool/);
     // The same for a --task session: its own in_progress after a reset takes the lease again.
     const q = env.sample();
-    const t = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'reset-t', leaseSeconds: 0.2 }, q);
-    await t.ok('add_task_comment', { body: 'starting' });
+    const ts = await env.open({ recipe: 'task_execution', task: 5, sessionId: 'reset-t', leaseSeconds: LEASE }, q);
+    await ts.ok('add_task_comment', { body: 'starting' });
     await (await env.open({ recipe: 'yap' }, q)).ok('set_task_status', { id: 5, status: 'pending' });
-    await t.ok('update_task', { status: 'in_progress' });
+    await ts.ok('update_task', { status: 'in_progress' });
     assert.equal(claimRow(q, 5)?.session_id, 'reset-t');
-    await sleep(300);
+    pass(PAST);
     const qPool = await env.open({ recipe: 'worker', sessionId: 'reset-t-pool' }, q);
     assert.equal((await qPool.ok('claim_next_task')).took_over?.session_id, 'reset-t');
   });
 
-  test('two sessions launched with one --session-id hold distinct leases: neither drops, renews or takes the other', async () => {
+  test('two sessions launched with one --session-id hold distinct leases: neither drops, renews or takes the other', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const y = await env.open({ recipe: 'yap' }, p);
-    const [other] = await addTasks(y, [{ title: 'Twin work two', priority: 'low' }]);
-    const a = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: 0.3 }, p);
-    const b = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: 0.3 }, p);
+    const [other] = await addTasks(await env.open({ recipe: 'yap' }, p), [{ title: 'Twin work two', priority: 'low' }]);
+    const a = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: LEASE }, p);
+    const b = await env.open({ recipe: 'worker', sessionId: 'twin', leaseSeconds: LEASE }, p);
     await a.ok('claim_task', { id: 5 });
     const held = claimRow(p, 5)!;
-    await unchanged(b, async () => {
-      const e = await b.fail('claim_task', { id: 5 });
-      assert.equal(e.code, 'conflict');
-      assert.match(e.message, /held by session twin until .*another process launched with this session id/);
-      assert.equal((await b.fail('set_task_status', { id: 5, status: 'done' })).code, 'out_of_scope');
-    });
+    const twin = /held by session twin until .*another process launched with this session id/;
+    await refusal(b, 'claim_task', { id: 5 }, 'conflict', twin);
+    await refusal(b, 'set_task_status', { id: 5, status: 'done' }, 'out_of_scope');
     assert.equal((await b.ok('claim_next_task')).task.id, other);
     assert.deepEqual(claimRow(p, 5), held, "b's claim left a's row alone");
     // a is killed (no more calls); b's calls renew b's lease only.
-    for (let i = 0; i < 4; i++) {
-      await sleep(120);
+    for (const _ of [1, 2]) {
+      pass(31_000);
       await b.ok('get_task');
     }
     assert.equal(claimRow(p, 5)!.lease_until, held.lease_until, "b's calls did not renew a's lease");
     assert.ok(String(claimRow(p, other!)!.lease_until) > held.lease_until, "b's lease was renewed");
-    const pool = await env.open({ recipe: 'worker', sessionId: 'twin-pool' }, p);
-    const r = await pool.ok('claim_next_task');
+    const r = await (await env.open({ recipe: 'worker', sessionId: 'twin-pool' }, p)).ok('claim_next_task');
     assert.deepEqual([r.task.id, r.took_over?.session_id], [5, 'twin']);
     // a, woken, writes nothing to it; b still holds its own task.
-    await unchanged(a, async () => {
-      assert.match((await a.fail('set_task_status', { status: 'done' })).message, /taken over by session twin-pool/);
-    });
+    await refusal(a, 'set_task_status', { status: 'done' }, 'conflict', /taken over by session twin-pool/);
     assert.equal((await b.ok('set_task_status', { status: 'done' })).task.status, 'done');
   });
 
-  test('a holder whose task was taken over cannot signal_abort it', async () => {
+  test('a holder whose task was taken over cannot signal_abort it', async (t) => {
+    const pass = clockOf(t);
     const p = env.sample();
-    const a = await env.open({ recipe: 'worker', sessionId: 'abort-old', leaseSeconds: 0.2 }, p);
+    const a = await env.open({ recipe: 'worker', sessionId: 'abort-old', leaseSeconds: LEASE }, p);
     await a.ok('claim_task', { id: 5 });
-    await sleep(300);
+    pass(PAST);
     const b = await env.open({ recipe: 'worker', sessionId: 'abort-new' }, p);
     await b.ok('claim_task', { id: 5 });
-    await unchanged(a, async () => {
-      const e = await a.fail('signal_abort', { reason: 'rate limited' });
-      assert.equal(e.code, 'conflict');
-      assert.match(e.message, /taken over by session abort-new/);
-    });
+    await refusal(a, 'signal_abort', { reason: 'rate limited' }, 'conflict', /taken over by session abort-new/);
     // The holder itself still can.
     assert.equal((await b.ok('signal_abort', { reason: 'rate limited' })).session_id, 'abort-new');
   });

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { dump, sampleProject } from '../helpers/project.js';
 import { startInProc } from '../helpers/inProc.js';
-import type { InProcSession } from './harness.js';
+import { callError, UNKNOWN_TOOL } from './support.claims.js';
 import {
   ALL_TOOLS,
   NORMALIZED_ONLY,
@@ -20,16 +19,6 @@ import {
  * existed gets (same error code, same message shape), and writes nothing — even with arguments that
  * would succeed if the tool were visible.
  */
-async function callError(s: InProcSession, name: string, args: Record<string, unknown>) {
-  try {
-    await s.client.callTool({ name, arguments: args });
-  } catch (err) {
-    assert.ok(err instanceof McpError, `expected a JSON-RPC error, got ${String(err)}`);
-    return { code: err.code, message: err.message.replaceAll(name, '<name>') };
-  }
-  assert.fail(`calling ${name} succeeded`);
-}
-
 for (const recipe of RECIPES) {
   test(`${recipe}: every tool outside the recipe is indistinguishable from an unknown tool and writes nothing`, async () => {
     const project = sampleProject();
@@ -39,12 +28,11 @@ for (const recipe of RECIPES) {
     const s = await startInProc(project, recipeFlags(recipe));
     try {
       const unknown = await callError(s, 'no_such_tool_at_all', {});
-      assert.deepEqual(unknown, { code: -32602, message: 'MCP error -32602: Unknown tool: <name>' });
+      assert.deepEqual(unknown, UNKNOWN_TOOL);
       const hidden = ALL_TOOLS.filter((t) => !RECIPE_TOOLS[recipe]!.includes(t));
       assert.ok(hidden.length > 0);
-      for (const name of hidden) {
+      for (const name of hidden)
         assert.deepEqual(await callError(s, name, VALID_ARGS[name]), unknown, `${name} in ${recipe}`);
-      }
     } finally {
       await s.close();
     }

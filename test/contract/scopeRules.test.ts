@@ -15,6 +15,7 @@ import { ALL_TOOLS, NEEDS_DISCIPLINE, RECIPE_TOOLS, RECIPES, SIGNAL_VERBS, VALID
 import { inSpecOrder, namesTool } from '../helpers/spec.js';
 import { contract, openInProc, type ContractEnv, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+import { exec } from './support.claims.js';
 
 /**
  * Issue 7, scope, on both generations: every recipe (and the full suite) × every tool, in a session launched
@@ -184,13 +185,6 @@ async function expect(s: InProcSession, name: string, args: Args, expected: stri
 const listed = async (s: InProcSession) =>
   (await s.client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema)).tools;
 const names = async (s: InProcSession) => (await listed(s)).map((t) => t.name);
-
-/** Runs SQL on the project's database as another program would (test setup only). */
-function exec(p: Project, text: string): void {
-  const db = sql(p);
-  db.exec(text);
-  db.close();
-}
 
 contract('scope: every recipe × every tool, in a --task session', (env) => {
   for (const [label, recipe] of [...RECIPES.map((r) => [r, r]), ['full suite', undefined]] as const) {
@@ -440,7 +434,7 @@ contract('scope rules, and edges found in review', (env) => {
       p,
       legacy
         ? "UPDATE tasks SET depends_on = '[3, 99]' WHERE id = 4"
-        : 'PRAGMA foreign_keys = OFF; INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (4, 99)',
+        : 'INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (4, 99)',
     );
     const s = await env.open({ recipe: 'task_execution', task: '4' }, p);
     await assert.rejects(

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import type { Project } from '../../src/domain/project.js';
 import { contract, openInProc } from './harness.js';
 import { unchanged } from './support.js';
+import { auditRows, exec } from './support.claims.js';
 import { query } from '../helpers/project.js';
 
 /**
@@ -23,23 +23,13 @@ async function setOverrides(project: Project, discipline: string, raw: string | 
   }
 }
 
-/** Runs SQL on the project's database as another process would (test setup only). */
-function sql(project: Project, text: string): void {
-  const db = new Database(project.dbPath);
-  try {
-    db.exec(text);
-  } finally {
-    db.close();
-  }
-}
-
 /**
  * Makes the COMMIT of any transaction that records an `ok` call of `tool` fail: the audit row inserts
  * a child whose deferred foreign key has no parent, which SQLite checks only at commit (as a full
  * disk or an I/O error would fail it there).
  */
 function failCommitOf(project: Project, tool: string): void {
-  sql(
+  exec(
     project,
     `CREATE TABLE test_parent (id INTEGER PRIMARY KEY);
      CREATE TABLE test_child (parent INTEGER REFERENCES test_parent(id) DEFERRABLE INITIALLY DEFERRED);
@@ -70,10 +60,8 @@ contract('session scope cannot drift', (env) => {
       }
     });
     // Its own feature still defaults and is still writable.
-    assert.equal(
-      (await s.ok('append_feature_learning', { text: 'Rank title matches first in search' })).learning_count > 0,
-      true,
-    );
+    const learned = await s.ok('append_feature_learning', { text: 'Rank title matches first in search' });
+    assert.ok(learned.learning_count > 0);
     assert.equal((await s.ok('move_task_to_feature', { feature: 'search' })).changed, true);
   });
 
@@ -92,7 +80,7 @@ contract('session scope cannot drift', (env) => {
       const refused = await s.fail('set_task_status', { id: 5, status: 'done' });
       assert.equal(refused.code, 'out_of_scope', 'the task another worker may claim stays out of reach');
     });
-    sql(p, 'DROP TRIGGER test_fail_commit');
+    exec(p, 'DROP TRIGGER test_fail_commit');
     assert.equal((await s.ok('claim_next_task', {})).task.id, 5);
     assert.equal(s.plan.scope.taskId, 5);
   });
@@ -102,10 +90,8 @@ contract('session scope cannot drift', (env) => {
     const warm = await env.open({ recipe: 'yap' }, p);
     await warm.ok('set_task_status', { id: 6, status: 'draft' });
     failCommitOf(p, 'create_task');
-    const before = query<{ n: number }>(
-      p,
-      "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'",
-    )[0]!.n;
+    const created = () => auditRows(p, "tool = 'create_task' AND outcome = 'ok'").length;
+    const before = created();
     const s = await env.open({ recipe: 'yap' }, p);
     await unchanged(s, async () =>
       assert.notEqual(
@@ -113,13 +99,7 @@ contract('session scope cannot drift', (env) => {
         'ok',
       ),
     );
-    assert.equal(
-      query<{ n: number }>(
-        p,
-        "SELECT count(*) AS n FROM ralph_mcp_audit WHERE tool = 'create_task' AND outcome = 'ok'",
-      )[0]!.n,
-      before,
-    );
+    assert.equal(created(), before);
   });
 
   test("--discipline on a task of another discipline keeps what the task's discipline removes", async () => {

@@ -6,6 +6,7 @@ import { query, tempDir } from '../helpers/project.js';
 import { counts, ralphComments, ralphTask, ralphTaskList } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+import { refusal } from './support.claims.js';
 
 /**
  * The task tools on both generations: the same calls give the same answers, and what they write is
@@ -33,17 +34,6 @@ contract('task tools', (env) => {
   /** Legacy stores `updated` as the day; Ralph head's trigger may rewrite it as the day and a time. */
   const updatedToday = (v: string | null) =>
     assertToday(!legacy && /^\S+ \d{2}:\d{2}:\d{2}$/.test(v ?? '') ? v!.slice(0, 10) : v, 'updated');
-
-  /** A call that must fail with `code` and a message, leaving Ralph's tables as they were. */
-  const refused = async (s: InProcSession, tool: string, args: Record<string, unknown>, code: string) => {
-    let err: Awaited<ReturnType<InProcSession['fail']>> | undefined;
-    await unchanged(s, async () => {
-      err = await s.fail(tool, args);
-    });
-    assert.equal(err!.code, code, `${tool} ${JSON.stringify(args)}: ${err!.message}`);
-    assert.ok(err!.message.length > 0, 'an error carries a message');
-    return err!;
-  };
 
   /** The ids of Ralph's task list matching list_tasks' filters. */
   const matching = (s: InProcSession, f: Record<string, unknown>) =>
@@ -139,15 +129,15 @@ contract('task tools', (env) => {
     const first = await s.ok('list_tasks', { limit: 3 });
     assert.equal(first.total, 8, 'total counts all matches, not the page');
     assert.equal(typeof first.next_cursor, 'string');
-    await refused(s, 'list_tasks', { filter_feature: 'nope' }, 'not_found');
-    await refused(s, 'list_tasks', { filter_discipline: 'nope' }, 'not_found');
+    await refusal(s, 'list_tasks', { filter_feature: 'nope' }, 'not_found');
+    await refusal(s, 'list_tasks', { filter_discipline: 'nope' }, 'not_found');
     for (const bad of [
       ...['abc', '-1', '1.5', '', 'x', 'x'.repeat(40)].map((cursor) => ({ cursor })),
       ...[0, -1, 501, 2.5, '3'].map((limit) => ({ limit })),
       { filter_status: 'open' },
       { status: 'pending' },
     ])
-      await refused(s, 'list_tasks', bad, 'invalid_argument');
+      await refusal(s, 'list_tasks', bad, 'invalid_argument');
   });
 
   test('get_task: the task in full, its comments oldest first as stored, its dependencies', async () => {
@@ -169,23 +159,11 @@ contract('task tools', (env) => {
     assert.deepEqual(r.dependencies, [{ id: 2, title: 'Recipe REST endpoints', status: 'done' }]);
     const body = 'The API returns 422 with a field map on validation errors.';
     const created = '2026-01-06T09:00:00Z';
-    assert.deepEqual(r.comments, [
-      {
-        id: 3,
-        task_id: 3,
-        author: 'frontend',
-        discipline: 'frontend',
-        agent_task_id: 3,
-        priority: 'high',
-        body,
-        created,
-      },
-    ]);
+    const comment = { id: 3, task_id: 3, author: 'frontend', discipline: 'frontend', agent_task_id: 3 };
+    assert.deepEqual(r.comments, [{ ...comment, priority: 'high', body, created }]);
     const ralph = ralphComments(db, 3);
-    assert.deepEqual(
-      ralph.map((c) => [c.id, c.body, c.created]),
-      [[3, body, created]],
-    );
+    const stored3 = ralph.map((c) => [c.id, c.body, c.created]);
+    assert.deepEqual(stored3, [[3, body, created]]);
     // Legacy keeps who wrote it in Ralph's own row (the normalized generation in our meta table).
     if (legacy)
       assert.deepEqual(
@@ -201,10 +179,10 @@ contract('task tools', (env) => {
     const r5 = await s.ok('get_task', { id: 5 });
     assert.deepEqual([r5.comments, r5.dependencies, r5.task.priority], [[], [], 'critical']);
 
-    const missing = await refused(s, 'get_task', { id: 99 }, 'not_found');
+    const missing = await refusal(s, 'get_task', { id: 99 }, 'not_found');
     assert.match(missing.message, /task ids in this project run from 1 to 8 \(8 tasks\)/);
     for (const bad of [{ id: 0 }, { id: '3' }, {}, { id: 3, extra: true }])
-      await refused(s, 'get_task', bad, 'invalid_argument');
+      await refusal(s, 'get_task', bad, 'invalid_argument');
   });
 
   test('create_task: every field as Ralph reads it back, paths made canonical; what it returns is stored', async () => {
@@ -307,7 +285,7 @@ contract('task tools', (env) => {
       [{ ...base, id: 50 }, 'invalid_argument'],
     ];
     for (const [args, code, message] of cases) {
-      const err = await refused(s, 'create_task', args, code);
+      const err = await refusal(s, 'create_task', args, code);
       if (message) assert.match(err.message, message);
     }
     assert.equal(Math.max(...ralphTaskList(s.project.dbPath).map((x) => x.id)), 8);
@@ -326,14 +304,8 @@ contract('task tools', (env) => {
       context_files: ['./src/db/fts.sql'],
       estimated_turns: 4,
     });
-    assert.deepEqual([...r.changed].sort(), [
-      'context_files',
-      'depends_on',
-      'estimated_turns',
-      'priority',
-      'tags',
-      'title',
-    ]);
+    const changed = [...r.changed].sort();
+    assert.deepEqual(changed, ['context_files', 'depends_on', 'estimated_turns', 'priority', 'tags', 'title']);
     const t = stored(s, 5);
     assert.deepEqual(
       [t.title, t.priority, t.tags, t.depends_on, t.context_files, t.estimated_turns],
@@ -369,13 +341,8 @@ contract('task tools', (env) => {
       depends_on: [1, 3],
       acceptance_criteria: ['Runs in CI', 'Covers validation errors'],
     });
-    assert.deepEqual(
-      [stored(s, 4).depends_on, stored(s, 4).acceptance_criteria],
-      [
-        [1, 3],
-        ['Runs in CI', 'Covers validation errors'],
-      ],
-    );
+    assert.deepEqual(stored(s, 4).depends_on, [1, 3]);
+    assert.deepEqual(stored(s, 4).acceptance_criteria, ['Runs in CI', 'Covers validation errors']);
     await s.ok('update_task', { id: 4, depends_on: [] });
     assert.deepEqual(stored(s, 4).depends_on, []);
     await s.ok('update_task', { id: 4, depends_on: [3] });
@@ -408,7 +375,7 @@ contract('task tools', (env) => {
       [{ id: 77, title: 'x' }, 'not_found'],
     ];
     for (const [args, code, message] of cases) {
-      const err = await refused(s, 'update_task', args, code);
+      const err = await refusal(s, 'update_task', args, code);
       if (message) assert.match(err.message, message);
     }
     const t = (id: number) => ralphTask(s.project.dbPath, id)!;
@@ -427,8 +394,8 @@ contract('task tools', (env) => {
   test('delete_task: refused while depended on, naming the dependents; a leaf goes with its comments', async () => {
     const s = await env.open();
     const db = s.project.dbPath;
-    assert.deepEqual((await refused(s, 'delete_task', { id: 1 }, 'conflict')).details, { dependents: [2] });
-    assert.deepEqual((await refused(s, 'delete_task', { id: 3 }, 'conflict')).details, { dependents: [4, 7] });
+    assert.deepEqual((await refusal(s, 'delete_task', { id: 1 }, 'conflict')).details, { dependents: [2] });
+    assert.deepEqual((await refusal(s, 'delete_task', { id: 3 }, 'conflict')).details, { dependents: [4, 7] });
     assert.ok(ralphTask(db, 1));
     assert.equal(ralphComments(db, 1).length, 1);
 
@@ -446,19 +413,13 @@ contract('task tools', (env) => {
     assert.deepEqual(ralphComments(db, 7), []);
     // Every other comment is untouched, and the deleted ones are gone from every task.
     assert.equal(counts(db).comments, 3);
-    assert.deepEqual(
-      ralphTaskList(db).flatMap((t) => ralphComments(db, t.id).map((c) => [t.id, c.id])),
-      [
-        [1, 1],
-        [2, 2],
-        [3, 3],
-      ],
-    );
-    assert.deepEqual((await refused(s, 'delete_task', { id: 3 }, 'conflict')).details, { dependents: [4] });
-    await refused(s, 'delete_task', { id: 8 }, 'not_found');
-    await refused(s, 'delete_task', { id: 99 }, 'not_found');
-    await refused(s, 'delete_task', { id: -1 }, 'invalid_argument');
-    await refused(s, 'delete_task', { id: 5, cascade: true }, 'invalid_argument');
+    const left = ralphTaskList(db).flatMap((t) => ralphComments(db, t.id).map((c) => `${t.id}:${c.id}`));
+    assert.deepEqual(left, ['1:1', '2:2', '3:3']);
+    assert.deepEqual((await refusal(s, 'delete_task', { id: 3 }, 'conflict')).details, { dependents: [4] });
+    await refusal(s, 'delete_task', { id: 8 }, 'not_found');
+    await refusal(s, 'delete_task', { id: 99 }, 'not_found');
+    await refusal(s, 'delete_task', { id: -1 }, 'invalid_argument');
+    await refusal(s, 'delete_task', { id: 5, cascade: true }, 'invalid_argument');
   });
 
   test('set_task_status: done stamps completed, leaving done clears it, leaving blocked keeps blocked_by', async () => {
@@ -481,11 +442,10 @@ contract('task tools', (env) => {
     // A person wrote blocked_by: it stays the record of the block.
     await s.ok('set_task_status', { id: 7, status: 'pending' });
     assert.equal(ralphTask(db, 7)!.status, 'pending');
-    assert.equal((await s.ok('get_task', { id: 7 })).task.blocked_by, 'Waiting for the SMTP credentials');
+    const r7Blocker = 'Waiting for the SMTP credentials';
+    assert.equal((await s.ok('get_task', { id: 7 })).task.blocked_by, r7Blocker);
     if (legacy)
-      assert.deepEqual(query(s.project, 'SELECT blocked_by FROM tasks WHERE id = 7'), [
-        { blocked_by: 'Waiting for the SMTP credentials' },
-      ]);
+      assert.deepEqual(query(s.project, 'SELECT blocked_by FROM tasks WHERE id = 7'), [{ blocked_by: r7Blocker }]);
   });
 
   test('set_task_status: the current status is a no-op; exactly the six statuses Ralph knows', async () => {
@@ -501,10 +461,10 @@ contract('task tools', (env) => {
       assert.equal(t.completed === null, st !== 'done', st);
     }
     for (const status of ['finished', 'DONE', '', 'in-progress', 'failed'])
-      await refused(s, 'set_task_status', { id: 4, status }, 'invalid_argument');
-    await refused(s, 'set_task_status', { id: 4 }, 'invalid_argument');
-    await refused(s, 'set_task_status', { id: 4, status: 'done', completed: '2026-01-01' }, 'invalid_argument');
-    await refused(s, 'set_task_status', { id: 99, status: 'done' }, 'not_found');
+      await refusal(s, 'set_task_status', { id: 4, status }, 'invalid_argument');
+    await refusal(s, 'set_task_status', { id: 4 }, 'invalid_argument');
+    await refusal(s, 'set_task_status', { id: 4, status: 'done', completed: '2026-01-01' }, 'invalid_argument');
+    await refusal(s, 'set_task_status', { id: 99, status: 'done' }, 'not_found');
     assert.equal(ralphTask(s.project.dbPath, 4)!.status, 'pending');
   });
 
@@ -549,9 +509,9 @@ contract('task tools', (env) => {
     );
     enrichedNow(k.enriched_at);
 
-    for (const id of [1, 3, 5, 7, 8, 6]) await refused(s, 'enrich_task', { id, pseudocode: 'x' }, 'conflict');
+    for (const id of [1, 3, 5, 7, 8, 6]) await refusal(s, 'enrich_task', { id, pseudocode: 'x' }, 'conflict');
     assert.deepEqual([ralphTask(db, 5)!.pseudocode, ralphTask(db, 5)!.enriched_at], [null, null]);
-    await refused(s, 'enrich_task', { id: 99, pseudocode: 'x' }, 'not_found');
+    await refusal(s, 'enrich_task', { id: 99, pseudocode: 'x' }, 'not_found');
     const d = await draft('Rate limiting');
     for (const bad of [
       {},
@@ -559,20 +519,20 @@ contract('task tools', (env) => {
       { pseudocode: 'x', context_files: ['../x'] },
       { pseudocode: 'x', status: 'pending' },
     ])
-      await refused(s, 'enrich_task', { id: d, ...bad }, 'invalid_argument');
+      await refusal(s, 'enrich_task', { id: d, ...bad }, 'invalid_argument');
     assert.equal(ralphTask(db, d)!.status, 'draft');
   });
 
   test('a task_execution session on task 3: its id by default, other tasks read-only, its recipe only', async () => {
     const s = await env.open({ recipe: 'task_execution', task: '3' });
-    await refused(s, 'set_task_status', { id: 4, status: 'done' }, 'out_of_scope');
+    await refusal(s, 'set_task_status', { id: 4, status: 'done' }, 'out_of_scope');
     assert.equal((await s.ok('get_task', { id: 4 })).task.id, 4);
     const names = await s.toolNames();
     for (const hidden of ['create_task', 'delete_task', 'enrich_task', 'list_tasks'])
       assert.ok(!names.includes(hidden), hidden);
     // update_task is there for Ralph's task prompt (ralphPrompts.test): a status, on task 3 only.
-    await refused(s, 'update_task', { id: 4, status: 'done' }, 'out_of_scope');
-    await refused(s, 'update_task', { title: 'renamed' }, 'invalid_argument');
+    await refusal(s, 'update_task', { id: 4, status: 'done' }, 'out_of_scope');
+    await refusal(s, 'update_task', { title: 'renamed' }, 'invalid_argument');
     await unchanged(s, () => assert.rejects(s.call('delete_task', { id: 8 }), /Unknown tool: delete_task/));
     assert.equal((await s.ok('set_task_status', { status: 'done' })).task.id, 3);
     assert.equal(ralphTask(s.project.dbPath, 3)!.status, 'done');
@@ -603,8 +563,8 @@ contract('task tools', (env) => {
     const s = await env.open({}, initProject(tempDir(), { schema: env.generation, disciplines: false }));
     assert.deepEqual(await s.ok('list_tasks', {}), { tasks: [], total: 0, next_cursor: null });
     const first = { feature: 'core', discipline: 'backend', title: 'First' };
-    await refused(s, 'create_task', first, 'not_found');
-    await refused(s, 'get_task', { id: 1 }, 'not_found');
+    await refusal(s, 'create_task', first, 'not_found');
+    await refusal(s, 'get_task', { id: 1 }, 'not_found');
     await s.ok('create_feature', { name: 'core', display_name: 'Core' });
     await s.ok('create_discipline', { name: 'backend', display_name: 'Backend', icon: 'Server', color: '#000000' });
     assert.equal((await s.ok('create_task', first)).task.id, 1);

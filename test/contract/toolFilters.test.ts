@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { narrowToTask } from '../../src/session/narrow.js';
 import type { SessionOptions } from '../../src/session/open.js';
 import { dump } from '../helpers/project.js';
 import { ALL_TOOLS, inSpecOrder, NEEDS_DISCIPLINE, RECIPE_TOOLS, RECIPES, VALID_ARGS } from '../helpers/spec.js';
-import { contract, type InProcSession } from './harness.js';
+import { contract } from './harness.js';
+import { callError, UNKNOWN_TOOL } from './support.claims.js';
 
 /**
  * --read-only, --tools and --exclude-tools (docs/sessions.md): they only remove from what the recipe,
@@ -26,17 +26,6 @@ const LAUNCHES: [string, Flags][] = [undefined, ...RECIPES].flatMap((recipe) => 
   ] as [string, Flags][];
 });
 
-/** What calling `name` answers when it is not there: the JSON-RPC error, the name masked. */
-async function callError(s: InProcSession, name: string, args: Record<string, unknown> = {}) {
-  try {
-    await s.client.callTool({ name, arguments: args });
-  } catch (err) {
-    assert.ok(err instanceof McpError, `expected a JSON-RPC error, got ${String(err)}`);
-    return { code: err.code, message: err.message.replaceAll(name, '<name>') };
-  }
-  assert.fail(`calling ${name} succeeded`);
-}
-
 contract('--read-only, --tools, --exclude-tools', (env) => {
   test('--read-only × every recipe, task and discipline: exactly the read-only subset the client would see', async () => {
     const project = env.sample();
@@ -47,15 +36,10 @@ contract('--read-only, --tools, --exclude-tools', (env) => {
       const expected = listed.filter((t) => t.annotations?.readOnlyHint === true).map((t) => t.name);
       const ro = await env.open({ ...flags, readOnly: true }, project);
       const got = (await ro.client.listTools()).tools;
-      assert.deepEqual(
-        got.map((t) => t.name),
-        expected,
-        label,
-      );
-      assert.ok(
-        got.every((t) => t.annotations?.readOnlyHint === true),
-        `${label}: only tools annotated read-only`,
-      );
+      const names = got.map((t) => t.name);
+      assert.deepEqual(names, expected, label);
+      const readOnly = got.every((t) => t.annotations?.readOnlyHint === true);
+      assert.ok(readOnly, `${label}: only tools annotated read-only`);
       assert.deepEqual(ro.plan.filters, { readOnly: true, only: null, exclude: [] });
       if (expected.length < listed.length) removedSomewhere = true;
     }
@@ -87,7 +71,7 @@ contract('--read-only, --tools, --exclude-tools', (env) => {
     ];
     for (const s of sessions) {
       const unknown = await callError(s, 'no_such_tool_at_all');
-      assert.deepEqual(unknown, { code: -32602, message: 'MCP error -32602: Unknown tool: <name>' });
+      assert.deepEqual(unknown, UNKNOWN_TOOL);
       for (const name of ['set_task_status', 'update_task', 'create_task'] as const)
         assert.deepEqual(await callError(s, name, VALID_ARGS[name]), unknown, name);
     }
@@ -111,11 +95,8 @@ contract('--read-only, --tools, --exclude-tools', (env) => {
       assert.ok(none.plan.warnings.some((w) => w.includes(`--tools names ${hidden[0]}, which this session does not`)));
       // --exclude-tools naming a hidden tool removes nothing else.
       const ex = await env.open({ ...base, excludeTools: [kept, ...hidden] }, project);
-      assert.deepEqual(
-        await ex.toolNames(),
-        served.filter((t) => t !== kept),
-        recipe,
-      );
+      const rest = served.filter((t) => t !== kept);
+      assert.deepEqual(await ex.toolNames(), rest, recipe);
     }
   });
 

@@ -7,10 +7,11 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import pino from 'pino';
 import { createMcpServer } from '../../src/server/createServer.js';
 import { assertRecentTimestamp, assertToday, type AnyRow } from '../helpers/assertions.js';
-import { dump, query, sql, tempDir } from '../helpers/project.js';
+import { dump, query, tempDir } from '../helpers/project.js';
 import { ralphComments, ralphTask } from '../helpers/ralphRead.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+import { auditRows, exec, refusal } from './support.claims.js';
 
 const legacy = (s: InProcSession): boolean => s.store.generation === 'legacy';
 
@@ -63,21 +64,9 @@ function assertUpdatedToday(s: InProcSession, id: number): void {
   assertToday(legacy(s) ? updated : updated?.replace(/ \d{2}:\d{2}:\d{2}$/, ''), `task ${id} updated`);
 }
 
-const audit = (s: InProcSession, where: string): AnyRow[] =>
-  query<AnyRow>(s.project, `SELECT * FROM ralph_mcp_audit WHERE ${where} ORDER BY id`);
+const audit = (s: InProcSession, where: string): AnyRow[] => auditRows(s.project, where);
 const deps = (s: InProcSession, id: number): number[] => ralphTask(s.project.dbPath, id)!.depends_on;
 const ids = (list: { id: number }[]): number[] => list.map((t) => t.id);
-
-/** Plain SQL on a second connection, as Ralph or a person writes (foreign keys off: a hand edit may name anything). */
-function ralphSql(s: InProcSession, text: string, ...params: unknown[]): void {
-  const db = sql(s.project);
-  try {
-    db.pragma('foreign_keys = OFF');
-    db.prepare(text).run(...params);
-  } finally {
-    db.close();
-  }
-}
 
 /** A call through a second server on the session's plan and store whose log is kept (the harness logs nothing). */
 async function callLogged(s: InProcSession, tool: string, args: Record<string, unknown>) {
@@ -104,8 +93,7 @@ contract('workflow tools', (env) => {
   test('report_blocker: the task blocked, the reason recorded, the upstream task told', async () => {
     const s = await env.open({ recipe: 'task_execution', task: '4', discipline: 'quality' });
     const r = await s.ok('report_blocker', { reason: 'The editor has no test ids', on_task_id: 3 });
-    assert.equal(r.task.status, 'blocked');
-    assert.equal(r.task.blocked_by, 'The editor has no test ids');
+    assert.deepEqual([r.task.status, r.task.blocked_by], ['blocked', 'The editor has no test ids']);
     assert.deepEqual(
       r.comments.map((c: any) => [c.task_id, c.priority, c.body]),
       [
@@ -120,105 +108,20 @@ contract('workflow tools', (env) => {
         [own.verb, own.on, own.kind, own.detail],
         ['blocked', 'task #3', 'upstream_task', 'The editor has no test ids'],
       );
-    await unchanged(s, async () =>
-      assert.equal((await s.fail('report_blocker', { reason: 'x', on_task_id: 4 })).code, 'invalid_argument'),
-    );
-  });
-
-  test('skip_task and spawn_subtasks: all or nothing, dependents rewired', async () => {
-    const s = await env.open({ recipe: 'enrichment' });
-    const split = await s.ok('spawn_subtasks', {
-      parent_id: 3,
-      tasks: [{ title: 'Form layout' }, { title: 'Validation messages' }],
-      chain: true,
-      skip_parent: true,
-    });
-    const [a, b] = split.created.map((t: any) => t.id);
-    assert.deepEqual(
-      split.created.map((t: any) => [t.feature, t.discipline, t.depends_on]),
-      [
-        ['recipes', 'frontend', [2]],
-        ['recipes', 'frontend', [a]],
-      ],
-    );
-    assert.deepEqual(split.rewired, [4, 7]);
-    assert.deepEqual(ralphTask(s.project.dbPath, 4)!.depends_on, [b]);
-    assert.equal(ralphTask(s.project.dbPath, 3)!.status, 'skipped');
-    await unchanged(s, async () => {
-      const r = await s.fail('spawn_subtasks', {
-        parent_id: 5,
-        tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }],
-      });
-      assert.equal(r.code, 'not_found');
-      assert.match(r.message, /^tasks\[1\]: .*nothing was created/);
-      assert.equal((await s.fail('skip_task', { id: 1, reason: 'x' })).code, 'conflict');
-    });
-  });
-
-  test('move_task_to_feature and update_task_context', async () => {
-    const s = await env.open();
-    assert.equal((await s.ok('move_task_to_feature', { id: 5, feature: 'recipes' })).previous_feature, 'search');
-    assert.equal(ralphTask(s.project.dbPath, 5)!.feature, 'recipes');
-    const ctx = await s.ok('update_task_context', {
-      id: 3,
-      add_context_files: ['src/ui/Field.tsx'],
-      remove_context_files: ['./src/ui/RecipeForm.tsx'],
-      hints: 'new hint',
-    });
-    assert.deepEqual([ctx.added, ctx.removed], [['src/ui/Field.tsx'], ['src/ui/RecipeForm.tsx']]);
-    const t = ralphTask(s.project.dbPath, 3)!;
-    assert.deepEqual([t.context_files, t.hints], [['src/ui/Field.tsx'], 'new hint']);
-  });
-
-  test('get_dependency_details: transitive, with comments', async () => {
-    const s = await env.open();
-    const r = await s.ok('get_dependency_details', { id: 4 });
-    assert.deepEqual(
-      r.dependencies.map((d: any) => [d.id, d.depth, d.status]),
-      [
-        [3, 1, 'in_progress'],
-        [2, 2, 'done'],
-        [1, 3, 'done'],
-      ],
-    );
-    assert.deepEqual(
-      r.dependencies[1].comments.map((c: any) => c.body),
-      ['Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.'],
-    );
-  });
-
-  test('claim_next_task: the highest priority ready task, then the next', async () => {
-    const s = await env.open({ recipe: 'worker' });
-    const first = await s.ok('claim_next_task', {});
-    assert.deepEqual(
-      [first.claimed, first.task.id, first.task.status, first.ready_remaining],
-      [true, 5, 'in_progress', 0],
-    );
-    assert.equal(ralphTask(s.project.dbPath, 5)!.status, 'in_progress');
-    assert.equal((await s.fail('claim_next_task', {})).code, 'conflict');
-    await s.ok('set_task_status', { status: 'done' });
-    assert.deepEqual(await s.ok('claim_next_task', {}), { claimed: false, task: null, ready_remaining: 0 });
+    await refusal(s, 'report_blocker', { reason: 'x', on_task_id: 4 }, 'invalid_argument');
   });
 
   test('search_tasks: ranked, filtered, sees writes made since', async () => {
     const s = await env.open();
-    const r = await s.ok('search_tasks', { query: 'recipe editor' });
-    assert.equal(r.matched, 'all');
-    assert.deepEqual(r.results.map((h: any) => h.id).sort(), [3, 4]);
-    assert.deepEqual(
-      (await s.ok('search_tasks', { query: 'typeahead', feature: 'search' })).results.map((h: any) => h.id),
-      [6],
-    );
+    const hits = async (args: Record<string, unknown>) =>
+      (await s.ok('search_tasks', args)).results.map((h: any) => h.id);
+    assert.equal((await s.ok('search_tasks', { query: 'recipe editor' })).matched, 'all');
+    assert.deepEqual((await hits({ query: 'recipe editor' })).sort(), [3, 4]);
+    assert.deepEqual(await hits({ query: 'typeahead', feature: 'search' }), [6]);
     await s.ok('add_task_comment', { task_id: 8, body: 'Mention the zebra fallback' });
-    assert.deepEqual(
-      (await s.ok('search_tasks', { query: 'zebra' })).results.map((h: any) => h.id),
-      [8],
-    );
+    assert.deepEqual(await hits({ query: 'zebra' }), [8]);
     await s.ok('update_task', { id: 1, title: 'Recipe table with quokka migrations' });
-    assert.deepEqual(
-      (await s.ok('search_tasks', { query: 'quokka' })).results.map((h: any) => h.id),
-      [1],
-    );
+    assert.deepEqual(await hits({ query: 'quokka' }), [1]);
     assert.equal((await s.ok('search_tasks', { query: 'nothingmatchesthis' })).matched, 'none');
   });
 
@@ -325,9 +228,7 @@ contract('workflow tools', (env) => {
       ['abort-sess-7', 4, reason, 'task_execution', 'quality'],
     );
     assertRecentTimestamp(row.created, 'ralph_mcp_signals.created');
-    assert.equal(r.signal_id, row.id);
-    assert.equal(r.session_id, 'abort-sess-7');
-    assert.equal(typeof r.instruction, 'string');
+    assert.deepEqual([r.signal_id, r.session_id, typeof r.instruction], [row.id, 'abort-sess-7', 'string']);
     assert.ok(r.instruction.length > 0);
     const line = log.split('\n').find((l) => l.includes('"level":40') && l.includes('abort-sess-7'));
     assert.ok(line, `a warn-level (40) log line names the session:\n${log}`);
@@ -353,8 +254,7 @@ contract('workflow tools', (env) => {
     const last = lastIds(s).comment;
     const r = await s.ok('skip_task', { id: 4, reason: 'Covered by the smoke suite already' });
     const t = ralphTask(s.project.dbPath, 4)!;
-    assert.equal(t.status, 'skipped');
-    assert.equal(t.completed, null);
+    assert.deepEqual([t.status, t.completed], ['skipped', null]);
     assertUpdatedToday(s, 4);
     const added = commentsOf(s, 4).filter((c) => c.id > last);
     assert.equal(added.length, 1, 'one comment');
@@ -390,7 +290,7 @@ contract('workflow tools', (env) => {
       before,
       'only feature (and updated) changed',
     );
-    assert.deepEqual([r.changed, r.task.feature], [true, 'auth']);
+    assert.deepEqual([r.changed, r.previous_feature, r.task.feature], [true, 'search', 'auth']);
     await unchanged(s, async () => {
       const again = await s.ok('move_task_to_feature', { id: 5, feature: 'auth' });
       assert.deepEqual([again.changed, again.previous_feature], [false, 'auth']);
@@ -466,15 +366,15 @@ contract('workflow tools', (env) => {
     assert.deepEqual([twelve.status, twelve.priority, twelve.depends_on], ['draft', 'critical', []]);
     assert.equal(ralphTask(s.project.dbPath, 5)!.status, 'pending');
     const rows = audit(s, "tool = 'spawn_subtasks'");
-    assert.deepEqual(
-      rows.map((x) => x.outcome),
-      ['ok', 'ok'],
-    );
+    const outcomes = rows.map((x) => x.outcome);
+    assert.deepEqual(outcomes, ['ok', 'ok']);
     assert.ok(rows.every((x) => x.session_id === 'enrich-1' && x.recipe === 'enrichment'));
   });
 
   test('spawn_subtasks: a chain replacing a skipped parent; chain and after together', async () => {
     const s = await env.open({ recipe: 'enrichment' });
+    const badFeature = { parent_id: 5, tasks: [{ title: 'ok' }, { title: 'bad', feature: 'nope' }] };
+    await refusal(s, 'spawn_subtasks', badFeature, 'not_found', /^tasks\[1\]: .*nothing was created/);
     const last = lastIds(s).comment;
     const r = await s.ok('spawn_subtasks', {
       parent_id: 3,
@@ -492,7 +392,7 @@ contract('workflow tools', (env) => {
       const t = ralphTask(s.project.dbPath, id)!;
       assert.deepEqual([t.feature, t.discipline, t.priority], ['recipes', 'frontend', 'medium']);
     }
-    assert.deepEqual(deps(s, 7), [11], 'the skipped parent is replaced by the last subtask');
+    assert.deepEqual([r.rewired, deps(s, 4), deps(s, 7)], [[4, 7], [11], [11]], 'the skipped parent is replaced');
     assert.equal(r.parent.status, 'skipped');
     const added = commentsOf(s, 3).filter((x) => x.id > last);
     assert.equal(added.length, 1, 'one comment on the parent');
@@ -601,12 +501,13 @@ contract('workflow tools', (env) => {
     mkdirSync(join(p.root, 'src'), { recursive: true });
     const s = await env.open({}, p);
     const r = await s.ok('update_task_context', {
-      id: 5,
+      id: 3,
       add_context_files: ['src/search/fts.sql'],
+      remove_context_files: ['./src/ui/RecipeForm.tsx'],
       hints: 'Use the trigram tokenizer',
     });
-    assert.deepEqual(r.added, ['src/search/fts.sql']);
-    const t = ralphTask(p.dbPath, 5)!;
+    assert.deepEqual([r.added, r.removed], [['src/search/fts.sql'], ['src/ui/RecipeForm.tsx']]);
+    const t = ralphTask(p.dbPath, 3)!;
     assert.deepEqual([t.context_files, t.hints], [['src/search/fts.sql'], 'Use the trigram tokenizer']);
     await refuse(s, 'update_task_context', [
       [{ hints: 'which task?' }, 'invalid_argument'],
@@ -628,7 +529,11 @@ contract('workflow tools', (env) => {
     assert.equal(r.task_id, 4);
     assert.deepEqual(r.dependencies, [expected(3, 1), expected(2, 2), expected(1, 3)]);
     assert.deepEqual(r.dependencies[1].output_artifacts, ['src/api/recipes.ts', 'src/api/validate.ts']);
+    const statuses = r.dependencies.map((d: AnyRow) => d.status);
+    assert.deepEqual(statuses, ['in_progress', 'done', 'done']);
     assert.equal(r.dependencies[1].comments.length, 2, "task 2's seeded comment and the one added");
+    const seeded = 'Done: endpoints in src/api/recipes.ts; validation in src/api/validate.ts.';
+    assert.equal(r.dependencies[1].comments[0].body, seeded);
     assert.match(r.dependencies[2].comments[0].body, /^Done: recipes table/, 'completion summaries come along');
     assert.deepEqual([r.missing, r.truncated], [[], false]);
     /** Each task reached as id@depth, then whether the walk was cut. */
@@ -653,8 +558,8 @@ contract('workflow tools', (env) => {
     // A diamond visits each task once; a dependency that does not exist (a hand edit) is reported as missing.
     const release = { feature: 'recipes', discipline: 'backend', title: 'Release checklist', depends_on: [4, 2] };
     const id = (await w.ok('create_task', release)).task.id;
-    if (legacy(s)) ralphSql(s, "UPDATE tasks SET depends_on = '[4,999,2]' WHERE id = ?", id);
-    else ralphSql(s, 'INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, 999)', id);
+    if (legacy(s)) exec(s.project, `UPDATE tasks SET depends_on = '[4,999,2]' WHERE id = ${id}`);
+    else exec(s.project, `INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (${id}, 999)`);
     const diamond = await s.ok('get_dependency_details', { id, depth: 10 });
     assert.deepEqual((await walk({ id, depth: 10 })).sort(), ['1@2', '2@1', '3@2', '4@1', 'truncated: false']);
     assert.deepEqual(diamond.missing, [999]);
@@ -698,7 +603,7 @@ contract('workflow tools', (env) => {
       L('human four', 'human', 4),
       L('auto two', 'auto', 2),
     ];
-    ralphSql(s, "UPDATE features SET learnings = ? WHERE name = 'search'", JSON.stringify(learnings));
+    exec(s.project, `UPDATE features SET learnings = '${JSON.stringify(learnings)}' WHERE name = 'search'`);
     const search = (await s.ok('get_feature_learnings', { feature_name: 'search' })).learnings;
     assert.deepEqual(
       search.map((l: AnyRow) => l.text),
