@@ -36,16 +36,10 @@ const allIds = (s: InProcSession) =>
 contract('comments', (env) => {
   test("add_task_comment: stored, read back by Ralph, signed by the server as the session's discipline", async () => {
     const s = await env.open({ sessionId: 'review-42', discipline: 'backend' });
-    const r = await s.ok('add_task_comment', {
-      task_id: 5,
-      discipline: 'backend',
-      priority: 'high',
-      body: 'Use a trigger per table',
-    });
-    assert.deepEqual(
-      [r.comment.task_id, r.comment.author, r.comment.discipline, r.comment.priority, r.comment.body],
-      [5, 'backend', 'backend', 'high', 'Use a trigger per table'],
-    );
+    const given = { task_id: 5, discipline: 'backend', priority: 'high', body: 'Use a trigger per table' };
+    const r = await s.ok('add_task_comment', given);
+    const { task_id, author, discipline, priority, body } = r.comment;
+    assert.deepEqual({ task_id, author, discipline, priority, body }, { ...given, author: 'backend' });
     assert.match(r.comment.created, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
     const ralph = ralphComments(s.project.dbPath, 5);
     assert.equal(ralph.length, 1);
@@ -58,48 +52,29 @@ contract('comments', (env) => {
         ['learned', 'discovery', 'task', 'Use a trigger per table', 'Use a trigger per table', 'review-42', 'agent'],
       );
       const session = query(s.project, 'SELECT * FROM agent_sessions WHERE id = ?', 'review-42')[0]!;
-      assert.deepEqual(
-        [session.kind, session.started_by, session.status, session.task_id],
-        ['manual', 'agent', 'finished', 5],
-      );
-      assert.equal(session.started, session.ended);
+      const { kind, started_by, status, task_id, started, ended } = session;
+      assert.deepEqual([kind, started_by, status, task_id, started], ['manual', 'agent', 'finished', 5, ended]);
       await s.ok('add_task_comment', { task_id: 4, body: 'second one, same session' });
       assert.equal(query(s.project, 'SELECT count(*) AS n FROM agent_sessions WHERE id = ?', 'review-42')[0]!.n, 1);
     }
-    assert.deepEqual(
-      (await s.ok('get_task', { id: 5 })).comments.map((c: any) => c.body),
-      ['Use a trigger per table'],
-    );
+    const bodies = (await s.ok('get_task', { id: 5 })).comments.map((c: any) => c.body);
+    assert.deepEqual(bodies, ['Use a trigger per table']);
   });
 
   test("who wrote it is the server's to say: no author argument, no other discipline, never human", async () => {
     const s = await env.open({ recipe: 'opus_review', discipline: 'backend' });
-    await unchanged(s, async () => {
-      assert.equal(
-        (await s.fail('add_task_comment', { task_id: 5, body: 'x', author: 'human' })).code,
-        'invalid_argument',
-      );
-      const other = await s.fail('add_task_comment', { task_id: 5, body: 'x', discipline: 'frontend' });
-      assert.equal(other.code, 'out_of_scope');
-      assert.match(other.message, /comments as discipline backend/);
-      assert.equal(
-        (
-          await s.fail('append_feature_learning', {
-            feature_name: 'recipes',
-            text: 'Index titles before bodies',
-            source: 'human',
-          })
-        ).code,
-        'invalid_argument',
-      );
+    const lesson = { feature_name: 'recipes', text: 'Index titles before bodies' };
+    await refused(s, 'invalid_argument', 'add_task_comment', { task_id: 5, body: 'x', author: 'human' });
+    const [other] = await refused(s, 'out_of_scope', 'add_task_comment', {
+      task_id: 5,
+      body: 'x',
+      discipline: 'frontend',
     });
+    assert.match(other!.message, /comments as discipline backend/);
+    await refused(s, 'invalid_argument', 'append_feature_learning', { ...lesson, source: 'human' });
     const mine = (await s.ok('add_task_comment', { task_id: 5, body: 'signed by the server' })).comment;
     assert.deepEqual([mine.author, mine.discipline], ['backend', 'backend']);
-    const learned = await s.ok('append_feature_learning', {
-      feature_name: 'recipes',
-      text: 'Index titles before bodies',
-    });
-    assert.equal(learned.learning.source, 'agent');
+    assert.equal((await s.ok('append_feature_learning', lesson)).learning.source, 'agent');
   });
 
   test('add_task_comment in a full-suite session: as given, signed agent, the next id, on its task', async () => {
@@ -112,10 +87,8 @@ contract('comments', (env) => {
     assert.deepEqual(c, { ...args, id: c.id, author: 'agent', agent_task_id: null, created: c.created });
     assert.equal(c.id, env.generation === 'legacy' ? 5 : 6, 'the next id after the seeded ones');
     assertRecentTimestamp(c.created, 'created');
-    assert.deepEqual(
-      (await s.ok('get_task', { id: 5 })).comments.map((x: any) => x.id),
-      [c.id],
-    );
+    const ids = (await s.ok('get_task', { id: 5 })).comments.map((x: any) => x.id);
+    assert.deepEqual(ids, [c.id]);
     // Discipline and priority are optional, the body is trimmed, and a done task takes comments too.
     const before = counts(s.project.dbPath).comments;
     const r1 = await s.ok('add_task_comment', { task_id: 1, body: '  Reopen if the migration fails on Windows.  ' });
@@ -128,18 +101,15 @@ contract('comments', (env) => {
       [1, c1.id],
     );
     await refused(s, 'not_found', 'add_task_comment', { task_id: 99, body: 'x' }, { ...args, discipline: 'devops' });
-    await refused(
-      s,
-      'invalid_argument',
-      'add_task_comment',
-      { task_id: 5, body: '' },
-      { task_id: 5, body: '   ' },
-      { task_id: 5, body: 'x', author: 'human' },
-      { task_id: 5, body: 'x', priority: 'urgent' },
-      { task_id: 5, body: 'x', created: '2020-01-01T00:00:00Z' },
-      { task_id: 5, body: 'x'.repeat(10_001) },
-      { body: 'x' },
-    );
+    const on5 = [
+      { body: '' },
+      { body: '   ' },
+      { author: 'human' },
+      { priority: 'urgent' },
+      { created: '2020-01-01T00:00:00Z' },
+    ];
+    const bad = [...on5.map((b) => ({ task_id: 5, body: 'x', ...b })), { task_id: 5, body: 'x'.repeat(10_001) }];
+    await refused(s, 'invalid_argument', 'add_task_comment', ...bad, { body: 'x' });
   });
 
   test("update and delete a comment; unknown ones are not_found with the task's comment ids", async () => {
@@ -169,12 +139,7 @@ contract('comments', (env) => {
     // The migrated blocked_by is a `blocked` signal: shown with the comments, kept as recorded.
     const blocked = comments.find((c: any) => c.body === 'Blocked: Waiting for the SMTP credentials');
     assert.ok(blocked, JSON.stringify(comments));
-    await unchanged(s, async () =>
-      assert.equal(
-        (await s.fail('update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' })).code,
-        'conflict',
-      ),
-    );
+    await refused(s, 'conflict', 'update_task_comment', { task_id: 7, comment_id: blocked.id, body: 'x' });
   });
 
   test('update_task_comment replaces the body only; a comment of another task is not_found', async () => {
@@ -185,24 +150,20 @@ contract('comments', (env) => {
     assert.deepEqual(stored(s, 3, 3), { ...before, body });
     assert.deepEqual(r.comment, stored(s, 3, 3));
     assert.equal(stored(s, 1, 1)!.body, 'Done: recipes table with a JSON ingredients column, migration 001.');
-    await refused(
-      s,
-      'not_found',
-      'update_task_comment',
-      { task_id: 1, comment_id: 3, body: 'hijack' },
-      { task_id: 3, comment_id: 4, body: 'hijack' },
-      { task_id: 3, comment_id: 999, body: 'x' },
-      { task_id: 99, comment_id: 3, body: 'x' },
-    );
+    const elsewhere = [
+      [1, 3],
+      [3, 4],
+      [3, 999],
+      [99, 3],
+    ].map(([task_id, comment_id]) => ({ task_id, comment_id }));
+    await refused(s, 'not_found', 'update_task_comment', ...elsewhere.map((x) => ({ ...x, body: 'hijack' })));
     assert.equal(stored(s, 7, 4)!.body, 'SMTP credentials are coming next week.');
+    const bad = [{ body: '' }, {}, { comment_id: 0, body: 'x' }, { body: 'x', author: 'someone' }];
     await refused(
       s,
       'invalid_argument',
       'update_task_comment',
-      { task_id: 3, comment_id: 3, body: '' },
-      { task_id: 3, comment_id: 3 },
-      { task_id: 3, comment_id: 0, body: 'x' },
-      { task_id: 3, comment_id: 3, body: 'x', author: 'someone' },
+      ...bad.map((b) => ({ task_id: 3, comment_id: 3, ...b })),
     );
   });
 
@@ -216,24 +177,16 @@ contract('comments', (env) => {
     assert.equal(ralphComments(s.project.dbPath, 6).length, 1);
     await s.ok('delete_task_comment', { task_id: 6, comment_id: a.comment.id });
     assert.equal(ralphComments(s.project.dbPath, 6).length, 0);
-    await refused(
-      s,
-      'not_found',
-      'delete_task_comment',
-      { task_id: 1, comment_id: 4 },
-      { task_id: 7, comment_id: 1 },
-      { task_id: 2, comment_id: 2 },
-      { task_id: 99, comment_id: 1 },
-    );
+    const missing = [
+      [1, 4],
+      [7, 1],
+      [2, 2],
+      [99, 1],
+    ].map(([task_id, comment_id]) => ({ task_id, comment_id }));
+    await refused(s, 'not_found', 'delete_task_comment', ...missing);
     assert.ok(stored(s, 7, 4) && stored(s, 1, 1));
-    await refused(
-      s,
-      'invalid_argument',
-      'delete_task_comment',
-      { task_id: 1 },
-      { task_id: 1, comment_id: '1' },
-      { task_id: 1, comment_id: 1, force: true },
-    );
+    const bad = [{ task_id: 1 }, { task_id: 1, comment_id: '1' }, { task_id: 1, comment_id: 1, force: true }];
+    await refused(s, 'invalid_argument', 'delete_task_comment', ...bad);
   });
 
   test("a task session's comments default to its task and record it and its discipline, on any task", async () => {

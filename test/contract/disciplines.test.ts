@@ -65,25 +65,19 @@ contract('disciplines', (env) => {
 
   test('create_discipline: every field as Ralph reads it; refusals change nothing', async () => {
     const s = await env.open();
-    const devops = {
-      name: 'devops',
-      display_name: 'DevOps',
-      icon: 'Cloud',
-      color: '#1E90ff',
-      acronym: 'DVOP',
-      system_prompt: 'You run CI and deploys.',
-      skills: ['docker', 'github-actions'],
-      conventions: '- Pin every action by SHA',
-    };
-    const r = await s.ok('create_discipline', devops);
+    const texts = { system_prompt: 'You run CI and deploys.', conventions: '- Pin every action by SHA' };
+    const devops = { ...OPS, name: 'devops', display_name: 'DevOps', color: '#1E90ff', acronym: 'DVOP', ...texts };
+    const skills = ['docker', 'github-actions'];
+    const r = await s.ok('create_discipline', { ...devops, skills });
     assert.deepEqual([r.discipline.acronym, r.discipline.skills], ['DVOP', ['docker', 'github-actions']]);
-    assertFields(stored(s, 'devops'), { ...devops, mcp_servers: [], mcp_tool_overrides: null });
+    assertFields(stored(s, 'devops'), { ...devops, skills, mcp_servers: [], mcp_tool_overrides: null });
     // Names and acronyms are unique, the seeded ones and the one just made alike.
+    const taken = ['BACK', 'DVOP'].map((acronym) => ({ ...OPS, name: 'backend-2', acronym }));
     await refused(
       s,
       'conflict',
       'create_discipline',
-      ...['BACK', 'DVOP'].map((acronym) => ({ ...OPS, name: 'backend-2', acronym })),
+      ...taken,
       { ...OPS, name: 'backend' },
       { ...OPS, name: 'devops', acronym: 'OPSS' },
     );
@@ -154,12 +148,8 @@ contract('disciplines', (env) => {
     const s = await env.open();
     const [busy] = await refused(s, 'conflict', 'delete_discipline', { name: 'backend' });
     assert.equal(busy!.details?.tasks, 4);
-    await refused(
-      s,
-      'conflict',
-      'delete_discipline',
-      ...['frontend', 'quality', 'documentation'].map((name) => ({ name })),
-    );
+    const used = ['frontend', 'quality', 'documentation'].map((name) => ({ name }));
+    await refused(s, 'conflict', 'delete_discipline', ...used);
     await s.ok('create_discipline', { ...OPS, color: '#123456' });
     const c = (await s.ok('add_task_comment', { task_id: 5, body: 'Backups first.', discipline: 'ops' })).comment;
     assert.deepEqual(await s.ok('delete_discipline', { name: 'ops' }), { deleted: 'ops' });
@@ -189,16 +179,15 @@ contract('disciplines', (env) => {
     const report = overrides({ project: p.root, discipline: 'quality', disable: ['create_task'] });
     assert.match(report, /additional_disabled = create_task/);
     const s = await env.open({ recipe: 'yap', discipline: 'quality' }, p);
-    assert.ok(!(await s.toolNames()).includes('create_task'));
-    assert.ok((await s.toolNames()).includes('list_tasks'));
+    const names = await s.toolNames();
+    assert.ok(!names.includes('create_task') && names.includes('list_tasks'), names.join());
     const full = await env.open({}, p);
     assert.deepEqual((await full.ok('get_discipline', { name: 'quality' })).discipline.mcp_tool_overrides, {
       additional_disabled: ['create_task'],
     });
     // Cleared again: none left, and the discipline's sessions have the recipe's whole set.
     overrides({ project: p.root, discipline: 'quality', clear: true });
-    assert.ok(
-      (await (await env.open({ recipe: 'yap', discipline: 'quality' }, p)).toolNames()).includes('create_task'),
-    );
+    const after = await env.open({ recipe: 'yap', discipline: 'quality' }, p);
+    assert.ok((await after.toolNames()).includes('create_task'));
   });
 });

@@ -77,13 +77,11 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('task_exec: "Work on ONE task only per iteration. Do not start other tasks."', async () => {
     const s = await env.open({ recipe: 'task_execution', task: '5' });
-    await refused(
-      s,
-      'out_of_scope',
-      'update_task',
+    const others = [
       { id: 6, status: 'in_progress' },
       { id: 4, status: 'blocked', blocked_by: 'x' },
-    );
+    ];
+    await refused(s, 'out_of_scope', 'update_task', ...others);
     await refused(
       s,
       'invalid_argument',
@@ -140,32 +138,20 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
   test('braindump: "Belong to exactly one subsystem and one discipline"; "Set appropriate priority"', async () => {
     const s = await env.open({ recipe: 'braindump' });
     const base = { feature: 'search', discipline: 'backend' };
-    const t = (await s.ok('create_task', { ...base, title: 'Synonyms', priority: 'high' })).task;
-    assert.deepEqual(
-      [task(s, t.id).feature, task(s, t.id).discipline, task(s, t.id).priority],
-      ['search', 'backend', 'high'],
-    );
-    await refused(
-      s,
-      'invalid_argument',
-      'create_task',
+    const t = task(s, (await s.ok('create_task', { ...base, title: 'Synonyms', priority: 'high' })).task.id);
+    assert.deepEqual([t.feature, t.discipline, t.priority], ['search', 'backend', 'high']);
+    const bad = [
       { feature: 'search', title: 'No discipline' },
       { ...base, title: 'Urgent', priority: 'urgent' },
-    );
+    ];
+    await refused(s, 'invalid_argument', 'create_task', ...bad);
   });
 
   test('braindump: "Specify dependencies on other tasks via `depends_on`"', async () => {
     const s = await env.open({ recipe: 'braindump' });
     const first = (await s.ok('create_task', { feature: 'auth', discipline: 'backend', title: 'Magic links' })).task;
-    const next = (
-      await s.ok('create_task', {
-        feature: 'auth',
-        discipline: 'frontend',
-        title: 'Sign-in page',
-        depends_on: [first.id],
-      })
-    ).task;
-    assert.deepEqual(task(s, next.id).depends_on, [first.id]);
+    const next = { feature: 'auth', discipline: 'frontend', title: 'Sign-in page', depends_on: [first.id] };
+    assert.deepEqual(task(s, (await s.ok('create_task', next)).task.id).depends_on, [first.id]);
   });
 
   // ---- yap.rs ----------------------------------------------------------------------------------------
@@ -214,11 +200,8 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('ramble: "Set `knowledge_paths`" and "Set `context_files`" of a subsystem', async () => {
     const s = await env.open({ recipe: 'ramble' });
-    await s.ok('update_feature', {
-      name: 'search',
-      knowledge_paths: ['docs/search.md'],
-      context_files: ['src/search/index.ts'],
-    });
+    const paths = { knowledge_paths: ['docs/search.md'], context_files: ['src/search/index.ts'] };
+    await s.ok('update_feature', { name: 'search', ...paths });
     const f = ralphFeature(s.project.dbPath, 'search')!;
     assert.deepEqual([f.knowledge_paths, f.context_files], [['docs/search.md'], ['src/search/index.ts']]);
   });
@@ -234,17 +217,10 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('discuss: "Update disciplines using the `update_discipline` MCP tool" (system_prompt, skills, conventions)', async () => {
     const s = await env.open({ recipe: 'discuss', discipline: 'backend' });
-    const given = {
-      system_prompt: 'You own the API.',
-      skills: ['node', 'sqlite', 'fts5'],
-      conventions: '- Early returns',
-    };
+    const given = { system_prompt: 'You own the API.', skills: ['node', 'sqlite', 'fts5'], conventions: '- Early' };
     await s.ok('update_discipline', { name: 'backend', ...given });
     const d = ralphDiscipline(s.project.dbPath, 'backend')!;
-    assert.deepEqual(
-      [d.system_prompt, d.skills, d.conventions],
-      [given.system_prompt, given.skills, given.conventions],
-    );
+    assert.deepEqual({ system_prompt: d.system_prompt, skills: d.skills, conventions: d.conventions }, given);
     await refused(s, 'out_of_scope', 'update_discipline', { name: 'frontend', conventions: 'x' });
   });
 
@@ -271,11 +247,8 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
     assert.deepEqual((await s.ok('get_discipline', { name: 'backend' })).discipline.mcp_servers.length, 2);
     if (s.store.generation === 'legacy') {
       // Ralph's own JSON (skip_serializing_if): empty args and env left out.
-      const raw = query<{ m: string }>(
-        s.project,
-        "SELECT mcp_servers AS m FROM disciplines WHERE name = 'backend'",
-      )[0]!;
-      assert.deepEqual(JSON.parse(raw.m), [GITHUB, sentry]);
+      const raw = query<{ m: string }>(s.project, "SELECT mcp_servers AS m FROM disciplines WHERE name = 'backend'");
+      assert.deepEqual(JSON.parse(raw[0]!.m), [GITHUB, sentry]);
     }
     // What `ralph-mcp config` then launches beside this discipline's sessions.
     const config = buildConfig(s.plan, s.store, 'claude') as { mcpServers: Record<string, { env?: object }> };
@@ -284,21 +257,14 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
     assert.deepEqual([plain, none], [{ command: 'sentry-mcp', args: [] }, {}]);
     // Refused as config would refuse to read them; nothing changes.
     const bad = (servers: unknown) => ({ name: 'backend', mcp_servers: servers });
+    const npx = (more: object) => [{ name: 'x', command: 'npx', ...more }];
     const errors = await refused(
       s,
       'invalid_argument',
       'update_discipline',
-      bad([{ name: 'ralph', command: 'npx' }]),
-      bad([{ name: 'ralph-signals', command: 'npx' }]),
-      bad([GITHUB, GITHUB]),
-      bad([{ name: 'a b', command: 'npx' }]),
-      bad([{ name: 'x', command: '  ' }]),
-      bad([{ name: 'x' }]),
-      bad([{ name: 'x', command: 'npx', args: 'a b' }]),
-      bad([{ name: 'x', command: 'npx', env: { 'A=B': '1' } }]),
-      bad([{ name: 'x', command: 'npx', env: { A: 1 } }]),
-      bad([{ name: 'x', command: 'npx', cwd: '/' }]),
-      bad('npx github'),
+      ...[[{ name: 'ralph', command: 'npx' }], [{ name: 'ralph-signals', command: 'npx' }], [GITHUB, GITHUB]].map(bad),
+      ...[npx({ name: 'a b' }), npx({ command: '  ' }), [{ name: 'x' }], npx({ args: 'a b' })].map(bad),
+      ...[npx({ env: { 'A=B': '1' } }), npx({ env: { A: 1 } }), npx({ cwd: '/' }), 'npx github'].map(bad),
     );
     assert.match(errors[0]!.message, /mcp_servers\[0\]\.name "ralph" is reserved/);
     assert.match(errors[2]!.message, /mcp_servers\[1\]\.name "github" is given twice/);
@@ -340,12 +306,8 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('enrichment: "Call `enrich_task` with the pseudocode, acceptance criteria, and context files"', async () => {
     const s = await env.open({ recipe: 'enrichment' });
-    const r = await s.ok('enrich_task', {
-      id: 6,
-      pseudocode: 'Add rank() to src/search/query.ts',
-      acceptance_criteria: ['Best match first'],
-      context_files: ['src/search/query.ts'],
-    });
+    const given = { pseudocode: 'Add rank() to src/search/query.ts', acceptance_criteria: ['Best match first'] };
+    const r = await s.ok('enrich_task', { id: 6, ...given, context_files: ['src/search/query.ts'] });
     assert.equal(r.task.status, 'pending');
     const t = task(s, 6);
     assert.deepEqual(
@@ -365,11 +327,13 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
   test('tools.rs create_task: acceptance_criteria "Semicolon-separated" (braindump, yap, enrichment)', async () => {
     for (const recipe of ['braindump', 'yap', 'enrichment']) {
       const s = await env.open({ recipe });
+      const criteria = ' "pans" finds "pan" ; plurals too;; ';
+      const title = `Stemming (${recipe})`;
       const r = await s.ok('create_task', {
         feature: 'search',
         discipline: 'backend',
-        title: `Stemming (${recipe})`,
-        acceptance_criteria: ' "pans" finds "pan" ; plurals too;; ',
+        title,
+        acceptance_criteria: criteria,
       });
       assert.deepEqual(task(s, r.task.id).acceptance_criteria, ['"pans" finds "pan"', 'plurals too'], recipe);
     }
@@ -377,20 +341,16 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('tools.rs enrich_task: acceptance_criteria and context_files "Semicolon-separated" (enrichment)', async () => {
     const s = await env.open({ recipe: 'enrichment' });
+    const files = 'src/search/query.ts; src/search/rank.ts';
     await s.ok('enrich_task', {
       id: 6,
       pseudocode: 'Rank in SQL',
       acceptance_criteria: 'Best match first;Ties by date',
-      context_files: 'src/search/query.ts; src/search/rank.ts',
+      context_files: files,
     });
     const t = task(s, 6);
-    assert.deepEqual(
-      [t.acceptance_criteria, t.context_files],
-      [
-        ['Best match first', 'Ties by date'],
-        ['src/search/query.ts', 'src/search/rank.ts'],
-      ],
-    );
+    assert.deepEqual(t.acceptance_criteria, ['Best match first', 'Ties by date']);
+    assert.deepEqual(t.context_files, ['src/search/query.ts', 'src/search/rank.ts']);
     // Each part is checked as a path is: one bad part refuses the whole call.
     const again = await env.open({ recipe: 'enrichment' });
     await refused(again, 'invalid_argument', 'enrich_task', { id: 6, pseudocode: 'x', context_files: 'src/a.ts;../b' });
@@ -427,13 +387,8 @@ contract("Ralph head's prompts, each in its recipe's session", (env) => {
 
   test('tools.rs create_discipline: color is a CSS hex color, not a "Tailwind color class"', async () => {
     const s = await env.open({ recipe: 'braindump' });
-    const [long, short] = await refused(
-      s,
-      'invalid_argument',
-      'create_discipline',
-      { ...DEVOPS, color: 'bg-sky-500' },
-      { ...DEVOPS, color: 'sky' },
-    );
+    const colors = ['bg-sky-500', 'sky'].map((color) => ({ ...DEVOPS, color }));
+    const [long, short] = await refused(s, 'invalid_argument', 'create_discipline', ...colors);
     assert.match(long!.message, /color: .*<=7 characters/);
     assert.match(short!.message, /hex color like "#1e90ff"/);
   });
