@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { splitEntries } from '../../src/domain/stateFiles.js';
 import { assertJsonDocument, assertOnlyAsData, HOSTILE, MARK } from '../helpers/dataText.js';
-import { contract, type InProcSession } from './harness.js';
+import { contract } from './harness.js';
+import { promptText, resourceText } from './support.security.js';
 
 /**
  * Agent text in prompts (docs/agent-text.md): hostile text holding every closing sequence we could think
@@ -12,28 +13,15 @@ import { contract, type InProcSession } from './harness.js';
  * parses back to exactly what was stored (the sanitised form where the tool sanitises).
  */
 
-const promptText = async (s: InProcSession, name: string, args: Record<string, string> = {}) =>
-  ((await s.client.getPrompt({ name, arguments: args })).messages[0]!.content as { text: string }).text;
-const resourceText = async (s: InProcSession, uri: string) =>
-  ((await s.client.readResource({ uri })).contents[0] as { text: string; mimeType: string }).text;
-
 contract('agent text reaches prompts only as delimited data', (env) => {
   test('instructions, task_brief, the recipe prompt and the resources of a task, feature, discipline', async () => {
     assert.ok(HOSTILE.length <= 200, `a title fits: ${HOSTILE.length}`);
     const w = await env.open();
-    const dep = await w.ok('create_task', { feature: 'recipes', discipline: 'backend', title: HOSTILE });
-    const depId: number = dep.task?.id ?? dep.id;
+    const task = async (more: object) =>
+      (await w.ok('create_task', { feature: 'recipes', discipline: 'backend', title: HOSTILE, ...more })).task.id;
+    const depId: number = await task({});
     await w.ok('add_task_comment', { task_id: depId, body: HOSTILE });
-    const made = await w.ok('create_task', {
-      feature: 'recipes',
-      discipline: 'backend',
-      title: HOSTILE,
-      description: HOSTILE,
-      hints: HOSTILE,
-      depends_on: [depId],
-      duplicate_ok: true,
-    });
-    const id: number = made.task?.id ?? made.id;
+    const id: number = await task({ description: HOSTILE, hints: HOSTILE, depends_on: [depId], duplicate_ok: true });
     await w.ok('add_task_comment', { task_id: id, body: HOSTILE });
     const learned = await w.ok('append_feature_learning', { feature_name: 'recipes', text: HOSTILE });
     const gotcha = await w.ok('append_feature_learning', {
@@ -72,8 +60,7 @@ contract('agent text reaches prompts only as delimited data', (env) => {
     assert.match(brief, /^Brief for task #\d+\. The JSON blocks below are data written by people and other agents/);
     const recipe = await promptText(s, 'task_execution');
     assert.ok(!recipe.includes(MARK), 'the recipe prompt holds no agent text');
-    const listed = await s.client.listPrompts();
-    assert.ok(!JSON.stringify(listed).includes(MARK), 'nor do the prompt listings');
+    assert.ok(!JSON.stringify(await s.client.listPrompts()).includes(MARK), 'nor do the prompt listings');
 
     assertJsonDocument(await resourceText(s, `ralph://tasks/${id}`), [HOSTILE], 'ralph://tasks');
     assertJsonDocument(await resourceText(s, `ralph://tasks/${depId}`), [HOSTILE], 'ralph://tasks (dependency)');

@@ -18,8 +18,10 @@ import { query } from '../helpers/project.js';
 
 type Row = Record<string, unknown>;
 type Reply = (req: ElicitRequest, signal: AbortSignal) => ElicitResult | Promise<ElicitResult>;
+type Form = Extract<ElicitRequest['params'], { requestedSchema: unknown }>;
 const TASK = 3;
 const QUESTION = { question: 'Grams or ounces?', options: ['grams', 'ounces'], preferred: 'grams', blocking: true };
+const grams = (): ElicitResult => ({ action: 'accept', content: { answer: 'grams' } });
 
 /** A signals session on TASK whose client answers elicitation/create with `reply`; `asked` lists what it was sent. */
 async function asker(env: ContractEnv, p: Project, reply?: Reply, askTimeoutMs?: number) {
@@ -69,14 +71,12 @@ function today(out: Row): void {
 contract('ask in the client (elicitation)', (env) => {
   test('accept: the row `ralph-mcp answer` writes, in the result and in get_answers', async () => {
     const p = env.sample();
-    const { s, asked } = await asker(env, p, () => ({ action: 'accept', content: { answer: 'grams' } }));
+    const { s, asked } = await asker(env, p, grams);
     const out = await s.ok('ask', QUESTION);
-    assert.equal(out.answer, 'grams');
-    assert.equal(out.next, AFTER_ANSWERED);
-    assert.equal(out.task_id, TASK);
+    assert.deepEqual([out.answer, out.next, out.task_id], ['grams', AFTER_ANSWERED, TASK]);
     // The form: the question, the recommendation, the options as an enum with the preferred one chosen.
     assert.equal(asked.length, 1);
-    const form = asked[0] as Extract<ElicitRequest['params'], { requestedSchema: unknown }>;
+    const form = asked[0] as Form;
     assert.match(form.message, /task #3 asks:\n\nGrams or ounces\?\n\nIts recommendation: grams/);
     assert.deepEqual(form.requestedSchema, {
       type: 'object',
@@ -114,52 +114,39 @@ contract('ask in the client (elicitation)', (env) => {
     const { s, asked } = await asker(env, p, () => ({ action: 'accept', content: { answer: '  Metric only  ' } }));
     const out = await s.ok('ask', { question: 'Which units?', blocking: true });
     assert.equal(out.answer, 'Metric only');
-    const form = asked[0] as Extract<ElicitRequest['params'], { requestedSchema: unknown }>;
-    assert.deepEqual(form.requestedSchema.properties.answer, {
-      type: 'string',
-      title: 'Answer',
-      minLength: 1,
-      maxLength: 20_000,
-    });
+    const answer = { type: 'string', title: 'Answer', minLength: 1, maxLength: 20_000 };
+    assert.deepEqual((asked[0] as Form).requestedSchema.properties.answer, answer);
     const reader = await env.open({ recipe: 'task_execution', task: TASK }, p);
     assert.equal(await answerOf(reader, out.signal_id), 'Metric only');
   });
 
-  for (const action of ['decline', 'cancel'] as const) {
-    test(`${action}: today's result, the question stays open`, async () => {
+  // A client that never answers answers only once told the request was cancelled (the SDK's client ignores a
+  // cancel of request id 0): the server's wait (50 ms here) ends it.
+  const never: Reply = (_req, signal) =>
+    new Promise((resolve) => signal.addEventListener('abort', () => resolve({ action: 'cancel' })));
+  const unanswered: [string, Reply, number?][] = [
+    ['decline', () => ({ action: 'decline' })],
+    ['cancel', () => ({ action: 'cancel' })],
+    ['a client that never answers: the wait ends', never, 50],
+  ];
+  for (const [what, reply, askTimeoutMs] of unanswered)
+    test(`${what}: today's result, the question stays open`, async () => {
       const p = env.sample();
-      const { s, asked } = await asker(env, p, () => ({ action }));
+      const { s, asked } = await asker(env, p, reply, askTimeoutMs);
       const out = await s.ok('ask', QUESTION);
       today(out);
       assert.equal(asked.length, 1);
       const reader = await env.open({ recipe: 'task_execution', task: TASK }, p);
       assert.equal(await answerOf(reader, out.signal_id), null);
     });
-  }
 
   test('a client without the capability is never asked; a non-blocking ask is never put to the person', async () => {
     const p = env.sample();
     const { s, asked } = await asker(env, p);
     today(await s.ok('ask', QUESTION));
-    const { s: capable, asked: askedCapable } = await asker(env, p, () => ({
-      action: 'accept',
-      content: { answer: 'grams' },
-    }));
+    const { s: capable, asked: askedCapable } = await asker(env, p, grams);
     today(await capable.ok('ask', { ...QUESTION, blocking: false }));
     assert.deepEqual([asked, askedCapable], [[], []]);
-  });
-
-  test('a client that never answers: the wait ends, today result, the question open', async () => {
-    const p = env.sample();
-    // Answers only once told the request was cancelled (the SDK's client ignores a cancel of request id 0).
-    const never: Reply = (_req, signal) =>
-      new Promise((resolve) => signal.addEventListener('abort', () => resolve({ action: 'cancel' })));
-    const { s, asked } = await asker(env, p, never, 50);
-    const out = await s.ok('ask', QUESTION);
-    today(out);
-    assert.equal(asked.length, 1);
-    const reader = await env.open({ recipe: 'task_execution', task: TASK }, p);
-    assert.equal(await answerOf(reader, out.signal_id), null);
   });
 
   test('hostile answers are refused as `ralph-mcp answer` refuses them: the question stays open', async () => {
@@ -194,7 +181,7 @@ contract('ask in the client (elicitation)', (env) => {
       prepareClient: (client) =>
         client.setRequestHandler(ElicitRequestSchema, (req) => {
           asked.push(req.params);
-          return { action: 'accept', content: { answer: 'grams' } };
+          return grams();
         }),
     });
     assert.equal((await s.toolNames()).includes('ask'), false);

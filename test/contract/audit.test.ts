@@ -45,12 +45,7 @@ async function rowOf(s: InProcSession, outcome: string, tool: string, args: Args
   return r;
 }
 
-const scopeOf = (r: AnyRow) => ({
-  session_id: r.session_id,
-  recipe: r.recipe,
-  discipline: r.discipline,
-  task_id: r.task_id,
-});
+const scopeOf = ({ session_id, recipe, discipline, task_id }: AnyRow) => ({ session_id, recipe, discipline, task_id });
 
 /** Makes each call, asserting its outcome and that its row carries `who`. */
 async function record(s: InProcSession, who: object, calls: [string, string, Args][]): Promise<void> {
@@ -131,8 +126,7 @@ contract('audit', (env) => {
     const b1 = await rowOf(b, 'ok', 'set_task_status', { id: 4, status: 'draft' });
     const a2 = await rowOf(a, 'not_found', 'set_task_status', { id: 999, status: 'done' });
     for (const r of [a1, b1, a2]) {
-      assert.equal(typeof r.session_id, 'string');
-      assert.ok(String(r.session_id).length > 0);
+      assert.ok(typeof r.session_id === 'string' && r.session_id.length > 0, String(r.session_id));
       assert.deepEqual([r.recipe, r.discipline, r.task_id], ['yap', null, null]);
     }
     assert.equal(a1.session_id, a2.session_id, 'stable within a session');

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
-import { createLogger } from '../../src/server/log.js';
-import { createMcpServer } from '../../src/server/createServer.js';
 import { LIST_READ_MAX } from '../../src/store/json.js';
+import { addTasks } from '../helpers/manyTasks.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
+import { promptText } from './support.security.js';
 
 /**
  * Bounds: what one request may cost and return, on both generations, through the tools/call
@@ -16,22 +14,26 @@ import { unchanged } from './support.js';
  * comment, and a row written by others with 300,000 dependencies was read whole.
  */
 
-/** The task_brief prompt as the server answers prompts/get, through an SDK client. */
-async function brief(s: InProcSession, taskId: number): Promise<string> {
-  const { server } = createMcpServer(s.plan, s.store, createLogger('silent'));
-  const [a, b] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: 'bounds', version: '0' });
-  await Promise.all([server.connect(a), client.connect(b)]);
-  try {
-    const r = await client.getPrompt({ name: 'task_brief', arguments: { task_id: String(taskId) } });
-    return (r.messages[0]!.content as { text: string }).text;
-  } finally {
-    await client.close();
-  }
+/** The task_brief prompt as the server answers prompts/get. */
+const brief = (s: InProcSession, taskId: number) => promptText(s, 'task_brief', { task_id: String(taskId) });
+
+/** `n` comments on task `id`, `body(i)` each, written through the store in one transaction. */
+function addComments(s: InProcSession, id: number, n: number, body: (i: number) => string): void {
+  s.store.write(() => {
+    for (let i = 0; i < n; i++)
+      s.store.comments.addComment(
+        { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: body(i) },
+        { sessionId: 'b', recipe: null, discipline: null, taskId: null },
+      );
+  });
 }
 
+/** A task of the sample's `recipes` feature, made by create_task: its id. */
+const create = async (s: InProcSession, title: string, more: Record<string, unknown> = {}): Promise<number> =>
+  (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title, ...more })).task.id;
+
 /** Writes with plain SQL, as Ralph or a person would (foreign keys off: a hand edit may name anything). */
-function ralphSql(s: InProcSession & { project: { dbPath: string } }, fn: (db: Database.Database) => void): void {
+function ralphSql(s: InProcSession, fn: (db: Database.Database) => void): void {
   const db = new Database(s.project.dbPath);
   db.pragma('foreign_keys = OFF');
   try {
@@ -44,7 +46,7 @@ function ralphSql(s: InProcSession & { project: { dbPath: string } }, fn: (db: D
 contract('bounds', (env) => {
   test('search_tasks: distinct words capped (the rest reported), short words match whole words only', async () => {
     const s = await env.open();
-    await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Abacus importer' });
+    await create(s, 'Abacus importer');
     // "aba" used to be a prefix ("aba"*) and found "Abacus"; it is a whole word now. Four letters are a prefix.
     assert.deepEqual((await s.ok('search_tasks', { query: 'aba' })).results, []);
     assert.equal((await s.ok('search_tasks', { query: 'abac' })).results.length, 1);
@@ -60,13 +62,8 @@ contract('bounds', (env) => {
 
   test('search_tasks: whole words first; prefixes only when the words do not fill the page', async () => {
     const s = await env.open();
-    const plural = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Paginate zebras' }))
-      .task.id;
-    const whole: number[] = [];
-    for (const i of [0, 1])
-      whole.push(
-        (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Feed zebra ${i}` })).task.id,
-      );
+    const plural = await create(s, 'Paginate zebras');
+    const whole = [await create(s, 'Feed zebra 0'), await create(s, 'Feed zebra 1')];
     const ids = async (args: Record<string, unknown>) =>
       (await s.ok('search_tasks', args)).results.map((h: any) => h.id).sort((a: number, b: number) => a - b);
     // Two whole-word hits fill a page of 2: the prefix-only "zebras" is not searched.
@@ -83,15 +80,8 @@ contract('bounds', (env) => {
   test('search_tasks: title matches first, also past the ranking window', async () => {
     const s = await env.open();
     // Many newer tasks mention the word only in their description (heavily: bm25 would like them).
-    const title = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Wombat export' }))
-      .task.id;
-    for (let i = 0; i < 5; i++)
-      await s.ok('create_task', {
-        feature: 'recipes',
-        discipline: 'backend',
-        title: `Other ${i}`,
-        description: 'wombat wombat wombat wombat',
-      });
+    const title = await create(s, 'Wombat export');
+    for (let i = 0; i < 5; i++) await create(s, `Other ${i}`, { description: 'wombat wombat wombat wombat' });
     const ids = (await s.ok('search_tasks', { query: 'wombat' })).results.map((h: any) => h.id);
     assert.equal(ids[0], title);
     assert.equal(ids.length, 6);
@@ -110,20 +100,9 @@ contract('bounds', (env) => {
 
   test('spawn_subtasks refuses to grow a dependent past 100 dependencies, naming it; nothing changes', async () => {
     const s = await env.open();
-    const parent = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent' })).task.id;
-    const others: number[] = [];
-    for (let i = 0; i < 99; i++)
-      others.push(
-        (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` })).task.id,
-      );
-    const dependent = (
-      await s.ok('create_task', {
-        feature: 'recipes',
-        discipline: 'backend',
-        title: 'Dependent',
-        depends_on: [parent, ...others],
-      })
-    ).task.id;
+    const [parent, ...others] = addTasks(s.store, 100); // straight through the store: the tools' own path
+    const depends_on = [parent, ...others];
+    const dependent = await create(s, 'Dependent', { depends_on });
     await unchanged(s, async () => {
       const e = await s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Half' }] });
       assert.equal(e.code, 'conflict');
@@ -136,13 +115,8 @@ contract('bounds', (env) => {
 
   test('spawn_subtasks refuses a subtask that would inherit more than 100 dependencies', async () => {
     const s = await env.open();
-    const deps: number[] = [];
-    for (let i = 0; i < 100; i++)
-      deps.push((await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: `Dep ${i}` })).task.id);
-    const parent = (
-      await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Parent', depends_on: deps })
-    ).task.id;
-    const extra = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Extra' })).task.id;
+    const [extra, ...deps] = addTasks(s.store, 101);
+    const parent = await create(s, 'Parent', { depends_on: deps });
     await unchanged(s, async () => {
       const e = await s.fail('spawn_subtasks', { parent_id: parent, tasks: [{ title: 'Part', depends_on: [extra] }] });
       assert.equal(e.code, 'conflict');
@@ -152,14 +126,8 @@ contract('bounds', (env) => {
 
   test('get_task pages comments: the most recent, a count, and a cursor to older ones', async () => {
     const s = await env.open();
-    const id = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Chatty' })).task.id;
-    s.store.write(() => {
-      for (let i = 0; i < 45; i++)
-        s.store.comments.addComment(
-          { task_id: id, author: 'backend', discipline: null, agent_task_id: null, priority: null, body: `note ${i}` },
-          { sessionId: 'b', recipe: null, discipline: null, taskId: null },
-        );
-    });
+    const id = await create(s, 'Chatty');
+    addComments(s, id, 45, (i) => `note ${i}`);
     const first = await s.ok('get_task', { id });
     assert.equal(first.comment_count, 45);
     assert.deepEqual(
@@ -181,21 +149,8 @@ contract('bounds', (env) => {
 
   test('task_brief spends a bounded budget on comments and says how many it left out', async () => {
     const s = await env.open();
-    const id = (await s.ok('create_task', { feature: 'recipes', discipline: 'backend', title: 'Long thread' })).task.id;
-    s.store.write(() => {
-      for (let i = 0; i < 300; i++)
-        s.store.comments.addComment(
-          {
-            task_id: id,
-            author: 'backend',
-            discipline: null,
-            agent_task_id: null,
-            priority: null,
-            body: `${i} ${'x'.repeat(9990)}`,
-          },
-          { sessionId: 'b', recipe: null, discipline: null, taskId: null },
-        );
-    });
+    const id = await create(s, 'Long thread');
+    addComments(s, id, 300, (i) => `${i} ${'x'.repeat(9990)}`);
     const text = await brief(s, id);
     assert.ok(text.length < 60_000, `brief is ${text.length} characters`);
     assert.match(text, /the \d+ most recent of 300; \d+ older left out/);
@@ -218,8 +173,11 @@ contract('bounds', (env) => {
         db.prepare(
           "UPDATE task_details SET priority = 'critical' WHERE id = (SELECT details_id FROM runtime_tasks WHERE id = ?)",
         ).run(id);
-        const ins = db.prepare('INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (?, ?)');
-        for (let i = 0; i < 300_000; i++) ins.run(id, 1_000_000 + i);
+        db.prepare(
+          `INSERT INTO task_dependencies (task_id, depends_on_task_id)
+           WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299999)
+           SELECT ?, 1000000 + i FROM n`,
+        ).run(id);
       }
     });
     const got = await s.ok('get_task', { id });

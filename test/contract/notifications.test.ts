@@ -3,14 +3,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import {
   LoggingMessageNotificationSchema,
-  McpError,
   ResourceUpdatedNotificationSchema,
   type LoggingMessageNotification,
 } from '@modelcontextprotocol/sdk/types.js';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { pino, type Logger } from 'pino';
-import type { Project } from '../../src/domain/project.js';
 import { createMcpServer } from '../../src/server/createServer.js';
 import { createLogger } from '../../src/server/log.js';
 import { resourceFingerprint } from '../../src/server/resources.js';
@@ -24,8 +22,9 @@ import {
 import { openStore } from '../../src/store/open/openStore.js';
 import type { Generation } from '../../src/store/records.js';
 import { addTasks } from '../helpers/manyTasks.js';
-import { sql, tempDir } from '../helpers/project.js';
+import { tempDir } from '../helpers/project.js';
 import { contract, type InProcSession } from './harness.js';
+import { plainSql, rpcError as refused } from './support.security.js';
 
 /**
  * Change notifications: resources/subscribe, then notifications/resources/updated when the resource's rows
@@ -40,16 +39,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(done: () => boolean, what: string | (() => string), ms = 1000): Promise<void> {
   for (const end = performance.now() + ms; !done(); await sleep(2))
     if (performance.now() > end) throw new Error(`${typeof what === 'string' ? what : what()}: not within ${ms} ms`);
-}
-
-/** One plain-SQL write on another connection, as Ralph or a person with sqlite3 would make it. */
-function plainSql(p: Project, text: string, ...params: unknown[]): void {
-  const db = sql(p);
-  try {
-    db.prepare(text).run(...params);
-  } finally {
-    db.close();
-  }
 }
 
 const TASK_TITLE: Record<Generation, string> = {
@@ -112,9 +101,6 @@ async function succeeds(call: Promise<Record<string, unknown>>): Promise<void> {
   const r = await call;
   assert.equal(r.isError, undefined, JSON.stringify(r.structuredContent));
 }
-
-const refused = (code: number, message: RegExp) => (e: unknown) =>
-  e instanceof McpError && e.code === code && message.test(e.message);
 
 contract('resource subscriptions', (env) => {
   const g = env.generation;
@@ -222,22 +208,20 @@ contract('resource subscriptions', (env) => {
 
   test('caps: 1,000 subscriptions per session and 10,000 per server, refused past them', async () => {
     const s = await env.open({ recipe: 'yap' });
-    const ids = addTasks(s.store, MAX_SUBSCRIPTIONS_PER_SESSION);
-    const others = await Promise.all(
-      Array.from({ length: MAX_SUBSCRIPTIONS_PER_SERVER / MAX_SUBSCRIPTIONS_PER_SESSION }, (_, i) => connect(s, i + 1)),
-    );
-    const [first] = others;
-    const subscribeAll = (c: Client) =>
-      Promise.all(ids.map((id) => c.subscribeResource({ uri: `ralph://tasks/${id}` })));
-    await subscribeAll(first!);
+    const uris = addTasks(s.store, MAX_SUBSCRIPTIONS_PER_SESSION).map((id) => `ralph://tasks/${id}`);
+    const first = await connect(s, 1);
+    await Promise.all(uris.map((uri) => first.subscribeResource({ uri })));
     await assert.rejects(
-      first!.subscribeResource({ uri: 'ralph://tasks/1' }),
+      first.subscribeResource({ uri: 'ralph://tasks/1' }),
       refused(-32600, /this session already holds 1000 subscriptions/),
     );
     // Subscribing again to one it holds, in another spelling, is no new subscription.
-    assert.deepEqual(await first!.subscribeResource({ uri: `ralph://tasks/0${ids[0]}` }), {});
-    for (const c of others.slice(1)) await subscribeAll(c);
+    assert.deepEqual(await first.subscribeResource({ uri: uris[0]!.replace('tasks/', 'tasks/0') }), {});
+    // Nine more sessions' share, straight into the shared watcher (a session is one subscriber there; the
+    // protocol's path is the one above): the server's cap counts them all.
     const watcher = watcherFor(s.store, () => null, silent);
+    const others = Array.from({ length: MAX_SUBSCRIPTIONS_PER_SERVER / uris.length - 1 }, () => () => {});
+    for (const other of others) for (const uri of uris) assert.equal(watcher.subscribe(uri, other), undefined);
     assert.equal(watcher.subscriptions, MAX_SUBSCRIPTIONS_PER_SERVER);
     assert.equal(watcher.size, MAX_SUBSCRIPTIONS_PER_SESSION, 'one key per resource, whoever subscribed');
     await assert.rejects(
@@ -245,9 +229,9 @@ contract('resource subscriptions', (env) => {
       refused(-32600, /this server's sessions already hold 10000 subscriptions/),
     );
     // A session that closes gives its subscriptions back.
-    await first!.close();
+    await first.close();
     assert.deepEqual(await s.client.subscribeResource({ uri: 'ralph://project' }), {});
-    await Promise.all(others.slice(1).map((c) => c.close()));
+    for (const other of others) watcher.unsubscribeAll(other);
     assert.equal(watcher.subscriptions, 1);
   });
 

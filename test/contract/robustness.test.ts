@@ -1,32 +1,38 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { before, describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
-import { dump, query, sampleProject, sql } from '../helpers/project.js';
-import { startInProc } from '../helpers/inProc.js';
+import { dump, query, sampleProject } from '../helpers/project.js';
 import type { InProcSession } from './harness.js';
+import { plainSql, sessions } from './support.security.js';
 
 /** Rows that Ralph, a person or an older tool wrote in unexpected shapes: read them, never lose them. */
 describe("odd rows in Ralph's database", () => {
+  const open = sessions();
   let p: Project;
   let s: InProcSession;
-  const exec = (text: string, ...params: unknown[]) => {
-    const db = sql(p);
-    db.prepare(text).run(...params);
-    db.close();
-  };
+  const exec = (text: string, ...params: unknown[]) => plainSql(p, text, ...params);
   before(async () => {
     p = sampleProject();
-    s = await startInProc(p, [], { invariants: false });
+    s = await open(p, [], { invariants: false });
   });
-  after(() => s.close());
+
+  /** A learning as Ralph stores it, and an append to a feature's learnings. */
+  const lesson = (text: string, more: object = {}) => ({
+    text,
+    source: 'human',
+    created: '',
+    hit_count: 1,
+    reviewed: true,
+    review_count: 0,
+    ...more,
+  });
+  const learn = (feature_name: string, text: string) => ({ feature_name, text });
 
   test('a learnings column that is not a JSON array is refused, never overwritten', async () => {
     exec("UPDATE features SET learnings = 'not json at all' WHERE name = 'auth'");
     const before = dump(p);
-    const err = await s.fail('append_feature_learning', {
-      feature_name: 'auth',
-      text: 'Rotate sign-in links after one use',
-    });
+    const err = await s.fail('append_feature_learning', learn('auth', 'Rotate sign-in links after one use'));
     assert.equal(err.code, 'conflict');
     assert.match(err.message, /features\.learnings of feature auth does not hold a JSON array/);
     assert.equal(dump(p), before);
@@ -34,51 +40,22 @@ describe("odd rows in Ralph's database", () => {
   });
 
   test('unknown keys on stored learnings are kept when the list is rewritten', async () => {
-    exec(
-      "UPDATE features SET learnings = ? WHERE name = 'search'",
-      JSON.stringify([
-        {
-          text: 'Rank title matches first',
-          source: 'human',
-          created: '2026-01-01T00:00:00Z',
-          hit_count: 1,
-          reviewed: true,
-          review_count: 0,
-          embedding_id: 7,
-        },
-      ]),
-    );
-    const r = await s.ok('append_feature_learning', {
-      feature_name: 'search',
-      text: 'Strip diacritics before indexing',
-    });
+    const kept = lesson('Rank title matches first', { created: '2026-01-01T00:00:00Z', embedding_id: 7 });
+    exec("UPDATE features SET learnings = ? WHERE name = 'search'", JSON.stringify([kept]));
+    const r = await s.ok('append_feature_learning', learn('search', 'Strip diacritics before indexing'));
     assert.equal(r.outcome, 'added');
     const stored = JSON.parse(
       query<{ l: string }>(p, "SELECT learnings AS l FROM features WHERE name = 'search'")[0]!.l,
     );
-    assert.equal(stored[0].embedding_id, 7);
-    assert.equal(stored.length, 2);
+    assert.deepEqual([stored[0].embedding_id, stored.length], [7, 2]);
   });
 
   test('with more than 50 learnings already stored, a duplicate still counts (nothing is added)', async () => {
-    const many = Array.from({ length: 55 }, (_, i) => ({
-      text: `lesson number ${i} about topic${i} and area${i}`,
-      source: 'human',
-      created: '',
-      hit_count: 1,
-      reviewed: true,
-      review_count: 0,
-    }));
+    const many = Array.from({ length: 55 }, (_, i) => lesson(`lesson number ${i} about topic${i} and area${i}`));
     exec("UPDATE features SET learnings = ? WHERE name = 'recipes'", JSON.stringify(many));
-    const dup = await s.ok('append_feature_learning', {
-      feature_name: 'recipes',
-      text: 'Lesson number 3 about topic3 and area3',
-    });
+    const dup = await s.ok('append_feature_learning', learn('recipes', 'Lesson number 3 about topic3 and area3'));
     assert.equal(dup.outcome, 'duplicate');
-    const err = await s.fail('append_feature_learning', {
-      feature_name: 'recipes',
-      text: 'A genuinely new lesson about caching',
-    });
+    const err = await s.fail('append_feature_learning', learn('recipes', 'A genuinely new lesson about caching'));
     assert.equal(err.code, 'conflict');
     assert.match(err.message, /already holds 55 learnings \(max 50\)/);
   });
@@ -111,68 +88,40 @@ describe("odd rows in Ralph's database", () => {
 });
 
 describe('paths and state files written by hand', () => {
+  const open = sessions();
+
   test('a dangling symlink pointing outside the project is refused; control characters too', async () => {
-    const { symlinkSync } = await import('node:fs');
     const p = sampleProject();
     symlinkSync('/etc/nonexistent-dir-for-ralph-test', `${p.root}/outside`);
     symlinkSync(`${p.root}/not-yet`, `${p.root}/inside-dangling`);
-    const s = await startInProc(p);
-    try {
-      for (const file_path of ['outside/passwd', 'src/a\nb.ts', ' src/a.ts', 'src/a.ts\t']) {
-        assert.equal(
-          (await s.fail('add_feature_context_file', { feature_name: 'auth', file_path })).code,
-          'invalid_argument',
-          JSON.stringify(file_path),
-        );
-      }
-      assert.equal(
-        (await s.ok('add_feature_context_file', { feature_name: 'auth', file_path: 'inside-dangling/x.ts' })).added,
-        true,
-      );
-    } finally {
-      await s.close();
-    }
+    const s = await open(p);
+    const add = (file_path: string) => ({ feature_name: 'auth', file_path });
+    for (const file_path of ['outside/passwd', 'src/a\nb.ts', ' src/a.ts', 'src/a.ts\t'])
+      assert.equal((await s.fail('add_feature_context_file', add(file_path))).code, 'invalid_argument', file_path);
+    assert.equal((await s.ok('add_feature_context_file', add('inside-dangling/x.ts'))).added, true);
   });
 
   test('an append after a hand-written last line without a newline starts its own line', async () => {
-    const { readFileSync, writeFileSync } = await import('node:fs');
     const p = sampleProject();
     writeFileSync(p.progressFile, 'Notes written by hand, no newline');
-    const s = await startInProc(p, ['--recipe', 'task_execution', '--task', '3']);
-    try {
-      await s.ok('append_progress', { text: 'first entry' });
-      const last = await s.ok('read_progress', { last: 1 });
-      assert.match(last.content, /^## \S+ · task_execution · frontend · task #3\nfirst entry\n\n$/);
-      assert.equal(last.entry_count, 2);
-      assert.match(readFileSync(p.progressFile, 'utf8'), /^Notes written by hand, no newline\n## /);
-    } finally {
-      await s.close();
-    }
+    const s = await open(p, ['--recipe', 'task_execution', '--task', '3']);
+    await s.ok('append_progress', { text: 'first entry' });
+    const last = await s.ok('read_progress', { last: 1 });
+    assert.match(last.content, /^## \S+ · task_execution · frontend · task #3\nfirst entry\n\n$/);
+    assert.equal(last.entry_count, 2);
+    assert.match(readFileSync(p.progressFile, 'utf8'), /^Notes written by hand, no newline\n## /);
   });
 
   test('mcp_tool_overrides holding JSON null means no overrides', async () => {
     const p = sampleProject();
-    const db = sql(p);
-    db.prepare("UPDATE disciplines SET mcp_tool_overrides = 'null' WHERE name = 'quality'").run();
-    db.close();
-    const s = await startInProc(p, ['--recipe', 'yap', '--discipline', 'quality']);
-    try {
-      assert.ok((await s.toolNames()).includes('set_task_status'));
-    } finally {
-      await s.close();
-    }
+    plainSql(p, "UPDATE disciplines SET mcp_tool_overrides = 'null' WHERE name = 'quality'");
+    const s = await open(p, ['--recipe', 'yap', '--discipline', 'quality']);
+    assert.ok((await s.toolNames()).includes('set_task_status'));
   });
 
   test('a task that lists itself in depends_on can still be deleted', async () => {
     const p = sampleProject();
-    const db = sql(p);
-    db.prepare("UPDATE tasks SET depends_on = '[8]' WHERE id = 8").run();
-    db.close();
-    const s = await startInProc(p);
-    try {
-      assert.equal((await s.ok('delete_task', { id: 8 })).deleted_id, 8);
-    } finally {
-      await s.close();
-    }
+    plainSql(p, "UPDATE tasks SET depends_on = '[8]' WHERE id = 8");
+    assert.equal((await (await open(p)).ok('delete_task', { id: 8 })).deleted_id, 8);
   });
 });

@@ -12,8 +12,8 @@ import { columnDrift, expectedColumns, RALPH_TABLES } from '../../src/store/sche
 import { Db } from '../../src/db/database.js';
 import type { Project } from '../../src/domain/project.js';
 import { FIXTURE_SKIP, FIXTURES } from '../helpers/env.js';
-import { fixtureProject, sampleProject } from '../helpers/project.js';
-import { openInProc } from './harness.js';
+import { fixtureProject, query, sampleProject } from '../helpers/project.js';
+import { sessions } from './support.security.js';
 
 /**
  * Issue 7, schema drift: a database written by a newer Ralph (another user_version, a column missing
@@ -127,37 +127,26 @@ describe('a database from another Ralph is refused at startup and left untouched
 });
 
 describe('drift ralph-mcp copes with', () => {
+  const open = sessions();
+
   test('extra nullable columns and columns with a default: served, and inserts still work', async () => {
     const p = sampleProject();
     alter(
       p,
       "ALTER TABLE tasks ADD COLUMN assignee TEXT; ALTER TABLE tasks ADD COLUMN effort INTEGER NOT NULL DEFAULT 1; ALTER TABLE task_comments ADD COLUMN edited TEXT; ALTER TABLE features ADD COLUMN color TEXT DEFAULT '#fff'; ALTER TABLE metadata ADD COLUMN theme TEXT",
     );
-    const s = await openInProc(p, { recipe: 'yap' });
-    try {
-      const t = await s.ok('create_task', {
-        feature: 'search',
-        discipline: 'backend',
-        title: 'Works with a newer schema',
-      });
-      await s.ok('update_task', { id: t.task.id, description: 'still fine' });
-      const db = new Database(p.dbPath, { readonly: true });
-      assert.deepEqual(db.prepare('SELECT assignee, effort FROM tasks WHERE id = ?').get(t.task.id), {
-        assignee: null,
-        effort: 1,
-      });
-      db.close();
-    } finally {
-      await s.close();
-    }
+    const s = await open(p, ['--recipe', 'yap']);
+    const { id } = (await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Newer schema' }))
+      .task;
+    await s.ok('update_task', { id, description: 'still fine' });
+    assert.deepEqual(query(p, 'SELECT assignee, effort FROM tasks WHERE id = ?', id), [{ assignee: null, effort: 1 }]);
   });
 
   test('served: a NOT NULL column without a default where we never insert; no SPEC-070 overrides column', () => {
-    const p = sampleProject();
+    const [p, q] = [sampleProject(), sampleProject()];
     addRequiredColumn(p, 'recipe_configs', 'owner');
-    launch(p);
-    const q = sampleProject();
     alter(q, 'ALTER TABLE disciplines DROP COLUMN mcp_tool_overrides');
+    launch(p);
     launch(q);
   });
 

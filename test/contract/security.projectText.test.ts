@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { quoteData } from '../../src/domain/quote.js';
 import { openSession } from '../../src/session/open.js';
 import { sampleProject } from '../helpers/project.js';
-import { startInProc } from '../helpers/inProc.js';
+import { promptText, sessions } from './support.security.js';
 
 /**
  * Text from project files is data. A recipe's `purpose` in .ralph/mcp/recipes.json reaches the
@@ -40,6 +40,7 @@ function assertNoInjectedLine(text: string, what: string): void {
 }
 
 describe('a recipe purpose from recipes.json', () => {
+  const open = sessions();
   test('instructions (the plan the server sends): the purpose only quoted, on one line, parsing back to itself', () => {
     const { store, plan } = openSession({ project: project().root, recipe: 'triage' });
     store.close();
@@ -58,20 +59,15 @@ describe('a recipe purpose from recipes.json', () => {
   test('the served session: instructions, the recipe prompt and its description; a narrowed built-in recipe too', async () => {
     const p = project();
     for (const recipe of ['triage', 'yap']) {
-      const s = await startInProc(p, ['--recipe', recipe]);
-      try {
-        assertNoInjectedLine(s.client.getInstructions() ?? '', `${recipe} instructions`);
-        const listed = (await s.client.listPrompts()).prompts.find((x) => x.name === recipe)!;
-        assertNoInjectedLine(listed.description ?? '', `${recipe} prompt description`);
-        assert.ok(listed.description!.includes('"'), 'quoted');
-        const got = await s.client.getPrompt({ name: recipe });
-        const text = (got.messages[0]!.content as { text: string }).text;
-        assertNoInjectedLine(text, `${recipe} prompt`);
-        assertNoInjectedLine(got.description ?? '', `${recipe} prompt description (get)`);
-        assert.ok(!(await s.toolNames()).includes('delete_task'));
-      } finally {
-        await s.close();
-      }
+      const s = await open(p, ['--recipe', recipe]);
+      assertNoInjectedLine(s.client.getInstructions() ?? '', `${recipe} instructions`);
+      const listed = (await s.client.listPrompts()).prompts.find((x) => x.name === recipe)!;
+      assertNoInjectedLine(listed.description ?? '', `${recipe} prompt description`);
+      assert.ok(listed.description!.includes('"'), 'quoted');
+      const got = await s.client.getPrompt({ name: recipe });
+      assertNoInjectedLine(await promptText(s, recipe), `${recipe} prompt`);
+      assertNoInjectedLine(got.description ?? '', `${recipe} prompt description (get)`);
+      assert.ok(!(await s.toolNames()).includes('delete_task'));
     }
   });
 

@@ -39,6 +39,9 @@ const HOSTILE = [
   "x'; ATTACH DATABASE '/tmp/evil.db' AS evil; --",
 ];
 
+/** The fields `keys` of `record`, to compare with one deepEqual. */
+const pick = (record: any, keys: string[]) => Object.fromEntries(keys.map((k) => [k, record[k]]));
+
 contract('hostile values are stored and read back verbatim', (env) => {
   let s: InProcSession;
   before(async () => {
@@ -56,46 +59,33 @@ contract('hostile values are stored and read back verbatim', (env) => {
     for (const [i, v] of HOSTILE.entries()) {
       // Titles are trimmed (leading/trailing white space only): pad so the value itself survives.
       const title = `t${i} ${v} .`;
-      const created = await s.ok('create_task', {
-        feature: 'search',
-        discipline: 'backend',
-        title,
-        description: v,
-        hints: v,
-        acceptance_criteria: [`ac ${v}`],
-        tags: [`tag ${v}`],
-        output_artifacts: [`out ${v}`],
-      });
-      const id: number = created.task.id;
-      const got = await s.ok('get_task', { id });
-      for (const [k, want] of Object.entries({ title, description: v, hints: v }))
-        assert.equal(got.task[k], want, `${k} of ${JSON.stringify(v)}`);
-      assert.deepEqual(got.task.acceptance_criteria, [`ac ${v}`]);
-      assert.deepEqual(got.task.tags, [`tag ${v}`]);
-      assert.deepEqual(got.task.output_artifacts, [`out ${v}`]);
+      const lists = { acceptance_criteria: [`ac ${v}`], tags: [`tag ${v}`], output_artifacts: [`out ${v}`] };
+      const fields = { title, description: v, hints: v, ...lists };
+      const id: number = (await s.ok('create_task', { feature: 'search', discipline: 'backend', ...fields })).task.id;
+      const { task } = await s.ok('get_task', { id });
+      assert.deepEqual(pick(task, Object.keys(fields)), fields, JSON.stringify(v));
       const row = ralphTask(db(), id)!;
-      assert.equal(row.title, title);
-      assert.equal(row.description, v, 'as Ralph reads it, byte for byte (NULs included)');
-      assert.deepEqual(row.acceptance_criteria, [`ac ${v}`]);
-
+      assert.deepEqual(
+        [row.title, row.description, row.acceptance_criteria],
+        [title, v, lists.acceptance_criteria],
+        'as Ralph reads it, byte for byte (NULs included)',
+      );
       await s.ok('update_task', { id, description: `${v} (updated)` });
       assert.equal(ralphTask(db(), id)!.description, `${v} (updated)`);
 
       const author = 'agent'; // the server signs comments (a session without a discipline)
-      const c = await s.ok('add_task_comment', { task_id: id, body: `b ${v} .` });
-      assert.equal(c.comment.author, author);
-      assert.equal(c.comment.body, `b ${v} .`);
-      await s.ok('update_task_comment', { task_id: id, comment_id: c.comment.id, body: `edited ${v} .` });
-      const stored = ralphComments(db(), id).find((x) => x.id === c.comment.id)!;
+      const { comment } = await s.ok('add_task_comment', { task_id: id, body: `b ${v} .` });
+      assert.deepEqual([comment.author, comment.body], [author, `b ${v} .`]);
+      await s.ok('update_task_comment', { task_id: id, comment_id: comment.id, body: `edited ${v} .` });
+      const stored = ralphComments(db(), id).find((x) => x.id === comment.id)!;
       assert.deepEqual({ body: stored.body, author: stored.author }, { body: `edited ${v} .`, author });
 
       // Status changes and blockers carry text too.
       await s.ok('skip_task', { id, reason: `r ${v} .` });
       assert.ok((await s.ok('get_task', { id })).comments.some((x: { body: string }) => x.body.includes(v)));
     }
-    const listed = (await s.ok('list_tasks', { filter_feature: 'search', limit: 500 })).tasks.map(
-      (t: { title: string }) => t.title,
-    );
+    const { tasks } = await s.ok('list_tasks', { filter_feature: 'search', limit: 500 });
+    const listed = tasks.map((t: { title: string }) => t.title);
     for (const [i, v] of HOSTILE.entries())
       assert.ok(listed.includes(`t${i} ${v} .`), `list_tasks shows ${JSON.stringify(v)}`);
     assert.deepEqual(tablesOf(), tablesBefore, "Ralph's tables are all still there");
@@ -104,30 +94,15 @@ contract('hostile values are stored and read back verbatim', (env) => {
 
   test('features and disciplines (names are validated; every free-text field takes anything)', async () => {
     for (const [i, v] of HOSTILE.entries()) {
-      const name = `f${i}`;
-      const f = await s.ok('create_feature', {
-        name,
-        display_name: `F ${v} .`,
-        description: v,
-        architecture: v,
-        boundaries: v,
-      });
+      const [name, display_name] = [`f${i}`, `F ${v} .`];
+      const f = await s.ok('create_feature', { name, display_name, description: v, architecture: v, boundaries: v });
       assert.equal(f.feature.description, v);
       await s.ok('update_feature', { name, architecture: `${v}!` });
-      const { display_name, description, architecture, boundaries } = ralphFeature(db(), name)!;
-      assert.deepEqual(
-        { display_name, description, architecture, boundaries },
-        { display_name: `F ${v} .`, description: v, architecture: `${v}!`, boundaries: v },
-      );
+      const want = { display_name, description: v, architecture: `${v}!`, boundaries: v };
+      assert.deepEqual(pick(ralphFeature(db(), name), Object.keys(want)), want);
 
-      const d = await s.ok('create_discipline', {
-        name: `d${i}`,
-        display_name: `D ${v} .`,
-        icon: 'Code',
-        color: '#123456',
-        system_prompt: v,
-        conventions: v,
-      });
+      const discipline = { name: `d${i}`, display_name: `D ${v} .`, icon: 'Code', color: '#123456' };
+      const d = await s.ok('create_discipline', { ...discipline, system_prompt: v, conventions: v });
       assert.equal(d.discipline.system_prompt, v);
       await s.ok('update_discipline', { name: `d${i}`, conventions: `${v}?` });
       assert.equal(ralphDiscipline(db(), `d${i}`)!.conventions, `${v}?`);
@@ -149,9 +124,8 @@ contract('hostile values are stored and read back verbatim', (env) => {
       if (r.isError)
         assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'invalid_argument', q);
     }
-    const id = (
-      await s.ok('create_task', { feature: 'search', discipline: 'backend', title: 'Zebracorn NEAR OR AND importer' })
-    ).task.id;
+    const title = 'Zebracorn NEAR OR AND importer';
+    const { id } = (await s.ok('create_task', { feature: 'search', discipline: 'backend', title })).task;
     const hits = await s.ok('search_tasks', { query: 'zebracorn NEAR(' });
     assert.deepEqual(
       hits.results.map((h: { id: number }) => h.id),
@@ -163,18 +137,11 @@ contract('hostile values are stored and read back verbatim', (env) => {
   });
 
   test('state files and learnings keep the text (SQL syntax is not instruction-like)', async () => {
-    const v = HOSTILE[0]!;
-    const l = await s.ok('append_feature_learning', {
-      feature_name: 'auth',
-      text: `Escape input: ${v} is harmless when bound`,
-    });
-    assert.equal(l.learning.text, `Escape input: ${v} is harmless when bound`);
-    assert.equal(l.sanitized, undefined);
-    await s.ok('append_progress', { text: `progress ${v}` });
-    assert.match(
-      (await s.ok('read_progress', { last: 1 })).content,
-      new RegExp(`progress ${v.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
-    );
+    const text = `Escape input: ${HOSTILE[0]} is harmless when bound`;
+    const l = await s.ok('append_feature_learning', { feature_name: 'auth', text });
+    assert.deepEqual([l.learning.text, l.sanitized], [text, undefined]);
+    await s.ok('append_progress', { text: `progress ${HOSTILE[0]}` });
+    assert.ok((await s.ok('read_progress', { last: 1 })).content.includes(`progress ${HOSTILE[0]}`));
   });
 
   test('the database is intact', () => {
@@ -192,141 +159,77 @@ contract('hostile values are stored and read back verbatim', (env) => {
 
 /**
  * Every place where SQL text is put together from something other than literals and constants, by
- * file and enclosing declaration, with how many such spots it holds and why each is safe. Keep it
+ * file and enclosing declaration: how many such spots it holds ("2 spots: …") and why each is safe. Keep it
  * short: a new entry needs a reason of the same kind (a fixed list of identifiers chosen by our code,
  * never a value from a caller).
  */
-const ALLOWED: Record<string, { spots: number; why: string }> = {
-  'src/store/legacy/tasks.ts listSql': {
-    spots: 2,
-    why: 'WHERE fragments from filterSql(): fixed "column = @column" strings for a constant column list; values are bound',
-  },
-  'src/store/legacy/tasks.ts filterSql': {
-    spots: 2,
-    why: 'fixed "column = @column" fragments for the constant FILTER_COLUMNS (keys ours, never input); the parameters are the bound values',
-  },
-  'src/store/own/search.ts boundedSearch': {
-    spots: 4,
-    why: "the generation's constant join and its filter fragments (filterSql: fixed strings per filter key), each prefixed with AND, and the constant BM25 expressions; the FTS query and all values bound",
-  },
-  'src/store/own/search.ts TEXT_SQL': {
-    spots: 1,
-    why: 'the constant COLUMNS of our index and the constant SNIPPET_SCAN length, built at module load; ids bound',
-  },
-  'src/store/legacy/tasks.ts UPDATE_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
-  },
-  'src/store/legacy/features.ts UPDATE_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
-  },
-  'src/store/legacy/disciplines.ts UPDATE_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
-  },
-  'src/domain/packageInfo.ts packageText': {
-    spots: 2,
-    why: "the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names, or the same files embedded at build time in the single executable (scripts/build-exe.mjs, installed by src/startup/buildTables.ts)",
-  },
-  'src/db/sqlite.ts openBun': {
-    spots: 1,
-    why: 'PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated',
-  },
-  'src/store/own/ddl.ts ownDdl': {
-    spots: 1,
-    why: "schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files",
-  },
-  'src/store/own/ddl.ts searchDdl': {
-    spots: 1,
-    why: "schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files",
-  },
-  'src/store/normalized/sql.ts filterSql': {
-    spots: 2,
-    why: 'fixed fragments of the constant FILTERS per filter key (keys ours, never input); the parameters are the bound values',
-  },
-  'src/store/normalized/tasks.ts LIST_SQL': {
-    spots: 1,
-    why: 'one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound',
-  },
-  'src/store/normalized/tasks.ts DETAIL_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound',
-  },
-  'src/store/normalized/tasks.ts listSql': {
-    spots: 4,
-    why: "constant FROM clauses and listWhere's fixed fragments per filter key, the constant joins and DEPENDS_ON list, the page's ids as a subquery of the same fragments; values bound",
-  },
-  'src/store/taskList.ts countSql': {
-    spots: 2,
-    why: "COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter",
-  },
+const ALLOWED: Record<string, string> = {
+  'src/store/legacy/tasks.ts listSql':
+    '2 spots: WHERE fragments from filterSql(): fixed "column = @column" strings for a constant column list; values are bound',
+  'src/store/legacy/tasks.ts filterSql':
+    '2 spots: fixed "column = @column" fragments for the constant FILTER_COLUMNS (keys ours, never input); the parameters are the bound values',
+  'src/store/own/search.ts boundedSearch':
+    "4 spots: the generation's constant join and its filter fragments (filterSql: fixed strings per filter key), each prefixed with AND, and the constant BM25 expressions; the FTS query and all values bound",
+  'src/store/own/search.ts TEXT_SQL':
+    '1 spot: the constant COLUMNS of our index and the constant SNIPPET_SCAN length, built at module load; ids bound',
+  'src/store/legacy/tasks.ts UPDATE_SQL':
+    '1 spot: one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  'src/store/legacy/features.ts UPDATE_SQL':
+    '1 spot: one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  'src/store/legacy/disciplines.ts UPDATE_SQL':
+    '1 spot: one UPDATE per column of the constant UPDATABLE list, built at module load; values bound',
+  'src/domain/packageInfo.ts packageText':
+    "2 spots: the package's own files (Ralph's DDL per generation, ours from schema/*.sql), read from the installed package by a path our code names, or the same files embedded at build time in the single executable (scripts/build-exe.mjs, installed by src/startup/buildTables.ts)",
+  'src/db/sqlite.ts openBun':
+    '1 spot: PRAGMA busy_timeout under Bun: a whole number of milliseconds from busyTimeoutMs() (validated), truncated',
+  'src/store/own/ddl.ts ownDdl':
+    "1 spot: schema/ralph-mcp.sql + schema/ralph-mcp-<generation>.sql, both the package's own files",
+  'src/store/own/ddl.ts searchDdl':
+    "1 spot: schema/ralph-mcp-search.sql + schema/ralph-mcp-search-<generation>.sql, both the package's own files",
+  'src/store/normalized/sql.ts filterSql':
+    '2 spots: fixed fragments of the constant FILTERS per filter key (keys ours, never input); the parameters are the bound values',
+  'src/store/normalized/tasks.ts LIST_SQL':
+    '1 spot: one DELETE and one INSERT per child table of the constant LIST_TABLES, built at module load; values bound',
+  'src/store/normalized/tasks.ts DETAIL_SQL':
+    '1 spot: one UPDATE per column of the constant DETAIL_FIELDS list, built at module load; values bound',
+  'src/store/normalized/tasks.ts listSql':
+    "4 spots: constant FROM clauses and listWhere's fixed fragments per filter key, the constant joins and DEPENDS_ON list, the page's ids as a subquery of the same fragments; values bound",
+  'src/store/taskList.ts countSql':
+    "2 spots: COUNT(*) around a caller's constant FROM clause and fixed WHERE fragments (listSql of each generation); the cap is a bound parameter",
   // Issue 27's blocked view: statements built once at module load from each generation's constant
   // dialect (store/blocked.ts BlockedDialect); ids, feature, cursor and limits are bound.
-  'src/store/blocked.ts blockedPageSql': {
-    spots: 3,
-    why: "the page's columns from the generation's constant dialect (its joins, dependency rows, signals table) and constant bounds; the page's ids bound as a JSON array",
-  },
-  'src/store/blocked.ts blockedIdsSql': {
-    spots: 1,
-    why: "the held group's constant arms (heldArms) joined by UNION, or the waiting group's statement; values bound",
-  },
-  'src/store/blocked.ts blockedCountSql': {
-    spots: 1,
-    why: "COUNT(*) around the group's constant statement; the cap is a bound parameter",
-  },
-  'src/store/blocked.ts heldArms': {
-    spots: 1,
-    why: "each arm wrapped as a subquery: the arms are fixed text over the dialect's constant tables",
-  },
-  'src/store/blocked.ts closingSql': {
-    spots: 1,
-    why: 'the newest closing verb: a constant signals table name, a constant id column and the constant CLOSING_VERBS list',
-  },
-  'src/store/legacy/blocked.ts dialect': {
-    spots: 1,
-    why: 'the legacy dialect: our signals table by name, or none before it exists (a constant choice)',
-  },
-  'src/store/legacy/blocked.ts statements': {
-    spots: 1,
-    why: 'every statement of the view, built at module load, with and without a feature filter',
-  },
-  'src/store/normalized/blocked.ts SQL': {
-    spots: 4,
-    why: 'every statement of the view, built at module load from the constant normalized dialect, with and without a feature filter',
-  },
-  'src/store/normalized/features.ts UPDATE_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
-  },
-  'src/store/normalized/disciplines.ts UPDATE_SQL': {
-    spots: 1,
-    why: 'one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
-  },
-  'src/store/normalized/signals.ts insertSql': {
-    spots: 1,
-    why: "looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb's VERB_COLUMNS, quoted); values bound",
-  },
-  'src/store/legacy/signals.ts legacySignals': {
-    spots: 1,
-    why: 'looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound',
-  },
-  'src/store/migrate/plan.ts unknownColumnsWithData': {
-    spots: 1,
-    why: "table names from our own legacy DDL and column names read from the database's own schema (pragma_table_info), quoted as identifiers; only counts rows",
-  },
-  'src/store/migrate/tableSql.ts tableSql': {
-    spots: 7,
-    why: "table and column names read from the file's own schema (sqlite_master, pragma_table_xinfo), each quoted as an identifier; no value is spliced in",
-  },
-  'src/store/migrate/userObjects.ts makeObjects': {
-    spots: 1,
-    why: "a person's own CREATE statement from sqlite_master, run as written on the new file they migrate",
-  },
-  'src/store/migrate/verify.ts readRules': {
-    spots: 2,
-    why: "Ralph's read rules as a constant list of statements (one splices the constant TASK_STATUSES); nothing from input",
-  },
+  'src/store/blocked.ts blockedPageSql':
+    "3 spots: the page's columns from the generation's constant dialect (its joins, dependency rows, signals table) and constant bounds; the page's ids bound as a JSON array",
+  'src/store/blocked.ts blockedIdsSql':
+    "1 spot: the held group's constant arms (heldArms) joined by UNION, or the waiting group's statement; values bound",
+  'src/store/blocked.ts blockedCountSql':
+    "1 spot: COUNT(*) around the group's constant statement; the cap is a bound parameter",
+  'src/store/blocked.ts heldArms':
+    "1 spot: each arm wrapped as a subquery: the arms are fixed text over the dialect's constant tables",
+  'src/store/blocked.ts closingSql':
+    '1 spot: the newest closing verb: a constant signals table name, a constant id column and the constant CLOSING_VERBS list',
+  'src/store/legacy/blocked.ts dialect':
+    '1 spot: the legacy dialect: our signals table by name, or none before it exists (a constant choice)',
+  'src/store/legacy/blocked.ts statements':
+    '1 spot: every statement of the view, built at module load, with and without a feature filter',
+  'src/store/normalized/blocked.ts SQL':
+    '4 spots: every statement of the view, built at module load from the constant normalized dialect, with and without a feature filter',
+  'src/store/normalized/features.ts UPDATE_SQL':
+    '1 spot: one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
+  'src/store/normalized/disciplines.ts UPDATE_SQL':
+    '1 spot: one UPDATE per column of the constant COLUMNS list, built at module load; values bound',
+  'src/store/normalized/signals.ts insertSql':
+    "1 spot: looks up one INSERT per signal shape, built at module load from the constant SHAPES list (each verb's VERB_COLUMNS, quoted); values bound",
+  'src/store/legacy/signals.ts legacySignals':
+    '1 spot: looks up one INSERT per verb, built at module load from the constant VERB_COLUMNS list (quoted column names); values bound',
+  'src/store/migrate/plan.ts unknownColumnsWithData':
+    "1 spot: table names from our own legacy DDL and column names read from the database's own schema (pragma_table_info), quoted as identifiers; only counts rows",
+  'src/store/migrate/tableSql.ts tableSql':
+    "7 spots: table and column names read from the file's own schema (sqlite_master, pragma_table_xinfo), each quoted as an identifier; no value is spliced in",
+  'src/store/migrate/userObjects.ts makeObjects':
+    "1 spot: a person's own CREATE statement from sqlite_master, run as written on the new file they migrate",
+  'src/store/migrate/verify.ts readRules':
+    "2 spots: Ralph's read rules as a constant list of statements (one splices the constant TASK_STATUSES); nothing from input",
 };
 
 /** The receivers whose methods take SQL text as their first argument. */
@@ -343,6 +246,26 @@ interface Spot {
   text: string;
 }
 
+/** Declarations whose name keys a spot; expressions as constant as the one they hold. */
+const NAMED = [
+  ts.isFunctionDeclaration,
+  ts.isClassDeclaration,
+  ts.isMethodDeclaration,
+  ts.isVariableDeclaration,
+  ts.isPropertyAssignment,
+];
+const WRAPPERS = [
+  ts.isParenthesizedExpression,
+  ts.isAsExpression,
+  ts.isNonNullExpression,
+  ts.isSatisfiesExpression,
+  ts.isElementAccessExpression,
+  ts.isPropertyAccessExpression,
+];
+const isFunction = (n: ts.Node | undefined): n is ts.FunctionLikeDeclaration =>
+  !!n &&
+  (ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n));
+
 /**
  * Finds where SQL is built from non-constant parts in `files`. `key` is "file Enclosing.Declaration".
  * A template literal or `+` counts as built when any part of it is not a constant; an SQL argument
@@ -353,19 +276,8 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
   const spots = new Map<ts.Node, Spot>();
   let sinks = 0;
 
-  const declName = (n: ts.Node): string | undefined => {
-    if (
-      (ts.isFunctionDeclaration(n) ||
-        ts.isClassDeclaration(n) ||
-        ts.isMethodDeclaration(n) ||
-        ts.isVariableDeclaration(n) ||
-        ts.isPropertyAssignment(n)) &&
-      n.name
-    ) {
-      return n.name.getText();
-    }
-    return undefined;
-  };
+  const declName = (n: ts.Node): string | undefined =>
+    NAMED.some((is) => is(n)) ? (n as ts.NamedDeclaration).name?.getText() : undefined;
   const keyOf = (n: ts.Node): { key: string; where: string } => {
     const names: string[] = [];
     for (let x: ts.Node | undefined = n; x; x = x.parent) {
@@ -384,21 +296,8 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
   };
 
   const functionOf = (decl: ts.Declaration | undefined): ts.FunctionLikeDeclaration | undefined => {
-    if (!decl) return undefined;
-    if (
-      ts.isFunctionDeclaration(decl) ||
-      ts.isMethodDeclaration(decl) ||
-      ts.isArrowFunction(decl) ||
-      ts.isFunctionExpression(decl)
-    )
-      return decl;
-    if (
-      ts.isVariableDeclaration(decl) &&
-      decl.initializer &&
-      (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
-    )
-      return decl.initializer;
-    return undefined;
+    if (isFunction(decl)) return decl;
+    return decl && ts.isVariableDeclaration(decl) && isFunction(decl.initializer) ? decl.initializer : undefined;
   };
   const inOurCode = (n: ts.Node) => files.includes(n.getSourceFile().fileName);
   const resolve = (id: ts.Node): ts.Declaration | undefined => {
@@ -421,13 +320,9 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
       return false;
     };
     if (ts.isStringLiteral(e) || ts.isNoSubstitutionTemplateLiteral(e) || ts.isNumericLiteral(e)) return true;
-    if (
-      ts.isParenthesizedExpression(e) ||
-      ts.isAsExpression(e) ||
-      ts.isNonNullExpression(e) ||
-      ts.isSatisfiesExpression(e)
-    )
-      return isConstant(e.expression, seen, report);
+    // A wrapper, an element or a property of a constant object (a table of fixed statements, a constant
+    // SearchSource): as constant as what it holds.
+    if (WRAPPERS.some((is) => is(e))) return isConstant((e as ts.AsExpression).expression, seen, report);
     if (ts.isConditionalExpression(e))
       return [isConstant(e.whenTrue, seen, report), isConstant(e.whenFalse, seen, report)].every(Boolean);
     if (ts.isTemplateExpression(e)) {
@@ -455,10 +350,6 @@ function findDynamicSql(program: ts.Program, files: readonly string[]): { spots:
         return parameterIsConstant(decl) || fail();
       return fail();
     }
-    if (ts.isElementAccessExpression(e)) return isConstant(e.expression, seen, report);
-    // A property of a constant object (a table of fixed statements, a constant SearchSource): as constant as the
-    // object.
-    if (ts.isPropertyAccessExpression(e)) return isConstant(e.expression, seen, report);
     if (ts.isObjectLiteralExpression(e)) {
       return e.properties
         .map((prop) => ts.isPropertyAssignment(prop) && isConstant(prop.initializer, seen, report))
@@ -576,13 +467,11 @@ describe('no SQL is built from input (static check over src/**/*.ts)', () => {
     for (const s of spots) counts.set(s.key, [...(counts.get(s.key) ?? []), s]);
     const problems: string[] = [];
     for (const [key, list] of counts) {
-      const allowed = ALLOWED[key];
-      if (!allowed)
-        problems.push(`not on the allow-list: ${key}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`);
-      else if (allowed.spots !== list.length)
-        problems.push(
-          `${key}: ${list.length} spot(s), the allow-list says ${allowed.spots}\n${list.map((s) => `    ${s.where}: ${s.text}`).join('\n')}`,
-        );
+      const where = list.map((s) => `\n    ${s.where}: ${s.text}`).join('');
+      const allowed = ALLOWED[key] && Number.parseInt(ALLOWED[key], 10);
+      if (!allowed) problems.push(`not on the allow-list: ${key}${where}`);
+      else if (allowed !== list.length)
+        problems.push(`${key}: ${list.length} spot(s), the allow-list says ${allowed}${where}`);
     }
     for (const key of Object.keys(ALLOWED))
       if (!counts.has(key)) problems.push(`stale allow-list entry (no longer found): ${key}`);

@@ -10,12 +10,12 @@ import type { Project } from '../../src/domain/project.js';
 import { openSession } from '../../src/session/open.js';
 import { contract } from './harness.js';
 import { sampleProject, sql, tempDir } from '../helpers/project.js';
+import { resourceText } from './support.security.js';
 
 /**
  * The files the server opens by a fixed name (.ralph/learnings.txt, .ralph/progress.txt,
  * .ralph/mcp/recipes.json, context.json) are used only as regular files inside the project. A link (symbolic
- * or hard), a FIFO or a
- * directory in their place, or a .ralph that leads out of the project, is refused with io_error naming
+ * or hard), a FIFO or a directory in their place, or a .ralph that leads out of the project, is refused with io_error naming
  * the file and what is wrong, and nothing is written or returned. Reads are bounded. The entry header
  * quotes the names it is made of. On both generations, in-process; the FIFO under recipes.json, which
  * a launch reads before it serves, is test/e2e/security.test.ts's.
@@ -52,47 +52,33 @@ function replaced(p: Project, make: (file: string) => void): Project {
 contract('state files refuse what is not a regular file inside the project', (env) => {
   const openWith = (make: (file: string) => void, p = env.sample()) => env.open(SESSION, replaced(p, make));
 
-  test('a link to a file outside: appends refused (target unchanged); reads, resources return none of it', async () => {
-    const secret = outsideFile();
-    const s = await openWith((f) => symlinkSync(secret, f));
-    for (const pair of PAIRS) {
-      const a = await s.fail(pair.append, { text: 'agent text that must not leave the project' });
-      assert.equal(a.code, 'io_error');
-      assert.match(
-        a.message,
-        /could not append to .*\.txt: it is a symbolic link; refusing to follow it .*nothing was written/,
-      );
-      assert.deepEqual(a.details, { file: pair.file(s.project), reason: 'symlink' });
-      const r = await s.call(pair.read, {});
-      assert.equal(r.isError, true);
-      assert.ok(!JSON.stringify(r).includes('OUTSIDE SECRET'), JSON.stringify(r));
-      assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'io_error');
-      await assert.rejects(s.client.readResource({ uri: pair.uri }), (err: Error) => {
-        assert.match(err.message, /symbolic link; refusing to follow it/);
-        assert.ok(!err.message.includes('OUTSIDE SECRET'));
-        return true;
-      });
-    }
-    assert.equal(readFileSync(secret, 'utf8'), SECRET);
-  });
-
-  test('a hard link to a file outside: appends refused (target unchanged); reads return none of it', async () => {
-    const secret = outsideFile();
-    const s = await openWith((f) => linkSync(secret, f));
-    for (const pair of PAIRS) {
-      const a = await s.fail(pair.append, { text: 'agent text that must not leave the project' });
-      assert.equal(a.code, 'io_error');
-      assert.match(a.message, /could not append to .*\.txt: it has 3 hard links .*nothing was written/);
-      assert.deepEqual(a.details, { file: pair.file(s.project), reason: 'hard_link' });
-      const r = await s.call(pair.read, {});
-      assert.equal(r.isError, true);
-      assert.ok(!JSON.stringify(r).includes('OUTSIDE SECRET'), JSON.stringify(r));
-      await assert.rejects(s.client.readResource({ uri: pair.uri }), /hard links/);
-    }
-    assert.equal(readFileSync(secret, 'utf8'), SECRET);
-    const r = doctor(s.project.root);
-    assert.match(r.text, /✗ state file \.ralph\/progress\.txt +.*has 3 hard links/);
-  });
+  const LINKS_OUT = [
+    { what: 'a link', link: symlinkSync, problem: /it is a symbolic link; refusing to follow it/, reason: 'symlink' },
+    { what: 'a hard link', link: linkSync, problem: /it has 3 hard links/, reason: 'hard_link' },
+  ];
+  for (const { what, link, problem, reason } of LINKS_OUT)
+    test(`${what} to a file outside: appends refused (target unchanged); reads, resources return none of it`, async () => {
+      const secret = outsideFile();
+      const s = await openWith((f) => link(secret, f));
+      for (const pair of PAIRS) {
+        const a = await s.fail(pair.append, { text: 'agent text that must not leave the project' });
+        assert.equal(a.code, 'io_error');
+        assert.match(a.message, new RegExp(`could not append to .*\\.txt: ${problem.source} .*nothing was written`));
+        assert.deepEqual(a.details, { file: pair.file(s.project), reason });
+        const r = await s.call(pair.read, {});
+        assert.equal(r.isError, true);
+        assert.ok(!JSON.stringify(r).includes('OUTSIDE SECRET'), JSON.stringify(r));
+        assert.equal((r.structuredContent as { error: { code: string } }).error.code, 'io_error');
+        await assert.rejects(s.client.readResource({ uri: pair.uri }), (err: Error) => {
+          assert.match(err.message, problem);
+          assert.ok(!err.message.includes('OUTSIDE SECRET'));
+          return true;
+        });
+      }
+      assert.equal(readFileSync(secret, 'utf8'), SECRET);
+      if (reason === 'hard_link')
+        assert.match(doctor(s.project.root).text, /✗ state file \.ralph\/progress\.txt +.*has 3 hard links/);
+    });
 
   test('a symbolic link to another file inside the project is refused too', async () => {
     const p = env.sample();
@@ -106,29 +92,30 @@ contract('state files refuse what is not a regular file inside the project', (en
     assert.equal(readFileSync(other, 'utf8'), 'inside\n');
   });
 
-  test('a directory in place of the file is refused', async () => {
-    const s = await openWith((f) => mkdirSync(f));
-    for (const pair of PAIRS) {
-      const a = await s.fail(pair.append, { text: 'x' });
-      assert.equal(a.code, 'io_error');
-      assert.match(a.message, /is a directory, not a regular file/);
-      assert.match((await s.fail(pair.read, {})).message, /is a directory/);
-    }
-  });
-
-  test('a FIFO: tool calls and resource reads return promptly with an error; the session goes on', async () => {
-    const s = await openWith((f) => execFileSync('mkfifo', [f]));
-    const t0 = Date.now();
-    for (const pair of PAIRS) {
-      const a = await s.fail(pair.append, { text: 'x' });
-      assert.equal(a.code, 'io_error');
-      assert.match(a.message, /is a FIFO/);
-      assert.match((await s.fail(pair.read, {})).message, /is a FIFO/);
-      await assert.rejects(s.client.readResource({ uri: pair.uri }), /is a FIFO/);
-    }
-    assert.ok(Date.now() - t0 < 10_000, `answered promptly (${Date.now() - t0} ms)`);
-    assert.equal((await s.ok('get_task', {})).task.id, 3, 'the session still answers');
-  });
+  /** Not a file: what appends say, and what reads and resources say. */
+  const NOT_FILES = [
+    {
+      what: 'a directory',
+      make: (f: string) => mkdirSync(f),
+      append: /is a directory, not a regular file/,
+      problem: /is a directory/,
+    },
+    { what: 'a FIFO', make: (f: string) => execFileSync('mkfifo', [f]), problem: /is a FIFO/, append: /is a FIFO/ },
+  ];
+  for (const { what, make, problem, append } of NOT_FILES)
+    test(`${what}: tool calls and resource reads return promptly with an error; the session goes on`, async () => {
+      const s = await openWith(make);
+      const t0 = Date.now();
+      for (const pair of PAIRS) {
+        const a = await s.fail(pair.append, { text: 'x' });
+        assert.equal(a.code, 'io_error');
+        assert.match(a.message, append);
+        assert.match((await s.fail(pair.read, {})).message, problem);
+        await assert.rejects(s.client.readResource({ uri: pair.uri }), problem);
+      }
+      assert.ok(Date.now() - t0 < 10_000, `answered promptly (${Date.now() - t0} ms)`);
+      assert.equal((await s.ok('get_task', {})).task.id, 3, 'the session still answers');
+    });
 
   for (const pair of PAIRS) {
     test(`${pair.read}: a file over the bound is read from its end; newest entry whole, truncated said`, async () => {
@@ -152,8 +139,7 @@ contract('state files refuse what is not a regular file inside the project', (en
       const one = await s.ok(pair.read, { last: 1 });
       assert.deepEqual([one.content, one.truncated], [last.entry, true]);
       // The resource is the read tool's result as JSON data (docs/agent-text.md): bounded and said cut alike.
-      const text = ((await s.client.readResource({ uri: pair.uri })).contents[0] as { text: string }).text;
-      assert.deepEqual(JSON.parse(text), r);
+      assert.deepEqual(JSON.parse(await resourceText(s, pair.uri)), r);
       // A small file is whole, with no truncated field.
       writeFileSync(pair.file(p), last.entry);
       assert.deepEqual(await s.ok(pair.read, {}), {
@@ -242,25 +228,19 @@ describe('.ralph/mcp/recipes.json is opened the same way', () => {
     return p;
   };
 
-  test('a link (to a valid recipes file outside): the launch fails closed, naming the file', () => {
-    const outside = join(tempDir('ralph-outside-'), 'recipes.json');
-    writeFileSync(outside, JSON.stringify({ recipes: { yap: { disable: ['get_task'] } } }));
-    const p = withRecipesPath((f) => symlinkSync(outside, f));
-    assert.throws(
-      launch(p),
-      (e: Error) => e instanceof StartupError && /recipes\.json: refused: it is a symbolic link/.test(e.message),
-    );
-  });
-
-  test('a hard link (to a valid recipes file outside): the launch fails closed, naming the file', () => {
-    const outside = join(tempDir('ralph-outside-'), 'recipes.json');
-    writeFileSync(outside, JSON.stringify({ recipes: { yap: { disable: ['get_task'] } } }));
-    const p = withRecipesPath((f) => linkSync(outside, f));
-    assert.throws(
-      launch(p),
-      (e: Error) => e instanceof StartupError && /recipes\.json: refused: it has 2 hard links/.test(e.message),
-    );
-  });
+  for (const [what, link, problem] of [
+    ['a link', symlinkSync, 'it is a symbolic link'],
+    ['a hard link', linkSync, 'it has 2 hard links'],
+  ] as const)
+    test(`${what} (to a valid recipes file outside): the launch fails closed, naming the file`, () => {
+      const outside = join(tempDir('ralph-outside-'), 'recipes.json');
+      writeFileSync(outside, JSON.stringify({ recipes: { yap: { disable: ['get_task'] } } }));
+      const p = withRecipesPath((f) => link(outside, f));
+      assert.throws(
+        launch(p),
+        (e: Error) => e instanceof StartupError && e.message.includes(`recipes.json: refused: ${problem}`),
+      );
+    });
 
   test('.ralph/mcp/context.json as a hard link to a file outside: the launch fails closed, naming the file', () => {
     const outside = join(tempDir('ralph-outside-'), 'context.json');
