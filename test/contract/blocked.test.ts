@@ -22,28 +22,23 @@ const flow = async (s: InProcSession) => {
   return { ready, ready_capped, lead_time };
 };
 
+/** A row of the view: the task's head, then what holds it (`more`). */
+type Head = [id: number, title: string, status: string, priority: string, feature: string, discipline: string];
+const row = (head: Head, more: Record<string, unknown>): Record<string, unknown> => {
+  const [id, title, status, priority, feature, discipline] = head;
+  return { id, title, status, priority, feature, discipline, ...more };
+};
+
 // The sample project: 1, 2 done (created 2026-01-02, completed 01-04 and 01-05: 2 and 3 days); 3 in
 // progress; 4 pending on 3; 5 pending, no dependencies (the one ready task); 7 blocked by blocked_by,
 // also on 3; 6 draft, 8 skipped.
-const TASK_7 = {
-  id: 7,
-  title: 'Email sign-in links',
-  status: 'blocked',
-  priority: 'high',
-  feature: 'auth',
-  discipline: 'backend',
+const ON_3 = [{ id: 3, status: 'in_progress' }];
+const TASK_7 = row([7, 'Email sign-in links', 'blocked', 'high', 'auth', 'backend'], {
   reason: 'Waiting for the SMTP credentials',
-  waits_on: [{ id: 3, status: 'in_progress' }],
-};
-const TASK_4 = {
-  id: 4,
-  title: 'Editor end-to-end tests',
-  status: 'pending',
-  priority: 'medium',
-  feature: 'recipes',
-  discipline: 'quality',
-  waits_on: [{ id: 3, status: 'in_progress' }],
-};
+  waits_on: ON_3,
+});
+const TASK_4 = row([4, 'Editor end-to-end tests', 'pending', 'medium', 'recipes', 'quality'], { waits_on: ON_3 });
+const TASK_5: Head = [5, 'FTS index over recipes', 'pending', 'critical', 'search', 'backend'];
 
 contract('blocked view and flow figures', (env) => {
   test('the sample project: held and waiting, exactly; ready 1; median lead time 2.5 days of 2 tasks', async () => {
@@ -103,15 +98,9 @@ contract('blocked view and flow figures', (env) => {
     await s.ok('ask', { question: 'Which tokenizer: unicode61 or porter?', blocking: false });
     assert.deepEqual(ids(await held(review)), [7], 'a question that does not block holds nothing');
     const asked = await s.ok('ask', { question: 'May the index be rebuilt at startup?', blocking: true });
-    const five = {
-      id: 5,
-      title: 'FTS index over recipes',
-      status: 'pending',
-      priority: 'critical',
-      feature: 'search',
-      discipline: 'backend',
+    const five = row(TASK_5, {
       questions: [{ id: asked.signal_id, question: 'May the index be rebuilt at startup?' }],
-    };
+    });
     assert.deepEqual(await held(review), { tasks: [five, TASK_7], total: 2, next_cursor: null });
     // Claims do not read questions: a pending task held by one is still ready.
     assert.equal((await flow(review)).ready, 1);
@@ -134,16 +123,10 @@ contract('blocked view and flow figures', (env) => {
       kind: 'upstream_task',
       detail: 'see the API',
     });
-    const three = {
-      id: 3,
-      title: 'Recipe editor form',
-      status: 'in_progress',
-      priority: 'medium',
-      feature: 'recipes',
-      discipline: 'frontend',
+    const three = row([3, 'Recipe editor form', 'in_progress', 'medium', 'recipes', 'frontend'], {
       reason: 'task #2 must return 409 on duplicates: see the API',
       upstream: 2,
-    };
+    });
     assert.deepEqual((await held(review)).tasks, [three, TASK_7]);
     await s.ok('partial', { summary: 'Form done', remaining: 'Validation errors' });
     assert.deepEqual(ids(await held(review)), [7], 'the session said more: the block is over');
@@ -154,42 +137,31 @@ contract('blocked view and flow figures', (env) => {
 
     const worker = await env.open({ recipe: 'task_execution', task: '5' }, s.project);
     await worker.ok('report_blocker', { reason: 'The FTS5 module is missing from the SQLite build', on_task_id: 1 });
-    assert.deepEqual((await held(review)).tasks[0], {
-      id: 5,
-      title: 'FTS index over recipes',
-      status: 'blocked',
-      priority: 'critical',
-      feature: 'search',
-      discipline: 'backend',
-      reason:
-        env.generation === 'legacy'
-          ? 'The FTS5 module is missing from the SQLite build'
-          : 'task #1: The FTS5 module is missing from the SQLite build',
-      upstream: 1,
-    });
+    const missing = 'The FTS5 module is missing from the SQLite build';
+    assert.deepEqual(
+      (await held(review)).tasks[0],
+      row([5, TASK_5[1], 'blocked', 'critical', 'search', 'backend'], {
+        reason: env.generation === 'legacy' ? missing : `task #1: ${missing}`,
+        upstream: 1,
+      }),
+    );
   });
 
   test('pages by id with a cursor of its own list; every list and text in a row is cut', async () => {
     const s = await env.open({ recipe: 'yap' });
+    const create = async (title: string, more = {}) =>
+      (await s.ok('create_task', { feature: 'search', discipline: 'backend', title, ...more })).task;
     const made: number[] = [];
-    for (let i = 0; i < 7; i++) {
-      const { task } = await s.ok('create_task', { feature: 'search', discipline: 'backend', title: `Dep ${i}` });
-      made.push(task.id);
-    }
-    const { task: many } = await s.ok('create_task', {
-      feature: 'search',
-      discipline: 'backend',
-      title: 'Waits on seven',
-      depends_on: made,
-    });
+    for (let i = 0; i < 7; i++) made.push((await create(`Dep ${i}`)).id);
+    const many = await create('Waits on seven', { depends_on: made });
     const all = await waiting(s);
     assert.deepEqual(ids(all), [4, many.id]);
-    const row = all.tasks[1];
+    const seven = all.tasks[1];
     assert.deepEqual(
-      row.waits_on,
+      seven.waits_on,
       made.slice(0, 5).map((id) => ({ id, status: 'pending' })),
     );
-    assert.equal(row.waits_on_more, 2);
+    assert.equal(seven.waits_on_more, 2);
 
     const first = await waiting(s, { limit: 1 });
     assert.deepEqual([ids(first), first.total, first.next_cursor], [[4], 2, 'w4']);
@@ -202,9 +174,7 @@ contract('blocked view and flow figures', (env) => {
       { cursor: 'w4' },
       { cursor: '4' },
       { limit: 0 },
-      {
-        limit: 101,
-      },
+      { limit: 101 },
     );
     await refused(s, 'not_found', 'blocked_tasks', { feature: 'payments' });
 
@@ -234,31 +204,13 @@ describe('blocked view and flow figures on Ralph head 04-desktop-dev', { skip: H
     // newest closing signal `blocked` (external), one open blocking question (19; 20 does not block).
     assert.deepEqual(await held(s), {
       tasks: [
-        {
-          id: 14,
-          title: 'Search bar with autocomplete',
-          status: 'blocked',
-          priority: 'high',
-          feature: 'search',
-          discipline: 'frontend',
+        row([14, 'Search bar with autocomplete', 'blocked', 'high', 'search', 'frontend'], {
           waits_on: [{ id: 13, status: 'pending' }],
-        },
-        {
-          id: 17,
-          title: 'Import bookmarks UI',
-          status: 'blocked',
-          priority: 'medium',
-          feature: 'import-export',
-          discipline: 'frontend',
+        }),
+        row([17, 'Import bookmarks UI', 'blocked', 'medium', 'import-export', 'frontend'], {
           waits_on: [{ id: 16, status: 'pending' }],
-        },
-        {
-          id: 21,
-          title: '🔬 MCP Signal Reference — All 8 Verbs',
-          status: 'in_progress',
-          priority: 'low',
-          feature: 'bookmark-crud',
-          discipline: 'frontend',
+        }),
+        row([21, '🔬 MCP Signal Reference — All 8 Verbs', 'in_progress', 'low', 'bookmark-crud', 'frontend'], {
           reason: 'Bun v1.2+ required for File System Access API — CI still running Bun v1.0.15.',
           questions: [
             {
@@ -267,7 +219,7 @@ describe('blocked view and flow figures on Ralph head 04-desktop-dev', { skip: H
                 'Should export filename include timestamp (bookmarks-2025-01-22.json) or use static name (bookmarks.json)?',
             },
           ],
-        },
+        }),
       ],
       total: 3,
       next_cursor: null,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import Database from 'better-sqlite3';
 import type { Project } from '../../src/domain/project.js';
 import { query } from '../helpers/project.js';
 import { contract } from './harness.js';
 import { unchanged } from './support.js';
+import { insertTasks, ralphRuns, taskTable } from './support.search.js';
 
 /**
  * Dependencies: add_dependency / remove_dependency (cycle-checked, limited, idempotent, kept
@@ -26,14 +26,8 @@ function storedDeps(project: Project, generation: string, id: number): unknown {
   ).map((r) => r.d);
 }
 
-function sql(project: Project, text: string, ...params: unknown[]): void {
-  const db = new Database(project.dbPath);
-  try {
-    db.prepare(text).run(...params);
-  } finally {
-    db.close();
-  }
-}
+/** What add_dependency and remove_dependency answer. */
+const answer = (task_id: number, depends_on: number[], changed: boolean) => ({ task_id, depends_on, changed });
 
 contract('dependencies', (env) => {
   const legacy = env.generation === 'legacy';
@@ -41,25 +35,17 @@ contract('dependencies', (env) => {
   test('add_dependency / remove_dependency: rows written, idempotent, read back by get_task', async () => {
     const s = await env.open({ recipe: 'opus_review' });
     const added = await s.ok('add_dependency', { task_id: 5, depends_on: 1 });
-    assert.deepEqual(added, { task_id: 5, depends_on: [1], changed: true });
+    assert.deepEqual(added, answer(5, [1], true));
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[1]' : [1]);
     assert.deepEqual((await s.ok('add_dependency', { task_id: 5, depends_on: 2 })).depends_on, [1, 2]);
     // Adding one that is there writes nothing.
     await unchanged(s, async () =>
-      assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 1 }), {
-        task_id: 5,
-        depends_on: [1, 2],
-        changed: false,
-      }),
+      assert.deepEqual(await s.ok('add_dependency', { task_id: 5, depends_on: 1 }), answer(5, [1, 2], false)),
     );
     assert.deepEqual((await s.ok('get_task', { id: 5 })).task.depends_on, [1, 2]);
     assert.deepEqual((await s.ok('get_task', { id: 1 })).dependents, [2, 5]);
 
-    assert.deepEqual(await s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), {
-      task_id: 5,
-      depends_on: [2],
-      changed: true,
-    });
+    assert.deepEqual(await s.ok('remove_dependency', { task_id: 5, depends_on: 1 }), answer(5, [2], true));
     assert.deepEqual(storedDeps(s.project, env.generation, 5), legacy ? '[2]' : [2]);
     await unchanged(s, async () =>
       assert.equal((await s.ok('remove_dependency', { task_id: 5, depends_on: 1 })).changed, false),
@@ -82,18 +68,12 @@ contract('dependencies', (env) => {
     });
     // 100 dependencies, then one more (yap: opus_review's update_task cannot set depends_on).
     const y = await env.open({ recipe: 'yap' }, s.project);
-    const ids: number[] = [];
-    for (let i = 0; i < 100; i++)
-      ids.push(
-        (
-          await y.ok('create_task', {
-            feature: 'search',
-            discipline: 'backend',
-            title: `Prerequisite number ${i}`,
-            duplicate_ok: true,
-          })
-        ).task.id,
-      );
+    const ids = Array.from({ length: 100 }, (_, i) => 100 + i);
+    insertTasks(
+      s.project,
+      env.generation,
+      ids.map((id) => ({ id, title: `Prerequisite number ${id}` })),
+    );
     await y.ok('update_task', { id: 5, depends_on: ids.slice(0, 99) });
     assert.equal((await s.ok('add_dependency', { task_id: 5, depends_on: ids[99] })).depends_on.length, 100);
     await unchanged(s, async () => {
@@ -108,11 +88,14 @@ contract('dependencies', (env) => {
     assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 7]);
     assert.deepEqual((await s.ok('get_task', { id: 8 })).dependents, []);
     // Another program (Ralph) adds a dependency: the next read sees it.
-    if (legacy) sql(s.project, "UPDATE tasks SET depends_on = '[3]' WHERE id = 6");
-    else sql(s.project, 'INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (6, 3)');
+    const either = (legacySql: string, normalizedSql: string) =>
+      ralphRuns(s.project, env.generation, legacySql, normalizedSql);
+    either(
+      "UPDATE tasks SET depends_on = '[3]' WHERE id = 6",
+      'INSERT INTO task_dependencies (task_id, depends_on_task_id) VALUES (6, 3)',
+    );
     assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 6, 7]);
-    if (legacy) sql(s.project, 'DELETE FROM tasks WHERE id = 6');
-    else sql(s.project, 'DELETE FROM runtime_tasks WHERE id = 6');
+    either('DELETE FROM tasks WHERE id = 6', 'DELETE FROM runtime_tasks WHERE id = 6');
     assert.deepEqual((await s.ok('get_task', { id: 3 })).dependents, [4, 7]);
   });
 
@@ -123,11 +106,7 @@ contract('dependencies', (env) => {
       assert.equal((await s.fail('remove_dependency', { task_id: 7, depends_on: 3 })).code, 'out_of_scope');
     });
     // task_id defaults to the session's task.
-    assert.deepEqual(await s.ok('add_dependency', { depends_on: 1 }), {
-      task_id: 4,
-      depends_on: [3, 1],
-      changed: true,
-    });
+    assert.deepEqual(await s.ok('add_dependency', { depends_on: 1 }), answer(4, [3, 1], true));
   });
 
   test('set_task_status done: refused while a dependency is not done, unless forced with a reason (kept as a comment)', async () => {
@@ -160,14 +139,12 @@ contract('dependencies', (env) => {
       'Set done with unfinished dependencies #3 (in_progress): The tests were written against the finished API',
     );
     assert.equal(forced.comment.priority, 'high');
-    const status = legacy
-      ? query<{ status: string; completed: string }>(s.project, 'SELECT status, completed FROM tasks WHERE id = 4')[0]!
-      : query<{ status: string; completed: string }>(
-          s.project,
-          'SELECT status, completed FROM runtime_tasks WHERE id = 4',
-        )[0]!;
-    assert.equal(status.status, 'done');
-    assert.ok(status.completed);
+    const [stored] = query<{ status: string; completed: string }>(
+      s.project,
+      `SELECT status, completed FROM ${taskTable(env.generation)} WHERE id = 4`,
+    );
+    assert.equal(stored!.status, 'done');
+    assert.ok(stored!.completed);
     assert.ok(
       (await s.ok('get_task', { id: 4 })).comments.some((c: any) =>
         c.body.startsWith('Set done with unfinished dependencies #3'),
@@ -183,10 +160,9 @@ contract('dependencies', (env) => {
     const s = await env.open({ recipe: 'signals', task: 4 });
     const r = await s.ok('done', { summary: 'all tests written' });
     assert.equal(r.verb, 'done');
-    const status = legacy
-      ? query<{ s: string }>(s.project, 'SELECT status AS s FROM tasks WHERE id = 4')
-      : query<{ s: string }>(s.project, 'SELECT status AS s FROM runtime_tasks WHERE id = 4');
-    assert.equal(status[0]!.s, 'pending');
+    assert.deepEqual(query(s.project, `SELECT status FROM ${taskTable(env.generation)} WHERE id = 4`), [
+      { status: 'pending' },
+    ]);
   });
 
   test('leaving blocked says whether the blocker is resolved', async () => {

@@ -78,9 +78,8 @@ contract('dependency problems', (env) => {
   test('dependency_problems lists the cycle with its edges, dangling and self edges, a done task waiting', async () => {
     const healthy = await env.open({ recipe: 'yap' });
     assert.deepEqual(await healthy.ok('dependency_problems'), NONE);
-    const s = await env.open({ recipe: 'enrichment' }, breakSample(env.sample(), env.generation), {
-      invariants: false,
-    });
+    const broken = breakSample(env.sample(), env.generation);
+    const s = await env.open({ recipe: 'enrichment' }, broken, { invariants: false });
     assert.deepEqual(await s.ok('dependency_problems'), SAMPLE_PROBLEMS);
   });
 
@@ -103,14 +102,10 @@ contract('dependency problems', (env) => {
   test('opus_review asks blocked_tasks for them (graph: true); nothing reads the graph unasked', async () => {
     const healthy = await env.open({ recipe: 'opus_review' });
     assert.deepEqual((await healthy.ok('blocked_tasks', { graph: true })).dependency_problems, NONE);
-    const s = await env.open({ recipe: 'opus_review' }, breakSample(env.sample(), env.generation), {
-      invariants: false,
-    });
-    assert.deepEqual(
-      (await s.ok('blocked_tasks', { waiting: true, graph: true })).dependency_problems,
-      SAMPLE_PROBLEMS,
-    );
-    assert.deepEqual((await s.ok('blocked_tasks', { graph: true })).dependency_problems, SAMPLE_PROBLEMS);
+    const broken = breakSample(env.sample(), env.generation);
+    const s = await env.open({ recipe: 'opus_review' }, broken, { invariants: false });
+    for (const args of [{ waiting: true, graph: true }, { graph: true }])
+      assert.deepEqual((await s.ok('blocked_tasks', args)).dependency_problems, SAMPLE_PROBLEMS);
     // Unasked, neither the lists nor progress carry them: the check reads every edge.
     assert.equal((await s.ok('blocked_tasks', { waiting: true })).dependency_problems, undefined);
     assert.equal((await s.ok('get_project_progress')).dependency_problems, undefined);
@@ -194,7 +189,7 @@ contract('dependency problems', (env) => {
     else assert.deepEqual(left, ['[dependencies_acyclic] dependency cycle: 2 -> 5 -> 2']);
 
     const [row, ...more] = repairRows(p);
-    assert.equal(more.length, 0);
+    assert.deepEqual(more, []);
     assert.deepEqual(JSON.parse(row!.arguments), { dangling: [[4, 99]], self: [6], stored_items_removed: 2 });
     assert.match(row!.session_id, /^ralph-mcp-repair-/);
     assert.deepEqual(
@@ -230,10 +225,7 @@ contract('dependency problems', (env) => {
         '',
       );
       repairDependencies(p.root, undefined, true);
-      assert.equal(
-        query<{ d: string }>(p, 'SELECT depends_on AS d FROM tasks WHERE id = 4')[0]!.d,
-        '[3,{"id":1},2.5,"x"]',
-      );
+      assert.deepEqual(query(p, 'SELECT depends_on FROM tasks WHERE id = 4'), [{ depends_on: '[3,{"id":1},2.5,"x"]' }]);
     });
   else
     test('repair removes a row whose own task is gone (written with foreign keys off)', () => {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { today } from '../../src/domain/rules.js';
-import { dump, sql } from '../helpers/project.js';
+import { dump } from '../helpers/project.js';
 import { contract, type InProcSession } from './harness.js';
+import { ralphWrites, taskTable } from './support.search.js';
 
 /**
  * Issue 14, list_tasks' filters and sorts and the next_tasks preview, on both generations. The sample
@@ -21,36 +22,27 @@ contract('list_tasks filters and next_tasks', (env) => {
     return ids(r);
   };
   /** Plain SQL on Ralph's table of this generation (what Ralph or another process writes). */
-  const setUpdated = (s: InProcSession, id: number, updated: string | null) => {
-    const db = sql(s.project);
-    try {
-      db.prepare(
-        `UPDATE ${env.generation === 'normalized' ? 'runtime_tasks' : 'tasks'} SET updated = ? WHERE id = ?`,
-      ).run(updated, id);
-    } finally {
-      db.close();
-    }
-  };
+  const setUpdated = (s: InProcSession, id: number, updated: string | null) =>
+    ralphWrites(s.project, (run) =>
+      run(`UPDATE ${taskTable(env.generation)} SET updated = ? WHERE id = ?`, updated, id),
+    );
 
   test('several statuses, priorities, tag, feature, discipline: combined with AND', async () => {
     const s = await env.open();
-    assert.deepEqual(await list(s, { filter_status: 'pending' }), [4, 5]);
-    assert.deepEqual(await list(s, { filter_status: ['pending', 'blocked'] }), [4, 5, 7]);
-    assert.deepEqual(await list(s, { filter_status: ['blocked', 'pending', 'blocked'] }), [4, 5, 7]);
-    assert.deepEqual(await list(s, { filter_priority: 'high' }), [1, 2, 7]);
-    assert.deepEqual(await list(s, { filter_priority: ['critical', 'low'] }), [5, 6, 8]);
-    assert.deepEqual(await list(s, { filter_tag: 'ui' }), [3, 6]);
-    assert.deepEqual(await list(s, { filter_tag: 'db' }), [1, 5]);
-    assert.deepEqual(await list(s, { filter_tag: 'UI' }), []);
-    assert.deepEqual(await list(s, { filter_tag: 'db', filter_status: 'done' }), [1]);
-    assert.deepEqual(
-      await list(s, { filter_priority: ['high', 'medium'], filter_discipline: 'backend', filter_feature: 'recipes' }),
-      [1, 2],
-    );
-    assert.deepEqual(
-      await list(s, { filter_status: ['done', 'blocked'], filter_priority: 'high', filter_tag: 'auth' }),
-      [7],
-    );
+    for (const [args, want] of [
+      [{ filter_status: 'pending' }, [4, 5]],
+      [{ filter_status: ['pending', 'blocked'] }, [4, 5, 7]],
+      [{ filter_status: ['blocked', 'pending', 'blocked'] }, [4, 5, 7]],
+      [{ filter_priority: 'high' }, [1, 2, 7]],
+      [{ filter_priority: ['critical', 'low'] }, [5, 6, 8]],
+      [{ filter_tag: 'ui' }, [3, 6]],
+      [{ filter_tag: 'db' }, [1, 5]],
+      [{ filter_tag: 'UI' }, []],
+      [{ filter_tag: 'db', filter_status: 'done' }, [1]],
+      [{ filter_priority: ['high', 'medium'], filter_discipline: 'backend', filter_feature: 'recipes' }, [1, 2]],
+      [{ filter_status: ['done', 'blocked'], filter_priority: 'high', filter_tag: 'auth' }, [7]],
+    ] as const)
+      assert.deepEqual(await list(s, args), want, JSON.stringify(args));
   });
 
   test('ready is exactly what a claim could take; sort priority is the claim order', async () => {
@@ -64,14 +56,9 @@ contract('list_tasks filters and next_tasks', (env) => {
     assert.deepEqual(await list(s, { ready: true, sort: 'priority' }), [5, 4]);
     assert.deepEqual(await list(s, { ready: true, filter_discipline: 'quality' }), [4]);
     assert.deepEqual(await list(s, { ready: true, filter_status: ['done', 'blocked'] }), []);
-    // A dependency on a task that does not exist is never done.
-    await s.ok('create_task', {
-      feature: 'search',
-      discipline: 'backend',
-      title: 'Ranking tweaks',
-      priority: 'critical',
-      depends_on: [5],
-    });
+    // A dependency on a task that is not done holds a task back.
+    const late = { feature: 'search', discipline: 'backend', title: 'Ranking tweaks', priority: 'critical' };
+    await s.ok('create_task', { ...late, depends_on: [5] });
     assert.deepEqual(await list(s, { ready: true, sort: 'priority' }), [5, 4]);
   });
 
@@ -149,19 +136,12 @@ contract('list_tasks filters and next_tasks', (env) => {
     const pending = await total({ filter_status: 'pending' });
     await s.ok('set_task_status', { id: 6, status: 'pending' });
     assert.equal(await total({ filter_status: 'pending' }), pending + 1);
-    const db = sql(s.project);
-    try {
-      db.prepare(`DELETE FROM ${env.generation === 'normalized' ? 'runtime_tasks' : 'tasks'} WHERE id = 8`).run();
-    } finally {
-      db.close();
-    }
+    ralphWrites(s.project, (run) => run(`DELETE FROM ${taskTable(env.generation)} WHERE id = 8`));
     assert.equal(await total(), 8, "after another program's write");
     // Inside a write: what the open transaction changed counts, and nothing of it outlives a rollback.
     assert.throws(() =>
       s.store.write(() => {
-        s.store.db.run(
-          env.generation === 'normalized' ? 'DELETE FROM runtime_tasks WHERE id = 7' : 'DELETE FROM tasks WHERE id = 7',
-        );
+        s.store.db.run(`DELETE FROM ${taskTable(env.generation)} WHERE id = 7`);
         assert.equal(s.store.tasks.countTasks({}), 7);
         throw new Error('roll back');
       }),

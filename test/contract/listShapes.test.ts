@@ -11,68 +11,48 @@ import { unchanged } from './support.js';
  */
 contract('list shapes (fields)', (env) => {
   const keysOf = (rows: object[]) => [...new Set(rows.map((r) => Object.keys(r).join(',')))];
+  const ids = (rows: { id: number }[]) => rows.map((t) => t.id);
   /** Today's rows, key for key (template_id on Ralph's current schema only). */
   const template = env.generation === 'normalized' ? ['template_id'] : [];
   const ROW = ['id', 'title', 'status', 'priority', 'feature', 'discipline', 'depends_on', ...template];
-  const LIST_KEYS = [
-    'id',
-    'title',
-    'status',
-    'priority',
-    'feature',
-    'discipline',
-    'depends_on',
-    'template_id',
-    'held_by',
-  ];
+  const LIST_KEYS = 'id title status priority feature discipline depends_on template_id held_by'.split(' ');
   const VALID_LIST = `valid: brief (id, title, status), ${LIST_KEYS.join(', ')}`;
 
-  test('list_tasks: the default row is unchanged; brief is id, title, status; fields pick keys', async () => {
+  const brief = (rows: any[]) => rows.map((t) => ({ id: t.id, title: t.title, status: t.status }));
+
+  test('list_tasks: the default row is unchanged; brief is id, title, status; fields pick keys; held_by names the holder', async () => {
     const s = await env.open();
+    const listed = async (fields: unknown) => keysOf((await s.ok('list_tasks', { fields })).tasks);
     const full = await s.ok('list_tasks');
     assert.deepEqual(keysOf(full.tasks), [[...ROW, 'held_by'].join(',')]);
-    const brief = await s.ok('list_tasks', { fields: ['brief'] });
-    assert.deepEqual(keysOf(brief.tasks), ['id,title,status']);
-    assert.deepEqual(
-      brief.tasks,
-      full.tasks.map((t: any) => ({ id: t.id, title: t.title, status: t.status })),
-    );
-    assert.equal(brief.total, full.total);
+    const short = await s.ok('list_tasks', { fields: ['brief'] });
+    assert.deepEqual(keysOf(short.tasks), ['id,title,status']);
+    assert.deepEqual(short.tasks, brief(full.tasks));
+    assert.equal(short.total, full.total);
     // The row's own order, whatever the order asked; id always; one string of names also reads.
-    assert.deepEqual(keysOf((await s.ok('list_tasks', { fields: ['held_by', 'priority'] })).tasks), [
-      'id,priority,held_by',
-    ]);
-    assert.deepEqual(keysOf((await s.ok('list_tasks', { fields: 'brief, feature' })).tasks), [
-      'id,title,status,feature',
-    ]);
-    assert.deepEqual(keysOf((await s.ok('list_tasks', { fields: ['depends_on', 'depends_on'] })).tasks), [
-      'id,depends_on',
-    ]);
-    assert.deepEqual(keysOf((await s.ok('list_tasks', { fields: ['id'] })).tasks), ['id']);
-  });
+    assert.deepEqual(await listed(['held_by', 'priority']), ['id,priority,held_by']);
+    assert.deepEqual(await listed('brief, feature'), ['id,title,status,feature']);
+    assert.deepEqual(await listed(['depends_on', 'depends_on']), ['id,depends_on']);
+    assert.deepEqual(await listed(['id']), ['id']);
 
-  test('list_tasks: held_by, when asked for, still names the holder', async () => {
-    const s = await env.open();
     const w = await env.open({ recipe: 'worker', sessionId: 'shapes-worker' }, s.project);
     await w.ok('claim_next_task');
-    const held = (await s.ok('list_tasks', { fields: ['held_by'], held_by: 'any' })).tasks;
-    assert.deepEqual(
-      held.map((t: any) => [t.id, t.held_by?.session_id]),
-      [[5, 'shapes-worker']],
-    );
+    const [held, ...others] = (await s.ok('list_tasks', { fields: ['held_by'], held_by: 'any' })).tasks;
+    assert.deepEqual([held, others], [{ id: 5, held_by: held.held_by }, []]);
+    assert.equal(held.held_by.session_id, 'shapes-worker');
   });
 
   test('list_tasks: brief rows page exactly like full ones; a cursor serves either shape', async () => {
     const s = await env.open();
     for (const sort of ['id', 'priority', 'updated']) {
-      const all = (await s.ok('list_tasks', { sort, limit: 500 })).tasks.map((t: any) => t.id);
+      const all = ids((await s.ok('list_tasks', { sort, limit: 500 })).tasks);
       const seen: number[] = [];
       let cursor: string | null = null;
       do {
         const page: any = await s.ok('list_tasks', { sort, limit: 3, fields: 'brief', ...(cursor ? { cursor } : {}) });
         assert.deepEqual(keysOf(page.tasks), ['id,title,status']);
         assert.equal(page.total, all.length);
-        seen.push(...page.tasks.map((t: any) => t.id));
+        seen.push(...ids(page.tasks));
         cursor = page.next_cursor;
       } while (cursor);
       assert.deepEqual(seen, all, `sort ${sort}`);
@@ -80,10 +60,7 @@ contract('list shapes (fields)', (env) => {
     const first = await s.ok('list_tasks', { limit: 2, fields: ['brief'] });
     const next = await s.ok('list_tasks', { limit: 2, cursor: first.next_cursor });
     assert.deepEqual(keysOf(next.tasks), [[...ROW, 'held_by'].join(',')]);
-    assert.deepEqual(
-      next.tasks.map((t: any) => t.id),
-      [3, 4],
-    );
+    assert.deepEqual(ids(next.tasks), [3, 4]);
   });
 
   test('search_tasks: brief hits, picked keys; matched stays', async () => {
@@ -91,12 +68,9 @@ contract('list shapes (fields)', (env) => {
     const full = await s.ok('search_tasks', { query: 'search' });
     assert.ok(full.results.length > 0);
     assert.deepEqual(keysOf(full.results), ['id,title,status,priority,feature,discipline,score,snippet']);
-    const brief = await s.ok('search_tasks', { query: 'search', fields: ['brief'] });
-    assert.deepEqual(
-      brief.results,
-      full.results.map((r: any) => ({ id: r.id, title: r.title, status: r.status })),
-    );
-    assert.equal(brief.matched, full.matched);
+    const short = await s.ok('search_tasks', { query: 'search', fields: ['brief'] });
+    assert.deepEqual(short.results, brief(full.results));
+    assert.equal(short.matched, full.matched);
     assert.deepEqual(keysOf((await s.ok('search_tasks', { query: 'search', fields: ['snippet', 'score'] })).results), [
       'id,score,snippet',
     ]);
@@ -108,9 +82,7 @@ contract('list shapes (fields)', (env) => {
     const b = await env.open({ recipe: 'worker', sessionId: 'shapes-next' }, p);
     const full = await b.ok('next_tasks');
     assert.deepEqual(keysOf(full.tasks), [ROW.join(',')]);
-    assert.deepEqual(await b.ok('next_tasks', { fields: 'brief' }), {
-      tasks: full.tasks.map((t: any) => ({ id: t.id, title: t.title, status: t.status })),
-    });
+    assert.deepEqual(await b.ok('next_tasks', { fields: 'brief' }), { tasks: brief(full.tasks) });
     assert.deepEqual(keysOf((await b.ok('next_tasks', { fields: ['priority'] })).tasks), ['id,priority']);
     await a.ok('claim_next_task');
     await sleep(300); // the lease runs out: the next claim would take the task over

@@ -28,10 +28,6 @@ import {
   type SignalComment,
 } from '../helpers/ralphRead.js';
 
-/** Ralph head's own fixtures (normalized schema); never copied into this repo. */
-const HEAD_DIR = HEAD_FIXTURES_DIR;
-const HEAD_SKIP = HEAD_FIXTURE_SKIP;
-
 // Every test works on its own copy: the helpers open read-only, but breaking rules needs writes, and even a
 // read-only open of a WAL database leaves -wal/-shm files next to it.
 const TMP = mkdtempSync(join(tmpdir(), 'ralph-read-'));
@@ -48,7 +44,8 @@ function copyOf(dir: string, name: string): string {
   return dest;
 }
 
-const head = (name: string = '04-desktop-dev.db') => copyOf(HEAD_DIR, name);
+/** A copy of one of Ralph head's own fixtures (normalized schema; never copied into this repo). */
+const head = (name: string = '04-desktop-dev.db') => copyOf(HEAD_FIXTURES_DIR, name);
 const legacy = (name: string = '04-desktop-dev.db') => copyOf(FIXTURES_DIR, name);
 
 /** Writes to a copy, the way a faulty writer would (pragmas included, e.g. to get past CHECKs or FKs). */
@@ -65,6 +62,11 @@ function mutate(path: string, sql: string): string {
 const OFF_CHECKS = 'PRAGMA ignore_check_constraints = ON;';
 const OFF_FKS = 'PRAGMA foreign_keys = OFF;';
 
+/** What counts() answers, in its order: tasks, dependencies, criteria, comments, learnings, features, … */
+const COUNTED =
+  'tasks dependencies criteria comments learnings features disciplines tags context_files output_artifacts';
+const tally = (...n: number[]) => Object.fromEntries(COUNTED.split(' ').map((k, i) => [k, n[i]]));
+
 function assertNamesRule(violations: string[], rule: string): void {
   assert.ok(
     violations.some((v) => v.startsWith(`[${rule}] `)),
@@ -72,7 +74,7 @@ function assertNamesRule(violations: string[], rule: string): void {
   );
 }
 
-describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
+describe('normalized (head) fixtures', { skip: HEAD_FIXTURE_SKIP }, () => {
   for (const name of HEAD_FIXTURES) {
     test(`${name}: every invariant holds`, () => {
       const p = head(name);
@@ -83,30 +85,8 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
   }
 
   test('04-desktop-dev counts are what the fixture holds', () => {
-    assert.deepEqual(counts(head()), {
-      tasks: 21,
-      dependencies: 13,
-      criteria: 45,
-      comments: 30,
-      learnings: 0,
-      features: 5,
-      disciplines: 8,
-      tags: 36,
-      context_files: 0,
-      output_artifacts: 0,
-    });
-    assert.deepEqual(counts(head('03-desktop-tasks.db')), {
-      tasks: 3,
-      dependencies: 1,
-      criteria: 4,
-      comments: 1,
-      learnings: 0,
-      features: 2,
-      disciplines: 8,
-      tags: 4,
-      context_files: 3,
-      output_artifacts: 2,
-    });
+    assert.deepEqual(counts(head()), tally(21, 13, 45, 30, 0, 5, 8, 36, 0, 0));
+    assert.deepEqual(counts(head('03-desktop-tasks.db')), tally(3, 1, 4, 1, 0, 2, 8, 4, 3, 2));
   });
 
   test('ralphTaskList reads like get_task_list_items', () => {
@@ -143,22 +123,19 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
   });
 
   test('ralphTaskList fails as a whole on a status, priority or provenance Ralph cannot parse', () => {
-    assert.throws(
-      () => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'failed' WHERE id = 6")),
-      /Invalid task status: failed \(task 6\)/,
-    );
-    assert.throws(
-      () => ralphTaskList(mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 9")),
-      /needs_input \(task 9\)/,
-    );
-    assert.throws(
-      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`)),
-      /Invalid task priority: urgent \(task 1\)/,
-    );
-    assert.throws(
-      () => ralphTaskList(mutate(head(), `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`)),
-      /Invalid task provenance: Agent \(task 2\)/,
-    );
+    for (const [sql, error] of [
+      ["UPDATE runtime_tasks SET status = 'failed' WHERE id = 6", /Invalid task status: failed \(task 6\)/],
+      ["UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 9", /needs_input \(task 9\)/],
+      [
+        `${OFF_CHECKS} UPDATE task_details SET priority = 'urgent' WHERE id = 5`,
+        /Invalid task priority: urgent \(task 1\)/,
+      ],
+      [
+        `${OFF_CHECKS} UPDATE runtime_tasks SET provenance = 'Agent' WHERE id = 2`,
+        /Invalid task provenance: Agent \(task 2\)/,
+      ],
+    ] as const)
+      assert.throws(() => ralphTaskList(mutate(head(), sql)), error, sql);
   });
 
   test('ralphTask shows what get_task_by_id shows (an unknown status as pending)', () => {
@@ -195,9 +172,8 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     assert.equal(ralphTask(p, 22), undefined);
     assert.equal(ralphTask(head('05-desktop-templates.db'), 1)?.template_id, 1);
 
-    const broken = mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 5");
-    assert.equal(ralphTask(broken, 5)?.status, 'pending');
-    assert.equal(ralphTask(broken, 5)?.status_raw, 'needs_input');
+    const broken = ralphTask(mutate(head(), "UPDATE runtime_tasks SET status = 'needs_input' WHERE id = 5"), 5);
+    assert.deepEqual([broken?.status, broken?.status_raw], ['pending', 'needs_input']);
     // A task whose subsystem is gone is "not found" to Ralph (inner JOIN).
     assert.equal(
       ralphTask(mutate(head(), `${OFF_FKS} UPDATE runtime_tasks SET subsystem_id = 99 WHERE id = 20`), 20),
@@ -216,22 +192,17 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
     ]);
   });
 
+  const LEGACY_4 = ['human', 'learned', 'discovery', 'task', 'legacy-task-4'];
+
   test('ralphComments reads get_signals_for_task, oldest first', () => {
     const p = head();
     const four = ralphComments(p, 4) as SignalComment[];
+    // Both: human, learned, discovery, task, legacy-task-4.
     assert.deepEqual(
-      four.map((c) => [c.id, c.author, c.verb, c.kind, c.scope, c.session_id, c.body]),
+      four.map((c) => [c.id, c.body, c.author, c.verb, c.kind, c.scope, c.session_id]),
       [
-        [
-          4,
-          'human',
-          'learned',
-          'discovery',
-          'task',
-          'legacy-task-4',
-          'Found edge case: empty URL string passes validation. Adding test.',
-        ],
-        [5, 'human', 'learned', 'discovery', 'task', 'legacy-task-4', 'Also test unicode URLs please.'],
+        [4, 'Found edge case: empty URL string passes validation. Adding test.', ...LEGACY_4],
+        [5, 'Also test unicode URLs please.', ...LEGACY_4],
       ],
     );
     const t21 = ralphComments(p, 21) as SignalComment[];
@@ -239,25 +210,10 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
       t21.map((c) => c.id),
       Array.from({ length: 15 }, (_, i) => i + 16),
     );
+    const verbs = 'done partial stuck ask ask flag flag flag learned learned learned suggest suggest blocked blocked';
     assert.deepEqual(
       t21.map((c) => c.verb),
-      [
-        'done',
-        'partial',
-        'stuck',
-        'ask',
-        'ask',
-        'flag',
-        'flag',
-        'flag',
-        'learned',
-        'learned',
-        'learned',
-        'suggest',
-        'suggest',
-        'blocked',
-        'blocked',
-      ],
+      verbs.split(' '),
     );
     assert.ok(t21.every((c) => c.author === 'agent' && c.created === '2026-01-01T00:00:00Z'));
     const partial = t21[1];
@@ -281,11 +237,10 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
   test('ralphFeature: NOCASE name, learnings from subsystem_comments, child tables', () => {
     const p = head();
     const f = ralphFeature(p, 'BOOKMARK-Crud');
-    assert.equal(f?.name, 'bookmark-crud');
-    assert.equal(f?.display_name, 'Bookmark CRUD');
-    assert.equal(f?.acronym, 'BKMK');
-    assert.equal(f?.status, 'active');
-    assert.equal(f?.created, '2026-01-01');
+    assert.deepEqual(
+      [f?.name, f?.display_name, f?.acronym, f?.status, f?.created],
+      ['bookmark-crud', 'Bookmark CRUD', 'BKMK', 'active', '2026-01-01'],
+    );
     assert.deepEqual(f?.learnings, []); // 6 comments on it, none in category 'learning'
     assert.equal(ralphFeature(p, 'nope'), undefined);
 
@@ -298,23 +253,14 @@ describe('normalized (head) fixtures', { skip: HEAD_SKIP }, () => {
        INSERT INTO subsystem_dependencies (subsystem_id, depends_on_subsystem_id) VALUES (3, 1);
        UPDATE subsystems SET architecture = 'inverted index', boundaries = 'read-only' WHERE id = 3;`,
     );
-    const learned = ralphFeature(q, 'bookmark-crud')?.learnings;
-    assert.equal(learned?.length, 1);
+    const [learned, ...more] = ralphFeature(q, 'bookmark-crud')?.learnings ?? [];
+    assert.deepEqual(more, []);
+    const fallback = 'Favicons need a fallback';
     assert.deepEqual(
-      learned?.map((l) => [l.text, l.body, l.summary, l.reason, l.discipline, l.task_id, l.iteration, l.created]),
-      [
-        [
-          'Favicons need a fallback',
-          'Favicons need a fallback',
-          'fallback icon',
-          '404s are common',
-          'frontend',
-          4,
-          2,
-          '2026-01-02T00:00:00Z',
-        ],
-      ],
+      [learned?.text, learned?.body, learned?.summary, learned?.reason, learned?.discipline],
+      [fallback, fallback, 'fallback icon', '404s are common', 'frontend'],
     );
+    assert.deepEqual([learned?.task_id, learned?.iteration, learned?.created], [4, 2, '2026-01-02T00:00:00Z']);
     const s = ralphFeature(q, 'search');
     assert.deepEqual([s?.architecture, s?.boundaries], ['inverted index', 'read-only']);
     assert.deepEqual(s?.knowledge_paths, ['docs/search.md']);
@@ -409,18 +355,7 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
   }
 
   test('04-desktop-dev counts (from the JSON columns)', () => {
-    assert.deepEqual(counts(legacy()), {
-      tasks: 20,
-      dependencies: 13,
-      criteria: 43,
-      comments: 15,
-      learnings: 0,
-      features: 5,
-      disciplines: 8,
-      tags: 33,
-      context_files: 0,
-      output_artifacts: 0,
-    });
+    assert.deepEqual(counts(legacy()), tally(20, 13, 43, 15, 0, 5, 8, 33, 0, 0));
   });
 
   test('ralphTaskList reads the legacy tasks and never fails (936f316 shows unknown statuses as pending)', () => {
@@ -444,9 +379,7 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
   test('ralphTask parses the JSON columns', () => {
     const p = legacy();
     const t = ralphTask(p, 1);
-    assert.equal(t?.title, 'Bookmark card layout');
-    assert.equal(t?.feature, 'bookmark-crud');
-    assert.deepEqual(t?.tags, ['ui', 'design']);
+    assert.deepEqual([t?.title, t?.feature, t?.tags], ['Bookmark card layout', 'bookmark-crud', ['ui', 'design']]);
     assert.deepEqual(t?.acceptance_criteria, [
       'Card displays favicon, title, and truncated URL',
       'Action buttons visible on hover',
@@ -549,31 +482,14 @@ describe('legacy fixtures', { skip: FIXTURE_SKIP }, () => {
   });
 });
 
-describe('both generations of 04-desktop-dev agree', { skip: HEAD_SKIP || FIXTURE_SKIP }, () => {
+describe('both generations of 04-desktop-dev agree', { skip: HEAD_FIXTURE_SKIP || FIXTURE_SKIP }, () => {
   test("tasks 1..20 read the same (apart from updated, which head's triggers stamped)", () => {
-    const h = head();
-    const l = legacy();
-    for (let id = 1; id <= 20; id++) {
-      const {
-        updated: _hu,
-        template_id: _ht,
-        agent: _ha,
-        model: _hm,
-        effort: _he,
-        thinking: _hk,
-        ...a
-      } = ralphTask(h, id) ?? assert.fail(`head task ${id}`);
-      const {
-        updated: _lu,
-        template_id: _lt,
-        agent: _la,
-        model: _lm,
-        effort: _le,
-        thinking: _lk,
-        ...b
-      } = ralphTask(l, id) ?? assert.fail(`legacy task ${id}`);
-      assert.deepEqual(a, b, `task ${id}`);
-    }
+    // Besides updated, what only head's schema has: template_id, agent, model, effort, thinking.
+    const apart = new Set(['updated', 'template_id', 'agent', 'model', 'effort', 'thinking']);
+    const shared = (path: string, id: number) =>
+      Object.entries(ralphTask(path, id) ?? assert.fail(`${path}: task ${id}`)).filter(([k]) => !apart.has(k));
+    const [h, l] = [head(), legacy()];
+    for (let id = 1; id <= 20; id++) assert.deepEqual(shared(h, id), shared(l, id), `task ${id}`);
   });
 
   test('a legacy comment is a learned signal with the same body', () => {

@@ -51,6 +51,11 @@ function refusedWith(fn: () => unknown, reason: UnsafeReason, message: RegExp): 
   });
 }
 
+/** openInProject refuses `file` for reading and for appending alike. */
+function refusedModes(root: string, file: string, reason: UnsafeReason, message: RegExp): void {
+  for (const mode of ['read', 'append'] as const) refusedWith(() => openInProject(root, file, mode), reason, message);
+}
+
 /** Runs `fn`, failing if it takes longer than `ms` (a FIFO that blocks would hang the test runner instead). */
 function prompt<T>(ms: number, fn: () => T): T {
   const t0 = Date.now();
@@ -69,9 +74,9 @@ describe('openInProject', () => {
     writeSync(a.fd, 'hello\n');
     closeSync(a.fd);
     assert.equal(readFileSync(file, 'utf8'), 'hello\n');
-    const r = openInProject(root, file, 'read')!;
-    assert.equal(r.size, 6);
-    closeSync(r.fd);
+    const { fd, size } = openInProject(root, file, 'read')!;
+    closeSync(fd);
+    assert.equal(size, 6);
   });
 
   test('a symbolic link to a file outside the project is refused, for read and append; the target is unchanged', () => {
@@ -90,8 +95,7 @@ describe('openInProject', () => {
     const { root, ralph, file } = layout();
     writeFileSync(join(ralph, 'notes.txt'), 'inside\n');
     symlinkSync('notes.txt', file);
-    refusedWith(() => openInProject(root, file, 'read'), 'symlink', /symbolic link/);
-    refusedWith(() => openInProject(root, file, 'append'), 'symlink', /symbolic link/);
+    refusedModes(root, file, 'symlink', /symbolic link/);
     assert.equal(readFileSync(join(ralph, 'notes.txt'), 'utf8'), 'inside\n');
   });
 
@@ -106,20 +110,14 @@ describe('openInProject', () => {
   test('a FIFO is refused at once, for read and append (no writer, no reader: nothing blocks)', () => {
     const { root, file } = layout();
     execFileSync('mkfifo', [file]);
-    refusedWith(
-      () => prompt(2000, () => openInProject(root, file, 'read')),
-      'not_regular',
-      /is a FIFO \(named pipe\), not a regular file/,
-    );
-    refusedWith(() => prompt(2000, () => openInProject(root, file, 'append')), 'not_regular', /FIFO/);
+    prompt(2000, () => refusedModes(root, file, 'not_regular', /is a FIFO \(named pipe\), not a regular file/));
     refusedWith(() => prompt(2000, () => readTailInProject(root, file, 1024)), 'not_regular', /FIFO/);
   });
 
   test('a directory in place of the file is refused', () => {
     const { root, file } = layout();
     mkdirSync(file);
-    refusedWith(() => openInProject(root, file, 'read'), 'not_regular', /is a directory, not a regular file/);
-    refusedWith(() => openInProject(root, file, 'append'), 'not_regular', /directory/);
+    refusedModes(root, file, 'not_regular', /is a directory, not a regular file/);
   });
 
   test('a device in place of the file is refused (where this process may make one)', (t) => {
@@ -130,8 +128,7 @@ describe('openInProject', () => {
       t.skip('mknod is not permitted here');
       return;
     }
-    refusedWith(() => openInProject(root, file, 'read'), 'not_regular', /is a device/);
-    refusedWith(() => openInProject(root, file, 'append'), 'not_regular', /is a device/);
+    refusedModes(root, file, 'not_regular', /is a device/);
   });
 
   test('.ralph itself a link out of the project: refused, for read and append, nothing written there', () => {
@@ -140,12 +137,7 @@ describe('openInProject', () => {
     writeFileSync(join(away, 'progress.txt'), 'outside progress\n');
     symlinkSync(away, join(root, '.ralph'));
     const file = join(root, '.ralph', 'progress.txt');
-    refusedWith(
-      () => openInProject(root, file, 'append'),
-      'outside_project',
-      /lies in a folder that resolves to .*outside the project/,
-    );
-    refusedWith(() => openInProject(root, file, 'read'), 'outside_project', /outside the project/);
+    refusedModes(root, file, 'outside_project', /lies in a folder that resolves to .*outside the project/);
     refusedWith(
       () => openInProject(root, join(root, '.ralph', 'learnings.txt'), 'append'),
       'outside_project',
@@ -160,8 +152,7 @@ describe('openInProject', () => {
     mkdirSync(join(root, 'state'));
     writeFileSync(join(root, 'state', 'progress.txt'), 'x\n');
     symlinkSync('state', join(root, '.ralph'));
-    const r = readTailInProject(root, join(root, '.ralph', 'progress.txt'), 100)!;
-    assert.equal(r.text, 'x\n');
+    assert.equal(readTailInProject(root, join(root, '.ralph', 'progress.txt'), 100)?.text, 'x\n');
   });
 });
 
@@ -170,14 +161,9 @@ describe('bounded reads', () => {
     const { root, file } = layout();
     const big = `${'a'.repeat(3_000_000)}THE END\n`;
     writeFileSync(file, big);
-    const r = readTailInProject(root, file, 1000)!;
-    assert.equal(r.text.length, 1000);
-    assert.ok(r.text.endsWith('THE END\n'));
-    assert.equal(r.fileBytes, big.length);
-    assert.equal(r.omittedBytes, big.length - 1000);
-    const small = readTailInProject(root, file, 10_000_000)!;
-    assert.equal(small.omittedBytes, 0);
-    assert.equal(small.text, big);
+    const tail = { text: big.slice(-1000), fileBytes: big.length, omittedBytes: big.length - 1000 };
+    assert.deepEqual(readTailInProject(root, file, 1000), tail);
+    assert.deepEqual(readTailInProject(root, file, 10_000_000), { text: big, fileBytes: big.length, omittedBytes: 0 });
   });
 
   test('a cut inside a UTF-8 character skips to the next whole character', () => {
@@ -202,8 +188,7 @@ describe('hard links and a .ralph swapped during the open (issue 28)', () => {
   test('a hard link to a file outside is refused for reading and appending; the outside file is unchanged', () => {
     const { root, file, secret } = layout();
     linkSync(secret, file);
-    refusedWith(() => openInProject(root, file, 'read'), 'hard_link', /has 2 hard links/);
-    refusedWith(() => openInProject(root, file, 'append'), 'hard_link', /has 2 hard links/);
+    refusedModes(root, file, 'hard_link', /has 2 hard links/);
     refusedWith(() => readWholeInProject(root, file, 2048), 'hard_link', /another name/);
     assert.equal(readFileSync(secret, 'utf8'), 'outside content\n');
     // Once the other name is gone the file is an ordinary one again.
