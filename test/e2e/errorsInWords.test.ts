@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { inWords } from '../../src/cli/launch.js';
-import { CLI } from '../helpers/env.js';
+import { serverCommand } from '../helpers/env.js';
+import { runCli } from '../helpers/server.js';
 import { sampleProject } from '../helpers/project.js';
 
 /** Makes `paths` read-only by mode (directories `dirMode`, files `fileMode`); returns what undoes it. */
@@ -26,7 +27,7 @@ function chmodAll(
 /** Wrong paths, permissions and read-only files, in words a person acts on, on every command. */
 const file = join(mkdtempSync(join(tmpdir(), 'ralph-words-')), 'not-a-folder');
 writeFileSync(file, 'x');
-const run = (args: string[]) => spawnSync(process.execPath, [CLI, ...args], { input: '', encoding: 'utf8' });
+const run = runCli;
 
 test('--project naming a file: serve, doctor and init say so (exit 2, one line, no stack)', () => {
   const serve = run(['--project', file, '--recipe', 'yap']);
@@ -110,7 +111,8 @@ test('a database this user cannot write: doctor says so (never crashes), serve s
     // Every check that needs only reading ran and passed.
     for (const label of ['integrity', 'schema', 'ralph-mcp tables'])
       assert.match(doctorLine(doctor.stdout, label), /^✓ /, label);
-    const session = spawnSync(process.execPath, [CLI, '--project', project.root, '--recipe', 'braindump'], {
+    const cmd = serverCommand(['--project', project.root, '--recipe', 'braindump']);
+    const session = spawnSync(cmd.command, cmd.args, {
       input: `${[
         {
           jsonrpc: '2.0',

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { sampleProject } from '../helpers/project.js';
-import { CLI } from '../helpers/env.js';
+import { runCli } from '../helpers/server.js';
 
 /**
  * Launches that start but cannot do their job say so, with the fix: a task recipe without a task, a
  * task given to a recipe that works across tasks, a client configuration without a recipe.
  */
 const project = sampleProject();
-const cli = (args: string[]) =>
-  spawnSync(process.execPath, [CLI, ...args, '--project', project.root], { input: '', encoding: 'utf8' });
+const cli = (args: string[]) => runCli([...args, '--project', project.root]);
 const planWarnings = (args: string[]): string[] => {
   const r = cli(['plan', '--json', ...args]);
   assert.equal(r.status, 0, r.stderr);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { resultCopiesFor, resultTextMode } from '../../src/server/resultCopies.js';
 import { sampleProject } from '../helpers/project.js';
-import { CLI } from '../helpers/env.js';
+import { serverCommand } from '../helpers/env.js';
+import { runCli } from '../helpers/server.js';
 
 /**
  * Which copies of a result each client gets (src/server/resultCopies.ts): Claude Code since 2.0.21 the
@@ -35,8 +35,7 @@ test('resultCopiesFor: by client name and version, and by mode', () => {
 async function callAs(clientName: string, version: string, env: Record<string, string> = {}) {
   const p = sampleProject();
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, '--project', p.root, '--recipe', 'yap'],
+    ...serverCommand(['--project', p.root, '--recipe', 'yap']),
     env: { ...(process.env as Record<string, string>), ...env },
     stderr: 'pipe',
   });
@@ -69,11 +68,7 @@ test('over stdio: Claude Code gets structuredContent alone, another client both 
 
 test('a malformed RALPH_MCP_RESULT_TEXT fails the launch with one line', () => {
   const p = sampleProject();
-  const r = spawnSync(process.execPath, [CLI, '--project', p.root, '--recipe', 'yap'], {
-    input: '',
-    encoding: 'utf8',
-    env: { ...process.env, RALPH_MCP_RESULT_TEXT: 'maybe' },
-  });
+  const r = runCli(['--project', p.root, '--recipe', 'yap'], { RALPH_MCP_RESULT_TEXT: 'maybe' });
   assert.equal(r.status, 2);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^ralph-mcp: error: RALPH_MCP_RESULT_TEXT must be one of auto, always, never, got "maybe"\n$/);

@@ -5,18 +5,15 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
-import { CLI } from '../helpers/env.js';
+import { serverCommand } from '../helpers/env.js';
 import { sampleProject, tempDir } from '../helpers/project.js';
 import { runCli } from '../helpers/server.js';
 import { connectSocket } from '../helpers/socketClient.js';
 
 /** --transport socket: one shared server, one MCP session per connection. */
 async function startSocketServer(p: Project, socket: string, flags: string[] = []): Promise<ChildProcess> {
-  const child = spawn(
-    process.execPath,
-    [CLI, '--project', p.root, '--transport', 'socket', '--socket', socket, ...flags],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const cmd = serverCommand(['--project', p.root, '--transport', 'socket', '--socket', socket, ...flags]);
+  const child = spawn(cmd.command, cmd.args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   const ready = () => existsSync(`${socket}.pid`) && readFileSync(`${socket}.pid`, 'utf8').trim() === String(child.pid);

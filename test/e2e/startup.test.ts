@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
-import { ALL_TOOLS, inSpecOrder } from '../helpers/spec.js';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { emptyProject, sampleProject, tempDir } from '../helpers/project.js';
+import { ALL_TOOLS, inSpecOrder } from '../helpers/spec.js';
+import { emptyProject, sampleProject, sql, tempDir } from '../helpers/project.js';
 import { runCli, startSession } from '../helpers/server.js';
 
 /** Every launch problem: non-zero exit, ONE line on stderr, NOTHING on stdout, before any MCP traffic. */
 function assertRefused(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}) {
   const r = runCli(args, env);
-  assert.notEqual(r.status, 0, `exit status for ${args.join(' ')}`);
+  assert.equal(r.status, 2, `exit status for ${args.join(' ')}`);
   assert.equal(r.stdout, '', 'nothing on stdout');
   assert.equal(r.stderr.split('\n').filter(Boolean).length, 1, `one line on stderr, got: ${r.stderr}`);
   assert.match(r.stderr, pattern);
@@ -39,9 +40,8 @@ describe('startup fails closed', () => {
       /--task must be a positive integer task id, got "seven"/,
     ));
 
-  test('a task whose discipline row is missing: says so, and how to proceed', async () => {
+  test('a task whose discipline row is missing: says so, and how to proceed', () => {
     const q = sampleProject();
-    const { sql } = await import('../helpers/project.js');
     const db = sql(q);
     db.pragma('foreign_keys = OFF');
     db.prepare("UPDATE tasks SET discipline = 'ghost' WHERE id = 5").run();
@@ -96,10 +96,9 @@ describe('startup fails closed', () => {
     assertRefused(['--project', dir, '--recipe', 'yap'], /cannot (open|read) database .*not a database/);
   });
 
-  test("a SQLite file without Ralph's tables", async () => {
+  test("a SQLite file without Ralph's tables", () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.ralph', 'db'), { recursive: true });
-    const { default: Database } = await import('better-sqlite3');
     const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'));
     db.exec('CREATE TABLE other (x)');
     db.close();
@@ -109,9 +108,8 @@ describe('startup fails closed', () => {
     );
   });
 
-  test('a database from a newer Ralph (unknown user_version)', async () => {
+  test('a database from a newer Ralph (unknown user_version)', () => {
     const q = emptyProject();
-    const { default: Database } = await import('better-sqlite3');
     const db = new Database(q.dbPath);
     db.pragma('user_version = 2');
     db.close();
@@ -123,6 +121,15 @@ describe('startup fails closed', () => {
 
   test('unknown flag (a typo must not silently widen or change the session)', () =>
     assertRefused(['--project', p.root, '--recipes', 'yap'], /Unknown argument: recipes/));
+
+  test('RALPH_MCP_BUSY_TIMEOUT_MS must be a whole number of milliseconds', () => {
+    for (const bad of ['soon', '-1', '1.5', '900000'])
+      assertRefused(
+        ['--project', p.root],
+        /^ralph-mcp: error: .*RALPH_MCP_BUSY_TIMEOUT_MS must be a whole number of milliseconds from 0 to 600000/,
+        { RALPH_MCP_BUSY_TIMEOUT_MS: bad },
+      );
+  });
 });
 
 describe('startup succeeds', () => {
@@ -148,31 +155,23 @@ describe('startup succeeds', () => {
   });
 });
 
-describe('init', () => {
-  test('creates the database, metadata row and empty state files; refuses to overwrite', async () => {
-    const dir = tempDir();
-    const r = runCli(['init', '--project', dir, '--title', 'My Project']);
-    assert.equal(r.status, 0, r.stderr);
-    const { default: Database } = await import('better-sqlite3');
-    const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'), { readonly: true });
-    assert.equal(db.pragma('user_version', { simple: true }), 1);
-    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
-    const meta = db.prepare('SELECT * FROM metadata').all() as {
-      project_title: string;
-      schema_version: string;
-      project_created: string;
-    }[];
-    db.close();
-    assert.equal(meta.length, 1);
-    assert.equal(meta[0]!.project_title, 'My Project');
-    assert.equal(meta[0]!.schema_version, '1.0');
-    assert.match(meta[0]!.project_created, /^\d{4}-\d{2}-\d{2}$/);
-    const { readFileSync } = await import('node:fs');
-    assert.equal(readFileSync(join(dir, '.ralph', 'learnings.txt'), 'utf8'), '');
-    assert.equal(readFileSync(join(dir, '.ralph', 'progress.txt'), 'utf8'), '');
+test('init: creates the database, metadata row and empty state files; refuses to overwrite', () => {
+  const dir = tempDir();
+  const r = runCli(['init', '--project', dir, '--title', 'My Project']);
+  assert.equal(r.status, 0, r.stderr);
+  const db = new Database(join(dir, '.ralph', 'db', 'ralph.db'), { readonly: true });
+  assert.equal(db.pragma('user_version', { simple: true }), 1);
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  const meta = db.prepare('SELECT * FROM metadata').all() as Record<string, string>[];
+  db.close();
+  assert.equal(meta.length, 1);
+  assert.equal(meta[0]!.project_title, 'My Project');
+  assert.equal(meta[0]!.schema_version, '1.0');
+  assert.match(meta[0]!.project_created!, /^\d{4}-\d{2}-\d{2}$/);
+  for (const file of ['learnings.txt', 'progress.txt'])
+    assert.equal(readFileSync(join(dir, '.ralph', file), 'utf8'), '');
 
-    const again = runCli(['init', '--project', dir]);
-    assert.equal(again.status, 2);
-    assert.match(again.stderr, /refusing to overwrite the existing database/);
-  });
+  const again = runCli(['init', '--project', dir]);
+  assert.equal(again.status, 2);
+  assert.match(again.stderr, /refusing to overwrite the existing database/);
 });
