@@ -1,8 +1,5 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
-import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { describe, test } from 'node:test';
 import { buildConfig } from '../../src/cli/config.js';
 import { doctor } from '../../src/cli/doctor.js';
@@ -12,8 +9,9 @@ import type { Project } from '../../src/domain/project.js';
 import { openSession } from '../../src/session/open.js';
 import { planToJson } from '../../src/session/planJson.js';
 import { initProject } from '../../src/store/open/init.js';
-import { emptyProject, sampleProject, tempDir } from '../helpers/project.js';
+import { emptyProject, query, sampleProject, tempDir } from '../helpers/project.js';
 import { openInProc } from './harness.js';
+import { alter, fileState } from './support.fixtures.js';
 
 /**
  * Telling Ralph's two schema generations apart (both say user_version 1), refusing what is neither or
@@ -21,31 +19,24 @@ import { openInProc } from './harness.js';
  * and plan reading the normalized tables. The processes (exit codes, stderr) are test/e2e/generations.test.ts's.
  */
 
-function alter(p: Project, statements: string): void {
-  const db = new Database(p.dbPath);
-  db.pragma('foreign_keys = OFF');
-  db.exec(statements);
-  db.close();
-}
-
 /** Rebuilds a table with changed DDL, as a migration of a newer Ralph would (CHECK lists cannot be ALTERed). */
 function rebuild(p: Project, table: string, change: (ddl: string) => string): void {
   const db = new Database(p.dbPath);
   db.pragma('foreign_keys = OFF');
-  const ddl = (
-    db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) as { sql: string }
-  ).sql;
+  const ddl = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
+    .pluck()
+    .get(table) as string;
   const changed = change(ddl);
   assert.notEqual(changed, ddl, 'the DDL was changed');
   // Ralph's own indexes go with the old table; made again after the rename, as a migration would.
-  const indexes = (
-    db
-      .prepare(
-        `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL
-         AND name NOT LIKE 'ralph_mcp%'`,
-      )
-      .all(table) as { sql: string }[]
-  ).map((r) => r.sql);
+  const indexes = db
+    .prepare(
+      `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL
+       AND name NOT LIKE 'ralph_mcp%'`,
+    )
+    .pluck()
+    .all(table) as string[];
   db.transaction(() => {
     db.exec(changed.replace(`CREATE TABLE ${table}`, `CREATE TABLE ${table}_new`));
     db.exec(
@@ -60,11 +51,6 @@ function rebuild(p: Project, table: string, change: (ddl: string) => string): vo
 /** One pattern of several, in order and adjacent (for lines of at most 120 characters). */
 const joined = (...parts: RegExp[]) => new RegExp(parts.map((r) => r.source).join(''));
 const RESEMBLES = /it resembles Ralph's normalized schema/;
-
-const fileState = (p: Project) => ({
-  hash: createHash('sha256').update(readFileSync(p.dbPath)).digest('hex'),
-  files: readdirSync(dirname(p.dbPath)).sort(),
-});
 
 /** The error `fn` throws, which must be a StartupError (a launch refused: exit 2, its message one stderr line). */
 function startupError(fn: () => unknown): StartupError {
@@ -90,10 +76,8 @@ describe('which generation a database is', () => {
   test("a mix of both generations is refused, naming the one it resembles and the other's tables", () => {
     const p = sampleProject('normalized');
     alter(p, 'CREATE TABLE features (name TEXT PRIMARY KEY)');
-    refusedAtStart(
-      p,
-      joined(/is not a Ralph database \(it also holds tables of the other generation: features\); /, RESEMBLES),
-    );
+    const mixed = /is not a Ralph database \(it also holds tables of the other generation: features\); /;
+    refusedAtStart(p, joined(mixed, RESEMBLES));
   });
 
   test('a normalized database missing a table is refused, naming what it lacks', () => {
@@ -110,13 +94,9 @@ describe('which generation a database is', () => {
     rebuild(checks, 'runtime_tasks', (ddl) =>
       ddl.replace("'needs_input','failed'", "'needs_input','failed','archived'"),
     );
-    refusedAtStart(
-      checks,
-      joined(
-        /table runtime_tasks has a CHECK on status allowing /,
-        /\(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/,
-      ),
-    );
+    const allowing =
+      /\(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/;
+    refusedAtStart(checks, joined(/table runtime_tasks has a CHECK on status allowing /, allowing));
   });
 
   test('doctor names the generation, and shows – (not ✓) for what a failed schema check kept it from', () => {
@@ -147,30 +127,21 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
       await s.ok('search_tasks', { query: 'recipe' }); // makes the search index and its triggers
       const before = await s.ok('get_project_progress', {});
       await s.close();
-      const db = new Database(p.dbPath);
-      const tables = (
-        db
-          .prepare(
-            `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%'
-             AND name NOT LIKE 'sqlite_%'`,
-          )
-          .all() as { name: string }[]
-      ).map((r) => r.name);
-      db.close();
+      const tables = query<{ name: string }>(
+        p,
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'ralph_mcp%'
+         AND name NOT LIKE 'sqlite_%'`,
+      );
       // As a migration of Ralph's would (SQLite's own procedure for changing a table): a later table's
       // rebuild must not be broken by anything of ours on or naming an earlier one.
-      for (const table of tables) rebuild(p, table, (ddl) => `${ddl} `);
+      for (const { name } of tables) rebuild(p, name, (ddl) => `${ddl} `);
       const again = await openInProc(p);
-      try {
-        await again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
-        assert.deepEqual((await again.ok('get_project_progress', {})).by_feature, before.by_feature);
-        assert.deepEqual(
-          (await again.ok('search_tasks', { query: 'typeahead' })).results.map((h: any) => h.id),
-          [6],
-        );
-      } finally {
-        await again.close();
-      }
+      await again.ok('set_task_status', { id: 5, status: 'in_progress' }); // a write: our triggers are made again
+      const after = await again.ok('get_project_progress', {});
+      const hits = (await again.ok('search_tasks', { query: 'typeahead' })).results.map((h: any) => h.id);
+      await again.close();
+      assert.deepEqual(after.by_feature, before.by_feature);
+      assert.deepEqual(hits, [6]);
     });
   }
 });
@@ -178,27 +149,22 @@ describe("our objects never stand in the way of Ralph's own table rebuilds", () 
 describe('init, and what comes next', () => {
   test("init makes Ralph's current schema with its default disciplines; braindump can then plan", async () => {
     const s = await openInProc(initProject(tempDir(), { title: 'Fresh' }), { recipe: 'braindump' });
-    try {
-      assert.equal(s.store.generation, 'normalized');
-      assert.equal((await s.ok('list_disciplines', {})).disciplines.length, 8);
-      await s.ok('create_feature', { name: 'core', display_name: 'Core' });
-      const t = (await s.ok('create_task', { feature: 'core', discipline: 'implementation', title: 'First task' }))
-        .task;
-      // Ralph's braindump prompt: "tasks are created as drafts by default".
-      assert.deepEqual([t.id, t.feature, t.discipline, t.status], [1, 'core', 'implementation', 'draft']);
-    } finally {
-      await s.close();
-    }
+    assert.equal(s.store.generation, 'normalized');
+    assert.equal((await s.ok('list_disciplines', {})).disciplines.length, 8);
+    await s.ok('create_feature', { name: 'core', display_name: 'Core' });
+    const first = { feature: 'core', discipline: 'implementation', title: 'First task' };
+    const { task: t } = await s.ok('create_task', first);
+    await s.close();
+    // Ralph's braindump prompt: "tasks are created as drafts by default".
+    assert.deepEqual([t.id, t.feature, t.discipline, t.status], [1, 'core', 'implementation', 'draft']);
   });
 
   test('init --schema legacy --no-disciplines keeps the old shape', async () => {
     const s = await openInProc(initProject(tempDir(), { schema: 'legacy', disciplines: false }), { recipe: 'yap' });
-    try {
-      assert.equal(s.store.generation, 'legacy');
-      assert.deepEqual((await s.ok('list_disciplines', {})).disciplines, []);
-    } finally {
-      await s.close();
-    }
+    assert.equal(s.store.generation, 'legacy');
+    const { disciplines } = await s.ok('list_disciplines', {});
+    await s.close();
+    assert.deepEqual(disciplines, []);
   });
 });
 
@@ -222,11 +188,8 @@ describe('launch commands on the normalized schema', () => {
        INSERT INTO discipline_mcp_server_args (server_id, arg, arg_order) VALUES (1, 'second', 1), (1, 'first', 0);
        INSERT INTO discipline_mcp_server_env (server_id, key, value) VALUES (1, 'DB', 'ralph');`,
     );
-    assert.deepEqual(planned(p, { recipe: 'yap', discipline: 'backend' }).config.mcpServers['db-tools'], {
-      command: 'npx',
-      args: ['first', 'second'],
-      env: { DB: 'ralph' },
-    });
+    const server = planned(p, { recipe: 'yap', discipline: 'backend' }).config.mcpServers['db-tools'];
+    assert.deepEqual(server, { command: 'npx', args: ['first', 'second'], env: { DB: 'ralph' } });
   });
 
   test('plan reads overrides from our table there, and reports the schema', () => {
@@ -240,13 +203,9 @@ describe('launch commands on the normalized schema', () => {
       p,
       'UPDATE ralph_mcp_discipline_overrides SET mcp_tool_overrides = \'{"additional_disabled": ["no_such_tool"]}\'',
     );
-    assert.match(
-      startupError(() => openSession({ project: p.root, recipe: 'yap', discipline: 'backend' })).message,
-      joined(
-        /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" /,
-        /names unknown tool\(s\): no_such_tool/,
-      ),
-    );
+    const err = startupError(() => openSession({ project: p.root, recipe: 'yap', discipline: 'backend' }));
+    const where = /ralph_mcp_discipline_overrides\.mcp_tool_overrides of discipline "backend" /;
+    assert.match(err.message, joined(where, /names unknown tool\(s\): no_such_tool/));
   });
 
   test('a legacy database written before SPEC-070 has nowhere to keep overrides until one is set', () => {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test, type TestContext } from 'node:test';
-import { doctor } from '../../src/cli/doctor.js';
 import type { Project } from '../../src/domain/project.js';
 import { openInProc, type InProcSession } from './harness.js';
+import { assertDoctorPasses } from './support.fixtures.js';
 import { assertRecentTimestamp, assertToday, row, rows, type AnyRow } from '../helpers/assertions.js';
 import { HEAD_FIXTURE_SKIP, HEAD_FIXTURES, HEAD_FIXTURES_DIR } from '../helpers/env.js';
 import { dump, fixtureProject } from '../helpers/project.js';
@@ -52,6 +52,13 @@ async function refused(s: InProcSession, p: Project, ...[name, args, code, ...me
 const ids = (list: AnyRow[]) => list.map((x) => Number(x.id));
 const col = (p: Project, sql: string, ...params: unknown[]) => rows(p, sql, ...params).map((r) => Object.values(r)[0]);
 const count = (p: Project, sql: string, ...params: unknown[]) => Number(Object.values(row(p, sql, ...params)!)[0]);
+/** How many rows `from` (a table and its WHERE) holds. */
+const rowsIn = (p: Project, from: string, ...params: unknown[]) => count(p, `SELECT count(*) FROM ${from}`, ...params);
+/** The values of `keys` in `o`, in that order. */
+const pick = (o: AnyRow, keys: readonly string[]) => keys.map((k) => o[k]);
+const names = (list: AnyRow[]) => list.map((x) => x.name).sort();
+const texts = (list: AnyRow[]) => list.map((x) => x.text);
+const LISTED_FIELDS = ['id', 'title', 'status', 'priority', 'feature', 'discipline', 'depends_on'];
 const subsystemId = (p: Project, name: string) => Number(row(p, 'SELECT id FROM subsystems WHERE name = ?', name)!.id);
 const detailsOf = (p: Project, taskId: number) =>
   row(p, 'SELECT td.* FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id WHERE t.id = ?', taskId)!;
@@ -76,24 +83,14 @@ function sameTask(p: Project, task: AnyRow): void {
 
 describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
   test('doctor passes on every head fixture and names the generation', () => {
-    for (const f of HEAD_FIXTURES) {
-      const r = doctor(fixtureProject(f, HEAD_FIXTURES_DIR).root);
-      assert.ok(r.ok, `${f}: exit 0\n${r.text}`);
-      assert.match(r.text, /all checks passed/, f);
-      assert.match(r.text, /^✓ schema\s+normalized schema/m, `${f}: the schema line names the generation`);
-      const bad = r.text.split('\n').filter((l) => l.startsWith('✗') || l.startsWith('–'));
-      assert.deepEqual(bad, [], `${f}: no failed and no skipped check`);
-    }
+    for (const f of HEAD_FIXTURES) assertDoctorPasses(fixtureProject(f, HEAD_FIXTURES_DIR).root, f);
   });
 
   test('every recipe serves exactly its tools on 04-desktop-dev (task_execution on task 4)', async (t) => {
     const { also } = await open(t);
     for (const recipe of RECIPES) {
-      const s = await also({
-        recipe,
-        ...(NEEDS_DISCIPLINE.includes(recipe) ? { discipline: 'backend' } : {}),
-        ...(recipe === 'task_execution' ? { task: '4' } : {}),
-      });
+      const discipline = NEEDS_DISCIPLINE.includes(recipe) ? { discipline: 'backend' } : {};
+      const s = await also({ recipe, ...discipline, ...(recipe === 'task_execution' ? { task: '4' } : {}) });
       const names = s.session.listTools().map((x) => x.name); // tools/list's answer (the harness lists once)
       const expected = RECIPE_TOOLS[recipe]!;
       assert.deepEqual([...names].sort(), [...expected].sort(), `${recipe}: the tool set`);
@@ -154,16 +151,9 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const all = await s.ok('list_tasks', {});
       const allIds = col(p, 'SELECT id FROM runtime_tasks ORDER BY id');
       assert.deepEqual([all.total, ids(all.tasks), all.next_cursor], [21, allIds, null]);
-      const { id, title, status, priority, feature, discipline, depends_on } = all.tasks.find(
-        (x: AnyRow) => x.id === 12,
-      );
-      assert.deepEqual(
-        [id, title, status, priority, feature, discipline, depends_on],
-        [
-          ...[12, 'Nested collections', 'pending', 'low', 'collections', 'frontend'],
-          ralphTask(p.dbPath, 12)!.depends_on,
-        ],
-      );
+      const listed = pick(all.tasks.find((x: AnyRow) => x.id === 12)!, LISTED_FIELDS);
+      const ralph12 = [12, 'Nested collections', 'pending', 'low', 'collections', 'frontend'];
+      assert.deepEqual(listed, [...ralph12, ralphTask(p.dbPath, 12)!.depends_on]);
       const pending = await s.ok('list_tasks', { filter_status: 'pending' });
       assert.deepEqual(ids(pending.tasks), col(p, "SELECT id FROM runtime_tasks WHERE status = 'pending' ORDER BY id"));
       assert.equal(pending.total, pending.tasks.length);
@@ -172,14 +162,10 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const stored = search.tasks.map((x: AnyRow) => x.feature);
       assert.deepEqual(stored, ['search', 'search', 'search'], 'names come back as stored');
       const frontend = await s.ok('list_tasks', { filter_discipline: 'Frontend', filter_status: 'pending' });
-      assert.deepEqual(
-        ids(frontend.tasks),
-        col(
-          p,
-          `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN disciplines di
-           ON di.id = d.discipline_id WHERE di.name = 'frontend' AND t.status = 'pending' ORDER BY t.id`,
-        ),
-      );
+      const frontendPending = `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
+        JOIN disciplines di ON di.id = d.discipline_id WHERE di.name = 'frontend' AND t.status = 'pending'
+        ORDER BY t.id`;
+      assert.deepEqual(ids(frontend.tasks), col(p, frontendPending));
       assert.equal(frontend.total, frontend.tasks.length);
       // Pagination: pages of 5 in id order, total on every page, the cursor ends with null.
       const seen: number[] = [];
@@ -197,10 +183,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Every signal of the task is a comment, oldest first, whatever its verb.
       const signals = ralphComments(p.dbPath, 21);
       assert.equal(signals.length, 15);
-      assert.deepEqual(
-        ids(r.comments),
-        signals.map((c) => c.id),
-      );
+      assert.deepEqual(ids(r.comments), ids(signals));
       for (const [i, c] of r.comments.entries()) {
         const sig = signals[i]!;
         const verb = sig.generation === 'normalized' ? sig.verb : '';
@@ -214,46 +197,34 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual(ids(four.comments), col(p, 'SELECT id FROM task_signals WHERE task_id = 4 ORDER BY id'));
       const twelve = await s.ok('get_task', { id: 12 });
       sameTask(p, twelve.task);
-      const dep = (d: number) => ({
-        id: d,
-        title: ralphTask(p.dbPath, d)!.title,
-        status: ralphTask(p.dbPath, d)!.status,
-      });
-      assert.deepEqual(twelve.dependencies, ralphTask(p.dbPath, 12)!.depends_on.map(dep));
+      const dep = ({ id, title, status }: AnyRow) => ({ id, title, status });
+      const dependencies = ralphTask(p.dbPath, 12)!.depends_on.map((d) => dep(ralphTask(p.dbPath, d)!));
+      assert.deepEqual(twelve.dependencies, dependencies);
       assert.deepEqual(ids(twelve.dependencies).sort(), [8, 9]);
 
       const hits = await s.ok('search_tasks', { query: 'search' });
       assert.equal(hits.matched, 'all');
       const found = ids(hits.results);
       assert.ok(found.includes(13) && found.includes(14), `finds the search tasks: ${JSON.stringify(found)}`);
+      const titleAndFeature = (x: AnyRow) => [x.title, x.feature];
       for (const hit of hits.results)
-        assert.deepEqual(
-          [hit.title, hit.feature],
-          [ralphTask(p.dbPath, hit.id)!.title, ralphTask(p.dbPath, hit.id)!.feature],
-        );
+        assert.deepEqual(titleAndFeature(hit), titleAndFeature(ralphTask(p.dbPath, hit.id)!));
       const scores = hits.results.map((h: AnyRow) => h.score);
-      assert.deepEqual(
-        scores,
-        [...scores].sort((a, b) => b - a),
-        'best match first',
-      );
+      const bestFirst = [...scores].sort((a, b) => b - a);
+      assert.deepEqual(scores, bestFirst, 'best match first');
       const filtered = await s.ok('search_tasks', { query: 'bookmark', feature: 'IMPORT-EXPORT' });
       assert.ok(filtered.results.length > 0);
       assert.ok(filtered.results.every((h: AnyRow) => h.feature === 'import-export'));
 
       const deps = await s.ok('get_dependency_details', { id: 4 });
       assert.equal(deps.task_id, 4);
-      assert.deepEqual(
-        deps.dependencies.map((d: AnyRow) => [d.id, d.depth, d.status]),
-        [
-          [3, 1, 'done'],
-          [2, 2, 'done'],
-        ],
-      );
-      assert.deepEqual(
-        ids(deps.dependencies[0].comments),
-        col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id'),
-      );
+      const chain = deps.dependencies.map((d: AnyRow) => pick(d, ['id', 'depth', 'status']));
+      assert.deepEqual(chain, [
+        [3, 1, 'done'],
+        [2, 2, 'done'],
+      ]);
+      const commentsOf3 = col(p, 'SELECT id FROM task_signals WHERE task_id = 3 ORDER BY id');
+      assert.deepEqual(ids(deps.dependencies[0].comments), commentsOf3);
       assert.deepEqual([deps.missing, deps.truncated], [[], false]);
       const shallow = await s.ok('get_dependency_details', { id: 4, depth: 1 });
       assert.deepEqual([ids(shallow.dependencies), shallow.truncated], [[3], true]);
@@ -275,47 +246,38 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
         hints: 'See the FTS5 docs',
         estimated_turns: 4,
       };
-      const detailsBefore = count(p, 'SELECT count(*) FROM task_details');
+      const detailsBefore = rowsIn(p, 'task_details');
       const { task } = await s.ok('create_task', args);
       assert.equal(task.id, 22, 'the next AUTOINCREMENT id');
       assert.equal(task.feature, 'search', 'the subsystem as stored');
       sameTask(p, task);
-      assert.deepEqual(
-        [task.tags, task.depends_on, task.acceptance_criteria, task.context_files, task.output_artifacts],
-        [args.tags, args.depends_on, args.acceptance_criteria, args.context_files, args.output_artifacts],
-      );
-      assert.deepEqual(
-        criteria(p, 22),
-        args.acceptance_criteria.map((criterion, i) => ({ criterion, criterion_order: i })),
-      );
+      const lists = ['tags', 'depends_on', 'acceptance_criteria', 'context_files', 'output_artifacts'];
+      assert.deepEqual(pick(task, lists), pick(args, lists));
+      const ordered = args.acceptance_criteria.map((criterion, i) => ({ criterion, criterion_order: i }));
+      assert.deepEqual(criteria(p, 22), ordered);
       const rt = runtimeOf(p, 22)!;
-      assert.deepEqual(
-        [rt.subsystem_id, rt.status, rt.template_id, rt.completed],
-        [subsystemId(p, 'search'), 'pending', null, null],
-      );
+      const runtime = pick(rt, ['subsystem_id', 'status', 'template_id', 'completed']);
+      assert.deepEqual(runtime, [subsystemId(p, 'search'), 'pending', null, null]);
       assert.ok(rt.provenance === null || ['agent', 'human', 'system'].includes(rt.provenance));
       assertToday(rt.created, 'runtime_tasks.created');
-      assert.equal(count(p, 'SELECT count(*) FROM task_details'), detailsBefore + 1, 'one new details row');
-      assert.equal(count(p, 'SELECT count(*) FROM runtime_tasks WHERE details_id = ?', rt.details_id), 1, 'its own');
+      assert.equal(rowsIn(p, 'task_details'), detailsBefore + 1, 'one new details row');
+      assert.equal(rowsIn(p, 'runtime_tasks WHERE details_id = ?', rt.details_id), 1, 'its own');
       const td = detailsOf(p, 22);
       const backend = Number(row(p, "SELECT id FROM disciplines WHERE name = 'backend'")!.id);
-      assert.deepEqual(
-        [td.discipline_id, td.title, td.description, td.priority, td.hints, td.estimated_turns],
-        [backend, args.title, args.description, 'high', args.hints, 4],
-      );
+      const details = pick(td, ['discipline_id', 'title', 'description', 'priority', 'hints', 'estimated_turns']);
+      assert.deepEqual(details, [backend, args.title, args.description, 'high', args.hints, 4]);
       assertToday(td.created, 'task_details.created');
     });
 
     test('update_task and update_task_context: given fields only, lists replaced, its own details row', async (t) => {
       const { p, s } = await open(t);
       const before = detailsOf(p, 20);
-      const r = await s.ok('update_task', {
-        id: 20,
-        priority: 'high',
+      const lists = {
         acceptance_criteria: ['Stored in localStorage', 'Read on start'],
         depends_on: [16],
         tags: ['theme'],
-      });
+      };
+      const r = await s.ok('update_task', { id: 20, priority: 'high', ...lists });
       assert.deepEqual([...r.changed].sort(), ['acceptance_criteria', 'depends_on', 'priority', 'tags']);
       sameTask(p, r.task);
       const after = detailsOf(p, 20);
@@ -332,11 +294,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Task 4 has several criteria: a shorter list rewrites the order 0..n-1 again.
       await s.ok('update_task', { id: 4, acceptance_criteria: ['only one'] });
       assert.deepEqual(criteria(p, 4), [{ criterion: 'only one', criterion_order: 0 }]);
-      const ctx = await s.ok('update_task_context', {
-        id: 5,
-        add_context_files: ['./src/ui/forms.ts'],
-        hints: 'Reuse',
-      });
+      const context = { id: 5, add_context_files: ['./src/ui/forms.ts'], hints: 'Reuse' };
+      const ctx = await s.ok('update_task_context', context);
       sameTask(p, ctx.task);
       assert.equal(detailsOf(p, 5).hints, 'Reuse');
     });
@@ -349,21 +308,14 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.equal(runtimeOf(p, 18), undefined);
       assert.equal(ralphTask(p.dbPath, 18), undefined);
       for (const table of ['task_dependencies', 'task_tags', 'task_acceptance_criteria'])
-        assert.equal(count(p, `SELECT count(*) FROM ${table} WHERE task_id = 18`), 0, table);
-      assert.equal(
-        count(p, 'SELECT count(*) FROM task_details WHERE id = ?', details18),
-        0,
-        'its own details row goes',
-      );
-      const signals20 = count(p, 'SELECT count(*) FROM task_signals WHERE task_id = 20');
+        assert.equal(rowsIn(p, `${table} WHERE task_id = 18`), 0, table);
+      assert.equal(rowsIn(p, 'task_details WHERE id = ?', details18), 0, 'its own details row goes');
+      const signals20 = rowsIn(p, 'task_signals WHERE task_id = 20');
       assert.ok(signals20 > 0);
       assert.deepEqual(await s.ok('delete_task', { id: 20 }), { deleted_id: 20, deleted_comments: signals20 });
-      assert.equal(count(p, 'SELECT count(*) FROM task_signals WHERE task_id = 20'), 0);
-      assert.deepEqual(
-        row(p, "SELECT task_id FROM agent_sessions WHERE id = 'legacy-task-20'"),
-        { task_id: null },
-        'the session row stays, without its task',
-      );
+      assert.equal(rowsIn(p, 'task_signals WHERE task_id = 20'), 0);
+      const session20 = row(p, "SELECT task_id FROM agent_sessions WHERE id = 'legacy-task-20'");
+      assert.deepEqual(session20, { task_id: null }, 'the session row stays, without its task');
     });
 
     test('set_task_status: done stamps completed on the runtime row', async (t) => {
@@ -381,15 +333,12 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const { p, also } = await open(t);
       const w = await also({ recipe: 'worker' });
       // Computed independently: pending, every dependency done, by priority then id.
-      const readyOrder = () =>
-        rows(
-          p,
-          `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
-           WHERE t.status = 'pending' AND NOT EXISTS (SELECT 1 FROM task_dependencies x JOIN runtime_tasks dep
-             ON dep.id = x.depends_on_task_id WHERE x.task_id = t.id AND dep.status <> 'done')
-           ORDER BY CASE d.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2
-             WHEN 'low' THEN 3 ELSE 4 END, t.id`,
-        ).map((r) => Number(r.id));
+      const ready = `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
+        WHERE t.status = 'pending' AND NOT EXISTS (SELECT 1 FROM task_dependencies x JOIN runtime_tasks dep
+          ON dep.id = x.depends_on_task_id WHERE x.task_id = t.id AND dep.status <> 'done')
+        ORDER BY CASE d.priority WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2
+          WHEN 'low' THEN 3 ELSE 4 END, t.id`;
+      const readyOrder = () => col(p, ready).map(Number);
       const expected = readyOrder();
       assert.ok(expected.length > 1);
       const r = await w.ok('claim_next_task', {});
@@ -413,26 +362,20 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const ts = await also({ recipe: 'task_execution', task: '5', sessionId: 'head-test-blocker' });
       const r = await ts.ok('report_blocker', { reason: 'The modal design is not approved', on_task_id: 2 });
       assert.equal(r.task.status, 'blocked');
-      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 5'), {
-        status: 'blocked',
-        completed: null,
-      });
+      const five = row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 5');
+      assert.deepEqual(five, { status: 'blocked', completed: null });
       const sig = row(p, "SELECT * FROM task_signals WHERE task_id = 5 AND verb = 'blocked'")!;
       assert.ok(sig, 'a blocked signal on the task');
-      assert.deepEqual(
-        [sig.session_id, sig.kind, sig.detail],
-        ['head-test-blocker', 'upstream_task', 'The modal design is not approved'],
-      );
+      const blocker = ['head-test-blocker', 'upstream_task', 'The modal design is not approved'];
+      assert.deepEqual(pick(sig, ['session_id', 'kind', 'detail']), blocker);
       assert.match(sig.on, /2/);
       const unused = ['text', 'summary', 'remaining', 'reason', 'question', 'what', 'severity', 'category', 'scope'];
       for (const k of [...unused, 'why', 'rationale']) assert.equal(sig[k], null, `${k} is NULL on a blocked signal`);
       assertRecentTimestamp(sig.created, 'signal created');
       const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-blocker'")!;
       assert.ok(session, 'the session row exists');
-      assert.deepEqual(
-        [session.session_number, session.kind, session.started_by, session.task_id, session.status],
-        [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished'],
-      );
+      const sessionFields = ['session_number', 'kind', 'started_by', 'task_id', 'status'];
+      assert.deepEqual(pick(session, sessionFields), [sessionsBefore + 1, 'task_execution', 'agent', 5, 'finished']);
       assertRecentTimestamp(session.started, 'session started');
       assert.equal(session.ended, session.started);
       // The upstream task gets a comment (a learned signal) naming the blocked task.
@@ -443,29 +386,21 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Without an upstream task: kind external, the reason in `on`.
       const ts2 = await also({ recipe: 'task_execution', task: '7', sessionId: 'head-test-blocker-2' });
       await ts2.ok('report_blocker', { reason: 'Waiting for a security review' });
-      assert.deepEqual(
-        row(
-          p,
-          'SELECT verb, kind, "on", detail FROM task_signals WHERE task_id = 7 AND session_id = ?',
-          'head-test-blocker-2',
-        ),
-        { verb: 'blocked', kind: 'external', on: 'Waiting for a security review', detail: null },
-      );
-      assert.equal(
-        row(p, "SELECT session_number FROM agent_sessions WHERE id = 'head-test-blocker-2'")!.session_number,
-        sessionsBefore + 2,
-      );
+      const signalOf = 'SELECT verb, kind, "on", detail FROM task_signals WHERE task_id = 7 AND session_id = ?';
+      const external = row(p, signalOf, 'head-test-blocker-2');
+      const reason = 'Waiting for a security review';
+      assert.deepEqual(external, { verb: 'blocked', kind: 'external', on: reason, detail: null });
+      const second = row(p, "SELECT session_number FROM agent_sessions WHERE id = 'head-test-blocker-2'")!;
+      assert.equal(second.session_number, sessionsBefore + 2);
       // A session Ralph already made (its own signals server's) is used as it is.
       const ralphSession = row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'")!;
-      const sessionCount = count(p, 'SELECT count(*) FROM agent_sessions');
+      const sessionCount = rowsIn(p, 'agent_sessions');
       const ts21 = await also({ recipe: 'task_execution', task: '21', sessionId: 'sess-21-ref' });
       await ts21.ok('report_blocker', { reason: 'Waiting for the signal reference review' });
       assert.deepEqual(row(p, "SELECT * FROM agent_sessions WHERE id = 'sess-21-ref'"), ralphSession);
-      assert.equal(count(p, 'SELECT count(*) FROM agent_sessions'), sessionCount);
-      assert.equal(
-        row(p, 'SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1')!.session_id,
-        'sess-21-ref',
-      );
+      assert.equal(rowsIn(p, 'agent_sessions'), sessionCount);
+      const latest = row(p, 'SELECT session_id FROM task_signals WHERE task_id = 21 ORDER BY id DESC LIMIT 1')!;
+      assert.equal(latest.session_id, 'sess-21-ref');
       const done = await also({ recipe: 'task_execution', task: '1' }); // task 1 is done
       await refused(done, p, 'report_blocker', { reason: 'x' }, 'conflict');
     });
@@ -494,10 +429,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
       const skipped = await s.ok('skip_task', { id: 7, reason: 'Sanitization moved to the API layer' });
       assert.equal(skipped.task.status, 'skipped');
-      assert.deepEqual(row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 7'), {
-        status: 'skipped',
-        completed: null,
-      });
+      const seven = row(p, 'SELECT status, completed FROM runtime_tasks WHERE id = 7');
+      assert.deepEqual(seven, { status: 'skipped', completed: null });
       const c = ralphComments(p.dbPath, 7).at(-1)!;
       assert.equal(c.id, skipped.comment.id);
       assert.match(c.body, /Sanitization moved to the API layer/);
@@ -525,12 +458,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       assert.deepEqual((await s.ok('get_task', { id: 1 })).task.template, named, 'get_task says which template');
       assert.equal((await s.ok('list_tasks', {})).tasks.find((x: AnyRow) => x.id === 1).template_id, 1);
 
-      const r = await s.ok('update_task', {
-        id: 1,
-        title: 'Regression sweep (this sprint)',
-        priority: 'critical',
-        tags: ['sprint'],
-      });
+      const sprint = 'Regression sweep (this sprint)';
+      const r = await s.ok('update_task', { id: 1, title: sprint, priority: 'critical', tags: ['sprint'] });
       sameTask(p, r.task);
       assert.deepEqual(r.task.template, named, "still the template's own title");
       const details = (id: unknown) => row(p, 'SELECT * FROM task_details WHERE id = ?', id);
@@ -542,26 +471,17 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       const copied = ['discipline_id', 'description', 'hints', 'estimated_turns', 'pseudocode', 'agent', 'model'];
       copied.push('effort', 'thinking');
       const own = details(now.details_id)!;
-      assert.deepEqual(
-        [own.title, own.priority, ...copied.map((k) => own[k])],
-        ['Regression sweep (this sprint)', 'critical', ...copied.map((k) => template[k])],
-        'the copy keeps every other field of the template',
-      );
-      const seen = ralphTask(p.dbPath, 1)!;
-      assert.deepEqual(
-        [seen.title, seen.priority, seen.template_id, seen.tags],
-        ['Regression sweep (this sprint)', 'critical', 1, ['sprint']],
-      );
-      assert.deepEqual(
-        [2, 3, 4].map((id) => ralphTask(p.dbPath, id)),
-        others,
-        'other tasks unchanged',
-      );
+      assert.deepEqual([own.title, own.priority], [sprint, 'critical']);
+      assert.deepEqual(pick(own, copied), pick(template, copied), 'the copy keeps every other field of the template');
+      const seen = pick(ralphTask(p.dbPath, 1)!, ['title', 'priority', 'template_id', 'tags']);
+      assert.deepEqual(seen, [sprint, 'critical', 1, ['sprint']]);
+      const othersNow = [2, 3, 4].map((id) => ralphTask(p.dbPath, id));
+      assert.deepEqual(othersNow, others, 'other tasks unchanged');
       // A second update changes the task's own row, not another copy.
-      const detailsCount = count(p, 'SELECT count(*) FROM task_details');
+      const detailsCount = rowsIn(p, 'task_details');
       await s.ok('update_task', { id: 1, description: 'Only this sprint' });
       assert.equal(runtimeOf(p, 1)!.details_id, now.details_id);
-      assert.equal(count(p, 'SELECT count(*) FROM task_details'), detailsCount);
+      assert.equal(rowsIn(p, 'task_details'), detailsCount);
       assert.deepEqual(details(template.id), template);
       // The search index follows the task to its own details row.
       assert.deepEqual(ids((await s.ok('search_tasks', { query: 'sprint' })).results), [1]);
@@ -569,10 +489,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // Setting context on, or enriching, a template task leaves the template alone too.
       await s.ok('update_task_context', { id: 2, hints: 'Check the lockfile first' });
       assert.notEqual(templateDetails(p, 2).hints, 'Check the lockfile first', "template 2's details row unchanged");
-      assert.deepEqual(
-        [ralphTask(p.dbPath, 2)!.hints, ralphTask(p.dbPath, 2)!.template_id],
-        ['Check the lockfile first', 2],
-      );
+      assert.deepEqual(pick(ralphTask(p.dbPath, 2)!, ['hints', 'template_id']), ['Check the lockfile first', 2]);
       const t5 = templateDetails(p, 5);
       assert.equal(runtimeOf(p, 3)!.details_id, t5.id);
       await s.ok('set_task_status', { id: 3, status: 'draft' });
@@ -580,11 +497,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       sameTask(p, enriched.task);
       assert.deepEqual(details(t5.id), t5, "template 5's details row unchanged by enrich_task");
       assert.notEqual(runtimeOf(p, 3)!.details_id, t5.id);
-      const three = ralphTask(p.dbPath, 3)!;
-      assert.deepEqual(
-        [three.pseudocode, three.status, three.template_id],
-        ['1. read the git log\n2. write the entry', 'pending', 5],
-      );
+      const three = pick(ralphTask(p.dbPath, 3)!, ['pseudocode', 'status', 'template_id']);
+      assert.deepEqual(three, ['1. read the git log\n2. write the entry', 'pending', 5]);
     });
 
     test('delete_task and delete_discipline keep the templates and what they use', async (t) => {
@@ -602,7 +516,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       // A task with a details row of its own loses it (4 is not from a template).
       const d4 = runtimeOf(p, 4)!.details_id;
       await s.ok('delete_task', { id: 4 });
-      assert.equal(count(p, 'SELECT count(*) FROM task_details WHERE id = ?', d4), 0);
+      assert.equal(rowsIn(p, 'task_details WHERE id = ?', d4), 0);
 
       // frontend: no task, but template 4 uses it.
       const frontendTasks = `SELECT count(*) FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id
@@ -621,10 +535,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     const maxSession = count(p, 'SELECT max(session_number) FROM agent_sessions');
     const { comment } = await s.ok('add_task_comment', { task_id: 5, body: 'The modal must trap focus' });
     assert.equal(comment.author, 'agent', 'signed by the server: the session has no discipline');
-    assert.equal(
-      row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-comments'")!.session_number,
-      maxSession + 1,
-    );
+    const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-comments'")!;
+    assert.equal(session.session_number, maxSession + 1);
     assert.equal(ralphComments(p.dbPath, 5).at(-1)!.id, comment.id);
     // A second comment in the same session reuses its row.
     await s.ok('add_task_comment', { task_id: 6, body: 'Second note' });
@@ -645,58 +557,35 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
   test('features are subsystems: read, created, updated, deleted; learnings and context files', async (t) => {
     const { p, s } = await open(t);
-    assert.deepEqual(
-      (await s.ok('list_features', {})).features.map((f: AnyRow) => f.name).sort(),
-      col(p, 'SELECT name FROM subsystems').map(String).sort(),
-    );
+    const { features } = await s.ok('list_features', {});
+    assert.deepEqual(names(features), col(p, 'SELECT name FROM subsystems').map(String).sort());
     const { feature } = await s.ok('get_feature', { name: 'BOOKMARK-CRUD' });
     const ralph = ralphFeature(p.dbPath, 'bookmark-crud')!;
     assert.equal(feature.name, 'bookmark-crud');
     const shown = ['display_name', 'acronym', 'description', 'architecture', 'boundaries', 'knowledge_paths'] as const;
     for (const k of [...shown, 'context_files', 'dependencies'] as const) assert.deepEqual(feature[k], ralph[k], k);
-    assert.deepEqual(
-      feature.learnings.map((l: AnyRow) => l.text),
-      ralph.learnings.map((l) => l.text),
-    );
+    assert.deepEqual(texts(feature.learnings), texts(ralph.learnings));
 
-    const { feature: sync } = await s.ok('create_feature', {
-      name: 'cloud-sync',
-      display_name: 'Cloud Sync',
-      description: 'Sync bookmarks across devices',
-      context_files: ['src/sync/index.ts'],
-      knowledge_paths: ['docs/sync.md'],
-      dependencies: ['Bookmark-CRUD'],
-    });
+    const description = 'Sync bookmarks across devices';
+    const lists = { context_files: ['src/sync/index.ts'], knowledge_paths: ['docs/sync.md'] };
+    const cloudSync = { name: 'cloud-sync', display_name: 'Cloud Sync', description, dependencies: ['Bookmark-CRUD'] };
+    const { feature: sync } = await s.ok('create_feature', { ...cloudSync, ...lists });
     assert.equal(sync.name, 'cloud-sync');
     assert.match(sync.acronym, /^[A-Z0-9]{4}$/);
     const sub = row(p, "SELECT * FROM subsystems WHERE name = 'cloud-sync'")!;
-    assert.deepEqual(
-      [sub.display_name, sub.description, sub.status, sub.acronym],
-      ['Cloud Sync', 'Sync bookmarks across devices', 'active', sync.acronym],
-    );
+    const stored = ['Cloud Sync', description, 'active', sync.acronym];
+    assert.deepEqual(pick(sub, ['display_name', 'description', 'status', 'acronym']), stored);
     assertToday(sub.created, 'subsystems.created');
-    const cs = ralphFeature(p.dbPath, 'CLOUD-SYNC')!;
-    assert.deepEqual(
-      [cs.context_files, cs.knowledge_paths, cs.dependencies],
-      [['src/sync/index.ts'], ['docs/sync.md'], ['bookmark-crud']],
-    );
-    assert.deepEqual(
-      col(p, 'SELECT depends_on_subsystem_id FROM subsystem_dependencies WHERE subsystem_id = ?', sub.id),
-      [subsystemId(p, 'bookmark-crud')],
-    );
+    const cs = pick(ralphFeature(p.dbPath, 'CLOUD-SYNC')!, ['context_files', 'knowledge_paths', 'dependencies']);
+    assert.deepEqual(cs, [['src/sync/index.ts'], ['docs/sync.md'], ['bookmark-crud']]);
+    const dependsOn = 'SELECT depends_on_subsystem_id FROM subsystem_dependencies WHERE subsystem_id = ?';
+    assert.deepEqual(col(p, dependsOn, sub.id), [subsystemId(p, 'bookmark-crud')]);
 
-    const u = await s.ok('update_feature', {
-      name: 'SEARCH',
-      description: 'Instant search',
-      architecture: 'FTS5 index',
-      context_files: ['src/search.ts'],
-    });
+    const update = { description: 'Instant search', architecture: 'FTS5 index', context_files: ['src/search.ts'] };
+    const u = await s.ok('update_feature', { name: 'SEARCH', ...update });
     assert.deepEqual([...u.changed].sort(), ['architecture', 'context_files', 'description']);
     const search = ralphFeature(p.dbPath, 'search')!;
-    assert.deepEqual(
-      [search.description, search.architecture, search.context_files],
-      ['Instant search', 'FTS5 index', ['src/search.ts']],
-    );
+    assert.deepEqual(pick(search, Object.keys(update)), ['Instant search', 'FTS5 index', ['src/search.ts']]);
     const cycle = { name: 'bookmark-crud', dependencies: ['cloud-sync'] };
     await refused(s, p, 'update_feature', cycle, 'invalid_argument', /cycle/);
     // Deleting: refused while another feature depends on it; what belongs to it goes with it.
@@ -706,7 +595,7 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     await s.ok('delete_feature', { name: 'cloud-sync' });
     assert.equal(row(p, "SELECT id FROM subsystems WHERE name = 'cloud-sync'"), undefined);
     for (const table of ['subsystem_context_files', 'subsystem_dependencies'])
-      assert.equal(count(p, `SELECT count(*) FROM ${table} WHERE subsystem_id = ?`, sub.id), 0, table);
+      assert.equal(rowsIn(p, `${table} WHERE subsystem_id = ?`, sub.id), 0, table);
 
     // A learning is a subsystem_comments row beside Ralph's other subsystem comments; a near-duplicate bumps it.
     const otherComments = rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id");
@@ -721,25 +610,18 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
     assertRecentTimestamp(l.created, 'subsystem_comments.created');
     const hits = () => row(p, 'SELECT hit_count FROM ralph_mcp_learning_meta WHERE comment_id = ?', l.id)!.hit_count;
     assert.equal(hits(), 1);
-    assert.deepEqual(
-      ralphFeature(p.dbPath, 'search')!.learnings.map((x) => x.body),
-      [text],
-    );
+    const bodies = ralphFeature(p.dbPath, 'search')!.learnings.map((x) => x.body);
+    assert.deepEqual(bodies, [text]);
     const similar = 'The search index must be rebuilt after bulk imports of bookmarks';
     const dup = await s.ok('append_feature_learning', { feature_name: 'search', text: similar });
     assert.deepEqual([dup.outcome, dup.learning.hit_count, hits()], ['duplicate', 2, 2]);
     const learningRows = rows(p, "SELECT id, body FROM subsystem_comments WHERE category = 'learning'");
     assert.deepEqual(learningRows, [{ id: l.id, body: text }], 'no second row; the stored lesson is kept');
-    assert.deepEqual(
-      rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id"),
-      otherComments,
-      "Ralph's other subsystem comments are untouched",
-    );
-    const learnings = await s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
-    assert.deepEqual(
-      learnings.learnings.map((x: AnyRow) => [x.text, x.hit_count]),
-      [[text, 2]],
-    );
+    const othersNow = rows(p, "SELECT * FROM subsystem_comments WHERE category <> 'learning' ORDER BY id");
+    assert.deepEqual(othersNow, otherComments, "Ralph's other subsystem comments are untouched");
+    const { learnings } = await s.ok('get_feature_learnings', { feature_name: 'SEARCH' });
+    const counted = learnings.map((x: AnyRow) => [x.text, x.hit_count]);
+    assert.deepEqual(counted, [[text, 2]]);
     assert.deepEqual((await s.ok('get_feature_learnings', { feature_name: 'collections' })).learnings, []);
 
     const collections = subsystemId(p, 'collections');
@@ -750,10 +632,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       feature_name: 'Collections',
       file_path: './src/collections/model.ts',
     });
-    assert.deepEqual(
-      [added.feature_name, added.file_path, added.added],
-      ['collections', 'src/collections/model.ts', true],
-    );
+    const addedFields = pick(added, ['feature_name', 'file_path', 'added']);
+    assert.deepEqual(addedFields, ['collections', 'src/collections/model.ts', true]);
     assert.deepEqual(files(), [...before, 'src/collections/model.ts']);
     const again = { feature_name: 'collections', file_path: 'src/collections/model.ts' };
     assert.equal((await s.ok('add_feature_context_file', again)).added, false);
@@ -762,10 +642,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
   test('disciplines: read as Ralph reads them, created with skill rows, updated, deleted', async (t) => {
     const { p, s } = await open(t);
-    assert.deepEqual(
-      (await s.ok('list_disciplines', {})).disciplines.map((d: AnyRow) => d.name).sort(),
-      col(p, 'SELECT name FROM disciplines').map(String).sort(),
-    );
+    const { disciplines } = await s.ok('list_disciplines', {});
+    assert.deepEqual(names(disciplines), col(p, 'SELECT name FROM disciplines').map(String).sort());
     const { discipline } = await s.ok('get_discipline', { name: 'FRONTEND' });
     const ralph = ralphDiscipline(p.dbPath, 'frontend')!;
     assert.equal(discipline.name, 'frontend');
@@ -777,16 +655,14 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       display_name: 'DevOps',
       icon: 'Server',
       color: '#123456',
-      system_prompt: 'You ship it.',
       conventions: 'IaC only',
     };
-    const created = (await s.ok('create_discipline', { ...devops, skills: ['docker', 'terraform'] })).discipline;
+    const skilled = { ...devops, system_prompt: 'You ship it.', skills: ['docker', 'terraform'] };
+    const { discipline: created } = await s.ok('create_discipline', skilled);
     assert.match(created.acronym, /^[A-Z0-9]{4}$/);
     const d = row(p, "SELECT * FROM disciplines WHERE name = 'devops'")!;
-    assert.deepEqual(
-      [d.display_name, d.icon, d.color, d.system_prompt, d.conventions],
-      ['DevOps', 'Server', '#123456', 'You ship it.', 'IaC only'],
-    );
+    const stored = ['display_name', 'icon', 'color', 'system_prompt', 'conventions'];
+    assert.deepEqual(pick(d, stored), ['DevOps', 'Server', '#123456', 'You ship it.', 'IaC only']);
     const skills = (id: unknown) =>
       col(p, 'SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', id);
     assert.deepEqual(skills(d.id), ['docker', 'terraform']);
@@ -815,8 +691,8 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
       list.map(({ name, done, total }) => ({ name, done, total })).sort((a, b) => a.name.localeCompare(b.name));
     const check = async () => {
       const g = await s.ok('get_project_progress', {});
-      assert.equal(g.total, count(p, 'SELECT count(*) FROM runtime_tasks'));
-      assert.equal(g.done, count(p, "SELECT count(*) FROM runtime_tasks WHERE status = 'done'"));
+      assert.equal(g.total, rowsIn(p, 'runtime_tasks'));
+      assert.equal(g.done, rowsIn(p, "runtime_tasks WHERE status = 'done'"));
       const byStatus = Object.fromEntries(RALPH_STATUSES.map((x) => [x, 0]));
       for (const r of rows(p, 'SELECT status, count(*) AS n FROM runtime_tasks GROUP BY status'))
         byStatus[r.status] = r.n;
@@ -837,24 +713,20 @@ describe("Ralph's head databases", { skip: HEAD_FIXTURE_SKIP }, () => {
 
     // signal_abort records the abort for Ralph, and on this generation also Ralph's own stuck signal.
     const abort = await also({ recipe: 'task_execution', task: '4', sessionId: 'head-test-abort' });
-    const signalsBefore = count(p, 'SELECT count(*) FROM task_signals');
+    const signalsBefore = rowsIn(p, 'task_signals');
     const r = await abort.ok('signal_abort', { reason: 'rate limited by the provider' });
     assert.equal(r.session_id, 'head-test-abort');
     assert.match(r.instruction, /stop/i);
     const sig = row(p, 'SELECT * FROM ralph_mcp_signals WHERE id = ?', r.signal_id)!;
     assert.ok(sig, 'the abort is recorded');
     assert.deepEqual([sig.session_id, sig.task_id, sig.reason], ['head-test-abort', 4, 'rate limited by the provider']);
-    assert.equal(count(p, 'SELECT count(*) FROM task_signals'), signalsBefore + 1, "exactly one signal of Ralph's");
+    assert.equal(rowsIn(p, 'task_signals'), signalsBefore + 1, "exactly one signal of Ralph's");
     const stuck = row(p, "SELECT * FROM task_signals WHERE session_id = 'head-test-abort'")!;
-    assert.deepEqual(
-      [stuck.task_id, stuck.verb, stuck.reason, stuck.summary, stuck.text],
-      [4, 'stuck', 'rate limited by the provider', null, null],
-    );
+    const stuckFields = pick(stuck, ['task_id', 'verb', 'reason', 'summary', 'text']);
+    assert.deepEqual(stuckFields, [4, 'stuck', 'rate limited by the provider', null, null]);
     const session = row(p, "SELECT * FROM agent_sessions WHERE id = 'head-test-abort'")!;
-    assert.deepEqual(
-      [session.kind, session.started_by, session.task_id, session.status],
-      ['task_execution', 'agent', 4, 'finished'],
-    );
+    const sessionFields = pick(session, ['kind', 'started_by', 'task_id', 'status']);
+    assert.deepEqual(sessionFields, ['task_execution', 'agent', 4, 'finished']);
 
     // A task session may not change another task (reading is allowed), nor another feature than its task's.
     const own = await also({ recipe: 'task_execution', task: '4' });

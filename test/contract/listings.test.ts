@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import type { SessionTool } from '../../src/session/plan.js';
 import { REPO } from '../helpers/env.js';
 import { matchesSnapshot } from '../helpers/snapshot.js';
@@ -16,7 +16,6 @@ import { contract } from './harness.js';
  * only Ralph's normalized schema has (NORMALIZED_ONLY) are expected only there.
  */
 const DIR = join(REPO, 'test', 'snapshots', 'tools');
-const sizes: string[] = [];
 
 /** The snapshot a session's entry for this tool must equal. */
 function snapshotName(t: SessionTool, recipe: string | null, anchor: string | null): string {
@@ -34,20 +33,14 @@ contract('tools/list', (env) => {
       const flags = recipe ? { recipe, ...(NEEDS_DISCIPLINE.includes(recipe) ? { discipline: 'backend' } : {}) } : {};
       const s = await env.open(flags);
       const { tools } = await s.client.listTools();
-      assert.deepEqual(
-        tools.map((t) => t.name),
-        inSpecOrder(recipe ? RECIPE_TOOLS[recipe]! : ALL_TOOLS, env.generation),
-      );
+      const names = tools.map((t) => t.name);
+      assert.deepEqual(names, inSpecOrder(recipe ? RECIPE_TOOLS[recipe]! : ALL_TOOLS, env.generation));
       const anchor = s.plan.task ? 'task' : s.plan.recipe?.claimsTasks ? 'claims' : s.plan.feature ? 'feature' : null;
       for (const entry of tools) {
         const st = s.plan.tools.find((t) => t.def.name === entry.name)!;
         const file = snapshotName(st, recipe, anchor);
         matchesSnapshot(join(DIR, file), entry, `${entry.name} (${file}) in ${label} [${env.generation}]`);
       }
-      const visible = tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
-      sizes.push(
-        `${`${label} [${env.generation}]`.padEnd(28)} ${String(tools.length).padStart(3)} tools  ${String(JSON.stringify({ tools }).length).padStart(7)} bytes tools/list  ${String(JSON.stringify(visible).length).padStart(6)} bytes name+description+inputSchema`,
-      );
     });
   }
 
@@ -62,9 +55,4 @@ contract('tools/list', (env) => {
     assert.deepEqual((await s.ok('get_task', { id: 5 })).task, before);
     assert.equal((await s.ok('update_task', { id: 5, priority: 'low' })).task.priority, 'low');
   });
-});
-
-// Growth stays visible: every run prints each recipe's tool count and tools/list size.
-after(() => {
-  process.stderr.write(`\ntools/list per recipe:\n${sizes.map((l) => `  ${l}`).join('\n')}\n`);
 });

@@ -16,17 +16,16 @@ import { SIGNAL_VERBS } from '../helpers/spec.js';
  */
 
 type Row = Record<string, unknown>;
-const PAYLOAD_COLUMNS = [
-  ...'text summary remaining reason question what on blocking severity category kind scope preferred options'.split(
-    ' ',
-  ),
-  ...'rationale why detail answer'.split(' '),
-];
+const PAYLOAD_COLUMNS = `text summary remaining reason question what on blocking severity category kind scope
+  preferred options rationale why detail answer`.split(/\s+/);
 const RFC3339_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const TASK = 9; // collections, frontend, in_progress on both generations
 
-/** Each verb: the call, and exactly the columns its row must hold (every other payload column NULL). */
-const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
+/**
+ * Each verb: the call, exactly the columns its row must hold (`row`; the arguments themselves when
+ * omitted; every other payload column NULL), and the body of the legacy comment.
+ */
+const CASES: { verb: string; args: Row; row?: Row; body: string }[] = [
   {
     verb: 'done',
     args: { summary: '  Collections CRUD shipped with tests  ' },
@@ -36,15 +35,9 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
   {
     verb: 'partial',
     args: { summary: 'List view done', remaining: 'Drag and drop ordering' },
-    row: { summary: 'List view done', remaining: 'Drag and drop ordering' },
     body: 'List view done\nRemaining: Drag and drop ordering',
   },
-  {
-    verb: 'stuck',
-    args: { reason: 'The dev server does not start' },
-    row: { reason: 'The dev server does not start' },
-    body: 'The dev server does not start',
-  },
+  { verb: 'stuck', args: { reason: 'The dev server does not start' }, body: 'The dev server does not start' },
   {
     verb: 'ask',
     args: { question: 'Nested collections?', options: ['yes', ' no '], preferred: 'no', blocking: true },
@@ -60,7 +53,6 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
   {
     verb: 'flag',
     args: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' },
-    row: { what: 'Flaky e2e test', severity: 'warning', category: 'bug' },
     body: '[warning, bug] Flaky e2e test',
   },
   {
@@ -78,7 +70,6 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
   {
     verb: 'learned',
     args: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' },
-    row: { text: 'Tests run with vitest', kind: 'discovery', scope: 'project' },
     body: 'Tests run with vitest',
   },
   {
@@ -90,64 +81,31 @@ const CASES: { verb: string; args: Row; row: Row; body: string }[] = [
   {
     verb: 'blocked',
     args: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' },
-    row: { on: 'API keys', kind: 'external', detail: 'Waiting on ops' },
     body: 'Blocked: Waiting on ops (blocked on API keys)',
   },
-  {
-    verb: 'blocked',
-    args: { on: 'task #8', kind: 'upstream_task' },
-    row: { on: 'task #8', kind: 'upstream_task' },
-    body: 'Blocked: task #8',
-  },
+  { verb: 'blocked', args: { on: 'task #8', kind: 'upstream_task' }, body: 'Blocked: task #8' },
 ];
 
-/** Refused calls: the code, and words the message must contain (the field, and what is allowed). */
-const REFUSED: { verb: string; args: Row; code: string; says: RegExp[] }[] = [
-  { verb: 'done', args: {}, code: 'invalid_argument', says: [/summary/] },
-  { verb: 'done', args: { summary: '   ' }, code: 'invalid_argument', says: [/summary/] },
-  {
-    verb: 'done',
-    args: { summary: 'ok', task_id: 3 },
-    code: 'invalid_argument',
-    says: [/unknown field/, /task_id/, /allowed fields: summary/],
-  },
-  { verb: 'partial', args: { summary: 'half' }, code: 'invalid_argument', says: [/remaining/] },
-  { verb: 'ask', args: { question: 'Why?' }, code: 'invalid_argument', says: [/blocking/] },
-  { verb: 'ask', args: { question: 'Why?', blocking: 'yes' }, code: 'invalid_argument', says: [/blocking/, /boolean/] },
-  {
-    verb: 'ask',
-    args: { question: 'Why?', blocking: true, options: ['one\ntwo'] },
-    code: 'invalid_argument',
-    says: [/options\.0/, /one line/],
-  },
-  {
-    verb: 'flag',
-    args: { what: 'x', severity: 'critical', category: 'bug' },
-    code: 'invalid_argument',
-    says: [/severity/, /info/, /warning/, /blocking/],
-  },
-  {
-    verb: 'flag',
-    args: { what: 'x', severity: 'info', category: 'typo' },
-    code: 'invalid_argument',
-    says: [/category/, /incomplete_prior/],
-  },
-  {
-    verb: 'learned',
-    args: { text: 'x', kind: 'discovery', scope: 'global' },
-    code: 'invalid_argument',
-    says: [/scope/, /project/, /subsystem/, /feature/, /task/],
-  },
-  { verb: 'learned', args: { text: 'x', kind: 'rumour' }, code: 'invalid_argument', says: [/kind/, /convention/] },
-  { verb: 'suggest', args: { what: 'x', kind: 'new_task' }, code: 'invalid_argument', says: [/why/] },
-  {
-    verb: 'blocked',
-    args: { on: 'x', kind: 'internal' },
-    code: 'invalid_argument',
-    says: [/kind/, /upstream_task/, /external/],
-  },
-  { verb: 'stuck', args: { reason: 42 }, code: 'invalid_argument', says: [/reason/, /string/] },
+/** Calls refused as invalid_argument, and words the message must contain (the field, and what is allowed). */
+const REFUSED: [verb: string, args: Row, ...says: RegExp[]][] = [
+  ['done', {}, /summary/],
+  ['done', { summary: '   ' }, /summary/],
+  ['done', { summary: 'ok', task_id: 3 }, /unknown field/, /task_id/, /allowed fields: summary/],
+  ['partial', { summary: 'half' }, /remaining/],
+  ['ask', { question: 'Why?' }, /blocking/],
+  ['ask', { question: 'Why?', blocking: 'yes' }, /blocking/, /boolean/],
+  ['ask', { question: 'Why?', blocking: true, options: ['one\ntwo'] }, /options\.0/, /one line/],
+  ['flag', { what: 'x', severity: 'critical', category: 'bug' }, /severity/, /info/, /warning/, /blocking/],
+  ['flag', { what: 'x', severity: 'info', category: 'typo' }, /category/, /incomplete_prior/],
+  ['learned', { text: 'x', kind: 'discovery', scope: 'global' }, /scope/, /project/, /subsystem/, /feature/, /task/],
+  ['learned', { text: 'x', kind: 'rumour' }, /kind/, /convention/],
+  ['suggest', { what: 'x', kind: 'new_task' }, /why/],
+  ['blocked', { on: 'x', kind: 'internal' }, /kind/, /upstream_task/, /external/],
+  ['stuck', { reason: 42 }, /reason/, /string/],
 ];
+
+/** What a refusal's message never shows: SQLite's constraint text or a parse error. */
+const LEAKS = /CHECK constraint|SQLITE_|JSON|Unexpected token/i;
 
 const FIXTURE = {
   normalized: { skip: HEAD_FIXTURE_SKIP, dir: HEAD_FIXTURES_DIR, table: 'task_signals', comments: 'task_signals' },
@@ -162,13 +120,10 @@ contract('signal verbs on 04-desktop-dev', (env) => {
   const one = (p: Project, text: string, ...params: unknown[]) => query<Row>(p, text, ...params)[0];
   const skip = { skip: gen.skip };
 
-  test('the signals session has exactly the eight verbs, in Ralph order', skip, async () => {
-    assert.deepEqual(await (await open(fixture(), 'sig-tools')).toolNames(), [...SIGNAL_VERBS]);
-  });
-
-  test('every verb: one row with exactly its columns, created RFC 3339 UTC, in this session', skip, async () => {
+  test('the eight verbs: each one row with exactly its columns, RFC 3339 UTC, in this session', skip, async () => {
     const p = fixture();
     const s = await open(p, 'sig-rows');
+    assert.deepEqual(await s.toolNames(), [...SIGNAL_VERBS], 'exactly the eight verbs, in Ralph order');
     const count = () => Number(one(p, `SELECT count(*) AS n FROM ${gen.comments}`)!.n);
     const before = count();
     for (const c of CASES) {
@@ -179,15 +134,13 @@ contract('signal verbs on 04-desktop-dev', (env) => {
       assert.ok(row, `${c.verb}: the row ${r.signal_id} exists`);
       assert.deepEqual([row.task_id, row.session_id, row.verb], [TASK, 'sig-rows', c.verb]);
       for (const col of PAYLOAD_COLUMNS)
-        assert.equal(row[col], c.row[col] ?? null, `${c.verb} ${JSON.stringify(c.args)}: column ${col}`);
+        assert.equal(row[col], (c.row ?? c.args)[col] ?? null, `${c.verb} ${JSON.stringify(c.args)}: column ${col}`);
       assert.match(String(row.created), RFC3339_UTC);
       if (gen.name === 'legacy') {
         // The comment a person sees in Ralph's UI of this generation, written with it.
         const comment = one(p, 'SELECT * FROM task_comments WHERE id = ?', row.comment_id)!;
-        assert.deepEqual(
-          [comment.task_id, comment.body, comment.author, comment.created],
-          [TASK, c.body, 'frontend', row.created],
-        );
+        const shown = [comment.task_id, comment.body, comment.author, comment.created];
+        assert.deepEqual(shown, [TASK, c.body, 'frontend', row.created]);
       }
     }
     assert.equal(count(), before + CASES.length, 'one row per call, nothing else');
@@ -200,10 +153,8 @@ contract('signal verbs on 04-desktop-dev', (env) => {
       assert.equal(sessions.length, 1);
       const a = sessions[0]!;
       const max = Number(one(p, "SELECT max(session_number) AS n FROM agent_sessions WHERE id <> 'sig-rows'")!.n);
-      assert.deepEqual(
-        [a.session_number, a.kind, a.started_by, a.task_id, a.status],
-        [max + 1, 'task_execution', 'agent', TASK, 'finished'],
-      );
+      const made = [a.session_number, a.kind, a.started_by, a.task_id, a.status];
+      assert.deepEqual(made, [max + 1, 'task_execution', 'agent', TASK, 'finished']);
       assert.equal(a.started, a.ended);
       assert.match(String(a.started), RFC3339_UTC);
     }
@@ -230,15 +181,12 @@ contract('signal verbs on 04-desktop-dev', (env) => {
         : 0;
     const oursBefore = ours();
     await unchanged(s, async () => {
-      for (const r of REFUSED) {
-        const e = await s.fail(r.verb, r.args);
-        assert.equal(e.code, r.code, `${r.verb} ${JSON.stringify(r.args)}: ${e.message}`);
-        for (const re of r.says) assert.match(e.message, re, `${r.verb} ${JSON.stringify(r.args)}`);
-        assert.doesNotMatch(
-          e.message,
-          /CHECK constraint|SQLITE_|JSON|Unexpected token/i,
-          'never constraint text or a parse error',
-        );
+      for (const [verb, args, ...says] of REFUSED) {
+        const e = await s.fail(verb, args);
+        const what = `${verb} ${JSON.stringify(args)}`;
+        assert.equal(e.code, 'invalid_argument', `${what}: ${e.message}`);
+        for (const re of says) assert.match(e.message, re, what);
+        assert.doesNotMatch(e.message, LEAKS, 'never constraint text or a parse error');
       }
     });
     assert.equal(ours(), oursBefore, 'no signal of ours either');
@@ -254,43 +202,20 @@ contract('signal verbs on 04-desktop-dev', (env) => {
   test("questions: get_answers and get_task show them; a person's answer is read back", skip, async () => {
     const p = fixture();
     const s = await open(p, 'sig-ask');
-    const asked = await s.ok('ask', {
-      question: 'Which sort order?',
-      options: ['name', 'date'],
-      preferred: 'date',
-      blocking: true,
-    });
+    const question = { question: 'Which sort order?', options: ['name', 'date'], preferred: 'date', blocking: true };
+    const asked = await s.ok('ask', question);
     const reader = await env.open({ recipe: 'task_execution', task: String(TASK) }, p);
     const pending = (await reader.ok('get_answers', { unanswered_only: true })).questions;
-    assert.deepEqual(
-      pending.filter((q: Row) => q.id === asked.signal_id),
-      [
-        {
-          id: asked.signal_id,
-          question: 'Which sort order?',
-          options: ['name', 'date'],
-          preferred: 'date',
-          blocking: true,
-          answer: null,
-          created: pending.find((q: Row) => q.id === asked.signal_id)!.created,
-        },
-      ],
-    );
-    assert.ok(
-      (await reader.ok('get_task', { id: TASK })).open_questions.some((q: Row) => q.id === asked.signal_id),
-      'get_task shows the pending question',
-    );
+    const isAsked = (q: Row) => q.id === asked.signal_id;
+    const { created } = pending.find(isAsked)!;
+    assert.deepEqual(pending.filter(isAsked), [{ id: asked.signal_id, ...question, answer: null, created }]);
+    const openQuestions = async () => (await reader.ok('get_task', { id: TASK })).open_questions;
+    assert.ok((await openQuestions()).some(isAsked), 'get_task shows the pending question');
     // A person answers (Ralph's UI sets task_signals.answer on the normalized generation); here through the store.
     reader.store.write(() => reader.store.signals.answerQuestion(asked.signal_id, 'By date, newest first'));
-    const answered = (await reader.ok('get_answers', {})).questions.find((q: Row) => q.id === asked.signal_id);
+    const answered = (await reader.ok('get_answers', {})).questions.find(isAsked);
     assert.equal(answered.answer, 'By date, newest first');
-    assert.ok(
-      !(await reader.ok('get_task', { id: TASK })).open_questions.some((q: Row) => q.id === asked.signal_id),
-      'answered: no longer open',
-    );
-    assert.equal(
-      (await reader.ok('get_answers', { unanswered_only: true })).questions.some((q: Row) => q.id === asked.signal_id),
-      false,
-    );
+    assert.ok(!(await openQuestions()).some(isAsked), 'answered: no longer open');
+    assert.equal((await reader.ok('get_answers', { unanswered_only: true })).questions.some(isAsked), false);
   });
 });
