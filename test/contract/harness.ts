@@ -17,13 +17,11 @@ import { legacyInvariants, normalizedInvariants } from '../helpers/ralphRead.js'
 import { sampleProject } from '../helpers/project.js';
 
 /**
- * The contract suite: one set of tests run against each of Ralph's schema generations (the way hono
- * runs one router suite against each router), in-process, through a real SDK Client connected to the
- * server over the SDK's in-memory transport: the very handlers, validation, scope and transactions a
- * launch serves, and the client's own checks of every result against the listed output schema. After
- * every call that succeeds and writes, the database must still satisfy Ralph's own read rules for its
- * generation (test/helpers/ralphRead.ts): a write that would make Ralph's task list fail to load fails
- * the test that made it.
+ * The contract suite: one set of tests run against each of Ralph's schema generations, in-process,
+ * through a real SDK Client over the SDK's in-memory transport: the very handlers, validation, scope and
+ * transactions a launch serves, and the client's own checks of every result against the listed output
+ * schema. After every call that succeeds and writes, the database must still satisfy Ralph's own read
+ * rules for its generation (test/helpers/ralphRead.ts), so a write that would break Ralph fails its test.
  */
 
 export interface InProcSession {
@@ -35,21 +33,16 @@ export interface InProcSession {
   client: Client;
   /** A tool call as the client makes it; a hidden or unknown tool rejects (a JSON-RPC error). */
   call(name: string, args?: Record<string, unknown>): Promise<CallToolResult>;
-  /** The structured result of a call that must succeed. */
+  /** The structured result of a call that must succeed; the error of one that must fail. */
   ok<T = any>(name: string, args?: Record<string, unknown>): Promise<T>;
-  /** The error of a call that must fail. */
   fail(name: string, args?: Record<string, unknown>): Promise<{ code: string; message: string; details?: any }>;
-  /** tools/list's names. */
   toolNames(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const log = createLogger('silent');
 
-/**
- * The SDK client's own JSON Schema validator, each output schema compiled once per test process: a
- * client compiles every listed tool's schema at each listing, which was most of a session's setup here.
- */
+/** The SDK client's own JSON Schema validator, each output schema compiled once per test process (not per listing). */
 const ajv = new AjvJsonSchemaValidator();
 const compiled = new Map<string, ReturnType<jsonSchemaValidator['getValidator']>>();
 const validator: jsonSchemaValidator = {
@@ -70,7 +63,7 @@ export interface InProcOptions {
   invariants?: boolean;
   /** What the client declares at initialize (default: nothing), e.g. `{ elicitation: {} }`. */
   capabilities?: ClientCapabilities;
-  /** Runs before the client connects: request handlers of its own (elicitation/create). */
+  /** Runs before the client connects, e.g. to add request handlers of its own (elicitation/create). */
   prepareClient?: (client: Client) => void;
   /** The server's own options (how long an ask waits for the person). */
   server?: McpServerOptions;
@@ -94,16 +87,12 @@ export async function openInProc(
   opts.prepareClient?.(client);
   await Promise.all([server.connect(toServer), client.connect(toClient)]);
   await client.listTools(); // as clients do: the client checks results against the listed output schemas
-  const invariants = store.generation === 'normalized' ? normalizedInvariants : legacyInvariants;
   const call = async (name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> => {
     const tool = session.visibleTool(name);
     const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
     if (checked && !result.isError && !tool!.def.annotations.readOnlyHint && tool!.def.category !== 'state') {
-      assert.deepEqual(
-        invariants(project.dbPath),
-        [],
-        `after ${name} ${JSON.stringify(args)}: Ralph's read rules (${store.generation})`,
-      );
+      const broken = invariantsOf(store.generation)(project.dbPath);
+      assert.deepEqual(broken, [], `after ${name} ${JSON.stringify(args)}: Ralph's read rules (${store.generation})`);
     }
     return result;
   };
@@ -122,9 +111,7 @@ export async function openInProc(
     async fail(name, args) {
       const r = await call(name, args);
       if (!r.isError)
-        throw new Error(
-          `${name} ${JSON.stringify(args)} was expected to fail but returned ${JSON.stringify(r.structuredContent)}`,
-        );
+        throw new Error(`${name} ${JSON.stringify(args)} should fail: ${JSON.stringify(r.structuredContent)}`);
       return (r.structuredContent as { error: { code: string; message: string } }).error;
     },
     toolNames: async () => (await client.listTools()).tools.map((t) => t.name),
@@ -145,6 +132,8 @@ export interface ContractEnv {
   invariants(project: Project): string[];
 }
 
+const invariantsOf = (g: Generation) => (g === 'normalized' ? normalizedInvariants : legacyInvariants);
+
 /** Runs `body` once per generation (or only the ones given), in a describe block named after it. */
 export function contract(
   name: string,
@@ -160,7 +149,7 @@ export function contract(
       body({
         generation,
         sample: () => sampleProject(generation),
-        invariants: (p) => (generation === 'normalized' ? normalizedInvariants : legacyInvariants)(p.dbPath),
+        invariants: (p) => invariantsOf(generation)(p.dbPath),
         async open(flags = {}, project = sampleProject(generation), opts = {}) {
           const s = await openInProc(project, flags, opts);
           open.push(s);

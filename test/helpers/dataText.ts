@@ -34,15 +34,11 @@ export const HOSTILE = `${MARK} ${CLOSERS.join(' ')} ${MARK}`;
 /** Characters that must never reach prompt text raw: line separators a reader may break at, bidi, NEL. */
 const RAW_FORBIDDEN = /[\u2028\u2029\u0085\u202e]/;
 
-export interface DataSplit {
-  /** The text with every data block and JSON string literal taken out. */
-  outside: string;
-  /** The parsed values: each block's, and each literal's. */
-  values: unknown[];
-}
-
-/** Splits prompt text into our text and its data (fenced JSON blocks, then inline JSON string literals). */
-export function splitData(text: string): DataSplit {
+/**
+ * Splits prompt text into our text (`outside`: every data block and JSON string literal taken out) and its
+ * data (`values`: each fenced JSON block's parsed value, then each inline JSON string literal's).
+ */
+export function splitData(text: string): { outside: string; values: unknown[] } {
   const lines = text.split('\n');
   const values: unknown[] = [];
   const outside: string[] = [];
@@ -64,7 +60,7 @@ export function splitData(text: string): DataSplit {
 }
 
 /** Every string inside a parsed value, deeply. */
-export function stringsIn(v: unknown): string[] {
+function stringsIn(v: unknown): string[] {
   if (typeof v === 'string') return [v];
   if (Array.isArray(v)) return v.flatMap(stringsIn);
   if (v !== null && typeof v === 'object') return Object.values(v).flatMap(stringsIn);
@@ -82,6 +78,10 @@ export function assertOnlyAsData(text: string, expected: readonly string[], what
   for (const line of text.split('\n'))
     if (/^\s*(?:```|~~~)/.test(line))
       assert.ok(line === '```json' || line === '```', `${what}: a fence line not ours: ${line}`);
+  assertAmong(values, expected, what);
+}
+
+function assertAmong(values: unknown[], expected: readonly string[], what: string): void {
   const strings = values.flatMap(stringsIn);
   for (const e of expected) assert.ok(strings.includes(e), `${what}: ${JSON.stringify(e)} is not among the data`);
 }
@@ -90,7 +90,6 @@ export function assertOnlyAsData(text: string, expected: readonly string[], what
 export function assertJsonDocument(text: string, expected: readonly string[], what: string): unknown {
   assert.ok(!RAW_FORBIDDEN.test(text) && !text.includes('`') && !text.includes('\n'), `${what}: raw characters`);
   const value = JSON.parse(text);
-  const strings = stringsIn(value);
-  for (const e of expected) assert.ok(strings.includes(e), `${what}: ${JSON.stringify(e)} is not among the data`);
+  assertAmong([value], expected, what);
   return value;
 }

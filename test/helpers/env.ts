@@ -15,8 +15,8 @@ export const SNAPSHOT_DIR = join(REPO, 'test', 'snapshots');
  */
 export const UNDER_CI = process.env.RALPH_CI === '1';
 
-function fixtureSkip(present: boolean, what: string, dir: string, variable: string): string | false {
-  if (present) return false;
+function fixtureSkip(dir: string, files: readonly string[], what: string, variable: string): string | false {
+  if (files.every((f) => existsSync(join(dir, f)))) return false;
   if (UNDER_CI)
     throw new Error(
       `${what} not found in ${dir}: under CI (RALPH_CI=1) every fixture test must run; put them there or set ${variable}`,
@@ -39,23 +39,16 @@ export const FIXTURES = [
   '03-desktop-tasks.db',
   '04-desktop-dev.db',
 ] as const;
-export const fixturesPresent = (): boolean => FIXTURES.every((f) => existsSync(join(FIXTURES_DIR, f)));
-export const FIXTURE_SKIP = fixtureSkip(fixturesPresent(), "Ralph's legacy fixtures", FIXTURES_DIR, 'RALPH_FIXTURES');
+export const FIXTURE_SKIP = fixtureSkip(FIXTURES_DIR, FIXTURES, "Ralph's legacy fixtures", 'RALPH_FIXTURES');
 
 /** The databases Ralph's generator wrote at its head (the normalized generation); RALPH_HEAD_FIXTURES overrides. */
 export const HEAD_FIXTURES_DIR =
   process.env.RALPH_HEAD_FIXTURES ?? resolve(REPO, '..', 'shared', 'fixtures', 'ralph4days-head');
-export const HEAD_FIXTURES = [
-  '01-desktop-blank.db',
-  '02-desktop-feature.db',
-  '03-desktop-tasks.db',
-  '04-desktop-dev.db',
-  '05-desktop-templates.db',
-] as const;
+export const HEAD_FIXTURES = [...FIXTURES, '05-desktop-templates.db'] as const;
 export const HEAD_FIXTURE_SKIP = fixtureSkip(
-  HEAD_FIXTURES.every((f) => existsSync(join(HEAD_FIXTURES_DIR, f))),
-  "Ralph head's fixtures",
   HEAD_FIXTURES_DIR,
+  HEAD_FIXTURES,
+  "Ralph head's fixtures",
   'RALPH_HEAD_FIXTURES',
 );
 

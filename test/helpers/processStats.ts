@@ -13,16 +13,15 @@ export function rssMb(pid: number): number | null {
 /** Samples rssMb every `everyMs` until stop() is called; stop() returns the peak seen. */
 export function sampleRss(pid: number, everyMs = 100): { peak: () => number; stop: () => number } {
   let peak = rssMb(pid) ?? 0;
-  const timer = setInterval(() => {
-    const now = rssMb(pid);
-    if (now !== null && now > peak) peak = now;
-  }, everyMs);
+  const sample = () => {
+    peak = Math.max(peak, rssMb(pid) ?? 0);
+  };
+  const timer = setInterval(sample, everyMs);
   return {
     peak: () => peak,
     stop: () => {
       clearInterval(timer);
-      const now = rssMb(pid);
-      if (now !== null && now > peak) peak = now;
+      sample();
       return peak;
     },
   };

@@ -52,9 +52,13 @@ export function sql(project: Project): Database.Database {
 }
 
 export function query<T = Record<string, unknown>>(project: Project, text: string, ...params: unknown[]): T[] {
+  return withSql(project, (db) => db.prepare(text).all(...params) as T[]);
+}
+
+function withSql<T>(project: Project, read: (db: Database.Database) => T): T {
   const db = sql(project);
   try {
-    return db.prepare(text).all(...params) as T[];
+    return read(db);
   } finally {
     db.close();
   }
@@ -66,32 +70,22 @@ export function query<T = Record<string, unknown>>(project: Project, text: strin
  * out: recording a refused call is what they are for.
  */
 export function dump(project: Project): string {
-  const db = sql(project);
-  try {
+  return withSql(project, (db) => {
     const tables = db
       .prepare(
         "SELECT name, sql FROM sqlite_master WHERE type IN ('table','index') AND substr(tbl_name, 1, 10) <> 'ralph_mcp_' AND substr(name, 1, 10) <> 'ralph_mcp_' ORDER BY name",
       )
       .all() as { name: string; sql: string }[];
-    const parts = tables.map((t) => t.sql ?? '');
-    for (const t of tables) {
-      if (!t.sql?.startsWith('CREATE TABLE')) continue;
-      parts.push(JSON.stringify(db.prepare(`SELECT * FROM "${t.name}" ORDER BY rowid`).all()));
-    }
-    return parts.join('\n');
-  } finally {
-    db.close();
-  }
+    const rows = tables
+      .filter((t) => t.sql?.startsWith('CREATE TABLE'))
+      .map((t) => JSON.stringify(db.prepare(`SELECT * FROM "${t.name}" ORDER BY rowid`).all()));
+    return [...tables.map((t) => t.sql ?? ''), ...rows].join('\n');
+  });
 }
 
 export function setOverrides(project: Project, discipline: string, disabled: string[] | string | null): void {
+  const value = Array.isArray(disabled) ? JSON.stringify({ additional_disabled: disabled }) : disabled;
   const db = sql(project);
-  const value =
-    disabled === null
-      ? null
-      : typeof disabled === 'string'
-        ? disabled
-        : JSON.stringify({ additional_disabled: disabled });
   db.prepare('UPDATE disciplines SET mcp_tool_overrides = ? WHERE name = ?').run(value, discipline);
   db.close();
 }

@@ -21,14 +21,11 @@ export type Generation = 'legacy' | 'normalized';
 
 /** TaskStatus::parse in types.rs: exactly these six. The CHECK also admits needs_input/failed; Ralph does not. */
 export const RALPH_STATUSES = ['draft', 'pending', 'in_progress', 'done', 'blocked', 'skipped'] as const;
-export type RalphStatus = (typeof RALPH_STATUSES)[number];
-/** Priority::parse (case-sensitive). */
-export const RALPH_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
-/** TaskProvenance::parse (case-sensitive). */
-export const RALPH_PROVENANCES = ['agent', 'human', 'system'] as const;
-/** The CHECK sets on task_details/disciplines agent, effort, thinking. */
-export const RALPH_AGENTS = ['claude', 'codex'] as const;
-export const RALPH_EFFORTS = ['low', 'medium', 'high'] as const;
+/** Priority::parse and TaskProvenance::parse (case-sensitive); the CHECK sets of agent and effort. */
+const RALPH_PRIORITIES = ['low', 'medium', 'high', 'critical'] as const;
+const RALPH_PROVENANCES = ['agent', 'human', 'system'] as const;
+const RALPH_AGENTS = ['claude', 'codex'] as const;
+const RALPH_EFFORTS = ['low', 'medium', 'high'] as const;
 
 // ---------------------------------------------------------------------------------------------------------
 // small plumbing
@@ -42,22 +39,27 @@ function withDb<T>(dbPath: string, read: (db: Db) => T): T {
   }
 }
 
-function all(db: Db, sql: string, ...params: unknown[]): Row[] {
-  return db.prepare(sql).all(...params) as Row[];
+/** Reads `dbPath` with the reader of its generation. */
+function readAs<A extends unknown[], T>(
+  dbPath: string,
+  normalized: (db: Db, ...args: A) => T,
+  legacy: (db: Db, ...args: A) => T,
+  ...args: A
+): T {
+  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? normalized : legacy)(db, ...args));
 }
 
-function get(db: Db, sql: string, ...params: unknown[]): Row | undefined {
-  return db.prepare(sql).get(...params) as Row | undefined;
-}
+const all = (db: Db, sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as Row[];
+const get = (db: Db, sql: string, ...params: unknown[]) => db.prepare(sql).get(...params) as Row | undefined;
+const column = (db: Db, sql: string, id: number): unknown[] => db.prepare(sql).pluck().all(id);
 
-function hasTable(db: Db, name: string): boolean {
-  return get(db, "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = ?", name) !== undefined;
-}
-
+/** A NOT NULL TEXT column, as stored. */
+const str = (v: unknown) => v as string;
 /** rusqlite `Option<String>` read with `.ok()`: anything that is not TEXT reads as None. */
-function text(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
+const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number => (typeof v === 'bigint' ? Number(v) : (v as number));
+/** A 0/1 column read as a bool. */
+const bool = (v: unknown): boolean | null => (typeof v === 'number' ? v !== 0 : null);
 
 /** rusqlite u32 read with `.ok()`: out-of-range or non-integer values read as None. */
 function u32(v: unknown): number | null {
@@ -65,18 +67,20 @@ function u32(v: unknown): number | null {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 0xffffffff ? n : null;
 }
 
-function num(v: unknown): number {
-  return typeof v === 'bigint' ? Number(v) : (v as number);
-}
-
 function oneOf<T extends string>(set: readonly T[], v: unknown): T | undefined {
   return typeof v === 'string' && (set as readonly string[]).includes(v) ? (v as T) : undefined;
 }
 
+/** The columns `keys` of `r`, in that order, each read with `read`. */
+function cols<K extends string, V>(r: Row, keys: readonly K[], read: (v: unknown) => V): Record<K, V> {
+  return Object.fromEntries(keys.map((k) => [k, read(r[k])])) as Record<K, V>;
+}
+
 function generationOfDb(db: Db): Generation {
   // Both generations report user_version 1, so only the tables can tell them apart.
-  if (hasTable(db, 'runtime_tasks')) return 'normalized';
-  if (hasTable(db, 'tasks')) return 'legacy';
+  const table = (name: string) => get(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", name);
+  if (table('runtime_tasks')) return 'normalized';
+  if (table('tasks')) return 'legacy';
   throw new Error('not a Ralph plan database: neither runtime_tasks nor tasks exists');
 }
 
@@ -99,13 +103,8 @@ function parseJson(json: unknown): unknown {
 function serdeList<T>(json: unknown, item: (v: unknown) => T | undefined): T[] {
   const parsed = parseJson(json);
   if (!Array.isArray(parsed)) return [];
-  const out: T[] = [];
-  for (const v of parsed) {
-    const x = item(v);
-    if (x === undefined) return [];
-    out.push(x);
-  }
-  return out;
+  const out = parsed.map(item);
+  return out.includes(undefined) ? [] : (out as T[]);
 }
 
 const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -114,29 +113,27 @@ const stringList = (json: unknown): string[] => serdeList(json, asString);
 const idList = (json: unknown): number[] => serdeList(json, asU32);
 
 // ---------------------------------------------------------------------------------------------------------
-// 2. the task list (Ralph head: SqliteDb::get_task_list_items)
+// the task list (Ralph head: SqliteDb::get_task_list_items)
 
-export interface RalphTaskListItem {
-  id: number;
-  subsystem: string;
-  discipline: string;
-  title: string;
-  description: string | null;
-  status: RalphStatus;
-  priority: string | null;
-  provenance: string | null;
-  tags: string[];
-  depends_on: number[];
-  acceptance_criteria_count: number;
-  /** normalized: task_signals rows; legacy: task_comments rows. */
-  signal_count: number;
-  subsystem_display_name: string;
-  subsystem_acronym: string;
-  discipline_display_name: string;
-  discipline_acronym: string;
-  discipline_icon: string;
-  discipline_color: string;
+/** An item from a row both generations' queries name alike; the side lists and the count are filled after. */
+function listItemOf(r: Row) {
+  return {
+    id: num(r.id),
+    ...cols(r, ['subsystem', 'discipline', 'title'], str),
+    description: text(r.description),
+    status: oneOf(RALPH_STATUSES, r.status) ?? 'pending',
+    priority: oneOf(RALPH_PRIORITIES, r.priority) ?? null,
+    provenance: oneOf(RALPH_PROVENANCES, r.provenance) ?? null,
+    tags: [] as string[],
+    depends_on: [] as number[],
+    acceptance_criteria_count: 0,
+    /** normalized: task_signals rows; legacy: task_comments rows. */
+    signal_count: 0,
+    ...cols(r, ['subsystem_display_name', 'subsystem_acronym', 'discipline_display_name'], str),
+    ...cols(r, ['discipline_acronym', 'discipline_icon', 'discipline_color'], str),
+  };
 }
+export type RalphTaskListItem = ReturnType<typeof listItemOf>;
 
 const TASK_LIST_SQL = `SELECT t.id, f.name AS subsystem, d.name AS discipline, td.title, td.description, t.status,
   td.priority, t.provenance, f.display_name AS subsystem_display_name, f.acronym AS subsystem_acronym,
@@ -154,36 +151,14 @@ const TASK_LIST_SQL = `SELECT t.id, f.name AS subsystem, d.name AS discipline, t
  * tasks at all). Note the inner JOINs: a task whose details/subsystem/discipline is missing is silently
  * absent instead.
  */
-function listItemOf(r: Row): RalphTaskListItem {
-  const id = num(r.id);
-  const status = oneOf(RALPH_STATUSES, r.status);
-  if (status === undefined) throw new Error(`Invalid task status: ${String(r.status)} (task ${id})`);
-  if (r.priority !== null && oneOf(RALPH_PRIORITIES, r.priority) === undefined) {
-    throw new Error(`Invalid task priority: ${String(r.priority)} (task ${id})`);
+function parsedListRow(r: Row): Row {
+  const parses = { status: RALPH_STATUSES, priority: RALPH_PRIORITIES, provenance: RALPH_PROVENANCES };
+  for (const [col, set] of Object.entries(parses)) {
+    const v = r[col];
+    const allowed = oneOf(set, v) !== undefined || (v === null && col !== 'status');
+    if (!allowed) throw new Error(`Invalid task ${col}: ${String(v)} (task ${num(r.id)})`);
   }
-  if (r.provenance !== null && oneOf(RALPH_PROVENANCES, r.provenance) === undefined) {
-    throw new Error(`Invalid task provenance: ${String(r.provenance)} (task ${id})`);
-  }
-  return {
-    id,
-    subsystem: r.subsystem as string,
-    discipline: r.discipline as string,
-    title: r.title as string,
-    description: text(r.description),
-    status,
-    priority: text(r.priority),
-    provenance: text(r.provenance),
-    tags: [],
-    depends_on: [],
-    acceptance_criteria_count: 0,
-    signal_count: 0,
-    subsystem_display_name: r.subsystem_display_name as string,
-    subsystem_acronym: r.subsystem_acronym as string,
-    discipline_display_name: r.discipline_display_name as string,
-    discipline_acronym: r.discipline_acronym as string,
-    discipline_icon: r.discipline_icon as string,
-    discipline_color: r.discipline_color as string,
-  };
+  return r;
 }
 
 function groupBy<V>(rows: Row[], value: (r: Row) => V): Map<number, V[]> {
@@ -202,7 +177,7 @@ function countBy(db: Db, sql: string): Map<number, number> {
 }
 
 function taskListNormalized(db: Db): RalphTaskListItem[] {
-  const tasks = all(db, TASK_LIST_SQL).map(listItemOf);
+  const tasks = all(db, TASK_LIST_SQL).map((r) => listItemOf(parsedListRow(r)));
   // Ralph reads the four side tables whole, keyed by task id (same ORDER BYs).
   const tags = groupBy(all(db, 'SELECT task_id, tag FROM task_tags ORDER BY task_id, id'), (r) => r.tag as string);
   const deps = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies ORDER BY task_id, id'), (r) =>
@@ -227,11 +202,13 @@ function taskListNormalized(db: Db): RalphTaskListItem[] {
 function taskListLegacy(db: Db): RalphTaskListItem[] {
   const rows = all(
     db,
-    `SELECT t.id, t.feature, t.discipline, t.title, t.description, t.status, t.priority, t.provenance,
-       t.tags, t.depends_on, t.acceptance_criteria,
-       COALESCE(f.display_name, t.feature) AS fdn, COALESCE(f.acronym, t.feature) AS fac,
-       COALESCE(d.display_name, t.discipline) AS ddn, COALESCE(d.acronym, t.discipline) AS dac,
-       COALESCE(d.icon, 'Circle') AS icon, COALESCE(d.color, '#94a3b8') AS color,
+    `SELECT t.id, t.feature AS subsystem, t.discipline, t.title, t.description, t.status, t.priority,
+       t.provenance, t.tags, t.depends_on, t.acceptance_criteria,
+       COALESCE(f.display_name, t.feature) AS subsystem_display_name,
+       COALESCE(f.acronym, t.feature) AS subsystem_acronym,
+       COALESCE(d.display_name, t.discipline) AS discipline_display_name,
+       COALESCE(d.acronym, t.discipline) AS discipline_acronym,
+       COALESCE(d.icon, 'Circle') AS discipline_icon, COALESCE(d.color, '#94a3b8') AS discipline_color,
        (SELECT COUNT(*) FROM task_comments c WHERE c.task_id = t.id) AS comments
      FROM tasks t
      LEFT JOIN features f ON t.feature = f.name
@@ -239,67 +216,21 @@ function taskListLegacy(db: Db): RalphTaskListItem[] {
      ORDER BY t.id`,
   );
   return rows.map((r) => ({
-    id: num(r.id),
-    subsystem: r.feature as string,
-    discipline: r.discipline as string,
-    title: r.title as string,
-    description: text(r.description),
-    status: oneOf(RALPH_STATUSES, r.status) ?? 'pending',
-    priority: oneOf(RALPH_PRIORITIES, r.priority) ?? null,
-    provenance: oneOf(RALPH_PROVENANCES, r.provenance) ?? null,
+    ...listItemOf(r),
     tags: stringList(r.tags),
     depends_on: idList(r.depends_on),
     acceptance_criteria_count: stringList(r.acceptance_criteria).length,
     signal_count: num(r.comments),
-    subsystem_display_name: r.fdn as string,
-    subsystem_acronym: r.fac as string,
-    discipline_display_name: r.ddn as string,
-    discipline_acronym: r.dac as string,
-    discipline_icon: r.icon as string,
-    discipline_color: r.color as string,
   }));
 }
 
 /** Throws (naming the value and task id) exactly when Ralph head's task list would fail to load. */
 export function ralphTaskList(dbPath: string): RalphTaskListItem[] {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? taskListNormalized(db) : taskListLegacy(db)));
+  return readAs(dbPath, taskListNormalized, taskListLegacy);
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 3. one task (Ralph head: get_task_by_id; legacy: 936f316 get_task_by_id)
-
-export interface RalphTask {
-  id: number;
-  title: string;
-  description: string | null;
-  /** As Ralph shows it: row_to_task maps an unknown status to pending (silently). */
-  status: RalphStatus;
-  /** The stored value, for tests that need to see what row_to_task hid. */
-  status_raw: string;
-  /** Unknown values read as null (Priority::parse / TaskProvenance::parse, silently). */
-  priority: string | null;
-  feature: string;
-  discipline: string;
-  tags: string[];
-  depends_on: number[];
-  acceptance_criteria: string[];
-  context_files: string[];
-  output_artifacts: string[];
-  hints: string | null;
-  estimated_turns: number | null;
-  provenance: string | null;
-  pseudocode: string | null;
-  enriched_at: string | null;
-  created: string | null;
-  updated: string | null;
-  completed: string | null;
-  /** normalized only (null on legacy). */
-  template_id: number | null;
-  agent: string | null;
-  model: string | null;
-  effort: string | null;
-  thinking: boolean | null;
-}
+// one task (Ralph head: get_task_by_id; legacy: 936f316 get_task_by_id)
 
 /** Ralph's get_task_by_id query, plus t.template_id (which Ralph's Task type does not carry). */
 const TASK_BY_ID_SQL = `SELECT t.id, t.subsystem_id, td.discipline_id, td.title, td.description, t.status,
@@ -314,18 +245,33 @@ const TASK_BY_ID_SQL = `SELECT t.id, t.subsystem_id, td.discipline_id, td.title,
   JOIN disciplines d ON td.discipline_id = d.id
   WHERE t.id = ?`;
 
-function column(db: Db, sql: string, id: number): unknown[] {
-  return db.prepare(sql).pluck().all(id);
+/** The task as both generations' row_to_task read it; the lists and the normalized-only fields come after. */
+function taskOf(r: Row, feature: unknown) {
+  return {
+    id: num(r.id),
+    title: r.title as string,
+    description: text(r.description),
+    /** As Ralph shows it: row_to_task maps an unknown status to pending (silently). */
+    status: oneOf(RALPH_STATUSES, r.status) ?? 'pending',
+    /** The stored value, for tests that need to see what row_to_task hid. */
+    status_raw: r.status as string,
+    /** Unknown values read as null (Priority::parse / TaskProvenance::parse, silently). */
+    priority: oneOf(RALPH_PRIORITIES, r.priority) ?? null,
+    hints: text(r.hints),
+    estimated_turns: u32(r.estimated_turns),
+    provenance: oneOf(RALPH_PROVENANCES, r.provenance) ?? null,
+    ...cols(r, ['pseudocode', 'enriched_at', 'created', 'updated', 'completed'], text),
+    feature: feature as string,
+    discipline: r.discipline as string,
+  };
 }
 
-function taskNormalized(db: Db, id: number): RalphTask | undefined {
+function taskNormalized(db: Db, id: number) {
   const r = get(db, TASK_BY_ID_SQL, id);
   if (r === undefined) return undefined; // includes a task whose joins do not resolve: Ralph says "not found"
   const strings = (sql: string) => column(db, sql, id).filter((v): v is string => typeof v === 'string');
   return {
-    ...commonTaskFields(r),
-    feature: r.subsystem as string,
-    discipline: r.discipline as string,
+    ...taskOf(r, r.subsystem),
     tags: strings('SELECT tag FROM task_tags WHERE task_id = ? ORDER BY id'),
     depends_on: column(db, 'SELECT depends_on_task_id FROM task_dependencies WHERE task_id = ? ORDER BY id', id).map(
       num,
@@ -335,33 +281,13 @@ function taskNormalized(db: Db, id: number): RalphTask | undefined {
     ),
     context_files: strings('SELECT file_path FROM task_context_files WHERE task_id = ? ORDER BY id'),
     output_artifacts: strings('SELECT artifact_path FROM task_output_artifacts WHERE task_id = ? ORDER BY id'),
+    /** normalized only (null on legacy), as are the four after it. */
     template_id: u32(r.template_id),
-    agent: text(r.agent),
-    model: text(r.model),
-    effort: text(r.effort),
-    thinking: typeof r.thinking === 'number' ? r.thinking !== 0 : null,
+    ...cols(r, ['agent', 'model', 'effort'], text),
+    thinking: bool(r.thinking),
   };
 }
-
-/** The scalar fields both generations' row_to_task read the same way. */
-function commonTaskFields(r: Row) {
-  return {
-    id: num(r.id),
-    title: r.title as string,
-    description: text(r.description),
-    status: oneOf(RALPH_STATUSES, r.status) ?? 'pending',
-    status_raw: r.status as string,
-    priority: oneOf(RALPH_PRIORITIES, r.priority) ?? null,
-    hints: text(r.hints),
-    estimated_turns: u32(r.estimated_turns),
-    provenance: oneOf(RALPH_PROVENANCES, r.provenance) ?? null,
-    pseudocode: text(r.pseudocode),
-    enriched_at: text(r.enriched_at),
-    created: text(r.created),
-    updated: text(r.updated),
-    completed: text(r.completed),
-  };
-}
+export type RalphTask = NonNullable<ReturnType<typeof taskNormalized>>;
 
 function taskLegacy(db: Db, id: number): RalphTask | undefined {
   // 936f316 joins features/disciplines with LEFT JOIN (only for display names), so a task whose feature
@@ -369,93 +295,34 @@ function taskLegacy(db: Db, id: number): RalphTask | undefined {
   const r = get(db, 'SELECT * FROM tasks WHERE id = ?', id);
   if (r === undefined) return undefined;
   return {
-    ...commonTaskFields(r),
-    feature: r.feature as string,
-    discipline: r.discipline as string,
+    ...taskOf(r, r.feature),
     tags: stringList(r.tags),
     depends_on: idList(r.depends_on),
-    acceptance_criteria: stringList(r.acceptance_criteria),
-    context_files: stringList(r.context_files),
-    output_artifacts: stringList(r.output_artifacts),
+    ...cols(r, ['acceptance_criteria', 'context_files', 'output_artifacts'], stringList),
     template_id: null,
-    agent: null,
-    model: null,
-    effort: null,
+    ...cols(r, ['agent', 'model', 'effort'], () => null),
     thinking: null,
   };
 }
 
 export function ralphTask(dbPath: string, id: number): RalphTask | undefined {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? taskNormalized(db, id) : taskLegacy(db, id)));
+  return readAs(dbPath, taskNormalized, taskLegacy, id);
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 4. comments on a task (legacy task_comments; head task_signals via get_signals_for_task)
+// comments on a task (legacy task_comments; head task_signals via get_signals_for_task)
 
-interface CommentBase {
-  id: number;
-  author: string;
-  body: string;
-  created: string | null;
-}
-
-export interface LegacyComment extends CommentBase {
-  generation: 'legacy';
-  discipline: string | null;
-  priority: string | null;
-  agent_task_id: number | null;
-}
-
-export interface SignalComment extends CommentBase {
-  generation: 'normalized';
-  session_id: string | null;
-  verb: string | null;
-  summary: string | null;
-  remaining: string | null;
-  reason: string | null;
-  question: string | null;
-  what: string | null;
-  on: string | null;
-  /** Ralph reads the 0/1 column as a bool. */
-  blocking: boolean | null;
-  severity: string | null;
-  category: string | null;
-  kind: string | null;
-  scope: string | null;
-  preferred: string | null;
-  /** Ralph splits the stored newline-joined text with str::lines(). */
-  options: string[] | null;
-  rationale: string | null;
-  why: string | null;
-  detail: string | null;
-  text: string | null;
-  answer: string | null;
-}
-
-export type RalphComment = LegacyComment | SignalComment;
-
-/** Rust str::lines(): split on \n, drop a trailing \r per line, no final empty line. */
-function rustLines(s: string): string[] {
-  if (s === '') return [];
-  const parts = s.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
-  if (s.endsWith('\n')) parts.pop();
-  return parts;
-}
-
-function commentsLegacy(db: Db, taskId: number): LegacyComment[] {
+function commentsLegacy(db: Db, taskId: number) {
   // 936f316 get_comments_for_task, already oldest first.
   return all(
     db,
     'SELECT id, author, discipline, agent_task_id, priority, body, created FROM task_comments WHERE task_id = ? ORDER BY id',
     taskId,
   ).map((r) => ({
-    generation: 'legacy',
+    generation: 'legacy' as const,
     id: num(r.id),
-    author: r.author as string,
-    body: r.body as string,
-    created: text(r.created),
-    discipline: text(r.discipline),
-    priority: text(r.priority),
+    ...cols(r, ['author', 'body'], str),
+    ...cols(r, ['created', 'discipline', 'priority'], text),
     agent_task_id: u32(r.agent_task_id),
   }));
 }
@@ -475,84 +342,60 @@ const SIGNALS_SQL = `SELECT tc.id, COALESCE(s.started_by, 'system') AS author,
   WHERE tc.task_id = ?
   ORDER BY tc.id ASC`;
 
-function commentsNormalized(db: Db, taskId: number): SignalComment[] {
+/** Rust str::lines(): split on \n, drop a trailing \r per line, no final empty line. */
+function rustLines(s: string): string[] {
+  if (s === '') return [];
+  const parts = s.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  if (s.endsWith('\n')) parts.pop();
+  return parts;
+}
+
+function commentsNormalized(db: Db, taskId: number) {
   return all(db, SIGNALS_SQL, taskId).map((r) => ({
-    generation: 'normalized',
+    generation: 'normalized' as const,
     id: num(r.id),
-    author: r.author as string,
-    body: r.body as string,
-    created: text(r.created),
-    session_id: text(r.session_id),
-    verb: text(r.verb),
-    summary: text(r.summary),
-    remaining: text(r.remaining),
-    reason: text(r.reason),
-    question: text(r.question),
-    what: text(r.what),
-    on: text(r.on),
-    blocking: typeof r.blocking === 'number' ? r.blocking !== 0 : null,
-    severity: text(r.severity),
-    category: text(r.category),
-    kind: text(r.kind),
-    scope: text(r.scope),
-    preferred: text(r.preferred),
+    ...cols(r, ['author', 'body'], str),
+    ...cols(r, ['created', 'session_id', 'verb', 'summary', 'remaining', 'reason', 'question', 'what', 'on'], text),
+    /** Ralph reads the 0/1 column as a bool. */
+    blocking: bool(r.blocking),
+    ...cols(r, ['severity', 'category', 'kind', 'scope', 'preferred'], text),
+    /** Ralph splits the stored newline-joined text with str::lines(). */
     options: typeof r.options === 'string' ? rustLines(r.options) : null,
-    rationale: text(r.rationale),
-    why: text(r.why),
-    detail: text(r.detail),
-    text: text(r.text),
-    answer: text(r.answer),
+    ...cols(r, ['rationale', 'why', 'detail', 'text', 'answer'], text),
   }));
 }
 
+export type SignalComment = ReturnType<typeof commentsNormalized>[number];
+export type RalphComment = ReturnType<typeof commentsLegacy>[number] | SignalComment;
+
 /** Oldest first (ascending id) in both generations. */
 export function ralphComments(dbPath: string, taskId: number): RalphComment[] {
-  return withDb(dbPath, (db) =>
-    generationOfDb(db) === 'normalized' ? commentsNormalized(db, taskId) : commentsLegacy(db, taskId),
-  );
+  return readAs<[number], RalphComment[]>(dbPath, commentsNormalized, commentsLegacy, taskId);
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 5. a feature/subsystem and a discipline
+// a feature/subsystem and a discipline
 
-export interface RalphLearning {
-  /** subsystem_comments.id (normalized); null on legacy. */
+/**
+ * A learning as both generations read it; fields one generation lacks are null there: id (the
+ * subsystem_comments row) and discipline (its name) are normalized only; source (auto/agent/human/
+ * opus_reviewed), hit_count and reviewed legacy only. `body` is `text` again (the normalized column name);
+ * task_id is legacy `task_id` / normalized `agent_task_id`, iteration legacy `iteration` / `source_iteration`.
+ */
+interface RalphLearning {
   id: number | null;
   text: string;
-  /** Same as text (normalized column name). */
   body: string;
   reason: string | null;
   summary: string | null;
   created: string | null;
   updated: string | null;
-  /** legacy `task_id` / normalized `agent_task_id`. */
   task_id: number | null;
-  /** legacy `iteration` / normalized `source_iteration`. */
   iteration: number | null;
-  /** normalized: discipline name (LEFT JOIN); legacy: null. */
   discipline: string | null;
-  /** legacy only: auto/agent/human/opus_reviewed. */
   source: string | null;
   hit_count: number | null;
   reviewed: boolean | null;
-}
-
-export interface RalphFeature {
-  name: string;
-  display_name: string;
-  acronym: string;
-  description: string | null;
-  architecture: string | null;
-  boundaries: string | null;
-  /** normalized only (active/archived); null on legacy. */
-  status: string | null;
-  created: string | null;
-  knowledge_paths: string[];
-  context_files: string[];
-  /** Names of the features/subsystems this one depends on. */
-  dependencies: string[];
-  /** Oldest first (Ralph's get_all_comments_by_subsystem orders by id DESC). */
-  learnings: RalphLearning[];
 }
 
 const LEARNING_SOURCES = ['agent', 'human', 'opus_reviewed'] as const;
@@ -563,7 +406,7 @@ const LEARNING_SOURCES = ['agent', 'human', 'opus_reviewed'] as const;
  * such element makes Ralph see NO learnings at all for that feature.
  */
 function legacyLearning(v: unknown): RalphLearning | undefined {
-  const blank = {
+  const none = {
     id: null,
     reason: null,
     summary: null,
@@ -573,12 +416,12 @@ function legacyLearning(v: unknown): RalphLearning | undefined {
     iteration: null,
     discipline: null,
   };
-  if (typeof v === 'string') return { ...blank, text: v, body: v, source: 'auto', hit_count: 1, reviewed: false };
+  if (typeof v === 'string') return { ...none, text: v, body: v, source: 'auto', hit_count: 1, reviewed: false };
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
   const o = v as Record<string, unknown>;
   if (typeof o.text !== 'string') return undefined;
   return {
-    ...blank,
+    ...none,
     text: o.text,
     body: o.text,
     reason: asString(o.reason) ?? null,
@@ -592,25 +435,29 @@ function legacyLearning(v: unknown): RalphLearning | undefined {
   };
 }
 
-function featureLegacy(db: Db, name: string): RalphFeature | undefined {
+/** The feature/subsystem as both generations read it; the lists and learnings come after. */
+function featureOf(r: Row, status: string | null) {
+  return {
+    ...cols(r, ['name', 'display_name', 'acronym'], str),
+    ...cols(r, ['description', 'architecture', 'boundaries'], text),
+    /** normalized only (active/archived). */
+    status,
+    created: text(r.created),
+  };
+}
+
+function featureLegacy(db: Db, name: string) {
   // features.name is a plain (BINARY) primary key: legacy lookups are case-sensitive.
   const r = get(db, 'SELECT * FROM features WHERE name = ?', name);
   if (r === undefined) return undefined;
   return {
-    name: r.name as string,
-    display_name: r.display_name as string,
-    acronym: r.acronym as string,
-    description: text(r.description),
-    architecture: text(r.architecture),
-    boundaries: text(r.boundaries),
-    status: null,
-    created: text(r.created),
-    knowledge_paths: stringList(r.knowledge_paths),
-    context_files: stringList(r.context_files),
-    dependencies: stringList(r.dependencies),
+    ...featureOf(r, null),
+    /** `dependencies` names the features this one depends on. */
+    ...cols(r, ['knowledge_paths', 'context_files', 'dependencies'], stringList),
     learnings: serdeList(r.learnings, legacyLearning),
   };
 }
+export type RalphFeature = NonNullable<ReturnType<typeof featureLegacy>>;
 
 function featureNormalized(db: Db, name: string): RalphFeature | undefined {
   // subsystems.name is COLLATE NOCASE, so `=` matches case-insensitively, as in Ralph's own lookups.
@@ -618,6 +465,7 @@ function featureNormalized(db: Db, name: string): RalphFeature | undefined {
   if (r === undefined) return undefined;
   const id = num(r.id);
   const strings = (sql: string) => column(db, sql, id).map(String);
+  // Oldest first (Ralph's get_all_comments_by_subsystem orders by id DESC).
   const learnings = all(
     db,
     `SELECT c.id, c.body, c.summary, c.reason, c.created, c.updated, c.agent_task_id, c.source_iteration, d.name AS discipline
@@ -629,27 +477,15 @@ function featureNormalized(db: Db, name: string): RalphFeature | undefined {
       id: num(c.id),
       text: c.body as string,
       body: c.body as string,
-      reason: text(c.reason),
-      summary: text(c.summary),
-      created: text(c.created),
-      updated: text(c.updated),
+      ...cols(c, ['reason', 'summary', 'created', 'updated'], text),
       task_id: u32(c.agent_task_id),
       iteration: u32(c.source_iteration),
       discipline: text(c.discipline),
-      source: null,
-      hit_count: null,
-      reviewed: null,
+      ...cols(c, ['source', 'hit_count', 'reviewed'], () => null),
     }),
   );
   return {
-    name: r.name as string,
-    display_name: r.display_name as string,
-    acronym: r.acronym as string,
-    description: text(r.description),
-    architecture: text(r.architecture),
-    boundaries: text(r.boundaries),
-    status: text(r.status),
-    created: text(r.created),
+    ...featureOf(r, text(r.status)),
     // Ralph head never reads these three tables; we read them in insertion (id) order.
     knowledge_paths: strings('SELECT path FROM subsystem_knowledge_paths WHERE subsystem_id = ? ORDER BY id'),
     context_files: strings('SELECT file_path FROM subsystem_context_files WHERE subsystem_id = ? ORDER BY id'),
@@ -663,134 +499,69 @@ function featureNormalized(db: Db, name: string): RalphFeature | undefined {
 
 /** Case-insensitive on normalized databases (NOCASE column), exact on legacy ones. */
 export function ralphFeature(dbPath: string, name: string): RalphFeature | undefined {
-  return withDb(dbPath, (db) =>
-    generationOfDb(db) === 'normalized' ? featureNormalized(db, name) : featureLegacy(db, name),
-  );
+  return readAs(dbPath, featureNormalized, featureLegacy, name);
 }
 
-export interface RalphMcpServer {
-  name: string;
-  command: string;
-  args: string[];
-  env: Record<string, string>;
-}
-
-export interface RalphDiscipline {
-  name: string;
-  display_name: string;
-  acronym: string;
-  icon: string;
-  color: string;
-  description: string | null;
-  system_prompt: string | null;
-  conventions: string | null;
-  skills: string[];
-  mcp_servers: RalphMcpServer[];
-  /** normalized only (null on legacy). */
-  agent: string | null;
-  model: string | null;
-  effort: string | null;
-  thinking: boolean | null;
-}
+type McpServer = { name: string; command: string; args: string[]; env: Record<string, string> };
 
 /** serde for McpServerConfig: name and command required, args/env default to empty when absent. */
-function legacyMcpServer(v: unknown): RalphMcpServer | undefined {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) return undefined;
-  const o = v as Record<string, unknown>;
-  if (typeof o.name !== 'string' || typeof o.command !== 'string') return undefined;
-  let args: string[] = [];
-  if (o.args !== undefined) {
-    if (!Array.isArray(o.args) || !o.args.every((a) => typeof a === 'string')) return undefined;
-    args = o.args as string[];
-  }
-  let env: Record<string, string> = {};
-  if (o.env !== undefined) {
-    if (typeof o.env !== 'object' || o.env === null || Array.isArray(o.env)) return undefined;
-    if (!Object.values(o.env).every((x) => typeof x === 'string')) return undefined;
-    env = o.env as Record<string, string>;
-  }
-  return { name: o.name, command: o.command, args, env };
+function legacyMcpServer(v: unknown): McpServer | undefined {
+  const isObject = (x: unknown): x is Row => typeof x === 'object' && x !== null && !Array.isArray(x);
+  if (!isObject(v) || typeof v.name !== 'string' || typeof v.command !== 'string') return undefined;
+  const { args = [], env = {} } = v;
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) return undefined;
+  if (!isObject(env) || !Object.values(env).every((x) => typeof x === 'string')) return undefined;
+  return { name: v.name, command: v.command, args, env: env as Record<string, string> };
 }
 
-function disciplineBase(r: Row) {
-  return {
-    name: r.name as string,
-    display_name: r.display_name as string,
-    acronym: r.acronym as string,
-    icon: r.icon as string,
-    color: r.color as string,
-    description: text(r.description),
-    system_prompt: text(r.system_prompt),
-    conventions: text(r.conventions),
-  };
-}
-
-function disciplineLegacy(db: Db, name: string): RalphDiscipline | undefined {
-  const r = get(db, 'SELECT * FROM disciplines WHERE name = ?', name);
-  if (r === undefined) return undefined;
-  return {
-    ...disciplineBase(r),
-    skills: stringList(r.skills),
-    mcp_servers: serdeList(r.mcp_servers, legacyMcpServer),
-    agent: null,
-    model: null,
-    effort: null,
-    thinking: null,
-  };
-}
-
-function mcpServersNormalized(db: Db, disciplineId: number): RalphMcpServer[] {
+function mcpServersNormalized(db: Db, disciplineId: number): McpServer[] {
   // helpers.rs read_mcp_servers: servers by id, args by arg_order (id breaks ties here), env as a map.
-  return all(
+  const servers = all(
     db,
     'SELECT id, name, command FROM discipline_mcp_servers WHERE discipline_id = ? ORDER BY id',
     disciplineId,
-  ).map((s) => {
+  );
+  return servers.map((s) => {
     const sid = num(s.id);
     const args = column(
       db,
       'SELECT arg FROM discipline_mcp_server_args WHERE server_id = ? ORDER BY arg_order, id',
       sid,
-    ).map(String);
+    );
     const env: Record<string, string> = {};
     for (const e of all(db, 'SELECT key, value FROM discipline_mcp_server_env WHERE server_id = ? ORDER BY id', sid)) {
       env[e.key as string] = e.value as string;
     }
-    return { name: s.name as string, command: s.command as string, args, env };
+    return { name: s.name as string, command: s.command as string, args: args.map(String), env };
   });
 }
 
-function disciplineNormalized(db: Db, name: string): RalphDiscipline | undefined {
-  const r = get(db, 'SELECT * FROM disciplines WHERE name = ?', name);
-  if (r === undefined) return undefined;
-  const id = num(r.id);
-  return {
-    ...disciplineBase(r),
-    skills: column(db, 'SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', id).map(String),
-    mcp_servers: mcpServersNormalized(db, id),
-    agent: text(r.agent),
-    model: text(r.model),
-    effort: text(r.effort),
-    thinking: typeof r.thinking === 'number' ? r.thinking !== 0 : null,
-  };
-}
-
 /** Case-insensitive on normalized databases (NOCASE column), exact on legacy ones. */
-export function ralphDiscipline(dbPath: string, name: string): RalphDiscipline | undefined {
-  return withDb(dbPath, (db) =>
-    generationOfDb(db) === 'normalized' ? disciplineNormalized(db, name) : disciplineLegacy(db, name),
-  );
+export function ralphDiscipline(dbPath: string, name: string) {
+  return withDb(dbPath, (db) => {
+    const normalized = generationOfDb(db) === 'normalized';
+    const r = get(db, 'SELECT * FROM disciplines WHERE name = ?', name);
+    if (r === undefined) return undefined;
+    const id = num(r.id); // normalized only
+    return {
+      ...cols(r, ['name', 'display_name', 'acronym', 'icon', 'color'], str),
+      ...cols(r, ['description', 'system_prompt', 'conventions'], text),
+      skills: normalized
+        ? column(db, 'SELECT skill FROM discipline_skills WHERE discipline_id = ? ORDER BY id', id).map(String)
+        : stringList(r.skills),
+      mcp_servers: normalized ? mcpServersNormalized(db, id) : serdeList(r.mcp_servers, legacyMcpServer),
+      // agent, model, effort and thinking are normalized only (null on legacy).
+      ...cols(r, ['agent', 'model', 'effort'], normalized ? text : () => null),
+      thinking: normalized ? bool(r.thinking) : null,
+    };
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// 6. invariants: each a named check returning human-readable violations, prefixed `[name] `
+// invariants: each a named check (the comment above it says what Ralph relies on) returning
+// human-readable violations, prefixed `[name] `
 
-export interface Invariant {
-  name: string;
-  /** What Ralph relies on, in one line. */
-  rule: string;
-  check: (db: Db) => string[];
-}
+type Check = (db: Db) => string[];
 
 /**
  * PRAGMA integrity_check on a READ-ONLY connection skips CHECK constraints (SQLite 3.53, verified), and
@@ -804,8 +575,7 @@ function integrityCheck(db: Db): string[] {
   image[19] = 1;
   const copy = new Database(image);
   try {
-    const rows = copy.pragma('integrity_check') as { integrity_check: string }[];
-    const msgs = rows.map((r) => r.integrity_check);
+    const msgs = (copy.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check);
     return msgs.length === 1 && msgs[0] === 'ok' ? [] : msgs;
   } finally {
     copy.close();
@@ -814,62 +584,51 @@ function integrityCheck(db: Db): string[] {
 
 function foreignKeyCheck(db: Db): string[] {
   db.pragma('foreign_keys = ON'); // Ralph opens every connection with foreign_keys = ON
-  const rows = db.pragma('foreign_key_check') as {
-    table: string;
-    rowid: number | null;
-    parent: string;
-    fkid: number;
-  }[];
+  const rows = db.pragma('foreign_key_check') as Row[];
   return rows.map((r) => `${r.table} rowid ${String(r.rowid)} has no parent row in ${r.parent} (fk #${r.fkid})`);
 }
 
-/** Each row `sql` returns is one violation, worded by `describe`. */
-function rowsAsViolations(db: Db, sql: string, describe: (r: Row) => string): string[] {
-  return all(db, sql).map(describe);
-}
+/** A check whose every row is one violation, worded by `describe`. */
+const rowsOf =
+  (sql: string, describe: (r: Row) => string): Check =>
+  (db) =>
+    all(db, sql).map(describe);
 
-function valuesOutside(
-  db: Db,
-  table: string,
-  col: string,
-  allowed: readonly (string | number)[],
-  key = 'id',
-): string[] {
-  const list = allowed.map((v) => (typeof v === 'number' ? String(v) : `'${v}'`)).join(', ');
-  return rowsAsViolations(
-    db,
-    `SELECT ${key} AS k, "${col}" AS v FROM ${table} WHERE "${col}" IS NOT NULL AND "${col}" NOT IN (${list})`,
-    (r) =>
-      `${table}.${col} = ${JSON.stringify(r.v)} (${table} ${key} ${String(r.k)}) is not one of ${allowed.join('/')}`,
-  );
-}
+/** For each "table.col": a check of the table's rows, keyed by `key`. */
+const perColumn =
+  (columns: string[], check: (table: string, col: string) => Check): Check =>
+  (db) =>
+    columns.flatMap((tc) => {
+      const [table, col] = tc.split('.') as [string, string];
+      return check(table, col)(db);
+    });
+
+/** Values outside `allowed` (NULL is allowed). */
+const valuesOutside = (columns: string[], allowed: readonly (string | number)[]) =>
+  perColumn(columns, (table, col) => {
+    const list = allowed.map((v) => (typeof v === 'number' ? String(v) : `'${v}'`)).join(', ');
+    return rowsOf(
+      `SELECT id AS k, "${col}" AS v FROM ${table} WHERE "${col}" IS NOT NULL AND "${col}" NOT IN (${list})`,
+      (r) => `${table}.${col} = ${JSON.stringify(r.v)} (${table} id ${String(r.k)}) is not one of ${allowed.join('/')}`,
+    );
+  });
 
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const CLOCK = /([01]\d|2[0-3]):[0-5]\d:[0-5]\d/.source;
 const DATE_TIME_SPACE = new RegExp(`^${DATE.source.slice(1, -1)} ${CLOCK}$`);
 const RFC3339_UTC = new RegExp(`^${DATE.source.slice(1, -1)}T${CLOCK}(\\.\\d+)?Z$`);
 
-function formatViolations(
-  db: Db,
-  table: string,
-  col: string,
-  ok: (v: string) => boolean,
-  nullable: boolean,
-  expected: string,
-  key = 'id',
-): string[] {
-  const out: string[] = [];
-  for (const r of all(db, `SELECT ${key} AS k, "${col}" AS v FROM ${table}`)) {
-    if (r.v === null && nullable) continue;
-    if (typeof r.v === 'string' && ok(r.v)) continue;
-    out.push(`${table}.${col} = ${JSON.stringify(r.v)} (${table} ${key} ${String(r.k)}) is not ${expected}`);
-  }
-  return out;
-}
-
-const isDate = (v: string) => DATE.test(v);
-const isRfc3339 = (v: string) => RFC3339_UTC.test(v);
-const isUpdated = (v: string) => DATE.test(v) || DATE_TIME_SPACE.test(v);
+/** Values that are not strings one of `ok` matches (or NULL, when `nullable`). */
+const formatViolations = (columns: string[], { ok, nullable, expected }: Format, key = 'id') =>
+  perColumn(
+    columns,
+    (table, col) => (db) =>
+      all(db, `SELECT ${key} AS k, "${col}" AS v FROM ${table}`)
+        .filter(
+          (r) => !(r.v === null && nullable) && !(typeof r.v === 'string' && ok.some((re) => re.test(r.v as string))),
+        )
+        .map((r) => `${table}.${col} = ${JSON.stringify(r.v)} (${table} ${key} ${String(r.k)}) is not ${expected}`),
+  );
 
 function dependencyCycles(db: Db): string[] {
   const edges = groupBy(all(db, 'SELECT task_id, depends_on_task_id FROM task_dependencies'), (r) =>
@@ -908,208 +667,134 @@ function cyclesIn(edges: Map<number, number[]>): number[][] {
   return found;
 }
 
-const NORMALIZED: Invariant[] = [
-  {
-    name: 'integrity_check',
-    rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)',
-    check: integrityCheck,
-  },
-  { name: 'foreign_key_check', rule: 'PRAGMA foreign_key_check is empty', check: foreignKeyCheck },
-  {
-    name: 'task_status_known',
-    rule: 'runtime_tasks.status is one of TaskStatus (needs_input/failed pass the CHECK but break Ralph)',
-    check: (db) => valuesOutside(db, 'runtime_tasks', 'status', RALPH_STATUSES),
-  },
-  {
-    name: 'done_has_completed',
-    rule: "status 'done' implies completed is set",
-    check: (db) =>
-      rowsAsViolations(
-        db,
-        "SELECT id FROM runtime_tasks WHERE status = 'done' AND completed IS NULL",
-        (r) => `task ${String(r.id)} is done but completed is NULL`,
-      ),
-  },
-  {
-    name: 'task_joins_resolve',
-    rule: "every runtime task joins its task_details, subsystem and the details' discipline (else Ralph hides it)",
-    check: (db) => [
-      ...rowsAsViolations(
-        db,
-        'SELECT t.id, t.details_id AS x FROM runtime_tasks t LEFT JOIN task_details td ON td.id = t.details_id WHERE td.id IS NULL',
-        (r) => `task ${String(r.id)}: task_details ${String(r.x)} missing`,
-      ),
-      ...rowsAsViolations(
-        db,
-        'SELECT t.id, t.subsystem_id AS x FROM runtime_tasks t LEFT JOIN subsystems f ON f.id = t.subsystem_id WHERE f.id IS NULL',
-        (r) => `task ${String(r.id)}: subsystem ${String(r.x)} missing`,
-      ),
-      ...rowsAsViolations(
-        db,
-        `SELECT t.id, td.discipline_id AS x FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id
-         LEFT JOIN disciplines d ON d.id = td.discipline_id WHERE d.id IS NULL`,
-        (r) => `task ${String(r.id)}: discipline ${String(r.x)} missing`,
-      ),
+const doneWithoutCompleted = (table: string) =>
+  rowsOf(
+    `SELECT id FROM ${table} WHERE status = 'done' AND completed IS NULL`,
+    (r) => `task ${String(r.id)} is done but completed is NULL`,
+  );
+
+type Format = { ok: RegExp[]; nullable: boolean; expected: string };
+const ACRONYM: Format = { ok: [/^[A-Z0-9]{4}$/], nullable: false, expected: '4 of [A-Z0-9]' };
+const DAY: Format = { ok: [DATE], nullable: true, expected: 'YYYY-MM-DD' };
+const RFC3339: Format = { ok: [RFC3339_UTC], nullable: false, expected: 'RFC 3339 UTC' };
+const UPDATED: Format = {
+  ok: [DATE, DATE_TIME_SPACE],
+  nullable: true,
+  expected: "NULL, YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'",
+};
+
+const NORMALIZED: Record<string, Check> = {
+  // PRAGMA integrity_check is ok (incl. every CHECK constraint)
+  integrity_check: integrityCheck,
+  // PRAGMA foreign_key_check is empty
+  foreign_key_check: foreignKeyCheck,
+  // runtime_tasks.status is one of TaskStatus (needs_input/failed pass the CHECK but break Ralph)
+  task_status_known: valuesOutside(['runtime_tasks.status'], RALPH_STATUSES),
+  // status 'done' implies completed is set
+  done_has_completed: doneWithoutCompleted('runtime_tasks'),
+  // every runtime task joins its task_details, subsystem and the details' discipline (else Ralph hides it)
+  task_joins_resolve: (db) => [
+    ...rowsOf(
+      'SELECT t.id, t.details_id AS x FROM runtime_tasks t LEFT JOIN task_details td ON td.id = t.details_id WHERE td.id IS NULL',
+      (r) => `task ${String(r.id)}: task_details ${String(r.x)} missing`,
+    )(db),
+    ...rowsOf(
+      'SELECT t.id, t.subsystem_id AS x FROM runtime_tasks t LEFT JOIN subsystems f ON f.id = t.subsystem_id WHERE f.id IS NULL',
+      (r) => `task ${String(r.id)}: subsystem ${String(r.x)} missing`,
+    )(db),
+    ...rowsOf(
+      `SELECT t.id, td.discipline_id AS x FROM runtime_tasks t JOIN task_details td ON td.id = t.details_id
+       LEFT JOIN disciplines d ON d.id = td.discipline_id WHERE d.id IS NULL`,
+      (r) => `task ${String(r.id)}: discipline ${String(r.x)} missing`,
+    )(db),
+  ],
+  // per task, criterion_order is exactly 0..n-1 (Ralph orders by it and rewrites it that way)
+  criterion_order_contiguous: rowsOf(
+    `SELECT task_id, group_concat(criterion_order) AS orders FROM
+       (SELECT task_id, criterion_order FROM task_acceptance_criteria ORDER BY task_id, criterion_order)
+     GROUP BY task_id
+     HAVING COUNT(*) != COUNT(DISTINCT criterion_order) OR MIN(criterion_order) != 0 OR MAX(criterion_order) != COUNT(*) - 1`,
+    (r) => `task ${String(r.task_id)}: criterion_order is [${String(r.orders)}], not 0..n-1`,
+  ),
+  // every task_signals.session_id has an agent_sessions row
+  signal_session_exists: rowsOf(
+    'SELECT s.id, s.session_id FROM task_signals s LEFT JOIN agent_sessions a ON a.id = s.session_id WHERE a.id IS NULL',
+    (r) => `signal ${String(r.id)}: agent session ${JSON.stringify(r.session_id)} missing`,
+  ),
+  priority_known: valuesOutside(['task_details.priority'], RALPH_PRIORITIES),
+  provenance_known: valuesOutside(['runtime_tasks.provenance'], RALPH_PROVENANCES),
+  agent_known: valuesOutside(['task_details.agent', 'disciplines.agent'], RALPH_AGENTS),
+  effort_known: valuesOutside(['task_details.effort', 'disciplines.effort'], RALPH_EFFORTS),
+  thinking_known: valuesOutside(['task_details.thinking', 'disciplines.thinking'], [0, 1]),
+  // subsystem and discipline acronyms are exactly 4 of [A-Z0-9] (acronym.rs)
+  acronym_format: formatViolations(['subsystems.acronym', 'disciplines.acronym'], ACRONYM),
+  // task, template and subsystem created (and task completed/enriched_at) are YYYY-MM-DD or NULL
+  task_dates: formatViolations(
+    [
+      'runtime_tasks.created',
+      'runtime_tasks.completed',
+      'runtime_tasks.enriched_at',
+      'task_details.created',
+      'task_templates.created',
+      'subsystems.created',
     ],
-  },
-  {
-    name: 'criterion_order_contiguous',
-    rule: 'per task, criterion_order is exactly 0..n-1 (Ralph orders by it and rewrites it that way)',
-    check: (db) =>
-      rowsAsViolations(
-        db,
-        `SELECT task_id, group_concat(criterion_order) AS orders FROM
-           (SELECT task_id, criterion_order FROM task_acceptance_criteria ORDER BY task_id, criterion_order)
-         GROUP BY task_id
-         HAVING COUNT(*) != COUNT(DISTINCT criterion_order) OR MIN(criterion_order) != 0 OR MAX(criterion_order) != COUNT(*) - 1`,
-        (r) => `task ${String(r.task_id)}: criterion_order is [${String(r.orders)}], not 0..n-1`,
-      ),
-  },
-  {
-    name: 'signal_session_exists',
-    rule: 'every task_signals.session_id has an agent_sessions row',
-    check: (db) =>
-      rowsAsViolations(
-        db,
-        'SELECT s.id, s.session_id FROM task_signals s LEFT JOIN agent_sessions a ON a.id = s.session_id WHERE a.id IS NULL',
-        (r) => `signal ${String(r.id)}: agent session ${JSON.stringify(r.session_id)} missing`,
-      ),
-  },
-  {
-    name: 'priority_known',
-    rule: 'task_details.priority is low/medium/high/critical or NULL',
-    check: (db) => valuesOutside(db, 'task_details', 'priority', RALPH_PRIORITIES),
-  },
-  {
-    name: 'provenance_known',
-    rule: 'runtime_tasks.provenance is agent/human/system or NULL',
-    check: (db) => valuesOutside(db, 'runtime_tasks', 'provenance', RALPH_PROVENANCES),
-  },
-  {
-    name: 'agent_known',
-    rule: 'task_details/disciplines agent is claude/codex or NULL',
-    check: (db) => [
-      ...valuesOutside(db, 'task_details', 'agent', RALPH_AGENTS),
-      ...valuesOutside(db, 'disciplines', 'agent', RALPH_AGENTS),
-    ],
-  },
-  {
-    name: 'effort_known',
-    rule: 'task_details/disciplines effort is low/medium/high or NULL',
-    check: (db) => [
-      ...valuesOutside(db, 'task_details', 'effort', RALPH_EFFORTS),
-      ...valuesOutside(db, 'disciplines', 'effort', RALPH_EFFORTS),
-    ],
-  },
-  {
-    name: 'thinking_known',
-    rule: 'task_details/disciplines thinking is 0/1 or NULL',
-    check: (db) => [
-      ...valuesOutside(db, 'task_details', 'thinking', [0, 1]),
-      ...valuesOutside(db, 'disciplines', 'thinking', [0, 1]),
-    ],
-  },
-  {
-    name: 'acronym_format',
-    rule: 'subsystem and discipline acronyms are exactly 4 of [A-Z0-9] (acronym.rs)',
-    check: (db) => [
-      ...formatViolations(db, 'subsystems', 'acronym', (v) => /^[A-Z0-9]{4}$/.test(v), false, '4 of [A-Z0-9]'),
-      ...formatViolations(db, 'disciplines', 'acronym', (v) => /^[A-Z0-9]{4}$/.test(v), false, '4 of [A-Z0-9]'),
-    ],
-  },
-  {
-    name: 'task_dates',
-    rule: 'task, template and subsystem created (and task completed/enriched_at) are YYYY-MM-DD or NULL',
-    check: (db) => [
-      ...formatViolations(db, 'runtime_tasks', 'created', isDate, true, 'YYYY-MM-DD'),
-      ...formatViolations(db, 'runtime_tasks', 'completed', isDate, true, 'YYYY-MM-DD'),
-      ...formatViolations(db, 'runtime_tasks', 'enriched_at', isDate, true, 'YYYY-MM-DD'),
-      ...formatViolations(db, 'task_details', 'created', isDate, true, 'YYYY-MM-DD'),
-      ...formatViolations(db, 'task_templates', 'created', isDate, true, 'YYYY-MM-DD'),
-      ...formatViolations(db, 'subsystems', 'created', isDate, true, 'YYYY-MM-DD'),
-    ],
-  },
-  {
-    name: 'rfc3339_timestamps',
-    rule: 'signal, signal-comment, session and subsystem-comment times are RFC 3339 UTC (YYYY-MM-DDTHH:MM:SS[.f]Z)',
-    check: (db) => {
-      const e = 'RFC 3339 UTC';
-      return [
-        // The column DEFAULT datetime('now') would write 'YYYY-MM-DD HH:MM:SS' here: Ralph never relies on it.
-        ...formatViolations(db, 'task_signals', 'created', isRfc3339, false, e),
-        ...formatViolations(db, 'task_signal_comments', 'created', isRfc3339, false, e),
-        ...formatViolations(db, 'agent_sessions', 'started', isRfc3339, false, e),
-        ...formatViolations(db, 'agent_sessions', 'ended', isRfc3339, true, e),
-        // Ralph reads a subsystem comment's created as Option<String>: NULL is fine (an undated legacy learning).
-        ...formatViolations(db, 'subsystem_comments', 'created', isRfc3339, true, e),
-        ...formatViolations(db, 'subsystem_comments', 'updated', isRfc3339, true, e),
-      ];
-    },
-  },
-  {
-    name: 'updated_format',
-    rule: "runtime_tasks/task_details/task_templates updated is NULL, YYYY-MM-DD (Ralph) or 'YYYY-MM-DD HH:MM:SS' (the triggers)",
-    check: (db) => {
-      const e = "NULL, YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'";
-      return [
-        ...formatViolations(db, 'runtime_tasks', 'updated', isUpdated, true, e),
-        ...formatViolations(db, 'task_details', 'updated', isUpdated, true, e),
-        ...formatViolations(db, 'task_templates', 'updated', isUpdated, true, e),
-      ];
-    },
-  },
-  {
-    name: 'required_text_nonblank',
-    rule: 'task titles, subsystem/discipline names and display names, comment bodies are not blank (Ralph refuses blank ones)',
-    check: (db) => {
-      const blank = (table: string, col: string) =>
-        rowsAsViolations(
-          db,
+    DAY,
+  ),
+  // signal, signal-comment, session and subsystem-comment times are RFC 3339 UTC (YYYY-MM-DDTHH:MM:SS[.f]Z)
+  rfc3339_timestamps: (db) => [
+    // The column DEFAULT datetime('now') would write 'YYYY-MM-DD HH:MM:SS' here: Ralph never relies on it.
+    ...formatViolations(
+      ['task_signals.created', 'task_signal_comments.created', 'agent_sessions.started'],
+      RFC3339,
+    )(db),
+    // Ralph reads a subsystem comment's created as Option<String>: NULL is fine (an undated legacy learning).
+    ...formatViolations(['agent_sessions.ended', 'subsystem_comments.created', 'subsystem_comments.updated'], {
+      ...RFC3339,
+      nullable: true,
+    })(db),
+  ],
+  // runtime_tasks/task_details/task_templates updated is NULL, YYYY-MM-DD (Ralph) or 'YYYY-MM-DD HH:MM:SS' (the triggers)
+  updated_format: formatViolations(
+    ['runtime_tasks.updated', 'task_details.updated', 'task_templates.updated'],
+    UPDATED,
+  ),
+  // task titles, subsystem/discipline names and display names, comment bodies are not blank (Ralph refuses blank ones)
+  required_text_nonblank: (db) => [
+    ...perColumn(
+      [
+        'task_details.title',
+        'subsystems.name',
+        'subsystems.display_name',
+        'disciplines.name',
+        'disciplines.display_name',
+        'subsystem_comments.body',
+      ],
+      (table, col) =>
+        rowsOf(
           `SELECT id, "${col}" AS v FROM ${table} WHERE trim("${col}") = ''`,
           (r) => `${table}.${col} is blank (${table} id ${String(r.id)})`,
-        );
-      return [
-        ...blank('task_details', 'title'),
-        ...blank('subsystems', 'name'),
-        ...blank('subsystems', 'display_name'),
-        ...blank('disciplines', 'name'),
-        ...blank('disciplines', 'display_name'),
-        ...blank('subsystem_comments', 'body'),
-        ...rowsAsViolations(
-          db,
-          `SELECT id FROM task_signals WHERE trim(COALESCE(text, summary, reason, question, what, "on", '')) = ''`,
-          (r) => `task_signals ${String(r.id)} has a blank required field`,
         ),
-      ];
-    },
+    )(db),
+    ...rowsOf(
+      `SELECT id FROM task_signals WHERE trim(COALESCE(text, summary, reason, question, what, "on", '')) = ''`,
+      (r) => `task_signals ${String(r.id)} has a blank required field`,
+    )(db),
+  ],
+  // task_dependencies has no cycle (Ralph refuses to create one on update)
+  dependencies_acyclic: dependencyCycles,
+  // Ralph's get_task_list_items does not fail
+  task_list_loads: (db) => {
+    try {
+      taskListNormalized(db);
+      return [];
+    } catch (e) {
+      return [`task list fails to load: ${(e as Error).message}`];
+    }
   },
-  {
-    name: 'dependencies_acyclic',
-    rule: 'task_dependencies has no cycle (Ralph refuses to create one on update)',
-    check: dependencyCycles,
-  },
-  {
-    name: 'task_list_loads',
-    rule: "Ralph's get_task_list_items does not fail",
-    check: (db) => {
-      try {
-        taskListNormalized(db);
-        return [];
-      } catch (e) {
-        return [`task list fails to load: ${(e as Error).message}`];
-      }
-    },
-  },
-];
+};
 
 /** JSON-array TEXT columns of the legacy schema. NULL in a features/disciplines list drops the WHOLE row. */
-const LEGACY_LISTS: {
-  table: string;
-  key: string;
-  col: string;
-  nullDropsRow: boolean;
-  item: (v: unknown) => unknown;
-}[] = [
+const LEGACY_LISTS = [
   { table: 'tasks', key: 'id', col: 'tags', nullDropsRow: false, item: asString },
   { table: 'tasks', key: 'id', col: 'depends_on', nullDropsRow: false, item: asU32 },
   { table: 'tasks', key: 'id', col: 'acceptance_criteria', nullDropsRow: false, item: asString },
@@ -1123,195 +808,116 @@ const LEGACY_LISTS: {
   { table: 'disciplines', key: 'name', col: 'mcp_servers', nullDropsRow: true, item: legacyMcpServer },
 ];
 
-function legacyJsonArrays(db: Db): string[] {
-  const out: string[] = [];
-  for (const l of LEGACY_LISTS) {
-    for (const r of all(db, `SELECT ${l.key} AS k, ${l.col} AS v FROM ${l.table}`)) {
-      // 936f316 reads tasks' NULL lists as '[]', but features/disciplines rows with a NULL list vanish.
-      if (r.v === null && !l.nullDropsRow) continue;
-      if (!Array.isArray(parseJson(r.v)))
-        out.push(`${l.table}.${l.col} of ${String(r.k)} is not a JSON array: ${JSON.stringify(r.v)}`);
-    }
-  }
-  return out;
-}
+/** Every legacy list cell, parsed, with where a violation says it is. */
+const legacyListCells = (db: Db) =>
+  LEGACY_LISTS.flatMap((l) =>
+    all(db, `SELECT ${l.key} AS k, ${l.col} AS v FROM ${l.table}`).map((r) => ({
+      ...l,
+      raw: r.v,
+      parsed: parseJson(r.v),
+      where: `${l.table}.${l.col} of ${String(r.k)}`,
+    })),
+  );
 
-function legacyJsonItems(db: Db): string[] {
-  const out: string[] = [];
-  for (const l of LEGACY_LISTS) {
-    for (const r of all(db, `SELECT ${l.key} AS k, ${l.col} AS v FROM ${l.table}`)) {
-      const parsed = parseJson(r.v);
-      if (!Array.isArray(parsed)) continue; // legacy_json_arrays reports those
-      const bad = parsed.findIndex((x) => l.item(x) === undefined);
-      // serde fails the whole Vec on one bad element, so Ralph sees an empty list.
-      if (bad >= 0)
-        out.push(
-          `${l.table}.${l.col} of ${String(r.k)}: element ${bad} ${JSON.stringify(parsed[bad])} is unreadable (Ralph sees [])`,
-        );
-    }
-  }
-  return out;
-}
+const LEGACY: Record<string, Check> = {
+  integrity_check: integrityCheck,
+  foreign_key_check: foreignKeyCheck,
+  // tasks.status is one of TaskStatus (936f316 shows anything else as pending)
+  task_status_known: valuesOutside(['tasks.status'], RALPH_STATUSES),
+  // status 'done' implies completed is set (no CHECK in the legacy schema)
+  done_has_completed: doneWithoutCompleted('tasks'),
+  priority_known: valuesOutside(['tasks.priority'], RALPH_PRIORITIES),
+  provenance_known: valuesOutside(['tasks.provenance'], RALPH_PROVENANCES),
+  // feature and discipline acronyms are exactly 4 of [A-Z0-9]
+  acronym_format: formatViolations(['features.acronym', 'disciplines.acronym'], ACRONYM, 'name'),
+  // every JSON list column holds a JSON array (936f316 reads tasks' NULL lists as '[]', but features and
+  // disciplines rows with a NULL list vanish)
+  legacy_json_arrays: (db) =>
+    legacyListCells(db)
+      .filter((c) => !(c.raw === null && !c.nullDropsRow) && !Array.isArray(c.parsed))
+      .map((c) => `${c.where} is not a JSON array: ${JSON.stringify(c.raw)}`),
+  // every JSON list element has the type Ralph deserializes (serde fails the whole Vec on one bad element,
+  // so Ralph sees an empty list); a cell that is no array at all is legacy_json_arrays' to report
+  legacy_json_items: (db) =>
+    legacyListCells(db).flatMap(({ parsed, item, where }) => {
+      const bad = Array.isArray(parsed) ? parsed.findIndex((x) => item(x) === undefined) : -1;
+      return bad < 0
+        ? []
+        : [`${where}: element ${bad} ${JSON.stringify((parsed as unknown[])[bad])} is unreadable (Ralph sees [])`];
+    }),
+  // tasks.depends_on names existing task ids
+  depends_on_exists: (db) => {
+    const ids = new Set(all(db, 'SELECT id FROM tasks').map((r) => num(r.id)));
+    return all(db, 'SELECT id, depends_on FROM tasks ORDER BY id').flatMap((r) =>
+      idList(r.depends_on)
+        .filter((dep) => !ids.has(dep))
+        .map((dep) => `task ${String(r.id)} depends on missing task ${dep}`),
+    );
+  },
+};
 
-function legacyDependsOnExists(db: Db): string[] {
-  const ids = new Set(all(db, 'SELECT id FROM tasks').map((r) => num(r.id)));
-  const out: string[] = [];
-  for (const r of all(db, 'SELECT id, depends_on FROM tasks ORDER BY id')) {
-    for (const dep of idList(r.depends_on)) {
-      if (!ids.has(dep)) out.push(`task ${String(r.id)} depends on missing task ${dep}`);
-    }
-  }
-  return out;
-}
-
-const LEGACY: Invariant[] = [
-  {
-    name: 'integrity_check',
-    rule: 'PRAGMA integrity_check is ok (incl. every CHECK constraint)',
-    check: integrityCheck,
-  },
-  { name: 'foreign_key_check', rule: 'PRAGMA foreign_key_check is empty', check: foreignKeyCheck },
-  {
-    name: 'task_status_known',
-    rule: 'tasks.status is one of TaskStatus (936f316 shows anything else as pending)',
-    check: (db) => valuesOutside(db, 'tasks', 'status', RALPH_STATUSES),
-  },
-  {
-    name: 'done_has_completed',
-    rule: "status 'done' implies completed is set (no CHECK in the legacy schema)",
-    check: (db) =>
-      rowsAsViolations(
-        db,
-        "SELECT id FROM tasks WHERE status = 'done' AND completed IS NULL",
-        (r) => `task ${String(r.id)} is done but completed is NULL`,
-      ),
-  },
-  {
-    name: 'priority_known',
-    rule: 'tasks.priority is low/medium/high/critical or NULL',
-    check: (db) => valuesOutside(db, 'tasks', 'priority', RALPH_PRIORITIES),
-  },
-  {
-    name: 'provenance_known',
-    rule: 'tasks.provenance is agent/human/system or NULL',
-    check: (db) => valuesOutside(db, 'tasks', 'provenance', RALPH_PROVENANCES),
-  },
-  {
-    name: 'acronym_format',
-    rule: 'feature and discipline acronyms are exactly 4 of [A-Z0-9]',
-    check: (db) => [
-      ...formatViolations(db, 'features', 'acronym', (v) => /^[A-Z0-9]{4}$/.test(v), false, '4 of [A-Z0-9]', 'name'),
-      ...formatViolations(db, 'disciplines', 'acronym', (v) => /^[A-Z0-9]{4}$/.test(v), false, '4 of [A-Z0-9]', 'name'),
-    ],
-  },
-  { name: 'legacy_json_arrays', rule: 'every JSON list column holds a JSON array', check: legacyJsonArrays },
-  {
-    name: 'legacy_json_items',
-    rule: 'every JSON list element has the type Ralph deserializes (else Ralph sees an empty list)',
-    check: legacyJsonItems,
-  },
-  { name: 'depends_on_exists', rule: 'tasks.depends_on names existing task ids', check: legacyDependsOnExists },
-];
-
-export const NORMALIZED_INVARIANT_NAMES: readonly string[] = NORMALIZED.map((i) => i.name);
-export const LEGACY_INVARIANT_NAMES: readonly string[] = LEGACY.map((i) => i.name);
-
-/** The rules by name, for messages and docs. */
-export function describeInvariants(generation: Generation): { name: string; rule: string }[] {
-  return (generation === 'normalized' ? NORMALIZED : LEGACY).map(({ name, rule }) => ({ name, rule }));
-}
+export const NORMALIZED_INVARIANT_NAMES: readonly string[] = Object.keys(NORMALIZED);
+export const LEGACY_INVARIANT_NAMES: readonly string[] = Object.keys(LEGACY);
 
 /** Runs every check even if an earlier one failed; a check that throws is itself a violation. */
-function runInvariants(db: Db, list: Invariant[]): string[] {
-  const out: string[] = [];
-  for (const inv of list) {
-    let found: string[];
-    try {
-      found = inv.check(db);
-    } catch (e) {
-      found = [`check threw: ${(e as Error).message}`];
-    }
-    out.push(...found.map((v) => `[${inv.name}] ${v}`));
-  }
-  return out;
+function invariantsOf(dbPath: string, generation: Generation, described: string): string[] {
+  return withDb(dbPath, (db) => {
+    if (generationOfDb(db) !== generation) throw new Error(`${dbPath} is not a ${described} Ralph database`);
+    return Object.entries(generation === 'normalized' ? NORMALIZED : LEGACY).flatMap(([name, check]) => {
+      try {
+        return check(db).map((v) => `[${name}] ${v}`);
+      } catch (e) {
+        return [`[${name}] check threw: ${(e as Error).message}`];
+      }
+    });
+  });
 }
 
 /** Violations of the rules Ralph head's code relies on; each string starts with `[rule_name] `. */
-export function normalizedInvariants(dbPath: string): string[] {
-  return withDb(dbPath, (db) => {
-    if (generationOfDb(db) !== 'normalized') throw new Error(`${dbPath} is not a normalized (head) Ralph database`);
-    return runInvariants(db, NORMALIZED);
-  });
-}
+export const normalizedInvariants = (dbPath: string): string[] =>
+  invariantsOf(dbPath, 'normalized', 'normalized (head)');
 
 /** Violations of the rules legacy Ralph (936f316) relies on; each string starts with `[rule_name] `. */
-export function legacyInvariants(dbPath: string): string[] {
-  return withDb(dbPath, (db) => {
-    if (generationOfDb(db) !== 'legacy') throw new Error(`${dbPath} is not a legacy Ralph database`);
-    return runInvariants(db, LEGACY);
-  });
-}
+export const legacyInvariants = (dbPath: string): string[] => invariantsOf(dbPath, 'legacy', 'legacy');
 
 // ---------------------------------------------------------------------------------------------------------
-// 7. counts
+// counts (comments: legacy task_comments / normalized task_signals rows; learnings: legacy
+// features.learnings elements as Ralph parses them / normalized subsystem_comments of category 'learning')
 
-export interface RalphCounts {
-  tasks: number;
-  dependencies: number;
-  criteria: number;
-  /** legacy task_comments rows / normalized task_signals rows. */
-  comments: number;
-  /** legacy features.learnings elements (as Ralph parses them) / subsystem_comments with category 'learning'. */
-  learnings: number;
-  features: number;
-  disciplines: number;
-  tags: number;
-  context_files: number;
-  output_artifacts: number;
-}
-
-function countOf(db: Db, sql: string): number {
-  return num(db.prepare(sql).pluck().get());
-}
-
-function countsNormalized(db: Db): RalphCounts {
-  const c = (table: string, where = '') => countOf(db, `SELECT COUNT(*) FROM ${table} ${where}`);
-  return {
-    tasks: c('runtime_tasks'),
-    dependencies: c('task_dependencies'),
-    criteria: c('task_acceptance_criteria'),
-    comments: c('task_signals'),
-    learnings: c('subsystem_comments', "WHERE category = 'learning'"),
-    features: c('subsystems'),
-    disciplines: c('disciplines'),
-    tags: c('task_tags'),
-    context_files: c('task_context_files'),
-    output_artifacts: c('task_output_artifacts'),
-  };
-}
-
-function countsLegacy(db: Db): RalphCounts {
-  // Count what Ralph would parse out of each JSON column (an unreadable list counts as empty).
-  const sum = (table: string, col: string, parse: (json: unknown) => unknown[]) =>
-    db
-      .prepare(`SELECT ${col} FROM ${table}`)
-      .pluck()
-      .all()
-      .reduce<number>((n, json) => n + parse(json).length, 0);
-  return {
-    tasks: countOf(db, 'SELECT COUNT(*) FROM tasks'),
-    dependencies: sum('tasks', 'depends_on', idList),
-    criteria: sum('tasks', 'acceptance_criteria', stringList),
-    comments: countOf(db, 'SELECT COUNT(*) FROM task_comments'),
-    learnings: sum('features', 'learnings', (json) => serdeList(json, legacyLearning)),
-    features: countOf(db, 'SELECT COUNT(*) FROM features'),
-    disciplines: countOf(db, 'SELECT COUNT(*) FROM disciplines'),
-    tags: sum('tasks', 'tags', stringList),
-    context_files: sum('tasks', 'context_files', stringList),
-    output_artifacts: sum('tasks', 'output_artifacts', stringList),
-  };
-}
-
-export function counts(dbPath: string): RalphCounts {
-  return withDb(dbPath, (db) => (generationOfDb(db) === 'normalized' ? countsNormalized(db) : countsLegacy(db)));
+export function counts(dbPath: string) {
+  return withDb(dbPath, (db) => {
+    const count = (table: string, where = '') =>
+      num(db.prepare(`SELECT COUNT(*) FROM ${table} ${where}`).pluck().get());
+    if (generationOfDb(db) === 'normalized') {
+      return {
+        tasks: count('runtime_tasks'),
+        dependencies: count('task_dependencies'),
+        criteria: count('task_acceptance_criteria'),
+        comments: count('task_signals'),
+        learnings: count('subsystem_comments', "WHERE category = 'learning'"),
+        features: count('subsystems'),
+        disciplines: count('disciplines'),
+        tags: count('task_tags'),
+        context_files: count('task_context_files'),
+        output_artifacts: count('task_output_artifacts'),
+      };
+    }
+    // What Ralph would parse out of each JSON column (an unreadable list counts as empty).
+    const sum = (table: string, col: string, parse: (json: unknown) => unknown[]) => {
+      const cells = db.prepare(`SELECT ${col} FROM ${table}`).pluck().all();
+      return cells.reduce<number>((n, json) => n + parse(json).length, 0);
+    };
+    return {
+      tasks: count('tasks'),
+      dependencies: sum('tasks', 'depends_on', idList),
+      criteria: sum('tasks', 'acceptance_criteria', stringList),
+      comments: count('task_comments'),
+      learnings: sum('features', 'learnings', (json) => serdeList(json, legacyLearning)),
+      features: count('features'),
+      disciplines: count('disciplines'),
+      tags: sum('tasks', 'tags', stringList),
+      context_files: sum('tasks', 'context_files', stringList),
+      output_artifacts: sum('tasks', 'output_artifacts', stringList),
+    };
+  });
 }

@@ -92,26 +92,49 @@ export async function startRalphApi(
 
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'); // chrono "%Y-%m-%dT%H:%M:%SZ"
 
+type Payload = Record<string, any>;
+const need = (k: string) => (p: Payload) => {
+  if (typeof p[k] !== 'string') throw new Error(`Missing ${k}`);
+  return p[k] as string;
+};
+const nonEmpty = (k: string) => (p: Payload) => {
+  const v = need(k)(p);
+  if (v.trim() === '') throw new Error(`${k} cannot be empty`);
+  return v.trim();
+};
+const opt = (k: string) => (p: Payload) => (typeof p[k] === 'string' ? (p[k] as string) : null);
+
+/** Per verb, the task_signals columns its insert_<verb>_signal fills from the payload, checked in this order. */
+const SIGNAL_COLUMNS: Record<string, Record<string, (p: Payload) => unknown>> = {
+  done: { summary: nonEmpty('summary') },
+  partial: { summary: nonEmpty('summary'), remaining: nonEmpty('remaining') },
+  stuck: { reason: nonEmpty('reason') },
+  ask: {
+    question: nonEmpty('question'),
+    options: (p) => (Array.isArray(p.options) ? p.options.filter((o) => typeof o === 'string').join('\n') : null),
+    preferred: opt('preferred'),
+    blocking: (p) => (p.blocking === true ? 1 : 0),
+  },
+  flag: { what: nonEmpty('what'), severity: need('severity'), category: need('category') },
+  learned: {
+    text: nonEmpty('text'),
+    kind: need('kind'),
+    scope: (p) => opt('scope')(p) ?? 'feature',
+    rationale: opt('rationale'),
+  },
+  suggest: { what: nonEmpty('what'), kind: need('kind'), why: nonEmpty('why') },
+  blocked: { on: nonEmpty('on'), kind: need('kind'), detail: opt('detail') },
+};
+
 /** Ralph's insert_<verb>_signal, one transaction per call as its connection autocommits each statement. */
 function insertSignal(
   path: string,
-  req: { task_id: number; session_id: string; verb: string; payload: Record<string, any> },
+  req: { task_id: number; session_id: string; verb: string; payload: Payload },
 ): void {
   const db = new Database(path);
   try {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    const p = req.payload ?? {};
-    const str = (k: string) => {
-      if (typeof p[k] !== 'string') throw new Error(`Missing ${k}`);
-      return p[k] as string;
-    };
-    const opt = (k: string) => (typeof p[k] === 'string' ? (p[k] as string) : null);
-    const nonEmpty = (k: string) => {
-      const v = str(k);
-      if (v.trim() === '') throw new Error(`${k} cannot be empty`);
-      return v.trim();
-    };
     const exists = db.prepare('SELECT COUNT(*) > 0 AS x FROM agent_sessions WHERE id = ?').get(req.session_id) as {
       x: number;
     };
@@ -121,55 +144,13 @@ function insertSignal(
         "INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status) VALUES (?, (SELECT COALESCE(MAX(session_number), 0) + 1 FROM agent_sessions), 'task_execution', 'agent', ?, ?, ?, 'finished')",
       ).run(req.session_id, req.task_id, t, t);
     }
-    const base = [req.task_id, req.session_id];
-    switch (req.verb) {
-      case 'done':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, summary, created) VALUES (?, ?, 'done', ?, ?)",
-        ).run(...base, nonEmpty('summary'), t);
-        break;
-      case 'partial':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, summary, remaining, created) VALUES (?, ?, 'partial', ?, ?, ?)",
-        ).run(...base, nonEmpty('summary'), nonEmpty('remaining'), t);
-        break;
-      case 'stuck':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, reason, created) VALUES (?, ?, 'stuck', ?, ?)",
-        ).run(...base, nonEmpty('reason'), t);
-        break;
-      case 'ask': {
-        const options = Array.isArray(p.options)
-          ? p.options.filter((o: unknown) => typeof o === 'string').join('\n')
-          : null;
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, question, options, preferred, blocking, created) VALUES (?, ?, 'ask', ?, ?, ?, ?, ?)",
-        ).run(...base, nonEmpty('question'), options, opt('preferred'), p.blocking === true ? 1 : 0, t);
-        break;
-      }
-      case 'flag':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, what, severity, category, created) VALUES (?, ?, 'flag', ?, ?, ?, ?)",
-        ).run(...base, nonEmpty('what'), str('severity'), str('category'), t);
-        break;
-      case 'learned':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, text, kind, scope, rationale, created) VALUES (?, ?, 'learned', ?, ?, ?, ?, ?)",
-        ).run(...base, nonEmpty('text'), str('kind'), opt('scope') ?? 'feature', opt('rationale'), t);
-        break;
-      case 'suggest':
-        db.prepare(
-          "INSERT INTO task_signals (task_id, session_id, verb, what, kind, why, created) VALUES (?, ?, 'suggest', ?, ?, ?, ?)",
-        ).run(...base, nonEmpty('what'), str('kind'), nonEmpty('why'), t);
-        break;
-      case 'blocked':
-        db.prepare(
-          'INSERT INTO task_signals (task_id, session_id, verb, "on", kind, detail, created) VALUES (?, ?, \'blocked\', ?, ?, ?, ?)',
-        ).run(...base, nonEmpty('on'), str('kind'), opt('detail'), t);
-        break;
-      default:
-        throw new Error(`Unknown verb: ${req.verb}`);
-    }
+    if (!Object.hasOwn(SIGNAL_COLUMNS, req.verb)) throw new Error(`Unknown verb: ${req.verb}`);
+    const columns = Object.entries(SIGNAL_COLUMNS[req.verb]!);
+    const values = columns.map(([, read]) => read(req.payload ?? {}));
+    const names = columns.map(([name]) => `, "${name}"`).join('');
+    db.prepare(
+      `INSERT INTO task_signals (task_id, session_id, verb${names}, created) VALUES (?, ?, ?${', ?'.repeat(columns.length)}, ?)`,
+    ).run(req.task_id, req.session_id, req.verb, ...values, t);
   } finally {
     db.close();
   }

@@ -1,24 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { serverCommand } from './env.js';
 
 /**
  * The server over stdio with a bare JSON-RPC line reader: for tests that must send many requests at
- * once, signal the process mid-stream, or see every byte it writes on stdout.
+ * once, signal the process mid-stream, or see every byte it writes on stdout. `responses` holds every
+ * response so far, by id; `junk` every line on stdout that was not JSON-RPC (it must stay empty).
  */
-export interface RawServer {
-  child: ChildProcess;
-  /** Every response received so far, by id. */
-  responses: Map<number, any>;
-  /** Lines on stdout that were not JSON-RPC (must stay empty). */
-  junk: string[];
-  send: (msg: object) => void;
-  request: (method: string, params?: object) => Promise<any>;
-  call: (name: string, args: object) => Promise<any>;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  stderr: () => string;
-}
-
-export async function startRaw(args: string[]): Promise<RawServer> {
+export async function startRaw(args: string[]) {
   const cmd = serverCommand(args);
   const child = spawn(cmd.command, cmd.args, { stdio: ['pipe', 'pipe', 'pipe'] });
   const responses = new Map<number, any>();

@@ -12,13 +12,10 @@ export function formatJson(value: unknown, indent = '', lead = 0): string {
   const flat = JSON.stringify(value);
   if (value === null || typeof value !== 'object' || indent.length + lead + flat.length <= 120) return flat;
   const inner = `${indent}  `;
-  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object'))
-    return packed(
-      value.map((v) => JSON.stringify(v)),
-      inner,
-      indent,
-      '[]',
-    );
+  if (Array.isArray(value) && value.every((v) => v === null || typeof v !== 'object')) {
+    const items = value.map((v) => JSON.stringify(v));
+    return packed(items, inner, indent, '[]');
+  }
   if (Array.isArray(value)) return `[\n${value.map((v) => inner + formatJson(v, inner)).join(',\n')}\n${indent}]`;
   const members = Object.entries(value).map(([k, v]) => {
     const key = `${JSON.stringify(k)}: `;

@@ -13,22 +13,12 @@ export async function startSocketServer(
   flags: string[] = [],
   opts: { shell?: string; nodeArgs?: string[] } = {},
 ): Promise<{ child: ChildProcess; stderr: () => string; stdout: () => string }> {
-  const args = [
-    ...(opts.nodeArgs ?? []),
-    CLI,
-    '--project',
-    root,
-    '--transport',
-    'socket',
-    '--socket',
-    socket,
-    ...flags,
-  ];
-  const child = opts.shell
-    ? spawn('/bin/sh', ['-c', `${opts.shell}; exec "$0" "$@"`, process.execPath, ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-    : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const serve = ['--project', root, '--transport', 'socket', '--socket', socket, ...flags];
+  const args = [...(opts.nodeArgs ?? []), CLI, ...serve];
+  const [command, argv] = opts.shell
+    ? ['/bin/sh', ['-c', `${opts.shell}; exec "$0" "$@"`, process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));

@@ -1,230 +1,88 @@
 /**
- * SPEC-070's tables plus issue 3's workflow tools, written out again by hand (not imported from
+ * SPEC-070's tables plus the workflow tools added since, written out again by hand (not imported from
  * src/): the tests check the server against the spec, not against itself.
  */
-export const ALL_TOOLS = [
-  'list_tasks',
-  'get_task',
-  'create_task',
-  'update_task',
-  'delete_task',
-  'set_task_status',
-  'enrich_task',
-  'search_tasks',
-  'claim_next_task',
-  'claim_task', // issue 27
-  'report_blocker',
-  'skip_task',
-  'spawn_subtasks',
-  'move_task_to_feature',
-  'update_task_context',
-  'get_dependency_details',
-  // issue 14
-  'next_tasks',
-  'add_dependency',
-  'remove_dependency',
-  // issue 27
-  'dependency_problems',
-  // issue 27: what holds tasks up
-  'blocked_tasks',
-  'release_task',
-  'task_history',
-  // issue 26: Ralph's task templates (normalized schema only)
-  'list_templates',
-  'create_task_from_template',
-  'add_task_comment',
-  'update_task_comment',
-  'delete_task_comment',
-  'list_features',
-  'get_feature',
-  'create_feature',
-  'update_feature',
-  'delete_feature',
-  'append_feature_learning',
-  'add_feature_context_file',
-  'get_feature_learnings',
-  'list_disciplines',
-  'get_discipline',
-  'create_discipline',
-  'update_discipline',
-  'delete_discipline',
-  'get_project_info',
-  'get_project_progress',
-  'append_learning',
-  'read_learnings',
-  'append_progress',
-  'read_progress',
-  'signal_abort',
-  // Ralph's signal verbs (the server Ralph launches beside task sessions), then reading answers.
-  'done',
-  'partial',
-  'stuck',
-  'ask',
-  'flag',
-  'learned',
-  'suggest',
-  'blocked',
-  'get_answers',
-] as const;
 
-/** The 28 tools of SPEC-070's six tables. */
-export const SPEC_070_TOOLS = ALL_TOOLS.filter(
-  (t) =>
-    ![
-      'search_tasks',
-      'claim_next_task',
-      'report_blocker',
-      'skip_task',
-      'spawn_subtasks',
-      'move_task_to_feature',
-      'update_task_context',
-      'get_dependency_details',
-      'get_feature_learnings',
-      'signal_abort',
-      'next_tasks',
-      'add_dependency',
-      'remove_dependency',
-      'blocked_tasks',
-      'release_task',
-      'task_history',
-      'done',
-      'partial',
-      'stuck',
-      'ask',
-      'flag',
-      'learned',
-      'suggest',
-      'blocked',
-      'get_answers',
-      'list_templates',
-      'create_task_from_template',
-      'dependency_problems',
-      'claim_task',
-    ].includes(t),
-);
+/** `words('a b')` is `['a', 'b']`, typed as that tuple of literals: long lists of names on few lines. */
+type Words<S extends string> = S extends `${infer W} ${infer Rest}` ? [W, ...Words<Rest>] : [S];
+const words = <S extends string>(s: S): Words<S> => s.split(' ') as Words<S>;
+
+// SPEC-070's six tables (28 tools).
+const SPEC_TASKS = words('list_tasks get_task create_task update_task delete_task set_task_status enrich_task');
+const SPEC_COMMENTS = words('add_task_comment update_task_comment delete_task_comment');
+const SPEC_FEATURES = [
+  ...words('list_features get_feature create_feature update_feature delete_feature'),
+  ...words('append_feature_learning add_feature_context_file'),
+] as const;
+const SPEC_DISCIPLINES = words('list_disciplines get_discipline create_discipline update_discipline delete_discipline');
+const SPEC_PROJECT = words('get_project_info get_project_progress');
+const SPEC_STATE_FILES = words('append_learning read_learnings append_progress read_progress');
 
 /** Ralph's eight signal verbs, exactly as its own signal server names them. */
 export const SIGNAL_VERBS = ['done', 'partial', 'stuck', 'ask', 'flag', 'learned', 'suggest', 'blocked'] as const;
 
-const TASK_EXECUTION = [
-  'get_task',
-  'set_task_status',
-  // issue 26: Ralph's task prompt sets the status with update_task
-  'update_task',
-  'add_task_comment',
-  'append_learning',
-  'append_progress',
-  'add_feature_context_file',
-  'read_learnings',
-  'read_progress',
-  'get_project_info',
-  // issue 3
-  'report_blocker',
-  'signal_abort',
-  'get_dependency_details',
+/** Every tool, in registry order; the workflow issues' tools follow the spec table they belong with. */
+export const ALL_TOOLS = [
+  ...SPEC_TASKS,
+  ...words('search_tasks claim_next_task claim_task report_blocker skip_task spawn_subtasks'),
+  ...words('move_task_to_feature update_task_context get_dependency_details next_tasks'),
+  ...words('add_dependency remove_dependency dependency_problems blocked_tasks release_task task_history'),
+  // Ralph's task templates (normalized schema only)
+  ...words('list_templates create_task_from_template'),
+  ...SPEC_COMMENTS,
+  ...SPEC_FEATURES,
   'get_feature_learnings',
-  'update_task_context',
-  // issue 12
+  ...SPEC_DISCIPLINES,
+  ...SPEC_PROJECT,
+  ...SPEC_STATE_FILES,
+  'signal_abort',
+  // Ralph's signal verbs (the server Ralph launches beside task sessions), then reading answers.
+  ...SIGNAL_VERBS,
   'get_answers',
-  // issue 14
-  'release_task',
-  'task_history',
+] as const;
+
+/** The 28 tools of SPEC-070's six tables. */
+export const SPEC_070_TOOLS = [
+  ...SPEC_TASKS,
+  ...SPEC_COMMENTS,
+  ...SPEC_FEATURES,
+  ...SPEC_DISCIPLINES,
+  ...SPEC_PROJECT,
+  ...SPEC_STATE_FILES,
+];
+
+const TASK_EXECUTION = [
+  ...words('get_task set_task_status update_task add_task_comment append_learning append_progress'),
+  ...words('add_feature_context_file read_learnings read_progress get_project_info report_blocker signal_abort'),
+  ...words('get_dependency_details get_feature_learnings update_task_context get_answers release_task task_history'),
 ];
 
 export const RECIPE_TOOLS: Record<string, readonly string[]> = {
   braindump: [
-    'create_feature',
-    'create_discipline',
-    'create_task',
-    'list_templates',
-    'create_task_from_template',
-    'list_features',
-    'list_disciplines',
-    'list_tasks',
-    'get_feature',
-    'get_discipline',
-    'get_project_info',
-    'search_tasks',
+    ...words('create_feature create_discipline create_task list_templates create_task_from_template'),
+    ...words('list_features list_disciplines list_tasks get_feature get_discipline get_project_info search_tasks'),
   ],
   yap: [
-    'list_tasks',
-    'get_task',
-    'create_task',
-    'list_templates',
-    'create_task_from_template',
-    'update_task',
-    'list_features',
-    'list_disciplines',
-    'set_task_status',
-    'get_project_info',
-    'search_tasks',
-    'add_dependency',
-    'remove_dependency',
-    'dependency_problems',
-    // issue 27
-    'blocked_tasks',
+    ...words('list_tasks get_task create_task list_templates create_task_from_template update_task'),
+    ...words('list_features list_disciplines set_task_status get_project_info search_tasks'),
+    ...words('add_dependency remove_dependency dependency_problems blocked_tasks'),
   ],
   ramble: [
-    'list_features',
-    'get_feature',
-    'create_feature',
-    'update_feature',
-    'append_feature_learning',
-    'add_feature_context_file',
-    'list_tasks',
-    'get_project_info',
-    'move_task_to_feature', // issue 26
+    ...words('list_features get_feature create_feature update_feature append_feature_learning'),
+    ...words('add_feature_context_file list_tasks get_project_info move_task_to_feature'),
   ],
   discuss: ['list_disciplines', 'get_discipline', 'create_discipline', 'update_discipline', 'get_project_info'],
   task_execution: TASK_EXECUTION,
   opus_review: [
-    'list_tasks',
-    'get_task',
-    'set_task_status',
-    'update_task',
-    'create_task',
-    'list_templates',
-    'create_task_from_template',
-    'add_task_comment',
-    'list_features',
-    'get_feature',
-    'update_feature',
-    'append_feature_learning',
-    'append_learning',
-    'append_progress',
-    'read_learnings',
-    'read_progress',
-    // issue 27: get_project_info made room for blocked_tasks
-    'get_project_progress',
-    'search_tasks',
-    'skip_task',
-    'move_task_to_feature',
-    'get_dependency_details',
-    // issue 14
-    'add_dependency',
-    'remove_dependency',
-    'task_history',
-    // issue 27: what holds tasks up
-    'blocked_tasks',
+    ...words('list_tasks get_task set_task_status update_task create_task list_templates create_task_from_template'),
+    ...words('add_task_comment list_features get_feature update_feature append_feature_learning append_learning'),
+    ...words('append_progress read_learnings read_progress get_project_progress search_tasks skip_task'),
+    ...words('move_task_to_feature get_dependency_details add_dependency remove_dependency task_history blocked_tasks'),
   ],
   enrichment: [
-    'list_tasks',
-    'get_task',
-    'enrich_task',
-    'update_task',
-    'create_task',
-    'list_templates',
-    'create_task_from_template',
-    'list_features',
-    'get_feature',
-    'list_disciplines',
-    'get_project_info',
-    'spawn_subtasks',
-    'skip_task',
-    'search_tasks',
-    'add_dependency',
-    'remove_dependency',
-    'dependency_problems',
+    ...words('list_tasks get_task enrich_task update_task create_task list_templates create_task_from_template'),
+    ...words('list_features get_feature list_disciplines get_project_info spawn_subtasks skip_task search_tasks'),
+    ...words('add_dependency remove_dependency dependency_problems'),
   ],
   worker: [...TASK_EXECUTION, 'claim_next_task', 'claim_task', 'next_tasks'],
   signals: SIGNAL_VERBS,

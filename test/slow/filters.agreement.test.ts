@@ -1,8 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { generateProject, rng } from '../../scripts/bench/datagen.js';
@@ -14,17 +13,14 @@ import { GENERATIONS, type Generation } from '../../src/store/records.js';
 import { openStore } from '../../src/store/open/openStore.js';
 import { openInProc, type InProcSession } from '../contract/harness.js';
 import { CLI } from '../helpers/env.js';
+import { tempDir } from '../helpers/project.js';
 
 /**
- * list_tasks' filters, its ready queue and next_tasks agree with a brute-force
- * evaluation over a generated 10,000-task project (scripts/bench/datagen.ts), on both generations.
- *
- * Every task is read with plain SQL on Ralph's own tables (nothing of ours, no store code), the filters
- * are evaluated in JS as the README states them, and each of a seeded set of random filter combinations
- * must give the same ids in the same order and the same total through the real tools/call path, paged
- * with the cursor. A share of `updated` values is rewritten as Ralph's triggers write them
- * ('YYYY-MM-DD HH:MM:SS'), so both stored forms are compared. next_tasks' order must be the order in
- * which repeated claims then take tasks, on a copy of the project.
+ * list_tasks' filters, its ready queue and next_tasks agree with a brute-force evaluation over a generated
+ * 10,000-task project (scripts/bench/datagen.ts), on both generations: tasks read with plain SQL on Ralph's
+ * own tables, the filters evaluated in JS as the README states them, the tools called through the real
+ * tools/call path, paged with the cursor. A share of `updated` values is stored as Ralph's triggers write
+ * them ('YYYY-MM-DD HH:MM:SS'), so both stored forms are compared.
  */
 
 const N = 10_000;
@@ -49,37 +45,29 @@ interface Row {
 /** Every task, by plain SQL on Ralph's tables of the generation. */
 function readAll(dbPath: string, generation: Generation): Row[] {
   const db = new Database(dbPath, { readonly: true });
+  const all = (sql: string) => db.prepare(sql).all() as any[];
   try {
     if (generation === 'legacy') {
-      return (
-        db
-          .prepare('SELECT id, status, priority, feature, discipline, tags, depends_on, updated, created FROM tasks')
-          .all() as any[]
-      ).map((r) => ({
-        id: r.id,
-        status: r.status,
-        priority: r.priority,
-        feature: r.feature,
-        discipline: r.discipline,
-        tags: (JSON.parse(r.tags ?? '[]') as unknown[]).filter((x): x is string => typeof x === 'string'),
-        deps: (JSON.parse(r.depends_on ?? '[]') as unknown[]).map(Number),
-        updated: r.updated,
-        created: r.created,
-      }));
+      const json = (v: string | null) => JSON.parse(v ?? '[]') as unknown[];
+      return all('SELECT id, status, priority, feature, discipline, tags, depends_on, updated, created FROM tasks').map(
+        ({ tags, depends_on, ...r }) => ({
+          ...r,
+          tags: json(tags).filter((x): x is string => typeof x === 'string'),
+          deps: json(depends_on).map(Number),
+        }),
+      );
     }
-    const tags = new Map<number, string[]>();
-    for (const r of db.prepare('SELECT task_id, tag FROM task_tags').all() as any[])
-      tags.set(r.task_id, [...(tags.get(r.task_id) ?? []), r.tag]);
-    const deps = new Map<number, number[]>();
-    for (const r of db.prepare('SELECT task_id, depends_on_task_id AS d FROM task_dependencies').all() as any[])
-      deps.set(r.task_id, [...(deps.get(r.task_id) ?? []), r.d]);
-    return (
-      db
-        .prepare(
-          `SELECT t.id, t.status, d.priority, s.name AS feature, di.name AS discipline, t.updated, t.created
-           FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN subsystems s ON s.id = t.subsystem_id JOIN disciplines di ON di.id = d.discipline_id`,
-        )
-        .all() as any[]
+    const byTask = (sql: string) => {
+      const map = new Map<number, any[]>();
+      for (const r of all(sql)) map.set(r.task_id, [...(map.get(r.task_id) ?? []), r.v]);
+      return map;
+    };
+    const tags = byTask('SELECT task_id, tag AS v FROM task_tags');
+    const deps = byTask('SELECT task_id, depends_on_task_id AS v FROM task_dependencies');
+    return all(
+      `SELECT t.id, t.status, d.priority, s.name AS feature, di.name AS discipline, t.updated, t.created
+       FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id JOIN subsystems s ON s.id = t.subsystem_id
+       JOIN disciplines di ON di.id = d.discipline_id`,
     ).map((r) => ({ ...r, tags: tags.get(r.id) ?? [], deps: deps.get(r.id) ?? [] }));
   } finally {
     db.close();
@@ -119,18 +107,12 @@ function bruteForce(rows: Row[], q: Record<string, any>): number[] {
           : day(r) !== '' && day(r) >= since.day)),
   );
   const rank = (r: Row) => RANK[r.priority ?? ''] ?? 4;
-  const sort = q.sort ?? 'id';
-  out.sort((a, b) =>
-    sort === 'priority'
-      ? rank(a) - rank(b) || a.id - b.id
-      : sort === 'updated'
-        ? day(a) < day(b)
-          ? 1
-          : day(a) > day(b)
-            ? -1
-            : a.id - b.id
-        : a.id - b.id,
-  );
+  const first: Record<string, (a: Row, b: Row) => number> = {
+    id: () => 0,
+    priority: (a, b) => rank(a) - rank(b),
+    updated: (a, b) => (day(a) < day(b) ? 1 : day(a) > day(b) ? -1 : 0), // newest day first
+  };
+  out.sort((a, b) => first[q.sort ?? 'id']!(a, b) || a.id - b.id);
   return out.map((r) => r.id);
 }
 
@@ -151,12 +133,8 @@ function randomQuery(r: () => number, rows: Row[]): Record<string, any> {
   if (r() < 0.2) q.held_by = pick(['any', 'none', 'w1', 'w2', 'w9']);
   if (r() < 0.35) {
     const d = `2026-02-${String(1 + Math.floor(r() * 28)).padStart(2, '0')}`;
-    q.updated_since = pick([
-      d,
-      `${d}T${String(Math.floor(r() * 24)).padStart(2, '0')}:30:00Z`,
-      `${d}T12:00:00+05:00`,
-      '2026-01-15',
-    ]);
+    const hour = String(Math.floor(r() * 24)).padStart(2, '0');
+    q.updated_since = pick([d, `${d}T${hour}:30:00Z`, `${d}T12:00:00+05:00`, '2026-01-15']);
   }
   if (r() < 0.6) q.sort = pick(['id', 'priority', 'updated'] as const);
   return q;
@@ -204,15 +182,9 @@ async function listAll(
   return { ids, total, capped };
 }
 
-const dirs: string[] = [];
-after(() => {
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
-});
-
 for (const generation of GENERATIONS) {
   describe(`filters agree with brute force over ${N.toLocaleString('en-US')} tasks [${generation}]`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), `ralph-filters-${generation}-`));
-    dirs.push(dir);
+    const dir = tempDir(`ralph-filters-${generation}-`);
     generateProject(CLI, dir, N, 14, process.env, generation);
     const dbPath = join(dir, '.ralph', 'db', 'ralph.db');
     {
@@ -292,24 +264,24 @@ for (const generation of GENERATIONS) {
     });
 
     test('next_tasks is the order repeated claims take, on a copy', () => {
-      const copy = mkdtempSync(join(tmpdir(), `ralph-filters-copy-${generation}-`));
-      dirs.push(copy);
-      mkdirSync(join(copy, '.ralph', 'db'), { recursive: true });
-      copyFileSync(dbPath, join(copy, '.ralph', 'db', 'ralph.db'));
+      const copy = tempDir(`ralph-filters-copy-${generation}-`);
+      const copyDb = projectPaths(copy).dbPath;
+      mkdirSync(dirname(copyDb), { recursive: true });
+      copyFileSync(dbPath, copyDb);
       const discipline = rows.find((r) => r.status === 'pending')!.discipline;
       for (const args of [
-        {},
+        {} as { discipline?: string; feature?: string },
         { discipline },
         { discipline, feature: rows.find((r) => r.discipline === discipline && r.status === 'pending')!.feature },
       ]) {
         const w = quickSession(projectPaths(copy), { recipe: 'worker' });
         try {
           const preview = w.ok('next_tasks', { ...args, limit: 12 }).tasks.map((t: any) => t.id);
-          const want = bruteForce(readAll(join(copy, '.ralph', 'db', 'ralph.db'), generation), {
+          const want = bruteForce(readAll(copyDb, generation), {
             ready: true,
             sort: 'priority',
-            ...('discipline' in args ? { filter_discipline: args.discipline } : {}),
-            ...('feature' in args ? { filter_feature: args.feature } : {}),
+            filter_discipline: args.discipline,
+            filter_feature: args.feature,
           }).slice(0, 12);
           assert.deepEqual(preview, want, `next_tasks ${JSON.stringify(args)} against brute force`);
           assert.ok(preview.length > 0);

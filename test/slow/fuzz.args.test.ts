@@ -133,6 +133,9 @@ function elementsOf(list: FieldSpec, n: number, base: unknown): unknown[] {
   });
 }
 
+/** A fresh draft for enrich_task (enriching makes a task pending). */
+const DRAFT = { feature: 'recipes', discipline: 'backend', title: 'draft', status: 'draft', duplicate_ok: true };
+
 const limitText = (r: LimitRow) =>
   r.kind === 'range' ? `${r.min}–${r.max}` : `${r.max.toLocaleString('en-US')} ${r.kind}`;
 
@@ -172,27 +175,13 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
       const field = allFields(specs.get(row.tool)!.input).find((f) => f.path === row.field)!;
       const segs = segments(row.field);
       let base: Record<string, any> = { ...VALID_ARGS[row.tool as keyof typeof VALID_ARGS] };
-      // Creating tools get a fresh name each time, so "at the limit" is not refused as a duplicate;
-      // enrich_task a fresh draft (enriching makes a task pending).
+      // Creating tools get a fresh name each time, so "at the limit" is not refused as a duplicate.
       const creates = /^create_(feature|discipline)$/.test(row.tool);
       if (creates && keyOf(field) !== 'name') base = { ...base, name: `lim-${++unique}` };
-      if (row.tool === 'enrich_task')
-        base = {
-          ...base,
-          id: (
-            await s.ok('create_task', {
-              feature: 'recipes',
-              discipline: 'backend',
-              title: 'draft',
-              status: 'draft',
-              duplicate_ok: true,
-            })
-          ).task.id,
-        };
-      const probe = async (value: unknown, label: string) => {
+      if (row.tool === 'enrich_task') base = { ...base, id: (await s.ok('create_task', DRAFT)).task.id };
+      const probe = (value: unknown) => {
         probes++;
-        const args = setPath(base, segs, value);
-        return { r: await s.call(row.tool, args), label };
+        return s.call(row.tool, setPath(base, segs, value));
       };
       let over: unknown;
       let at: unknown;
@@ -214,7 +203,7 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
         [over, 'over', row.max],
         ...(under === undefined ? [] : [[under, 'under', row.min!]]),
       ] as [unknown, string, number][]) {
-        const { r } = await probe(value, label);
+        const r = await probe(value);
         const err = (r.structuredContent as any)?.error;
         const where = `${row.tool}.${row.field} ${label} the limit (${limitText(row)})`;
         assert.equal(r.isError, true, `${where}: accepted`);
@@ -222,7 +211,7 @@ describe('size limits: one over is invalid_argument stating the limit; exactly a
         assert.ok(err.message.includes(`${topOf(row.field)}`), `${where}: the message names the field: ${err.message}`);
         assert.ok(err.message.includes(String(limit)), `${where}: the message states the limit: ${err.message}`);
       }
-      const { r } = await probe(at, 'at');
+      const r = await probe(at);
       if (r.isError) {
         const err = (r.structuredContent as any).error;
         assert.notEqual(err.code, 'internal', `${row.tool}.${row.field} at the limit: ${err.message}`);

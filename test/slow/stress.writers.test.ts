@@ -4,12 +4,8 @@ import { runWriters } from '../../scripts/stress/concurrency.js';
 import { tempDir } from '../helpers/project.js';
 
 /**
- * Issue 7, fast version (the long one is `npm run stress`): 8 server processes on one database, each
- * making mixed writes — create_task, add_task_comment, set_task_status, append_feature_learning,
- * append_progress, append_learning, every one with a unique marker — while a plain-SQL process writes
- * as Ralph would. Afterwards every acknowledged write is there exactly once (and each state-file entry
- * whole), nothing failed with busy, and integrity_check is ok. The machinery is shared with the long
- * run: scripts/stress/concurrency.ts.
+ * Issue 7, fast version of `npm run stress` (same machinery, scripts/stress/concurrency.ts): 8 server
+ * processes making mixed writes, each with a unique marker, while a plain-SQL process writes as Ralph would.
  */
 test('8 servers and a plain-SQL writer at once: every write there exactly once, no busy error, integrity ok', {
   timeout: 120_000,
