@@ -6,18 +6,8 @@ import { formValidator } from '../../src/server/formValidator.js';
 import type { Question } from '../../src/store/records.js';
 
 /** The rules of an ask put to the person in the client (server/askInClient.ts) that need no session. */
-
-const question = (options: string[]): Question => ({
-  id: 1,
-  task_id: 3,
-  question: 'Grams or ounces?',
-  options,
-  preferred: 'ounces',
-  blocking: true,
-  answer: null,
-  session_id: 's',
-  created: null,
-});
+const ASKED = { id: 1, task_id: 3, question: 'Grams or ounces?', preferred: 'ounces', blocking: true };
+const question = (options: string[]): Question => ({ ...ASKED, options, answer: null, session_id: 's', created: null });
 
 test('RALPH_MCP_ASK_SECONDS: default five minutes, 0 turns it off, anything else malformed fails the launch', () => {
   assert.equal(askSeconds({}), 300);

@@ -24,28 +24,20 @@ for (const generation of GENERATIONS) {
     const launches: Record<string, string>[] = [{}, ...RECIPE_NAMES.map((r) => ({ recipe: r }))];
     for (const flags of launches) {
       for (const extra of [{}, { task: '3' }]) {
+        const launch = { ...flags, ...extra };
+        const discipline = flags.recipe && recipeFlags(flags.recipe).includes('--discipline') ? 'backend' : undefined;
         let session: ReturnType<typeof openSession>;
         try {
-          session = openSession({
-            project: project.root,
-            ...flags,
-            ...(flags.recipe && recipeFlags(flags.recipe).includes('--discipline') ? { discipline: 'backend' } : {}),
-            ...extra,
-          });
+          session = openSession({ project: project.root, ...launch, ...(discipline ? { discipline } : {}) });
         } catch {
           continue; // a launch the recipe refuses (a task given to a recipe that takes none)
         }
-        const { plan, store } = session;
-        store.close();
-        for (const t of plan.tools) {
+        session.store.close();
+        for (const t of session.plan.tools) {
           useBuiltListings(undefined);
           const want = JSON.stringify(toolListing(t));
           useBuiltListings(built);
-          assert.equal(
-            JSON.stringify(toolListing(t)),
-            want,
-            `${t.def.name} in ${JSON.stringify({ ...flags, ...extra })}`,
-          );
+          assert.equal(JSON.stringify(toolListing(t)), want, `${t.def.name} in ${JSON.stringify(launch)}`);
           compared++;
           if (isNarrowed(t.narrowing)) {
             assert.ok(narrowingKey(t.def.name, t.narrowing) in built.narrowed, `${t.def.name}: built ahead`);

@@ -32,16 +32,8 @@ test('defineTool makes a schema on first use, once, and each of input and output
   assert.deepEqual(made, { input: 1, output: 0 }, 'the input alone was made, once');
   assert.ok(tool.output.shape.ok);
   assert.deepEqual(made, { input: 1, output: 1 });
-  assert.deepEqual(Object.keys(tool).sort(), [
-    'annotations',
-    'category',
-    'description',
-    'handler',
-    'input',
-    'name',
-    'output',
-    'title',
-  ]);
+  const keys = Object.keys(tool).sort();
+  assert.deepEqual(keys, ['annotations', 'category', 'description', 'handler', 'input', 'name', 'output', 'title']);
 });
 
 test('once makes its value on the first call and returns that value after', () => {
@@ -54,15 +46,10 @@ test('once makes its value on the first call and returns that value after', () =
 });
 
 test("every registered tool's schemas are made on demand and are zod objects", () => {
-  for (const tool of REGISTRY) {
-    const d = Object.getOwnPropertyDescriptor(tool, 'input');
-    assert.equal(typeof d?.get, 'function', `${tool.name}: input is made on first use`);
-    assert.equal(
-      typeof Object.getOwnPropertyDescriptor(tool, 'output')?.get,
-      'function',
-      `${tool.name}: output is made on first use`,
-    );
-    assert.ok(tool.input instanceof z.ZodObject, tool.name);
-    assert.ok(tool.output instanceof z.ZodObject, tool.name);
-  }
+  for (const tool of REGISTRY)
+    for (const part of ['input', 'output'] as const) {
+      const made = Object.getOwnPropertyDescriptor(tool, part)?.get;
+      assert.equal(typeof made, 'function', `${tool.name}: ${part} is made on first use`);
+      assert.ok(tool[part] instanceof z.ZodObject, tool.name);
+    }
 });

@@ -5,61 +5,27 @@ import { type DependencyEdge, findDependencyProblems, removableEdges } from '../
 /** Edges among tasks whose statuses are given; an id without a status is a task that does not exist. */
 const graph = (statuses: Record<number, string>, pairs: [number, number][]): DependencyEdge[] =>
   pairs.map(([task, dep]) => ({ task, dep, taskStatus: statuses[task] ?? null, depStatus: statuses[dep] ?? null }));
+/** '2>5 5>2' as [[2, 5], [5, 2]]: task 2 depends on 5, and 5 on 2. */
+const edges = (text: string) => text.split(' ').map((e) => e.split('>').map(Number) as [number, number]);
 
 test('cycles come as groups with every edge among them; self, dangling and done-waiting apart', () => {
   const s: Record<number, string> = { 1: 'pending', 2: 'pending', 3: 'pending', 4: 'done', 5: 'pending', 6: 'done' };
   for (const id of [7, 8, 9, 10]) s[id] = 'pending';
-  const p = findDependencyProblems(
-    graph(s, [
-      [2, 5],
-      [5, 2],
-      [5, 1], // leaves the cycle: not part of it
-      [7, 8],
-      [8, 9],
-      [9, 7],
-      [9, 8], // a second circle inside the same group
-      [3, 3],
-      [3, 99],
-      [3, 99], // a legacy list may name one twice
-      [123, 1], // a row left by a deleted task
-      [4, 5],
-      [6, 1],
-      [10, 1],
-    ]),
-  );
+  // 5>1 leaves the cycle (not part of it); 9>8 is a second circle inside the same group; a legacy list may
+  // name a dependency twice (3>99); 123>1 is a row left by a deleted task.
+  const p = findDependencyProblems(graph(s, edges('2>5 5>2 5>1 7>8 8>9 9>7 9>8 3>3 3>99 3>99 123>1 4>5 6>1 10>1')));
   assert.deepEqual(p.cycles, [
-    {
-      tasks: [2, 5],
-      edges: [
-        [2, 5],
-        [5, 2],
-      ],
-    },
-    {
-      tasks: [7, 8, 9],
-      edges: [
-        [7, 8],
-        [8, 9],
-        [9, 7],
-        [9, 8],
-      ],
-    },
+    { tasks: [2, 5], edges: edges('2>5 5>2') },
+    { tasks: [7, 8, 9], edges: edges('7>8 8>9 9>7 9>8') },
   ]);
   assert.deepEqual(p.self, [3]);
-  assert.deepEqual(p.dangling, [
-    [3, 99],
-    [123, 1],
-  ]);
+  assert.deepEqual(p.dangling, edges('3>99 123>1'));
   assert.deepEqual(p.done_waiting, [
     { task: 4, dep: 5, status: 'pending' },
     { task: 6, dep: 1, status: 'pending' },
   ]);
   // Only what is provably broken is removable: never a cycle's edge.
-  assert.deepEqual(removableEdges(p), [
-    [3, 3],
-    [3, 99],
-    [123, 1],
-  ]);
+  assert.deepEqual(removableEdges(p), edges('3>3 3>99 123>1'));
 });
 
 test('a sound graph has no problems; a chain of 100,000 tasks is walked without recursion', () => {

@@ -9,76 +9,30 @@ import { REPO } from '../helpers/env.js';
  * The limits the reference documents, written out by hand from its "Limits" table (not derived from the
  * code): fuzz.args probes every limit the schemas have, one over and exactly at it, but a limit raised
  * in the code would be probed at its new value. Here each one must equal what the documentation says.
- * Keys: `tool.field` where a field's limit differs by tool, else the field (list items end in `[]`).
+ * Keys: `tool.field` where a field's limit differs by tool, else the field (list items end in `[]`); CHARACTERS
+ * lists them, space-separated, under each documented number.
  */
-const CHARACTERS: Record<string, number> = {
-  color: 7,
-  cursor: 32,
-  updated_since: 40,
-  filter_tag: 1_000,
-  ...Object.fromEntries(
+const CHARACTERS: Record<string, number> = Object.fromEntries(
+  (
     [
-      'feature',
-      'discipline',
-      'name',
-      'feature_name',
-      'icon',
-      'filter_feature',
-      'filter_discipline',
-      'held_by',
-      'fields[]',
-    ].map((f) => [f, 64]),
-  ),
-  title: 200,
-  display_name: 200,
-  ...Object.fromEntries(
-    [
-      'context_files[]',
-      'knowledge_paths[]',
-      'add_context_files[]',
-      'remove_context_files[]',
-      'file_path',
-      'query',
-      'command',
-    ].map((f) => [f, 500]),
-  ),
-  ...Object.fromEntries(
-    ['acceptance_criteria[]', 'tags[]', 'output_artifacts[]', 'skills[]', 'dependencies[]', 'options[]', 'args[]'].map(
-      (f) => [f, 1_000],
-    ),
-  ),
-  'append_feature_learning.reason': 1_000,
-  'append_feature_learning.summary': 1_000,
-  'report_blocker.reason': 2_000,
-  'update_task.blocked_by': 2_000,
-  'skip_task.reason': 2_000,
-  'set_task_status.reason': 2_000,
-  'release_task.reason': 2_000,
-  'signal_abort.reason': 2_000,
-  'append_feature_learning.text': 2_000,
-  'append_learning.text': 8_000,
-  'append_progress.text': 8_000,
-  body: 10_000,
-  ...Object.fromEntries(
-    ['description', 'hints', 'architecture', 'boundaries', 'conventions', 'system_prompt'].map((f) => [f, 20_000]),
-  ),
-  ...Object.fromEntries(
-    [
-      'summary',
-      'remaining',
-      'stuck.reason',
-      'question',
-      'preferred',
-      'what',
-      'why',
-      'learned.text',
-      'rationale',
-      'on',
-      'detail',
-    ].map((f) => [f, 20_000]),
-  ),
-  pseudocode: 50_000,
-};
+      [7, 'color'],
+      [32, 'cursor'],
+      [40, 'updated_since'],
+      [64, 'feature discipline name feature_name icon filter_feature filter_discipline held_by fields[]'],
+      [200, 'title display_name'],
+      [500, 'context_files[] knowledge_paths[] add_context_files[] remove_context_files[] file_path query command'],
+      [1_000, 'filter_tag acceptance_criteria[] tags[] output_artifacts[] skills[] dependencies[] options[] args[]'],
+      [1_000, 'append_feature_learning.reason append_feature_learning.summary'],
+      [2_000, 'report_blocker.reason update_task.blocked_by skip_task.reason set_task_status.reason'],
+      [2_000, 'release_task.reason signal_abort.reason append_feature_learning.text'],
+      [8_000, 'append_learning.text append_progress.text'],
+      [10_000, 'body'],
+      [20_000, 'description hints architecture boundaries conventions system_prompt summary remaining stuck.reason'],
+      [20_000, 'question preferred what why learned.text rationale on detail'],
+      [50_000, 'pseudocode'],
+    ] as const
+  ).flatMap(([n, fields]) => fields.split(' ').map((f) => [f, n])),
+);
 /** Every list holds 100 items, except these. */
 const ITEMS: Record<string, number> = { 'spawn_subtasks.tasks': 20, after: 20, 'ask.options': 20 };
 const RANGES: Record<string, [number, number]> = {
@@ -100,24 +54,15 @@ function documented<T>(table: Record<string, T>, row: LimitRow): T | undefined {
 }
 
 test('every limit in the code is the one the reference documents', () => {
-  const wrong: string[] = [];
-  for (const row of limitRows()) {
-    const where = `${row.tool}.${row.field}`;
-    if (row.kind === 'characters') {
-      const doc = documented(CHARACTERS, row);
-      if (doc !== row.max)
-        wrong.push(`${where}: ${row.max} characters in the code, ${doc ?? 'undocumented'} in docs/reference.md`);
-    } else if (row.kind === 'items') {
-      const doc = documented(ITEMS, row) ?? 100;
-      if (doc !== row.max) wrong.push(`${where}: ${row.max} items in the code, ${doc} in docs/reference.md`);
-    } else {
-      const doc = documented(RANGES, row);
-      if (!doc || doc[0] !== row.min || doc[1] !== row.max)
-        wrong.push(
-          `${where}: ${row.min}–${row.max} in the code, ${doc ? doc.join('–') : 'undocumented'} in docs/reference.md`,
-        );
-    }
-  }
+  const wrong = limitRows().flatMap((row) => {
+    const [code, doc] =
+      row.kind === 'characters'
+        ? [`${row.max} characters`, `${documented(CHARACTERS, row) ?? 'undocumented'} characters`]
+        : row.kind === 'items'
+          ? [`${row.max} items`, `${documented(ITEMS, row) ?? 100} items`]
+          : [`${row.min}–${row.max}`, documented(RANGES, row)?.join('–') ?? 'undocumented'];
+    return code === doc ? [] : [`${row.tool}.${row.field}: ${code} in the code, ${doc} in docs/reference.md`];
+  });
   assert.deepEqual(wrong, []);
 });
 
@@ -127,9 +72,8 @@ test("the table above is docs/reference.md's: each number and field appears in i
   const rows = section.split('\n').filter((l) => l.startsWith('| ') && /\d/.test(l));
   const named = (field: string, n: number) =>
     rows.some((r) => r.includes(`\`${leaf(field)}\``) && (r.includes(n.toLocaleString('en-US')) || r.includes(`${n}`)));
-  const missing = [
-    ...Object.entries(CHARACTERS).filter(([f, n]) => !named(f, n)),
-    ...Object.entries(ITEMS).filter(([f, n]) => !named(f, n)),
-  ].map(([f, n]) => `${f} (${n})`);
+  const missing = [...Object.entries(CHARACTERS), ...Object.entries(ITEMS)]
+    .filter(([f, n]) => !named(f, n))
+    .map(([f, n]) => `${f} (${n})`);
   assert.deepEqual(missing, [], 'documented in the test, not in docs/reference.md');
 });

@@ -11,10 +11,9 @@ import { REPO } from '../helpers/env.js';
 import { sampleProject } from '../helpers/project.js';
 
 /**
- * EXPLAIN QUERY PLAN for the SQL the hot tools really run (recorded from their handlers, with their
- * real parameters): nothing may read every task or comment where an index can avoid it. SQLite plans
- * without statistics here as it would on a big database (no ANALYZE: it assumes large tables).
- * Allowed full reads are listed with the reason; features and disciplines are small by nature.
+ * EXPLAIN QUERY PLAN for the SQL the hot tools really run, with their real parameters: nothing may read
+ * every task or comment where an index can avoid it. Without ANALYZE, SQLite plans as for large tables.
+ * Features and disciplines are small by nature.
  */
 const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['get_task', { id: 3 }],
@@ -22,14 +21,14 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['list_tasks', { cursor: '2', limit: 2 }],
   ['list_tasks', { filter_status: 'pending' }],
   ['list_tasks', { filter_status: 'pending', filter_feature: 'recipes' }],
-  // The sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone
-  // reads the ranks (legacy: ralph_mcp_tasks_rank; normalized: counted over the facets); ready as a claim.
+  // The sort by updated and updated_since walk ralph_mcp_*_changed; a priority filter alone reads the ranks
+  // (legacy: ralph_mcp_tasks_rank; normalized: counted over the facets); ready as a claim; the tag filter
+  // our index of tags (legacy: the ralph_mcp_task_tags mirror; normalized: an index of ours on task_tags);
+  // the holder filter our claims; a status filter sorted by priority the facets.
   ['list_tasks', { sort: 'updated' }],
   ['list_tasks', { updated_since: '2026-01-01T10:00:00Z', sort: 'updated' }],
   ['list_tasks', { filter_priority: ['high', 'critical'] }],
   ['list_tasks', { ready: true }],
-  // The tag filter reads our index of tags (legacy: the ralph_mcp_task_tags mirror; normalized: an index
-  // of ours on task_tags); the holder filter our claims; a status filter sorted by priority the facets.
   ['list_tasks', { filter_tag: 'ui' }],
   ['list_tasks', { filter_status: ['pending', 'blocked'], filter_tag: 'ui', sort: 'updated' }],
   ['list_tasks', { held_by: 'any' }],
@@ -43,11 +42,7 @@ const HOT_CALLS: [string, Record<string, unknown>][] = [
   ['claim_task', { id: 5 }],
 ];
 
-/**
- * Plan lines that read a whole table of tasks or comments (not through a covering index): on the
- * legacy generation tasks and task_comments, on the normalized one runtime_tasks, task_details,
- * task_signals and the list tables (aliased t, d, sg, …).
- */
+/** Plan lines that read a whole table of tasks or comments (either generation's, or its alias t, d, sg, …). */
 const FULL_READ =
   /^SCAN (tasks|task_comments|runtime_tasks|task_details|task_signals|task_dependencies|task_tags|task_acceptance_criteria|task_context_files|task_output_artifacts|t|c|d|sg|dd)\b(?!.*(COVERING INDEX|VIRTUAL TABLE))/;
 /** Full reads accepted on purpose: add one only with the reason it cannot use an index. */
@@ -101,14 +96,8 @@ for (const generation of GENERATIONS)
       for (const [name, args] of HOT_CALLS) {
         const def = REGISTRY.find((t) => t.name === name)!;
         current = name;
-        try {
-          const parsed = def.input.parse(args) as never;
-          db.write(() => def.handler(parsed, ctx));
-        } catch (err) {
-          throw new Error(
-            `${name} ${JSON.stringify(args)}: ${(err as Error).message || (err as { code?: string }).code}`,
-          );
-        }
+        const call = () => db.write(() => def.handler(def.input.parse(args) as never, ctx));
+        assert.doesNotThrow(call, `${name} ${JSON.stringify(args)}`);
       }
       const report: string[] = [];
       const offenders: string[] = [];
@@ -134,15 +123,14 @@ for (const generation of GENERATIONS)
 test('LIMIT and OFFSET take CAST(? AS INTEGER), never a bare bound value (which SQLite re-prepares at every run)', () => {
   // SQL keywords in capitals, as our SQL is written; `${...}` splices a constant, not a bound value.
   const bare = /\b(LIMIT|OFFSET)\s+(\?|[@:]\w|\$(?!\{))/;
-  const offenders: string[] = [];
-  for (const f of readdirSync(join(REPO, 'src'), { recursive: true })
+  const comment = /^\s*(\*|\/\/|\/\*)/;
+  const offenders = readdirSync(join(REPO, 'src'), { recursive: true })
     .map(String)
-    .filter((x) => x.endsWith('.ts'))) {
-    readFileSync(join(REPO, 'src', f), 'utf8')
-      .split('\n')
-      .forEach((line, i) => {
-        if (bare.test(line) && !/^\s*(\*|\/\/|\/\*)/.test(line)) offenders.push(`src/${f}:${i + 1}: ${line.trim()}`);
-      });
-  }
+    .filter((f) => f.endsWith('.ts'))
+    .flatMap((f) =>
+      readFileSync(join(REPO, 'src', f), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (bare.test(line) && !comment.test(line) ? [`src/${f}:${i + 1}: ${line.trim()}`] : [])),
+    );
   assert.deepEqual(offenders, []);
 });

@@ -9,23 +9,16 @@ import { initProject } from '../../src/store/open/init.js';
 function describeSchema(path: string) {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
-    const objects = db
-      .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
-      .all() as {
-      type: string;
-      name: string;
-      sql: string;
-    }[];
+    const sql = "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name";
+    const overrides = "SELECT * FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'";
     return {
       userVersion: db.pragma('user_version', { simple: true }),
-      objects: objects.map((o) => ({
+      objects: (db.prepare(sql).all() as { type: string; name: string; sql: string }[]).map((o) => ({
         ...o,
         // Compare the DDL text modulo whitespace, minus the SPEC-070 column Ralph's files lack.
         sql: o.sql.replace(/,\s*mcp_tool_overrides TEXT DEFAULT NULL/, '').replace(/\s+/g, ' '),
       })),
-      overrides: (db
-        .prepare("SELECT * FROM pragma_table_info('disciplines') WHERE name = 'mcp_tool_overrides'")
-        .get() ?? null) as Record<string, unknown> | null,
+      overrides: (db.prepare(overrides).get() ?? null) as Record<string, unknown> | null,
     };
   } finally {
     db.close();
@@ -39,19 +32,11 @@ test("init creates the schema of Ralph's own databases", { skip: FIXTURE_SKIP },
   assert.equal(ours.userVersion, 1);
   assert.deepEqual(ours.objects, ralphs.objects);
   assert.equal(ralphs.overrides, null);
-  assert.deepEqual(ours.overrides, {
-    cid: 14,
-    name: 'mcp_tool_overrides',
-    type: 'TEXT',
-    notnull: 0,
-    dflt_value: 'NULL',
-    pk: 0,
-  });
+  const column = { cid: 14, name: 'mcp_tool_overrides', type: 'TEXT', notnull: 0, dflt_value: 'NULL', pk: 0 };
+  assert.deepEqual(ours.overrides, column);
 });
 
-test("init's default (normalized) schema is Ralph's head schema, object for object", {
-  skip: HEAD_FIXTURE_SKIP,
-}, () => {
+test("init's default (normalized) is Ralph's head schema, object for object", { skip: HEAD_FIXTURE_SKIP }, () => {
   const ours = describeSchema(initProject(tempDir(), { disciplines: false }).dbPath);
   for (const f of HEAD_FIXTURES) {
     const ralphs = describeSchema(fixtureProject(f, HEAD_FIXTURES_DIR).dbPath);
@@ -63,31 +48,17 @@ test("init's default (normalized) schema is Ralph's head schema, object for obje
 });
 
 test("init seeds Ralph's eight default disciplines on either schema, or none", () => {
+  const defaults = 'implementation refactoring investigation testing architecture devops security documentation';
+  const names = (p: string) => {
+    const db = new Database(p, { readonly: true });
+    try {
+      return db.prepare('SELECT name FROM disciplines ORDER BY rowid').pluck().all();
+    } finally {
+      db.close();
+    }
+  };
   for (const schema of ['normalized', 'legacy'] as const) {
-    const names = (p: string) => {
-      const db = new Database(p, { readonly: true });
-      try {
-        return (db.prepare('SELECT name FROM disciplines ORDER BY rowid').all() as { name: string }[]).map(
-          (r) => r.name,
-        );
-      } finally {
-        db.close();
-      }
-    };
-    assert.deepEqual(
-      names(initProject(tempDir(), { schema }).dbPath),
-      [
-        'implementation',
-        'refactoring',
-        'investigation',
-        'testing',
-        'architecture',
-        'devops',
-        'security',
-        'documentation',
-      ],
-      schema,
-    );
+    assert.deepEqual(names(initProject(tempDir(), { schema }).dbPath), defaults.split(' '), schema);
     assert.deepEqual(names(initProject(tempDir(), { schema, disciplines: false }).dbPath), [], schema);
   }
 });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { test } from 'node:test';
 import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainToolCall } from '../../src/transport/directCalls.js';
 import { isPlainRequest } from '../../src/transport/jsonRpcLine.js';
@@ -7,11 +7,8 @@ import { errorResult, okResult } from '../../src/session/toolResult.js';
 import { wireLine } from '../../src/transport/wire.js';
 import { ToolError } from '../../src/domain/errors.js';
 
-/**
- * The per-call shortcuts must be invisible: the line written is byte for byte what JSON.stringify
- * writes, and a message taken without zod is one the SDK's schema would have taken as it is.
- */
-
+// The per-call shortcuts must be invisible: the line written is byte for byte what JSON.stringify
+// writes, and a message taken without zod is one the SDK's schema would have taken as it is.
 const reply = (id: number | string, result: unknown) => ({ result, jsonrpc: '2.0', id }) as JSONRPCMessage;
 const awkward = {
   title: 'quotes " and \\ backslashes\nnewline\ttab',
@@ -20,30 +17,22 @@ const awkward = {
   nested: { deep: { deeper: [] } },
 };
 
-describe('wireLine', () => {
-  test('an okResult reply is spliced, and the bytes equal JSON.stringify of the message', () => {
-    for (const id of [1, 0, 2 ** 53 - 1, 'abc', 'quote"id']) {
-      const m = reply(id, okResult(awkward));
-      assert.equal(wireLine(m), `${JSON.stringify(m)}\n`);
-    }
-  });
-
-  test('an error result, a JSON-RPC error, a request and a changed result are serialised whole', () => {
-    const changed = okResult({ a: 1 });
-    (changed.structuredContent as Record<string, unknown>).a = 2; // the text no longer matches: never spliced
-    changed.content = [{ type: 'text', text: 'other' }];
-    const messages = [
-      reply(3, errorResult(new ToolError('not_found', 'task 9 does not exist'))),
-      { jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: x' } },
-      { jsonrpc: '2.0', id: 5, method: 'ping' },
-      reply(6, changed),
-      reply(7, { ...okResult({ a: 1 }), _meta: { x: 1 } }),
-    ] as JSONRPCMessage[];
-    for (const m of messages) assert.equal(wireLine(m), `${JSON.stringify(m)}\n`);
-  });
+test('wireLine: okResult replies (spliced), errors, requests and changed results equal JSON.stringify', () => {
+  const changed = okResult({ a: 1 });
+  (changed.structuredContent as Record<string, unknown>).a = 2; // the text no longer matches: never spliced
+  changed.content = [{ type: 'text', text: 'other' }];
+  const messages = [
+    reply(3, errorResult(new ToolError('not_found', 'task 9 does not exist'))),
+    { jsonrpc: '2.0', id: 4, error: { code: -32602, message: 'Unknown tool: x' } },
+    { jsonrpc: '2.0', id: 5, method: 'ping' },
+    reply(6, changed),
+    reply(7, { ...okResult({ a: 1 }), _meta: { x: 1 } }),
+    ...[1, 0, 2 ** 53 - 1, 'abc', 'quote"id'].map((id) => reply(id, okResult(awkward))),
+  ] as JSONRPCMessage[];
+  for (const m of messages) assert.equal(wireLine(m), `${JSON.stringify(m)}\n`);
 });
 
-describe('messages taken without zod', () => {
+test('isPlainRequest takes only requests JSONRPCMessageSchema accepts, unchanged', () => {
   const candidates: unknown[] = [
     { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_task', arguments: { id: 1 } } },
     { jsonrpc: '2.0', id: 'x', method: 'ping' },
@@ -65,33 +54,25 @@ describe('messages taken without zod', () => {
     null,
     'text',
   ];
+  const taken = candidates.filter(isPlainRequest);
+  assert.equal(taken.length, 3, 'the plain requests are taken');
+  for (const c of taken) assert.ok(JSONRPCMessageSchema.safeParse(c).success, `schema refuses ${JSON.stringify(c)}`);
+});
 
-  test('isPlainRequest takes only requests JSONRPCMessageSchema accepts, unchanged', () => {
-    let taken = 0;
-    for (const c of candidates) {
-      if (!isPlainRequest(c)) continue;
-      taken++;
-      const parsed = JSONRPCMessageSchema.safeParse(c);
-      assert.ok(parsed.success, `taken without zod but the schema refuses it: ${JSON.stringify(c)}`);
-    }
-    assert.equal(taken, 3, 'the plain requests are taken');
-  });
-
-  test('isPlainToolCall takes only tools/call requests CallToolRequestSchema accepts', () => {
-    const call = (params?: object, id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
-    const calls: unknown[] = [
-      call({ name: 'get_task', arguments: { id: 1 } }),
-      call({ name: 'get_task' }),
-      call({ name: 'get_task', arguments: 'x' }),
-      call({ name: 'get_task', arguments: [1] }),
-      call({ name: 3 }),
-      call({ name: 'a', arguments: {}, _meta: { progressToken: 1 } }),
-      call({ name: 'a', task: { ttl: 1 } }),
-      call(),
-      call({ name: 'get_task' }, null),
-    ];
-    const taken = calls.filter(isPlainToolCall);
-    assert.equal(taken.length, 2);
-    for (const c of taken) assert.ok(CallToolRequestSchema.safeParse(c).success, JSON.stringify(c));
-  });
+test('isPlainToolCall takes only tools/call requests CallToolRequestSchema accepts', () => {
+  const call = (params?: object, id: unknown = 1) => ({ jsonrpc: '2.0', id, method: 'tools/call', params });
+  const calls: unknown[] = [
+    call({ name: 'get_task', arguments: { id: 1 } }),
+    call({ name: 'get_task' }),
+    call({ name: 'get_task', arguments: 'x' }),
+    call({ name: 'get_task', arguments: [1] }),
+    call({ name: 3 }),
+    call({ name: 'a', arguments: {}, _meta: { progressToken: 1 } }),
+    call({ name: 'a', task: { ttl: 1 } }),
+    call(),
+    call({ name: 'get_task' }, null),
+  ];
+  const taken = calls.filter(isPlainToolCall);
+  assert.equal(taken.length, 2);
+  for (const c of taken) assert.ok(CallToolRequestSchema.safeParse(c).success, JSON.stringify(c));
 });
