@@ -13,6 +13,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -256,10 +257,42 @@ export interface RewriteReport {
   caughtUpMs: number;
 }
 
+/** A connection that subscribes to tasks 1..`count` (a session's cap) and then never reads again. */
+async function deafSubscriber(socketPath: string, count: number): Promise<Socket> {
+  const s = connect(socketPath);
+  const initialize = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deaf', version: '0' } };
+  const messages = [
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: initialize },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ...Array.from({ length: count }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'resources/subscribe',
+      params: { uri: `ralph://tasks/${i + 1}` },
+    })),
+  ];
+  await new Promise<void>((resolve) => {
+    let answers = 0;
+    let rest = '';
+    s.on('data', (b: Buffer) => {
+      const lines = (rest + b.toString()).split('\n');
+      rest = lines.pop()!;
+      answers += lines.filter((l) => l.includes('"id"')).length;
+      if (answers <= count) return;
+      s.removeAllListeners('data');
+      s.pause();
+      resolve();
+    });
+    s.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+  });
+  return s;
+}
+
 /**
- * Another program rewrites every task's title in one statement (an import, a script, Ralph): each of
- * the first requests after it must still answer within the bound (the search index catches up a chunk
- * per request and between requests, issue 28), and so must a ping on another connection.
+ * Another program rewrites every task's title in one statement (an import, a script, Ralph) while a
+ * subscriber to 1,000 of them has stopped reading: each of the first requests after it must still
+ * answer within the bound (the search index catches up a chunk per request and between requests, the
+ * subscriptions are checked in batches, issue 28), and so must a ping on another connection.
  */
 export async function runRewrite(generation: Generation, tasks: number, cli = CLI): Promise<RewriteReport> {
   const dir = mkdtempSync(join(tmpdir(), `ralph-rewrite-${generation}-`));
@@ -271,6 +304,7 @@ export async function runRewrite(generation: Generation, tasks: number, cli = CL
     const worker = await connectSocket(socket);
     try {
       await worker.callTool({ name: 'search_tasks', arguments: { query: 'warm' } }); // builds the index
+      const deaf = await deafSubscriber(socket, 1000);
       const pinger = new Worker(fileURLToPath(import.meta.url), { workerData: { socket } });
       await new Promise((r) => pinger.once('message', r));
       const db = new Database(dbPath);
@@ -315,6 +349,7 @@ export async function runRewrite(generation: Generation, tasks: number, cli = CL
       });
       await pinger.terminate();
       await worker.close();
+      deaf.destroy();
       return { generation, tasks, calls, pings, caughtUpMs };
     } finally {
       await server.stop();
@@ -357,7 +392,7 @@ export async function run(): Promise<StressFigures> {
     const wPing = Math.max(...w.pings);
     const [search, create] = w.calls;
     notes.push(
-      `${generation}: after a rewrite of every title, first search ${search!.ms.toFixed(0)} ms (index_behind ${search!.behind}), ` +
+      `${generation}: after a rewrite of every title (a deaf subscriber to 1,000 tasks), first search ${search!.ms.toFixed(0)} ms (index_behind ${search!.behind}), ` +
         `create_task ${create!.ms.toFixed(0)} ms, slowest of ${w.calls.length} calls ${Math.max(...w.calls.map((c) => c.ms)).toFixed(0)} ms, ` +
         `caught up after ${(w.caughtUpMs / 1000).toFixed(1)} s; ${w.pings.length} pings, max ${wPing.toFixed(1)} ms`,
     );

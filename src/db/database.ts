@@ -102,6 +102,9 @@ const isReadOnlyError = (err: unknown): boolean => {
   );
 };
 
+/** What a committed write changed: Ralph's data (or ours beside it), or only a derived index. */
+export type CommitKind = 'data' | 'index';
+
 export class Db {
   private readonly statements = new Map<string, Statement>();
   private conn: Connection;
@@ -112,7 +115,7 @@ export class Db {
    */
   private reopenBeforeWrite = false;
   /** Called after each transaction of this connection commits (not after a nested one's savepoint). */
-  private readonly commitListeners = new Set<() => void>();
+  private readonly commitListeners = new Set<(what: CommitKind) => void>();
 
   constructor(
     raw: Connection,
@@ -157,8 +160,11 @@ export class Db {
     return this.stmt(sql).run(...params);
   }
 
-  /** Runs fn inside BEGIN IMMEDIATE ... COMMIT; any throw rolls everything back. */
-  write<T>(fn: () => T): T {
+  /**
+   * Runs fn inside BEGIN IMMEDIATE ... COMMIT; any throw rolls everything back. `what` tells the commit
+   * listeners whether Ralph's data may have changed or only an index of ours (nothing a reader sees).
+   */
+  write<T>(fn: () => T, what: CommitKind = 'data'): T {
     if (this.reopenBeforeWrite) this.reopen();
     let result: T;
     try {
@@ -170,7 +176,7 @@ export class Db {
     if (!this.conn.inTransaction) {
       for (const listener of this.commitListeners) {
         try {
-          listener();
+          listener(what);
         } catch {
           // the write has committed: a listener's failure must not turn it into an error
         }
@@ -183,7 +189,7 @@ export class Db {
    * Runs `listener` after every committed write of this connection; returns the function that removes
    * it. (PRAGMA data_version sees only other connections' commits: this is how a watcher sees ours.)
    */
-  onCommit(listener: () => void): () => void {
+  onCommit(listener: (what: CommitKind) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
   }

@@ -121,7 +121,8 @@ export class ChangeWatcher {
     if (this.timer) return;
     this.version = this.store.watch.dataVersion();
     this.seenCommits = this.commits;
-    this.offCommit = this.store.db.onCommit(() => {
+    this.offCommit = this.store.db.onCommit((what) => {
+      if (what === 'index') return; // the search index's catch-up: no resource changed
       this.commits++;
       this.scheduleCheck();
     });

@@ -70,7 +70,7 @@ export function catchUpSearchIndex(db: Db, src: SearchSource, mirror: MirrorHook
     db.run('DELETE FROM ralph_mcp_search_dirty WHERE task_id IN (SELECT value FROM json_each(?))', ids);
     db.run(MERGE_STEP);
     return queuedCount(db);
-  });
+  }, 'index');
 }
 
 /** One bounded step of merging the index's segments (ensureSearchIndex turned FTS5's own merging off). */
