@@ -10,39 +10,24 @@ import { serverCommand } from '../helpers/env.js';
 import { runCli } from '../helpers/server.js';
 import { sampleProject } from '../helpers/project.js';
 
-/** Makes `paths` read-only by mode (directories `dirMode`, files `fileMode`); returns what undoes it. */
-function chmodAll(
-  paths: readonly string[],
-  dirMode: number,
-  fileMode: number,
-  dirBack: number,
-  fileBack: number,
-): () => void {
-  for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirMode : fileMode);
-  return () => {
-    for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirBack : fileBack);
-  };
-}
-
 /** Wrong paths, permissions and read-only files, in words a person acts on, on every command. */
 const file = join(mkdtempSync(join(tmpdir(), 'ralph-words-')), 'not-a-folder');
 writeFileSync(file, 'x');
-const run = runCli;
 
 test('--project naming a file: serve, doctor and init say so (exit 2, one line, no stack)', () => {
-  const serve = run(['--project', file, '--recipe', 'yap']);
+  const serve = runCli(['--project', file, '--recipe', 'yap']);
   assert.equal(serve.status, 2);
   assert.equal(
     serve.stderr,
     `ralph-mcp: error: ${file} is a file, not a directory: --project names the project's folder (the one holding .ralph/)\n`,
   );
-  const init = run(['init', '--project', file]);
+  const init = runCli(['init', '--project', file]);
   assert.equal(init.status, 2);
   assert.equal(
     init.stderr,
     `ralph-mcp: error: cannot create ${file}/.ralph/db: a part of the path is a file, not a directory (ENOTDIR)\n`,
   );
-  const doctor = run(['doctor', '--project', file]);
+  const doctor = runCli(['doctor', '--project', file]);
   assert.equal(doctor.status, 1, 'doctor reports, it does not crash');
   assert.match(doctor.stdout, /is not a directory/);
 });
@@ -73,8 +58,11 @@ test('inWords: permissions, read-only file systems and read-only databases', () 
  */
 function makeReadOnly(paths: string[]): { how: string; undo: () => void } | string {
   const attr = spawnSync('chattr', ['+i', ...paths], { encoding: 'utf8' });
-  const undo =
-    attr.status === 0 ? () => void spawnSync('chattr', ['-i', ...paths]) : chmodAll(paths, 0o555, 0o444, 0o755, 0o644);
+  const chmodAll = (dirMode: number, fileMode: number) => {
+    for (const f of paths) chmodSync(f, statSync(f).isDirectory() ? dirMode : fileMode);
+  };
+  if (attr.status !== 0) chmodAll(0o555, 0o444);
+  const undo = attr.status === 0 ? () => void spawnSync('chattr', ['-i', ...paths]) : () => chmodAll(0o755, 0o644);
   try {
     const db = new Database(paths[0]!);
     try {
@@ -98,7 +86,7 @@ test('a database this user cannot write: doctor says so (never crashes), serve s
   const ro = makeReadOnly([project.dbPath]);
   if (typeof ro === 'string') return t.skip(ro);
   try {
-    const doctor = run(['doctor', '--project', project.root]);
+    const doctor = runCli(['doctor', '--project', project.root]);
     assert.equal(doctor.status, 1, doctor.stderr);
     assert.equal(doctor.stderr, '');
     assert.match(doctorLine(doctor.stdout, 'database'), /^✓ database +\S+ \(readable\)$/);
@@ -112,35 +100,21 @@ test('a database this user cannot write: doctor says so (never crashes), serve s
     for (const label of ['integrity', 'schema', 'ralph-mcp tables'])
       assert.match(doctorLine(doctor.stdout, label), /^✓ /, label);
     const cmd = serverCommand(['--project', project.root, '--recipe', 'braindump']);
-    const session = spawnSync(cmd.command, cmd.args, {
-      input: `${[
-        {
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } },
-        },
-        { jsonrpc: '2.0', method: 'notifications/initialized' },
-        {
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'tools/call',
-          params: { name: 'create_feature', arguments: { name: 'offline', display_name: 'Offline' } },
-        },
-      ]
-        .map((m) => JSON.stringify(m))
-        .join('\n')}\n`,
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
-    const reply = session.stdout
-      .split('\n')
+    const init = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '0' } };
+    const write = { name: 'create_feature', arguments: { name: 'offline', display_name: 'Offline' } };
+    const messages = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: init },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: write },
+    ];
+    const input = messages.map((m) => `${JSON.stringify(m)}\n`).join('');
+    const session = spawnSync(cmd.command, cmd.args, { input, encoding: 'utf8', timeout: 20_000 });
+    const reply = lines(session.stdout)
       .filter(Boolean)
       .map((l) => JSON.parse(l))
       .find((m) => m.id === 2);
     assert.ok(reply, `no reply to the write (${ro.how}): ${session.stderr}`);
-    assert.equal(reply.result.isError, true);
-    assert.equal(reply.result.structuredContent.error.code, 'io_error');
+    assert.deepEqual([reply.result.isError, reply.result.structuredContent.error.code], [true, 'io_error']);
     assert.match(reply.result.structuredContent.error.message, /read-only .*nothing was written/);
   } finally {
     ro.undo();
@@ -152,7 +126,7 @@ test('a database whose folder this user cannot write either: doctor says why it 
   const ro = makeReadOnly([project.dbPath, dirname(project.dbPath)]);
   if (typeof ro === 'string') return t.skip(ro);
   try {
-    const doctor = run(['doctor', '--project', project.root]);
+    const doctor = runCli(['doctor', '--project', project.root]);
     assert.equal(doctor.status, 1, doctor.stderr);
     assert.equal(doctor.stderr, '');
     assert.match(

@@ -16,12 +16,13 @@ import { runCli, startSession } from '../helpers/server.js';
  * look. Run against the built server, in every shape a project can be in.
  */
 
-const contextFile = (p: Project) => join(p.ralphDir, 'mcp', 'context.json');
-function writeContext(p: Project, doc: unknown): string {
+/** The project's context file, its folder made. */
+function contextFile(p: Project): string {
   mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
-  writeFileSync(contextFile(p), typeof doc === 'string' ? doc : JSON.stringify(doc));
-  return contextFile(p);
+  return join(p.ralphDir, 'mcp', 'context.json');
 }
+const writeContext = (p: Project, doc: unknown) =>
+  writeFileSync(contextFile(p), typeof doc === 'string' ? doc : JSON.stringify(doc));
 
 function refused(args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}) {
   const r = runCli(args, env);
@@ -54,14 +55,11 @@ describe('a launch without --recipe', () => {
     writeContext(p, { session_id: 'ctx-1', recipe: 'yap', discipline: 'backend', disabled_tools: ['search_tasks'] });
     const s = await startSession(p, []);
     try {
-      assert.deepEqual(
-        await s.toolNames(),
-        inSpecOrder(
-          RECIPE_TOOLS.yap!.filter((t) => t !== 'search_tasks'),
-          'legacy',
-        ),
-      );
+      const tools = RECIPE_TOOLS.yap!.filter((t) => t !== 'search_tasks');
+      assert.deepEqual(await s.toolNames(), inSpecOrder(tools, 'legacy'));
       assert.doesNotMatch(s.stderr(), /full tool suite/);
+      // yap cannot claim a task, so its session does not announce list changes.
+      assert.equal(s.client.getServerCapabilities()?.tools?.listChanged, false);
     } finally {
       await s.close();
     }
@@ -80,39 +78,20 @@ describe('a launch without --recipe', () => {
   });
 
   test('a context file that cannot be used refuses the launch: bad JSON, no recipe, a link, a FIFO, a directory', () => {
-    const shapes: [string, (p: Project) => void, RegExp][] = [
-      ['bad JSON', (p) => writeContext(p, '{"recipe": '), /not valid JSON/],
-      ['no recipe', (p) => writeContext(p, { discipline: 'backend' }), /field "recipe" is required/],
+    const outside = join(tempDir(), 'context.json');
+    writeFileSync(outside, JSON.stringify({ recipe: 'yap' }));
+    const shapes: [(p: Project) => void, RegExp][] = [
+      [(p) => writeContext(p, '{"recipe": '), /not valid JSON/],
+      [(p) => writeContext(p, { discipline: 'backend' }), /field "recipe" is required/],
+      [(p) => writeContext(p, { recipe: 'yap', disabledTools: ['delete_task'] }), /unknown field\(s\) "disabledTools"/],
+      [(p) => symlinkSync(outside, contextFile(p)), /context\.json is a symbolic link; refusing to follow it/],
       [
-        'an unknown field',
-        (p) => writeContext(p, { recipe: 'yap', disabledTools: ['delete_task'] }),
-        /unknown field\(s\) "disabledTools"/,
-      ],
-      [
-        'a symlink',
-        (p) => {
-          const outside = join(tempDir(), 'context.json');
-          writeFileSync(outside, JSON.stringify({ recipe: 'yap' }));
-          mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
-          symlinkSync(outside, contextFile(p));
-        },
-        /context\.json is a symbolic link; refusing to follow it/,
-      ],
-      [
-        'a FIFO',
-        (p) => {
-          mkdirSync(join(p.ralphDir, 'mcp'), { recursive: true });
-          execFileSync('mkfifo', [contextFile(p)]);
-        },
+        (p) => execFileSync('mkfifo', [contextFile(p)]),
         /context\.json is a FIFO( \(named pipe\))?,? (or socket, )?not a regular file/,
       ],
-      [
-        'a directory',
-        (p) => mkdirSync(contextFile(p), { recursive: true }),
-        /context\.json is a directory, not a regular file/,
-      ],
+      [(p) => mkdirSync(contextFile(p), { recursive: true }), /context\.json is a directory, not a regular file/],
     ];
-    for (const [, make, pattern] of shapes) {
+    for (const [make, pattern] of shapes) {
       const p = sampleProject();
       make(p);
       refused(['--project', p.root], pattern);
@@ -130,8 +109,7 @@ describe('a launch without --recipe', () => {
   });
 
   test('a FIFO given as --context refuses promptly instead of blocking the launch', () => {
-    const dir = tempDir();
-    const fifo = join(dir, 'context.json');
+    const fifo = join(tempDir(), 'context.json');
     execFileSync('mkfifo', [fifo]);
     refused(['--project', sampleProject().root, '--context', fifo], /not a regular file/);
   });
@@ -174,15 +152,6 @@ describe('a claim narrows the session and tells the client', () => {
         s.client.callTool({ name: 'append_learning', arguments: { text: 'x' } }),
         /Unknown tool: append_learning/,
       );
-    } finally {
-      await s.close();
-    }
-  });
-
-  test('a session that cannot claim does not announce list changes', async () => {
-    const s = await startSession(sampleProject(), ['--recipe', 'yap']);
-    try {
-      assert.equal(s.client.getServerCapabilities()?.tools?.listChanged, false);
     } finally {
       await s.close();
     }

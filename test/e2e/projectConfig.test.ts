@@ -39,9 +39,8 @@ describe('--context FILE (SPEC-070 context.json)', () => {
   });
 
   test('a valid file works like the flags, and its disabled_tools only remove', async () => {
-    const expected = inSpecOrder(RECIPE_TOOLS.task_execution!).filter(
-      (t) => t !== 'append_learning' && t !== 'read_learnings',
-    );
+    const removed = ['append_learning', 'read_learnings'];
+    const expected = inSpecOrder(RECIPE_TOOLS.task_execution!).filter((t) => !removed.includes(t));
     assert.deepEqual(planTools(p, ['--context', good]), expected);
     const s = await startSession(p, ['--context', good]);
     try {
@@ -59,11 +58,8 @@ describe('--context FILE (SPEC-070 context.json)', () => {
       planTools(p, ['--context', good, '--recipe', 'task_execution', '--task', '3']).length,
       RECIPE_TOOLS.task_execution!.length - 2,
     );
-    refused(
-      p,
-      ['--context', good, '--recipe', 'yap'],
-      /--recipe yap disagrees with .*context\.json: field "recipe" is "task_execution"/,
-    );
+    const recipe = /--recipe yap disagrees with .*context\.json: field "recipe" is "task_execution"/;
+    refused(p, ['--context', good, '--recipe', 'yap'], recipe);
     refused(p, ['--context', good, '--task', '4'], /--task 4 disagrees with .*context\.json: field "task_id" is "3"/);
   });
 
@@ -97,21 +93,17 @@ describe('.ralph/mcp/recipes.json', () => {
   };
 
   test('a new recipe and a narrowed built-in work in plan, serve, config and tools', async () => {
+    const triage = ['list_tasks', 'get_task', 'update_task', 'search_tasks'];
     const p = withRecipes({
       recipes: {
-        triage: {
-          purpose: 'Sort new tasks: set priorities, nothing else.',
-          allow: ['list_tasks', 'get_task', 'update_task', 'search_tasks'],
-        },
+        triage: { purpose: 'Sort new tasks: set priorities, nothing else.', allow: triage },
         yap: { disable: ['set_task_status'] },
         task_execution: { allow: ['get_task', 'set_task_status', 'add_task_comment'] },
       },
     });
-    assert.deepEqual(planTools(p, ['--recipe', 'triage']), ['list_tasks', 'get_task', 'update_task', 'search_tasks']);
-    assert.deepEqual(
-      planTools(p, ['--recipe', 'yap']),
-      inSpecOrder(RECIPE_TOOLS.yap!, 'legacy').filter((t) => t !== 'set_task_status'),
-    );
+    assert.deepEqual(planTools(p, ['--recipe', 'triage']), triage);
+    const yap = inSpecOrder(RECIPE_TOOLS.yap!, 'legacy').filter((t) => t !== 'set_task_status');
+    assert.deepEqual(planTools(p, ['--recipe', 'yap']), yap);
     const s = await startSession(p, ['--recipe', 'task_execution']);
     try {
       assert.deepEqual(await s.toolNames(), ['get_task', 'set_task_status', 'add_task_comment']);

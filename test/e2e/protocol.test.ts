@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createMcpServer } from '../../src/server/createServer.js';
 import { createLogger } from '../../src/server/log.js';
@@ -21,13 +21,9 @@ import { exited, startSocketServer } from '../helpers/socketServer.js';
  */
 const FLAGS = ['--recipe', 'yap'];
 const CLIENT = { name: 'protocol-test', version: '1' };
-const req = (id: number, method: string, params?: object) => ({
-  jsonrpc: '2.0',
-  id,
-  method,
-  ...(params && { params }),
-});
 const note = (method: string, params?: object) => ({ jsonrpc: '2.0', method, ...(params && { params }) });
+const req = (id: number, method: string, params?: object) => ({ id, ...note(method, params) });
+const BRIEF_COMPLETION = { ref: { type: 'ref/prompt', name: 'task_brief' }, argument: { name: 'task_id', value: '1' } };
 
 /** Each write is one chunk of lines; the last request of each is waited for before the next write. */
 const SCRIPT: object[][] = [
@@ -46,12 +42,7 @@ const SCRIPT: object[][] = [
   [req(13, 'resources/unsubscribe', { uri: 'ralph://tasks/1' })],
   [req(14, 'prompts/list')],
   [req(15, 'prompts/get', { name: 'task_brief', arguments: { task_id: '2' } })],
-  [
-    req(16, 'completion/complete', {
-      ref: { type: 'ref/prompt', name: 'task_brief' },
-      argument: { name: 'task_id', value: '1' },
-    }),
-  ],
+  [req(16, 'completion/complete', BRIEF_COMPLETION)],
   [req(17, 'logging/setLevel', { level: 'error' })],
   [req(18, 'frobnicate')],
   [
@@ -110,7 +101,11 @@ async function reference(): Promise<Map<number, string>> {
 
 describe('every request kind, as the SDK answers it', async () => {
   const want = await reference();
-  after(() => undefined);
+  /** The server's answers are the reference's, and it too answers nothing to the cancelled call. */
+  const assertAsReference = (got: Map<number, string>) => {
+    for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
+    assert.equal(got.has(19), false, 'no answer to the cancelled call');
+  };
 
   test('the reference answered every request but the cancelled one', () => {
     const ids = SCRIPT.flat().flatMap((m) => ('id' in m ? [(m as { id: number }).id] : []));
@@ -126,9 +121,7 @@ describe('every request kind, as the SDK answers it', async () => {
     const cmd = serverCommand(['--project', sampleProject().root, ...FLAGS]);
     const child = spawn(cmd.command, cmd.args, { stdio: ['pipe', 'pipe', 'ignore'] });
     try {
-      const got = await run(child.stdin, child.stdout);
-      for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
-      assert.equal(got.has(19), false, 'no answer to the cancelled call');
+      assertAsReference(await run(child.stdin, child.stdout));
     } finally {
       child.kill();
     }
@@ -142,8 +135,7 @@ describe('every request kind, as the SDK answers it', async () => {
       await new Promise((resolve) => conn.once('connect', resolve));
       const got = await run(conn, conn);
       conn.end();
-      for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
-      assert.equal(got.has(19), false, 'no answer to the cancelled call');
+      assertAsReference(got);
     } finally {
       server.child.kill('SIGTERM');
       await exited(server.child);

