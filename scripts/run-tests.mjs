@@ -10,10 +10,12 @@
 // layer starts the server, so only it runs again per runtime, and of it only what depends on the runtime:
 // transports, startup and refusals at launch, the SQLite driver. NODE_ONLY files state facts about the
 // server's logic alone, once under Node; inside the other files a matrix runs whole under Node and one
-// case per runtime (their ONCE / SERVER_RUNTIME guards). (Node 20's --test takes no globs, and a bare
-// directory would also run our helper modules.)
+// case per runtime (their ONCE / SERVER_RUNTIME guards). The single executable is Node running the same
+// bundle, so it runs again only what depends on the artifact (EXE: its start, embedded schema and addon,
+// the CLI and refusals, the transports, the signals launch). Bun and the executable run side by side.
+// (Node 20's --test takes no globs, and a bare directory would also run our helper modules.)
 import { existsSync, readdirSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const root = new URL('../dist/test/', import.meta.url).pathname;
@@ -33,35 +35,64 @@ const fast = all.filter((f) => !slow.includes(f));
 const NODE_ONLY = ['e2e/node/', 'e2e/dependencyDoctor.', 'e2e/faults.'];
 const e2e = all.filter((f) => f.startsWith('e2e/') && !NODE_ONLY.some((n) => f.startsWith(n)));
 
-function pass(label, files, runtime) {
+const EXE = ['smoke', 'startup', 'cli', 'refusal', 'exeAddon', 'generations', 'protocol', 'socket', 'http']
+  .concat(['shutdown', 'signalsLaunch', 'security'])
+  .map((name) => `e2e/${name}.`);
+const exeFiles = e2e.filter((f) => EXE.some((n) => f.startsWith(n)));
+
+/** Runs `files` under node --test; `buffered` keeps the output until the end (a pass beside another). */
+function pass(label, files, runtime, { concurrency = process.env.TEST_CONCURRENCY ?? 4, buffered = false } = {}) {
   if (files.length === 0) {
     console.error(`${label}: no test file matches`);
-    return false;
+    return Promise.resolve(false);
   }
-  console.error(`\n== ${label}: ${files.length} file(s), server on ${runtime} ==`);
-  const args = ['--test', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...paths(files)];
-  const r = spawnSync(process.execPath, args, {
-    stdio: 'inherit',
+  const header = `\n== ${label}: ${files.length} file(s), server on ${runtime} ==\n`;
+  const args = ['--test', `--test-concurrency=${concurrency}`, ...paths(files)];
+  const child = spawn(process.execPath, args, {
+    stdio: buffered ? ['ignore', 'pipe', 'pipe'] : 'inherit',
     env: { ...process.env, RALPH_MCP_TEST_RUNTIME: runtime },
   });
-  return r.status === 0;
+  if (!buffered) process.stderr.write(header);
+  const out = [];
+  child.stdout?.on('data', (b) => out.push(b));
+  child.stderr?.on('data', (b) => out.push(b));
+  return new Promise((resolve) =>
+    child.on('close', (code) => {
+      if (buffered) process.stderr.write(header + Buffer.concat(out).toString());
+      resolve(code === 0);
+    }),
+  );
 }
 
 const only = process.argv.slice(2);
-if (only.includes('--slow')) process.exit(pass('slow', slow, 'node') ? 0 : 1);
+if (only.includes('--slow')) process.exit((await pass('slow', slow, 'node')) ? 0 : 1);
 if (only.length > 0) {
   const runtime = process.env.RALPH_MCP_TEST_RUNTIME ?? 'node';
-  const files = (runtime === 'node' ? all : e2e).filter((f) => only.some((o) => f.includes(o)));
-  process.exit(pass('selected', files, runtime) ? 0 : 1);
+  const files = { node: all, bun: e2e, exe: exeFiles }[runtime] ?? e2e;
+  process.exit(
+    (await pass(
+      'selected',
+      files.filter((f) => only.some((o) => f.includes(o))),
+      runtime,
+    ))
+      ? 0
+      : 1,
+  );
 }
 
-const results = [['node', pass('every file', fast, 'node')]];
+const results = [['node', await pass('every file', fast, 'node')]];
 const bun = process.env.BUN ?? join(repo, 'node_modules', '.bin', 'bun');
-if (existsSync(bun)) results.push(['bun', pass('end-to-end', e2e, 'bun')]);
-else results.push(['bun', failOrSkip(`Bun not found at ${bun} (npm ci installs it; BUN names another)`)]);
 const exe = process.env.RALPH_MCP_TEST_EXE ?? join(repo, 'dist', 'ralph-mcp-linux-x64');
-if (existsSync(exe)) results.push(['exe', pass('end-to-end', e2e, 'exe')]);
-else results.push(['exe', failOrSkip(`no single executable at ${exe} (npm run build:exe makes it)`)]);
+const side = { concurrency: 2, buffered: true };
+const [bunOk, exeOk] = await Promise.all([
+  existsSync(bun)
+    ? pass('end-to-end', e2e, 'bun', side)
+    : failOrSkip(`Bun not found at ${bun} (npm ci installs it; BUN names another)`),
+  existsSync(exe)
+    ? pass('end-to-end, what depends on the artifact', exeFiles, 'exe', side)
+    : failOrSkip(`no single executable at ${exe} (npm run build:exe makes it)`),
+]);
+results.push(['bun', bunOk], ['exe', exeOk]);
 
 /** Under CI nothing may be skipped; elsewhere a missing runtime is said and skipped. */
 function failOrSkip(why) {

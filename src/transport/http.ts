@@ -288,6 +288,19 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
   );
   sweep.unref();
 
+  const stop = (reason: string) => {
+    log.info({ reason }, 'shutting down');
+    clearInterval(sweep);
+    server.close();
+    // Calls already dispatched finish (they are synchronous) before the next macrotask; then close.
+    setImmediate(() => {
+      for (const s of sessions.values()) s.close();
+      store.close();
+      process.exit(0);
+    });
+  };
+  // Before "listening" is said: whoever reads it may signal at once, and an unhandled SIGTERM kills.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', (err) =>
       reject(new StartupError(`cannot listen on ${opts.host}:${opts.port}: ${err.message}`)),
@@ -312,19 +325,6 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     },
     'listening',
   );
-
-  const stop = (reason: string) => {
-    log.info({ reason }, 'shutting down');
-    clearInterval(sweep);
-    server.close();
-    // Calls already dispatched finish (they are synchronous) before the next macrotask; then close.
-    setImmediate(() => {
-      for (const s of sessions.values()) s.close();
-      store.close();
-      process.exit(0);
-    });
-  };
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
 }
 
 /**

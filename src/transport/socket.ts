@@ -46,6 +46,29 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     const transport = new LineTransport(conn, conn, connectionLog);
     void mcp.connect(transport).then(() => answerPlainCallsDirectly(transport, session));
   });
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ reason }, 'shutting down');
+    server.close();
+    removeOwnSocket(path);
+    pid.remove();
+    // Calls already dispatched finish (they are synchronous) before the next macrotask; their answers
+    // are flushed by end(), then the database is closed.
+    setImmediate(() => {
+      let left = open.size;
+      const done = () => {
+        store.close();
+        process.exit(0);
+      };
+      if (left === 0) return done();
+      for (const c of open) c.end(() => --left === 0 && done());
+      setTimeout(done, 2000).unref(); // a client that never reads must not hold the exit
+    });
+  };
+  // Before the pid file is written: whoever reads it may signal at once, and an unhandled SIGTERM kills.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
   try {
     await new Promise<void>((resolveListen, reject) => {
       server.once('error', (err) => reject(new StartupError(`cannot listen on ${path}: ${err.message}`)));
@@ -68,27 +91,4 @@ export async function serveSocket(path: string, plan: SessionPlan, store: RalphS
     throw err;
   }
   log.info({ socket: path, pid: process.pid }, 'listening');
-
-  let stopping = false;
-  const stop = (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ reason }, 'shutting down');
-    server.close();
-    removeOwnSocket(path);
-    pid.remove();
-    // Calls already dispatched finish (they are synchronous) before the next macrotask; their answers
-    // are flushed by end(), then the database is closed.
-    setImmediate(() => {
-      let left = open.size;
-      const done = () => {
-        store.close();
-        process.exit(0);
-      };
-      if (left === 0) return done();
-      for (const c of open) c.end(() => --left === 0 && done());
-      setTimeout(done, 2000).unref(); // a client that never reads must not hold the exit
-    });
-  };
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => stop(sig));
 }
