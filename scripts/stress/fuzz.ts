@@ -28,7 +28,7 @@ import type { z } from 'zod';
 import type { Project } from '../../src/domain/project.js';
 import { REGISTRY } from '../../src/registry/registry.js';
 import { recipeByName } from '../../src/registry/recipes.js';
-import { SEMICOLON_LISTS } from '../../src/tools/fields.js';
+import { LISTS_ALSO_STRING } from '../../src/tools/fields.js';
 import { createSampleProject } from '../sampleProject.js';
 import type { StressFigures } from './types.js';
 
@@ -73,7 +73,7 @@ export function describeSchema(schema: z.ZodType, path = ''): FieldSpec {
     s = s._zod.def.innerType;
   }
   // A list that also takes one string: described as the list it becomes.
-  const alsoString = SEMICOLON_LISTS.has(s);
+  const alsoString = LISTS_ALSO_STRING.has(s);
   if (alsoString) s = s._zod.def.out;
   const def = s._zod.def;
   const checks: AnyZod[] = (def.checks ?? []).map((c: AnyZod) => c._zod.def);
@@ -1540,8 +1540,13 @@ export async function run(): Promise<StressFigures> {
   );
 
   if (failures.length > 0) {
+    // The failures that say most first: after a crash every later request is "no answer".
+    const noAnswer = (f: string) => f.endsWith(': no answer');
     process.stderr.write(
-      `fuzz: ${failures.length} check failure(s):\n${failures
+      `fuzz: ${failures.length} check failure(s):\n${[
+        ...failures.filter((f) => !noAnswer(f)),
+        ...failures.filter(noAnswer),
+      ]
         .slice(0, 40)
         .map((f) => `  - ${f.slice(0, 600)}`)
         .join('\n')}\n`,

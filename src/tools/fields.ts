@@ -24,8 +24,11 @@ export const strList = (max: number = LIMITS.listItems) =>
   z.array(z.string().trim().min(1).max(LIMITS.listItem)).max(max);
 export const pathList = (desc = 'Project-relative paths') =>
   z.array(z.string().min(1).max(LIMITS.path)).max(100).describe(desc);
-/** The schemas orSemicolons made: the fuzzers (scripts/stress/fuzz.ts) describe each as its list. */
-export const SEMICOLON_LISTS = new WeakSet<z.ZodType>();
+/**
+ * Lists that also take one string (orSemicolons, the task lists' `fields`): the fuzzers
+ * (scripts/stress/fuzz.ts) describe each as its list, which a string is not a wrong type for.
+ */
+export const LISTS_ALSO_STRING = new WeakSet<z.ZodType>();
 /**
  * A list that also takes the form Ralph's generated bash tools took, one string of items separated by
  * ';': split, trimmed, empty parts dropped. The listing shows only the list, the documented form.
@@ -41,7 +44,7 @@ export const orSemicolons = <T extends z.ZodTypeAny>(list: T) => {
         : v,
     list,
   );
-  SEMICOLON_LISTS.add(schema);
+  LISTS_ALSO_STRING.add(schema);
   return schema;
 };
 export const taskId = (desc?: string) => {

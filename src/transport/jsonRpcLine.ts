@@ -95,15 +95,16 @@ function requestProblems(obj: Record<string, unknown>): string[] {
  * a mismatch with an Internal error (-32603) carrying a raw zod dump. Ours check their own
  * (server/handle.ts).
  */
-const SDK_HANDLED: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } }> = {
-  initialize: InitializeRequestSchema,
-  ping: PingRequestSchema,
-};
+// A Map, not an object: a method named "constructor" or "toString" must find nothing.
+const SDK_HANDLED = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } }>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+]);
 type Issue = { path: PropertyKey[]; message: string };
 
 function sdkParamsChecked(message: JSONRPCMessage): LineOutcome {
   const m = message as { id?: string | number; method?: string };
-  const schema = m.method !== undefined && m.id !== undefined ? SDK_HANDLED[m.method] : undefined;
+  const schema = m.method !== undefined && m.id !== undefined ? SDK_HANDLED.get(m.method) : undefined;
   const checked = schema?.safeParse(message);
   if (!checked || checked.success) return { message };
   const parts = checked

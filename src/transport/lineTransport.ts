@@ -133,7 +133,15 @@ export class LineTransport implements Transport {
   };
 
   private onLine(line: Buffer): void {
-    const outcome = readLine(line);
+    let outcome: ReturnType<typeof readLine>;
+    try {
+      outcome = readLine(line);
+    } catch (err) {
+      // A line we failed to read is that line's problem, never the session's end.
+      this.log.error({ err, excerpt: line.subarray(0, 120).toString('utf8') }, 'could not read a message');
+      this.answerError({ code: ErrorCode.InternalError, message: 'Internal error: the message could not be read' });
+      return;
+    }
     if (outcome === null) return;
     if (!('message' in outcome)) {
       this.log.warn({ reason: outcome.reason, excerpt: line.subarray(0, 120).toString('utf8') }, 'malformed message');

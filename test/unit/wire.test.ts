@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainToolCall } from '../../src/transport/directCalls.js';
-import { isPlainRequest } from '../../src/transport/jsonRpcLine.js';
+import { isPlainRequest, readLine } from '../../src/transport/jsonRpcLine.js';
 import { errorResult, okResult } from '../../src/session/toolResult.js';
 import { wireLine } from '../../src/transport/wire.js';
 import { ToolError } from '../../src/domain/errors.js';
@@ -75,4 +75,11 @@ test('isPlainToolCall takes only tools/call requests CallToolRequestSchema accep
   const taken = calls.filter(isPlainToolCall);
   assert.equal(taken.length, 2);
   for (const c of taken) assert.ok(CallToolRequestSchema.safeParse(c).success, JSON.stringify(c));
+});
+
+test('readLine: a method named like an Object member is a message like any other, never a crash', () => {
+  for (const method of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    const line = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, method }));
+    assert.deepEqual(readLine(line), { message: { jsonrpc: '2.0', id: 1, method } }, method);
+  }
 });
