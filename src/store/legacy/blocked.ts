@@ -32,10 +32,13 @@ const dialect = (signals: boolean): BlockedDialect => ({
   signals: signals ? 'ralph_mcp_task_signals' : null,
   feature: 't.feature = @feature',
   ready: READY_WHERE,
+  // In list order without ORDER BY: json_each yields the items in order and, as a LEFT JOIN's left side,
+  // stays the outer loop, so the caller's LIMIT stops the walk early. Sorting by d.key read all 300,000
+  // items of a hand-edited list (160 ms at 100,000 tasks, with every other session waiting).
   unfinished: `SELECT CAST(d.value AS INTEGER) AS id, coalesce(dep.status, 'missing') AS status
     FROM ${DEP_ITEMS}
     LEFT JOIN tasks dep ON dep.id = CAST(d.value AS INTEGER)
-    WHERE ${NAMES_TASK} AND dep.status IS NOT 'done' ORDER BY d.key`,
+    WHERE ${NAMES_TASK} AND dep.status IS NOT 'done'`,
   columns: `${head('t.title', BLOCKED_BOUNDS.title)} AS title, t.priority, t.feature, t.discipline,
     ${head('t.blocked_by', BLOCKER_READ)} AS blocked_by,
     (SELECT ${head('c.body', BLOCKER_READ + 100)} FROM task_comments c WHERE c.task_id = t.id AND c.body LIKE 'Blocked: %'
