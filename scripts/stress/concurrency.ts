@@ -115,6 +115,8 @@ export interface WritersResult {
   lost: string[];
   /** Tool calls (and plain-SQL transactions) that failed with busy/locked: must be 0. */
   busyErrors: number;
+  /** The first tool call refused as busy, with its answer. */
+  firstBusy?: string;
   plainBusyErrors: number;
   /** Any other failed call, with its error: must be empty. */
   otherErrors: string[];
@@ -182,6 +184,7 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
   };
   const byKind: Record<string, number> = {};
   let busyErrors = 0;
+  let firstBusy: string | undefined;
   const otherErrors: string[] = [];
   let learningSeq = 0;
 
@@ -286,8 +289,10 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
         }
         if (reply.isError) {
           const text = reply.line.slice(0, 400);
-          if (reply.errorCode === 'busy' || /\b(busy|locked)\b/i.test(reply.rpcError?.message ?? '')) busyErrors++;
-          else otherErrors.push(`${session} ${kind}: ${text}`);
+          if (reply.errorCode === 'busy' || /\b(busy|locked)\b/i.test(reply.rpcError?.message ?? '')) {
+            busyErrors++;
+            firstBusy ??= `${session} ${kind}: ${text}`;
+          } else otherErrors.push(`${session} ${kind}: ${text}`);
           return;
         }
         onOk(parseResult<{ structuredContent: any }>(reply).structuredContent);
@@ -378,6 +383,7 @@ export async function runWriters(opts: WritersOptions): Promise<WritersResult> {
       byKind,
       lost,
       busyErrors,
+      ...(firstBusy !== undefined ? { firstBusy } : {}),
       plainBusyErrors: plainResult?.busy ?? 0,
       otherErrors,
       serverCrashes,
@@ -552,6 +558,8 @@ export async function run(): Promise<StressFigures> {
   const r = await runWriters({ processes: servers, opsPerProcess: ops, plainOps: 1_000_000, log });
   const problems = [...r.lost, ...r.otherErrors];
   for (const p of problems.slice(0, 20)) log(`PROBLEM: ${p}`);
+  if (r.busyErrors + r.plainBusyErrors > 0)
+    log(`PROBLEM: busy: ${r.busyErrors} tool call(s) (first: ${r.firstBusy}), ${r.plainBusyErrors} plain-SQL`);
   if (r.integrity !== 'ok' || r.foreignKeyProblems > 0)
     log(`PROBLEM: integrity_check ${r.integrity}, ${r.foreignKeyProblems} foreign-key problems`);
   const kinds = Object.entries(r.byKind)

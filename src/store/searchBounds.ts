@@ -6,9 +6,7 @@
  * re-indexes at most before it answers (the rest are left out of its answer, and said to be); `sliceRows`
  * what a server re-indexes per turn of its event loop between requests, each slice its own transaction,
  * while more than `pendingTitles` wait (so many a create compares one by one: creates are indexed in
- * batches, which keeps the FTS5 index to fewer segments). FTS5 merges its segments only in steps of at most
- * `mergePages` pages, one after each write of ours, instead of by its own automerge and crisis merges,
- * which took up to half a second in a single write at 100,000 tasks (docs/storage.md).
+ * batches, which keeps the FTS5 index to fewer segments).
  */
 export const SEARCH_BOUNDS = {
   window: 300,
@@ -16,5 +14,4 @@ export const SEARCH_BOUNDS = {
   catchUpRows: 200,
   sliceRows: 100,
   pendingTitles: 32,
-  mergePages: 25,
 } as const;

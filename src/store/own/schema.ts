@@ -102,8 +102,7 @@ export function ownSchemaVersion(db: Db): string | undefined {
  * Creates the search index and its change-queue triggers on first search, filling it from every task.
  * Returns true when it was built just now.
  */
-const MERGE_CONFIG = `INSERT INTO ralph_mcp_search (ralph_mcp_search, rank) VALUES ('automerge', 0);
-INSERT INTO ralph_mcp_search (ralph_mcp_search, rank) VALUES ('crisismerge', 200);`;
+const MERGE_CONFIG = "INSERT INTO ralph_mcp_search (ralph_mcp_search, rank) VALUES ('crisismerge', 200)";
 
 export function ensureSearchIndex(
   db: Db,
@@ -137,9 +136,9 @@ export function ensureSearchIndex(
       rebuild.titleKeys();
       built = true;
     }
-    // From here on segments are merged only in the bounded steps of each catch-up (search.ts), never in
-    // one long write; a build merges as FTS5 does by default, into few segments.
-    if (!db.get("SELECT 1 AS x FROM ralph_mcp_search_config WHERE k = 'automerge' AND v = 0"))
+    // FTS5's incremental merging (automerge) keeps up; its crisis merge of a level's 16 segments at once
+    // stalled a catch-up slice for up to 0.5 s at 100,000 tasks (docs/storage.md), so it waits for 200.
+    if (!db.get("SELECT 1 AS x FROM ralph_mcp_search_config WHERE k = 'crisismerge' AND v = 200"))
       db.raw.exec(MERGE_CONFIG);
   });
   if (!nested) s.search = true;

@@ -68,13 +68,9 @@ export function catchUpSearchIndex(db: Db, src: SearchSource, mirror: MirrorHook
     for (const r of db.all<{ id: number; title: string | null }>(src.titlesOf, { ids }))
       db.run(INSERT_KEY, r.id, titleKey(r.title ?? ''));
     db.run('DELETE FROM ralph_mcp_search_dirty WHERE task_id IN (SELECT value FROM json_each(?))', ids);
-    db.run(MERGE_STEP);
     return queuedCount(db);
   }, 'index');
 }
-
-/** One bounded step of merging the index's segments (ensureSearchIndex turned FTS5's own merging off). */
-const MERGE_STEP = `INSERT INTO ralph_mcp_search (ralph_mcp_search, rank) VALUES ('merge', ${SEARCH_BOUNDS.mergePages})`;
 
 /** How many tasks wait to be re-indexed. */
 export const queuedCount = (db: Db): number =>
