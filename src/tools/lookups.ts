@@ -8,8 +8,17 @@ import type { RalphStore } from '../store/store.js';
  * itself. Names come back in their stored spelling (normalized names compare case-insensitively).
  */
 
-function known(names: string[], what: string): string {
-  if (names.length === 0) return `there are no ${what} yet`;
+/**
+ * Which sessions make the first ones (src/registry/recipes.ts; contract test "lookups" keeps this in
+ * step): an agent refused on an empty project learns where to go, not only that nothing exists.
+ */
+const MADE_IN = {
+  features: 'a braindump or ramble session creates them',
+  disciplines: 'a braindump or discuss session creates them',
+};
+
+function known(names: string[], what: string, madeIn: string): string {
+  if (names.length === 0) return `there are no ${what} yet; ${madeIn}`;
   return `existing ${what}: ${names.slice(0, 20).join(', ')}${names.length > 20 ? ', …' : ''}`;
 }
 
@@ -39,7 +48,11 @@ export function requireTaskHead(store: RalphStore, id: number): TaskHead {
 export function requireFeature(store: RalphStore, name: string): string {
   const stored = store.features.featureName(name);
   if (stored === undefined)
-    throw notFound(store.featureNoun, name, known(store.features.featureNames(21), plural(store.featureNoun)));
+    throw notFound(
+      store.featureNoun,
+      name,
+      known(store.features.featureNames(21), plural(store.featureNoun), MADE_IN.features),
+    );
   return stored;
 }
 
@@ -51,7 +64,11 @@ export function requireFeatureRecord(store: RalphStore, name: string): Feature {
 export function requireDiscipline(store: RalphStore, name: string): string {
   const stored = store.disciplines.disciplineName(name);
   if (stored === undefined)
-    throw notFound('discipline', name, known(store.disciplines.disciplineNames(21), 'disciplines'));
+    throw notFound(
+      'discipline',
+      name,
+      known(store.disciplines.disciplineNames(21), 'disciplines', MADE_IN.disciplines),
+    );
   return stored;
 }
 

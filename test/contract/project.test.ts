@@ -5,6 +5,7 @@ import type { Project } from '../../src/domain/project.js';
 import { initProject } from '../../src/store/open/init.js';
 import { dump, query, sql, tempDir } from '../helpers/project.js';
 import { generationOf, RALPH_STATUSES, ralphTaskList, type RalphTaskListItem } from '../helpers/ralphRead.js';
+import { RECIPE_TOOLS } from '../helpers/spec.js';
 import { contract, type InProcSession } from './harness.js';
 import { unchanged } from './support.js';
 
@@ -60,6 +61,23 @@ function assertProgress(r: any, p: Project): void {
 }
 
 contract('project info and progress', (env) => {
+  test('on an empty project a refusal names the recipes that create features and disciplines', async () => {
+    const s = await env.open({ recipe: 'yap' }, initProject(tempDir(), { schema: env.generation, disciplines: false }));
+    const makers = (tool: string) => Object.keys(RECIPE_TOOLS).filter((r) => RECIPE_TOOLS[r]!.includes(tool));
+    assert.deepEqual(
+      [makers('create_feature'), makers('create_discipline')],
+      [
+        ['braindump', 'ramble'],
+        ['braindump', 'discuss'],
+      ],
+    );
+    const e = await s.fail('create_task', { feature: 'search', discipline: 'backend', title: 'First task' });
+    assert.equal(e.code, 'not_found');
+    assert.match(e.message, /there are no features( \(subsystems\))? yet; a braindump or ramble session creates them$/);
+    const d = await s.fail('list_tasks', { filter_discipline: 'backend' });
+    assert.match(d.message, /there are no disciplines yet; a braindump or discuss session creates them/);
+  });
+
   test("get_project_info is the metadata row (one table in both generations) and follows Ralph's edits", async () => {
     const s = await env.open();
     const info = await s.ok('get_project_info', {});
