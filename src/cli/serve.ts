@@ -123,6 +123,22 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   await server.connect(transport);
   answerPlainCallsDirectly(transport, mcp);
+  if (process.stdin.isTTY) process.stderr.write(terminalHint(plan.project.root, plan.recipe?.name));
+}
+
+/**
+ * Started by hand on a terminal, the server would otherwise sit silent: say that it waits for an MCP
+ * client on stdin, and how to get one (stderr; stdout stays the protocol).
+ */
+function terminalHint(root: string, recipe: string | undefined): string {
+  const config = `ralph-mcp config --project ${JSON.stringify(root)} --recipe ${recipe ?? 'braindump'} --out .mcp.json`;
+  return [
+    'ralph-mcp: this is an MCP server: it now waits for an MCP client on stdin (an agent such as Claude Code',
+    `  starts it for you). To connect one: ${config}, then`,
+    '  claude --mcp-config .mcp.json; or try it in the MCP Inspector: npx @modelcontextprotocol/inspector,',
+    '  with this command. Ctrl-C ends it.',
+    '',
+  ].join('\n');
 }
 
 /** RALPH_MCP_SESSION_IDLE_SECONDS: how long an HTTP session may sit idle before it is closed (default 600). */

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import Database from 'better-sqlite3';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ALL_TOOLS, inSpecOrder } from '../helpers/spec.js';
 import { emptyProject, sampleProject, sql, tempDir } from '../helpers/project.js';
+import { serverCommand } from '../helpers/env.js';
 import { runCli, startSession } from '../helpers/server.js';
 
 /** Every launch problem: non-zero exit, ONE line on stderr, NOTHING on stdout, before any MCP traffic. */
@@ -174,4 +176,25 @@ test('init: creates the database, metadata row and empty state files; refuses to
   const again = runCli(['init', '--project', dir]);
   assert.equal(again.status, 2);
   assert.match(again.stderr, /refusing to overwrite the existing database/);
+});
+
+test('on a terminal the server says on stderr that it waits for an MCP client, and how to connect one', async () => {
+  const p = sampleProject();
+  const { command, args } = serverCommand(['--project', p.root, '--recipe', 'yap']);
+  const line = [command, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
+  // script(1) gives the server a pseudo-terminal for stdin, stdout and stderr (all read here as one).
+  const child = spawn('script', ['-qfec', line, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let seen = '';
+  child.stdout.on('data', (b: Buffer) => (seen += b.toString()));
+  try {
+    for (const end = Date.now() + 15_000; !/Ctrl-C ends it/.test(seen); await new Promise((r) => setTimeout(r, 50)))
+      assert.ok(Date.now() < end, `no hint on a terminal within 15 s:\n${seen}`);
+    assert.match(seen, /this is an MCP server: it now waits for an MCP client on stdin/);
+    assert.match(seen, new RegExp(`ralph-mcp config --project "${p.root}" --recipe yap --out \\.mcp\\.json`));
+  } finally {
+    child.kill('SIGKILL');
+  }
+  // Not on a terminal (a client's pipe), nothing of it: stderr holds the log alone.
+  const piped = runCli(['--project', p.root, '--recipe', 'yap']);
+  assert.doesNotMatch(piped.stderr, /waits for an MCP client/);
 });
