@@ -37,7 +37,8 @@ const MARK: Record<Outcome, string> = { ok: '✓', fail: '✗', skip: '–', war
 /**
  * `ralph-mcp doctor`: every check on one line, ✓ or ✗ with what was found, – for one it could not run,
  * ! a warning.
- * Reads only (the database is opened read-only); exits non-zero if any check fails.
+ * Reads only (the database is opened query-only, so that it also leaves no -wal or -shm file it made
+ * behind); exits non-zero if any check fails.
  */
 export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; text: string } {
   const p = projectPaths(projectDir, dbOverride);
@@ -72,7 +73,7 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   check('database', () => {
     if (!existsSync(p.dbPath)) throw new Error(`not found at ${p.dbPath} (ralph-mcp init creates it)`);
     try {
-      db = Db.open(p.dbPath, { readonly: true });
+      db = Db.open(p.dbPath, { queryOnly: true });
     } catch (err) {
       throw new Error(cannotOpen(p.dbPath, err));
     }
@@ -180,6 +181,11 @@ function databaseChecks(
       skip(label, 'the schema is not one ralph-mcp can serve');
     return;
   }
+  if (schema.generation === 'legacy')
+    info(
+      'schema today',
+      `Ralph now writes the normalized schema; \`ralph-mcp migrate --project ${JSON.stringify(p.root)}\` moves this project to it, keeping a backup (docs/migrate.md)`,
+    );
   const store = storeFor(db, schema);
   check('ralph-mcp tables', () => {
     const v = store.ownSchemaVersion();

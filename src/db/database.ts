@@ -60,6 +60,11 @@ export type Row = Record<string, unknown>;
 
 interface OpenOptions {
   readonly?: boolean;
+  /**
+   * Reads only, on a connection that could write (PRAGMA query_only, no journal-mode switch): unlike a
+   * read-only one it removes at close the -wal and -shm files it made, as the last connection does.
+   */
+  queryOnly?: boolean;
 }
 
 function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connection) => void): Connection {
@@ -71,7 +76,8 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connectio
   try {
     // Checks that must see the file exactly as found: switching to WAL rewrites its header.
     beforeWal?.(raw);
-    if (!options.readonly) {
+    if (options.queryOnly) raw.pragma('query_only = ON');
+    else if (!options.readonly) {
       // Only switch when needed: changing the journal mode takes a write lock.
       const mode = raw.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') raw.pragma('journal_mode = WAL');

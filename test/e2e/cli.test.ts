@@ -219,6 +219,21 @@ describe('doctor', () => {
     });
   }
 
+  test('points a legacy project to migrate; leaves the database folder as it found it', () => {
+    for (const schema of ['legacy', 'normalized']) {
+      const dir = tempDir();
+      assert.equal(runCli(['init', '--project', dir, '--schema', schema]).status, 0);
+      const files = () => readdirSync(join(dir, '.ralph', 'db')).sort();
+      const before = files();
+      const r = runCli(['doctor', '--project', dir]);
+      assert.equal(r.status, 0, r.stdout);
+      assert.deepEqual(files(), before, 'no -wal or -shm left behind');
+      const hint = `✓ schema today +Ralph now writes the normalized schema; \`ralph-mcp migrate --project "${dir}"\``;
+      if (schema === 'legacy') assert.match(r.stdout, new RegExp(hint));
+      else assert.doesNotMatch(r.stdout, /schema today/);
+    }
+  });
+
   test('fails on a missing database, naming it', () => {
     const dir = tempDir();
     mkdirSync(join(dir, '.ralph'));
