@@ -29,6 +29,13 @@ export const MAX_SESSIONS = 64;
 export const DEFAULT_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** How long an idle session with a stream has to answer the server's ping: min(idle time, this). */
 export const MAX_PROBE_MS = 30_000;
+/**
+ * The 401's challenge: `error` and `error_description` (RFC 6750) say what is wrong, for clients that show
+ * it; a bare `Bearer` reads as "log in" and sent clients into OAuth discovery, which this server has none of.
+ */
+export const UNAUTHORIZED_CHALLENGE =
+  'Bearer realm="ralph-mcp", error="invalid_token", error_description="missing or wrong bearer token: ' +
+  'send Authorization: Bearer <token>, the token the server printed at start or was given"';
 /** The Retry-After (seconds) sent with a 503 at the session cap. */
 export const RETRY_AFTER_SECONDS = 30;
 /** The largest `initialize` body read without a session. */
@@ -139,7 +146,7 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
     if (origin !== undefined && !hosts.has(originHost(origin)))
       return reply(res, 403, `Origin ${JSON.stringify(origin)} is not allowed`);
     if (!bearerMatches(req.headers.authorization, token)) {
-      res.setHeader('WWW-Authenticate', 'Bearer');
+      res.setHeader('WWW-Authenticate', UNAUTHORIZED_CHALLENGE);
       return reply(
         res,
         401,
@@ -315,6 +322,13 @@ export async function serveHttp(opts: HttpOptions, plan: SessionPlan, store: Ral
       `ralph-mcp: HTTP bearer token for this run (generated; set --auth-token or RALPH_MCP_TOKEN to choose it): ${token}\n`,
     );
   }
+  // In words, for the person who started it: where to connect and what to send (never the given token).
+  const url = `http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}/mcp`;
+  process.stderr.write(
+    `ralph-mcp: MCP over Streamable HTTP at ${url}; clients send the header "Authorization: Bearer <token>" ` +
+      `(the token ${generated ? 'printed above' : 'given by --auth-token or RALPH_MCP_TOKEN'}), ` +
+      `e.g. npx @modelcontextprotocol/inspector --cli ${url} --transport http --header "Authorization: Bearer <token>"\n`,
+  );
   log.info(
     {
       host: opts.host,

@@ -9,9 +9,10 @@ import { RECIPE_TOOLS, inSpecOrder } from '../helpers/spec.js';
 import type { Project } from '../../src/domain/project.js';
 import { query, sampleProject, setOverrides } from '../helpers/project.js';
 import { runCli } from '../helpers/server.js';
+import { UNAUTHORIZED_CHALLENGE } from '../../src/transport/http.js';
 
 /** --transport http: Streamable HTTP at /mcp, loopback, Host/Origin checks, bearer token, many clients. */
-type Http = { child: ChildProcess; port: number; token: string };
+type Http = { child: ChildProcess; port: number; token: string; stderr: () => string };
 
 async function startHttp(flags: string[], p: Project): Promise<Http> {
   const server = await startHttpServer(['--project', p.root, ...flags]);
@@ -69,6 +70,19 @@ describe('Streamable HTTP transport (one yap server)', () => {
     assert.equal(await raw(server.port, {}), 401);
     assert.equal(await raw(server.port, { Authorization: 'Bearer wrong' }), 401);
     assert.equal(await raw(server.port, auth(server, { Origin: `http://localhost:${server.port}` })), 200);
+    // The 401 says why in its challenge (no bare "Bearer" that reads as "log in with OAuth") and its body.
+    const r = await fetch(`http://127.0.0.1:${server.port}/mcp`, { method: 'POST', body: '{}' });
+    assert.deepEqual([r.status, r.headers.get('www-authenticate')], [401, UNAUTHORIZED_CHALLENGE]);
+    assert.match(
+      UNAUTHORIZED_CHALLENGE,
+      /^Bearer realm="ralph-mcp", error="invalid_token", error_description="[^"]+"$/,
+    );
+    assert.match(await r.text(), /missing or wrong bearer token \(Authorization: Bearer <token>/);
+    const url = `http://127.0.0.1:${server.port}/mcp`;
+    assert.ok(
+      server.stderr().includes(`ralph-mcp: MCP over Streamable HTTP at ${url}; clients send the header`),
+      server.stderr(),
+    );
   });
 
   test('20 concurrent clients each complete 50 calls with correct results; a hidden tool is unknown', async () => {

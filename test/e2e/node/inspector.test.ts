@@ -236,6 +236,12 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
     http?.child.kill('SIGTERM');
   });
 
+  test("without the token: the 401 says why, in the Inspector CLI's own output", async () => {
+    const r = await inspect([`http://127.0.0.1:${http!.port}/mcp`, '--transport', 'http'], ['--method', 'tools/list']);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stdout + r.stderr, /missing or wrong bearer token \(Authorization: Bearer <token>/);
+  });
+
   test('tools/list: exact tool set for opus_review', async () => {
     const { tools } = await listTools(target);
     assert.deepEqual(names(tools), inSpecOrder(RECIPE_TOOLS.opus_review!, 'legacy'));
