@@ -29,16 +29,13 @@ export const pathList = (desc = 'Project-relative paths') =>
  * (scripts/stress/fuzz.ts) describe each as its list, which a string is not a wrong type for.
  */
 export const LISTS_ALSO_STRING = new WeakSet<z.ZodType>();
-/**
- * A list that also takes the form Ralph's generated bash tools took, one string of items separated by
- * ';': split, trimmed, empty parts dropped. The listing shows only the list, the documented form.
- */
-export const orSemicolons = <T extends z.ZodTypeAny>(list: T) => {
+/** A list that also takes one string of items separated by `separator`: split, trimmed, empty parts dropped. */
+export const alsoOneString = <T extends z.ZodTypeAny>(list: T, separator: string) => {
   const schema = z.preprocess(
     (v) =>
       typeof v === 'string'
         ? v
-            .split(';')
+            .split(separator)
             .map((s) => s.trim())
             .filter((s) => s !== '')
         : v,
@@ -47,6 +44,12 @@ export const orSemicolons = <T extends z.ZodTypeAny>(list: T) => {
   LISTS_ALSO_STRING.add(schema);
   return schema;
 };
+
+/**
+ * A list that also takes the form Ralph's generated bash tools took, one string of items separated by
+ * ';'. The listing shows only the list, the documented form.
+ */
+export const orSemicolons = <T extends z.ZodTypeAny>(list: T) => alsoOneString(list, ';');
 export const taskId = (desc?: string) => {
   const s = z.number().int().positive();
   return desc ? s.describe(desc) : s;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { invalid } from '../domain/errors.js';
 import { once } from '../toolkit/tool.js';
-import { LIMITS, LISTS_ALSO_STRING } from './fields.js';
+import { alsoOneString, LIMITS } from './fields.js';
 
 /**
  * The `fields` argument of the task lists (list_tasks, search_tasks, next_tasks): which keys each row
@@ -14,20 +14,12 @@ export const BRIEF = ['id', 'title', 'status'] as const;
  * The list, or one string of names separated by commas ("brief", "id,title"); the listing shows the list.
  * Bounds as for any list of names (README's Limits), though a row has about ten keys.
  */
-export const fieldsArg = once(() => {
-  const schema = z.preprocess(
-    (v) =>
-      typeof v === 'string'
-        ? v
-            .split(',')
-            .map((s) => s.trim())
-            .filter((s) => s !== '')
-        : v,
+export const fieldsArg = once(() =>
+  alsoOneString(
     z.array(z.string().min(1).max(LIMITS.name)).min(1).max(LIMITS.listItems).describe('brief, or row keys'),
-  );
-  LISTS_ALSO_STRING.add(schema);
-  return schema.optional();
-});
+    ',',
+  ).optional(),
+);
 
 /** Keys kept with another one: a list's truncation marker goes with the list it marks. */
 const COMPANIONS: Readonly<Record<string, string>> = { truncated_lists: 'depends_on' };
