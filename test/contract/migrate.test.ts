@@ -4,7 +4,6 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, lstatSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { doctor } from '../../src/cli/doctor.js';
 import { migrateProject } from '../../src/cli/migrate.js';
 import { StartupError } from '../../src/domain/errors.js';
 import { projectPaths, type Project } from '../../src/domain/project.js';
@@ -433,13 +432,15 @@ describe('migrate refuses what has no home in the normalized schema, and changes
     assert.match(err, /task 6 depends on task 77/);
   });
 
-  // A refusal changes no file: not the -wal/-shm a read-only reader (here `doctor`, as a user would run
-  // it first) left beside the database either.
+  // A refusal changes no file: not the -wal/-shm a read-only reader (Ralph's UI, sqlite3 -readonly) left
+  // beside the database either.
   test('a refused migrate leaves the -wal/-shm already beside the database alone', () => {
     const p = sampleProject('legacy');
     alter(p, "UPDATE tasks SET status = 'weird' WHERE id = 5");
-    doctor(p.root);
-    assert.ok(readdirSync(dirname(p.dbPath)).includes('ralph.db-wal'), 'precondition: doctor left a -wal');
+    const reader = new Database(p.dbPath, { readonly: true });
+    reader.prepare('SELECT count(*) FROM tasks').get();
+    reader.close();
+    assert.ok(readdirSync(dirname(p.dbPath)).includes('ralph.db-wal'), 'precondition: the reader left a -wal');
     refusedMigration(p, /task 5 has status "weird"/);
   });
 
