@@ -78,7 +78,10 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connectio
     beforeWal?.(raw);
     // ignore_check_constraints: integrity_check then checks what it checks on a read-only connection
     // (a CHECK violation is not corruption; doctor names such rows itself, with the fix).
-    if (options.queryOnly) for (const p of ['query_only = ON', 'ignore_check_constraints = ON']) raw.pragma(p);
+    if (options.queryOnly) {
+      raw.pragma('query_only = ON');
+      raw.pragma('ignore_check_constraints = ON');
+    }
     else if (!options.readonly) {
       // Only switch when needed: changing the journal mode takes a write lock.
       const mode = raw.pragma('journal_mode', { simple: true });
