@@ -81,8 +81,7 @@ function connect(path: string, options: OpenOptions, beforeWal?: (raw: Connectio
     if (options.queryOnly) {
       raw.pragma('query_only = ON');
       raw.pragma('ignore_check_constraints = ON');
-    }
-    else if (!options.readonly) {
+    } else if (!options.readonly) {
       // Only switch when needed: changing the journal mode takes a write lock.
       const mode = raw.pragma('journal_mode', { simple: true });
       if (String(mode).toLowerCase() !== 'wal') raw.pragma('journal_mode = WAL');
