@@ -9,7 +9,7 @@ import type { RalphStore } from '../store/store.js';
  */
 
 /**
- * Which sessions make the first ones (src/registry/recipes.ts; contract test "lookups" keeps this in
+ * Which sessions make the first ones (src/registry/recipes.ts; test/contract/project.test.ts keeps this in
  * step): an agent refused on an empty project learns where to go, not only that nothing exists.
  */
 const MADE_IN = {
