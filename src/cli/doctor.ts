@@ -48,7 +48,10 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
       checks.push({ outcome: 'ok', label, detail: fn() });
       return true;
     } catch (err) {
-      checks.push({ outcome: 'fail', label, detail: (err as Error).message });
+      // Damage found by any check, not only integrity_check, comes with the next step.
+      const damaged = /^SQLITE_(CORRUPT|NOTADB)/.test(String((err as { code?: unknown }).code));
+      const detail = (err as Error).message + (damaged ? `; ${DAMAGED_NEXT_STEP(p.dbPath)}` : '');
+      checks.push({ outcome: 'fail', label, detail });
       return false;
     }
   };
@@ -148,8 +151,15 @@ function cannotOpen(dbPath: string, err: unknown): string {
   if (!folderWritable && !existsSync(`${dbPath}-shm`)) {
     return `cannot be opened (${message}): SQLite needs ${basename(dbPath)}-shm beside a database in WAL mode and cannot create it, because this user cannot write ${folder}. Make the folder writable (or open the project once as a user who can)`;
   }
+  if (/not a database|malformed|corrupt/i.test(message))
+    return `cannot be opened: ${message}; ${DAMAGED_NEXT_STEP(dbPath)}`;
   return `cannot be opened: ${message}`;
 }
+
+/** What to do about a damaged database file, the next step doctor names with the damage. */
+const DAMAGED_NEXT_STEP = (dbPath: string) =>
+  `the file is damaged: stop Ralph and every ralph-mcp session on it, then put back a copy (migrate keeps one ` +
+  `as ${basename(dbPath)}.bak-…) or recover what is readable: sqlite3 ${dbPath} .recover | sqlite3 recovered.db`;
 
 function databaseChecks(
   db: Db,
@@ -162,7 +172,8 @@ function databaseChecks(
   info('sqlite', sqliteVersion(db));
   check('integrity', () => {
     const msgs = integrityCheck(db);
-    if (msgs.length !== 1 || msgs[0] !== 'ok') throw new Error(`integrity_check: ${msgs.slice(0, 5).join('; ')}`);
+    if (msgs.length !== 1 || msgs[0] !== 'ok')
+      throw new Error(`integrity_check: ${msgs.slice(0, 5).join('; ')}; ${DAMAGED_NEXT_STEP(p.dbPath)}`);
     return 'ok';
   });
   let schema: SchemaInfo | undefined;

@@ -260,5 +260,6 @@ describe('doctor', () => {
     const r = runCli(['doctor', '--project', p.root]);
     assert.equal(r.status, 1, r.stdout);
     assert.match(r.stdout, /✗ (integrity|schema|database) /);
+    assert.match(r.stdout, /the file is damaged: stop Ralph and every ralph-mcp session on it, then put back a copy/);
   });
 });
