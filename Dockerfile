@@ -17,18 +17,18 @@ ARG BASE=node:20-bookworm-slim
 
 FROM ${BUILD_BASE} AS build
 WORKDIR /app
+# The test tools (the workspace test/tools) are left out: the image only builds and serves.
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
-COPY tsconfig.json ./
+COPY test/tools/package.json ./test/tools/
+RUN npm ci --workspaces=false --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY src ./src
 COPY scripts ./scripts
-# test/ only because tsc (npm run build) compiles it too; nothing of it reaches the runtime stage.
-COPY test ./test
 # Prune to production dependencies (npm leaves the emptied @scope folders behind: removed too). better-sqlite3
 # needs only lib/ and its compiled addon at run time: its SQLite sources and object files go.
 RUN npm run build \
- && npm prune --omit=dev --no-audit --no-fund \
+ && npm prune --omit=dev --workspaces=false --no-audit --no-fund \
  && find node_modules -mindepth 1 -maxdepth 1 -type d -empty -delete \
  && cd node_modules/better-sqlite3 \
  && rm -rf deps src build/Release/obj build/Release/obj.target build/Release/.deps build/Release/test_extension.node build/Release/sqlite3.a \
