@@ -20,7 +20,8 @@ WORKDIR /app
 # The test tools (the workspace test/tools) are left out: the image only builds and serves.
 COPY package.json package-lock.json ./
 COPY test/tools/package.json ./test/tools/
-RUN npm ci --workspaces=false --no-audit --no-fund
+# The prepare script builds; here the sources come next, and the build after them.
+RUN RALPH_MCP_SKIP_PREPARE=1 npm ci --workspaces=false --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY schema ./schema
 COPY src ./src

@@ -63,7 +63,9 @@ function run({ args, what }) {
         'registry) it compiles SQLite with python3, make and a C++ compiler: 4 to 7 minutes on 2 cores',
     );
   const started = Date.now();
-  const child = spawn('npm', args, { cwd: root, stdio: ['ignore', 'inherit', 'pipe'] });
+  // The root's prepare script builds; what runs ensure builds right after it, so once is enough.
+  const env = { ...process.env, RALPH_MCP_SKIP_PREPARE: '1' };
+  const child = spawn('npm', args, { cwd: root, env, stdio: ['ignore', 'inherit', 'pipe'] });
   const warnings = npmWarnings();
   child.stderr.on('data', (chunk) => warnings.add(chunk.toString()));
   const timer = setInterval(() => say(`still installing (${elapsed(started)}): ${phase()}`), PROGRESS_MS);
