@@ -8,9 +8,10 @@ import type { SessionTool } from './plan.js';
 
 /**
  * JSON Schema for tools/list, without what only a validator needs (size bounds, `$schema`,
- * `additionalProperties: false`, `type` beside a string enum, a record's string `propertyNames`): every session pays for these bytes on
+ * `additionalProperties: false`, a record's string `propertyNames`): every session pays for these bytes on
  * every model turn. The zod schema still enforces them; where a bound matters to a caller, its
- * description states it.
+ * description states it. What clients need to render and accept a schema stays, in the form they take
+ * without portability warnings (docs/schemas.md): `type` beside every `enum`, one `type` per schema.
  */
 export function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Tool['inputSchema'] {
   const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
@@ -32,6 +33,10 @@ const VALIDATOR_ONLY = new Set([
 const isPlainString = (v: unknown): boolean =>
   v !== null && typeof v === 'object' && JSON.stringify(compact(v)) === '{"type":"string"}';
 
+/** `{}`: the schema every value satisfies, which is what an absent `items` or `additionalProperties` means. */
+const isEmptySchema = (v: unknown): boolean =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
+
 function compact(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(compact);
   if (node === null || typeof node !== 'object') return node;
@@ -41,9 +46,11 @@ function compact(node: unknown): unknown {
     if (k === 'additionalProperties' && v === false) continue;
     // Every key of a JSON object is a string: `propertyNames: {type: string}` (a record's) says nothing.
     if (k === 'propertyNames' && isPlainString(v)) continue;
-    // An enum of strings says the type by itself.
-    if (k === 'type' && v === 'string' && Array.isArray((node as { enum?: unknown }).enum)) continue;
-    out[k] = compact(v);
+    if ((k === 'items' || k === 'additionalProperties') && isEmptySchema(v)) continue;
+    // zod writes a nullable scalar as `type: [t, "null"]`, which single-type dialects (Gemini's) reject
+    // and the MCP Inspector warns about: the same union as `anyOf` branches of one type each.
+    if (k === 'type' && Array.isArray(v)) out.anyOf = v.map((type: unknown) => ({ type }));
+    else out[k] = compact(v);
   }
   return out;
 }

@@ -53,7 +53,7 @@ export const blockedTasks = defineTool({
       graph: z.boolean().optional().describe('Also check the whole graph for cycles, missing deps'),
       feature: z.string().max(LIMITS.name).optional(),
       limit: z.number().int().min(1).max(PAGE.max).optional().describe(`1-${PAGE.max} (default ${PAGE.default})`),
-      cursor: z.string().max(32).optional().describe("The last page's next_cursor"),
+      cursor: z.string().max(32).optional().describe("A page's next_cursor"),
     }),
   output: () =>
     z.object({

@@ -246,7 +246,7 @@ export const releaseTask = defineTool({
   title: 'Release task',
   category: 'tasks',
   description: 'Give your task back (pending, reason kept as a comment) when you cannot finish it.',
-  input: () => z.strictObject({ reason: text(2000).describe('Why you give it back') }),
+  input: () => z.strictObject({ reason: text(2000) }),
   output: () => z.object({ task: TaskOut(), comment: CommentOut() }),
   annotations: UPDATE,
   handler(args, ctx) {
@@ -323,7 +323,8 @@ export const taskHistory = defineTool({
           recipe: z.string().nullable(),
           discipline: z.string().nullable(),
           tool: z.string(),
-          arguments: z.unknown(),
+          /** The call's arguments as sent; the stored text when it was cut (at 4 KB) and so no longer parses. */
+          arguments: z.union([z.record(z.string(), z.unknown()), z.string()]),
           outcome: z.string(),
         }),
       ),
@@ -346,9 +347,11 @@ export const taskHistory = defineTool({
 });
 
 /** Arguments as recorded: JSON, or the text itself when it was cut (AUDIT_BOUNDS). */
-function parsed(text: string): unknown {
+/** A recorded call's arguments: the object sent, or the stored text when it does not parse as one (it was cut). */
+function parsed(text: string): Record<string, unknown> | string {
   try {
-    return JSON.parse(text);
+    const v: unknown = JSON.parse(text);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : text;
   } catch {
     return text;
   }

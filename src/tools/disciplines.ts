@@ -11,7 +11,7 @@ import { DisciplineOut, DisciplineRowOut } from './shapes.js';
 // No description: `name` on a *_discipline tool says it (every session pays for the bytes).
 const disciplineName = once(() => z.string().max(LIMITS.name));
 const color = once(() => z.string().max(7).describe('#RRGGBB'));
-const icon = once(() => z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. "Code"'));
+const icon = once(() => z.string().trim().min(1).max(LIMITS.name).describe('Icon name, e.g. Code'));
 /** Ralph's McpServerConfig: what it launches beside the discipline's task sessions. */
 const mcpServers = once(() =>
   z

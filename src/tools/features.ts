@@ -451,7 +451,7 @@ export const getFeatureLearnings = defineTool({
   input: () =>
     z.strictObject({
       feature_name: featureName(),
-      category: z.enum(KNOWLEDGE_CATEGORIES).optional().describe('Only this category'),
+      category: z.enum(KNOWLEDGE_CATEGORIES).optional(),
     }),
   output: () =>
     z.object({ feature_name: z.string(), learnings: z.array(LearningOut()), knowledge: KnowledgeGroupsOut() }),

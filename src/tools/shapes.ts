@@ -8,6 +8,14 @@ import { z } from 'zod';
 const str = once(() => z.string());
 const nstr = once(() => z.string().nullable());
 
+/**
+ * Any JSON value (an item Ralph wrote that we only pass on), spelled as one branch per JSON type: a
+ * schema without a single keyword accepts the same, but clients' portability checks flag it (the MCP
+ * Inspector's "untyped schema"). zod still accepts anything here.
+ */
+const JSON_TYPES = ['object', 'array', 'string', 'number', 'boolean', 'null'] as const;
+export const anyJson = once(() => z.unknown().meta({ anyOf: JSON_TYPES.map((type) => ({ type })) }));
+
 export const TaskOut = once(() =>
   z.object({
     id: z.number().int(),
@@ -111,7 +119,7 @@ export const DisciplineOut = once(() =>
     system_prompt: nstr(),
     skills: z.array(str()),
     conventions: nstr(),
-    mcp_servers: z.array(z.unknown()),
+    mcp_servers: z.array(anyJson()),
     stack_id: z.number().int().nullable(),
     mcp_tool_overrides: z.object({ additional_disabled: z.array(str()) }).nullable(),
   }),

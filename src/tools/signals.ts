@@ -177,7 +177,7 @@ export const suggest = verbTool(
   () => ({
     what: text().describe('What should be done'),
     kind: z.enum(SUGGEST_KINDS),
-    why: text().describe('Why it is needed'),
+    why: text(),
     feature: z.string().max(LIMITS.name).optional().describe('Its feature (new_task); not stored'),
   }),
 );
@@ -189,7 +189,7 @@ export const blocked = verbTool(
   () => ({
     on: text(LIMITS.text).describe('What blocks you'),
     kind: z.enum(BLOCKED_KINDS).describe('external: credentials, services, a human decision'),
-    detail: optional('More context'),
+    detail: z.string().max(LIMITS.text).optional(),
   }),
 );
 
@@ -203,7 +203,7 @@ export const getAnswers = defineTool({
   input: () =>
     z.strictObject({
       task_id: taskId(),
-      unanswered_only: z.boolean().optional().describe('Only questions still waiting for an answer'),
+      unanswered_only: z.boolean().optional(),
     }),
   output: () => z.object({ task_id: z.number().int(), questions: z.array(QuestionOut()) }),
   annotations: READ,

@@ -332,7 +332,7 @@ export const spawnSubtasks = defineTool({
       parent_id: taskId(),
       tasks: z.array(Subtask()).min(1).max(MAX_SUBTASKS),
       chain: z.boolean().optional().describe('Each subtask depends on the previous one'),
-      skip_parent: z.boolean().optional().describe('Mark the parent skipped'),
+      skip_parent: z.boolean().optional(),
       duplicate_ok: duplicateOk(),
     }),
   output: () =>
@@ -442,7 +442,7 @@ export const claimNextTask = defineTool({
     'Take the highest-priority ready task (or one whose lease ran out), set it in_progress and make it yours. No two agents get the same task.',
   input: () =>
     z.strictObject({
-      discipline: z.string().max(LIMITS.name).optional().describe("Default: this session's discipline"),
+      discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
       feature: z.string().max(LIMITS.name).optional(),
     }),
   output: () =>

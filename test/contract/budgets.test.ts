@@ -11,16 +11,18 @@ import { GENERATIONS } from '../../src/store/records.js';
  * average over the whole suite and ≤ 6 KB for a task_execution session; each recipe also has its own
  * budget, a little above today's size, so growth fails here and is a deliberate decision.
  */
-// What grew each budget, tool by tool, is in this file's history (git log -p).
+// What grew each budget, tool by tool, is in this file's history (git log -p). Issue 29 grew five: a
+// `type` beside each enum (16 B), without which the MCP Inspector's web form asks for JSON, less what
+// shorter argument descriptions paid back (docs/schemas.md).
 const BUDGETS: Record<string, number> = {
-  braindump: 5_440,
-  yap: 6_160,
-  ramble: 4_200,
+  braindump: 5_540,
+  yap: 6_300,
+  ramble: 4_280,
   discuss: 2_180,
   task_execution: 5_500,
   'task_execution --task': 5_890,
-  opus_review: 9_280,
-  enrichment: 7_210,
+  opus_review: 9_450,
+  enrichment: 7_320,
   worker: 6_820,
   signals: 3_300, // Ralph's eight verbs
   'full-suite': 400 * ALL_TOOLS.length,

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { inspect } from '../helpers/inspector.js';
+import { inspect, inspectorError } from '../helpers/inspector.js';
 import { sampleProject } from '../helpers/project.js';
 import { serverCommand } from '../helpers/env.js';
 
@@ -45,7 +45,7 @@ test('the MCP Inspector CLI shows the reason', async () => {
   const cmd = serverCommand(['--project', project.root, '--recipe', 'nope']);
   const r = await inspect([cmd.command, ...cmd.args], ['--method', 'tools/list']);
   assert.notEqual(r.code, 0);
-  assert.match(r.stdout + r.stderr, /ralph-mcp refused to start: unknown recipe "nope"/);
+  assert.match(inspectorError(r).message, /ralph-mcp refused to start: unknown recipe "nope"/);
 });
 
 test('no initialize (stdin closed): exit 2, one stderr line, nothing on stdout; a subcommand never waits', () => {

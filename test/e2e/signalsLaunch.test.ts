@@ -92,19 +92,23 @@ describe("launched as Ralph's signal server", { skip: HEAD_FIXTURE_SKIP }, () =>
 
   test('MCP Inspector CLI: exactly the eight verbs, and a call', { skip: ONCE }, async () => {
     const p = fixtureProject('04-desktop-dev.db', HEAD_FIXTURES_DIR);
-    const server = Object.values(serverCommand([])).flat();
-    const listed = await inspect(server, ['--method', 'tools/list'], false, ralphEnv(p));
+    // The Inspector gives a stdio server only a default environment plus what `-e KEY=VALUE` names.
+    const vars = Object.entries(ralphEnv(p)).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    const server = [...vars, ...Object.values(serverCommand([])).flat()];
+    const listed = await inspect(server, ['--method', 'tools/list']);
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(
       (JSON.parse(listed.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name),
       [...SIGNAL_VERBS],
     );
-    const called = await inspect(
-      server,
-      ['--method', 'tools/call', '--tool-name', 'stuck', '--tool-arg', 'reason=no network'],
-      false,
-      ralphEnv(p),
-    );
+    const called = await inspect(server, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'stuck',
+      '--tool-arg',
+      'reason=no network',
+    ]);
     assert.equal(called.code, 0, called.stderr);
     assert.equal(JSON.parse(called.stdout).structuredContent.verb, 'stuck');
     assert.equal(

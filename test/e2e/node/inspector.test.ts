@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import type { Project } from '../../../src/domain/project.js';
 import { CLI } from '../../helpers/env.js';
 import { openInProc } from '../../contract/harness.js';
 import { startHttpServer } from '../../helpers/httpServer.js';
-import { authProxy } from '../../helpers/authProxy.js';
-import { inspect } from '../../helpers/inspector.js';
+import { inspect, inspectorError } from '../../helpers/inspector.js';
 import { query, sampleProject } from '../../helpers/project.js';
 import { RECIPE_TOOLS, inSpecOrder } from '../../helpers/spec.js';
 
@@ -16,15 +14,18 @@ import { RECIPE_TOOLS, inSpecOrder } from '../../helpers/spec.js';
  * stdio and over Streamable HTTP: a third-party client, not our own test harness, sees the tool sets,
  * calls that succeed and fail, resources and prompts.
  *
- * Inspector CLI behaviour these tests rely on (0.15):
+ * Inspector CLI behaviour these tests rely on (2.12):
  * - `--tool-arg` / `--prompt-args` are variadic, so the target (command or URL) goes FIRST and those
  *   flags LAST; values are strings, converted by the tool's inputSchema (integer → Number, array →
- *   JSON.parse). Arguments after `--` are not accepted as the target.
- * - A tool result with `isError: true` is printed as JSON with exit code 0; a JSON-RPC error (unknown
- *   tool, bad prompt, unknown resource) is one line on stderr with exit code 1.
- * - The `mcp-inspector` bin (cli/build/cli.js) with `--cli` only re-spawns `node` (from PATH) on
- *   cli/build/index.js with the same arguments. Most runs call index.js directly with this node (one
- *   process and ~0.5 s less each); one run goes through the bin, as `npx mcp-inspector --cli` would.
+ *   JSON.parse). The result is printed as JSON on stdout.
+ * - A tool result with `isError: true` is printed all the same, and the run exits 5 with
+ *   `{"error":{"code":"tool_is_error"}}` on stderr. The CLI lists the tools before a call and refuses a
+ *   tool the listing lacks itself (exit 5, `tool_not_found`): a hidden tool never reaches the server.
+ *   A JSON-RPC error (bad prompt, unknown resource) exits 1 with its message in that stderr line.
+ * - HTTP headers go with `--header "Name: Value"`. A 401 starts an OAuth login unless
+ *   `--stored-auth-only` (its mode for CI) makes it fail at once (exit 3) with the server's reply.
+ * - The `mcp-inspector` bin (clients/launcher) with `--cli` loads the same CLI in its own process. Most
+ *   runs call the CLI directly; one run goes through the bin, as `npx mcp-inspector --cli` would.
  */
 type CallResult = { isError?: boolean; content: { type: string; text: string }[]; structuredContent: any };
 type PromptResult = { messages: { role: string; content: { type: string; text: string } }[] };
@@ -36,12 +37,12 @@ async function ok<T = any>(target: string[], method: string[], viaBin = false): 
   return JSON.parse(r.stdout) as T;
 }
 
-/** A JSON-RPC error: exit 1, nothing on stdout, the message on stderr. */
-async function rpcError(target: string[], method: string[]): Promise<string> {
+/** A failed invocation: its exit code, nothing on stdout, the Inspector's error line on stderr. */
+async function failed(target: string[], method: string[], exit: number): Promise<{ code: string; message: string }> {
   const r = await inspect(target, method);
-  assert.equal(r.code, 1, `inspector ${method.join(' ')} should fail, exited ${r.code}: ${r.stdout}`);
+  assert.equal(r.code, exit, `inspector ${method.join(' ')} should exit ${exit}, exited ${r.code}: ${r.stdout}`);
   assert.equal(r.stdout, '');
-  return r.stderr;
+  return inspectorError(r);
 }
 
 /** `--tool-arg k=v …` (or `--prompt-args`), nothing when there are none. */
@@ -49,10 +50,21 @@ const pairs = (flag: string, args: Record<string, string>) =>
   Object.keys(args).length ? [flag, ...Object.entries(args).map(([k, v]) => `${k}=${v}`)] : [];
 const listTools = (target: string[], viaBin = false) =>
   ok<{ tools: any[] }>(target, ['--method', 'tools/list'], viaBin);
-const callTool = (target: string[], tool: string, args: Record<string, string> = {}) =>
-  ok<CallResult>(target, ['--method', 'tools/call', '--tool-name', tool, ...pairs('--tool-arg', args)]);
-const deleteTask8 = (target: string[]) =>
-  rpcError(target, ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8']);
+/** A call's result; a refused one (isError) exits 5 with the Inspector's `tool_is_error` line. */
+async function callTool(target: string[], tool: string, args: Record<string, string> = {}): Promise<CallResult> {
+  const method = ['--method', 'tools/call', '--tool-name', tool, ...pairs('--tool-arg', args)];
+  const r = await inspect(target, method);
+  const result = JSON.parse(r.stdout) as CallResult;
+  assert.equal(r.code, result.isError ? 5 : 0, `inspector ${method.join(' ')} exited ${r.code}:\n${r.stderr}`);
+  if (result.isError) assert.equal(inspectorError(r).code, 'tool_is_error');
+  return result;
+}
+/** A hidden tool is not in the listing, so the Inspector refuses it before any call (exit 5). */
+const deleteTask8 = async (target: string[]) => {
+  const e = await failed(target, ['--method', 'tools/call', '--tool-name', 'delete_task', '--tool-arg', 'id=8'], 5);
+  assert.equal(e.code, 'tool_not_found');
+  return e.message;
+};
 const readResource = async (target: string[], uri: string) => {
   const method = ['--method', 'resources/read', '--uri', uri];
   const r = await ok<{ contents: { uri: string; mimeType: string; text: string }[] }>(target, method);
@@ -177,17 +189,20 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
     assert.deepEqual([JSON.parse(row!.tags), JSON.parse(row!.depends_on)], [['ui', 'inspector'], [5]]);
   });
 
-  test('tools/call fails: tool errors are isError with a stable code (exit 0); a hidden tool is a JSON-RPC error (exit 1)', async () => {
-    const [missing, outOfScope, hidden] = await Promise.all([
+  test('tools/call fails: tool errors are isError with a stable code (exit 5); a hidden tool cannot be called; a JSON-RPC error (exit 1)', async () => {
+    const [missing, outOfScope, hidden, unknown] = await Promise.all([
       callTool(yap, 'get_task', { id: '99' }),
       callTool(worker, 'set_task_status', { id: '5', status: 'done' }),
       deleteTask8(yap),
+      failed(yap, ['--method', 'resources/read', '--uri', 'ralph://tasks/99'], 1),
     ]);
     assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
     assert.match(refused(outOfScope, 'out_of_scope'), /scoped to task 3/);
     assert.equal(taskRow(p, 5)!.status, 'pending', 'the refused write changed nothing');
-    assert.match(hidden, /MCP error -32602: Unknown tool: delete_task/);
+    assert.match(hidden, /Tool 'delete_task' not found on server/);
     assert.ok(taskRow(p, 8), 'task 8 still exists');
+    // Our server's JSON-RPC error message reaches the Inspector's output.
+    assert.match(unknown.message, /ralph:\/\/tasks\/99 \(task 99 does not exist/);
   });
 
   test('resources/read: ralph://project and ralph://learnings match the project', async () => {
@@ -221,25 +236,24 @@ describe('MCP Inspector CLI over stdio (built artifact)', () => {
 describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
   const p = sampleProject();
   let http: Awaited<ReturnType<typeof startHttpServer>> | undefined;
-  let proxy: Server | undefined;
+  let url: string;
   let target: string[];
 
   before(async () => {
     http = await startHttpServer(['--project', p.root, '--recipe', 'opus_review']);
-    // HTTP always needs a bearer token, and this Inspector CLI cannot send headers: a proxy adds it.
-    const front = await authProxy(http.port, http.token);
-    proxy = front.server;
-    target = [`http://127.0.0.1:${front.port}/mcp`, '--transport', 'http'];
+    url = `http://127.0.0.1:${http.port}/mcp`;
+    // HTTP always needs a bearer token: the Inspector sends it as a header.
+    target = [url, '--transport', 'http', '--header', `Authorization: Bearer ${http.token}`];
   });
   after(() => {
-    proxy?.close();
     http?.child.kill('SIGTERM');
   });
 
   test("without the token: the 401 says why, in the Inspector CLI's own output", async () => {
-    const r = await inspect([`http://127.0.0.1:${http!.port}/mcp`, '--transport', 'http'], ['--method', 'tools/list']);
-    assert.notEqual(r.code, 0);
-    assert.match(r.stdout + r.stderr, /missing or wrong bearer token \(Authorization: Bearer <token>/);
+    // --stored-auth-only: fail at once rather than start an interactive OAuth login.
+    const e = await failed([url, '--transport', 'http', '--stored-auth-only'], ['--method', 'tools/list'], 3);
+    assert.equal(e.code, 'auth_required');
+    assert.match(e.message, /missing or wrong bearer token \(Authorization: Bearer <token>/);
   });
 
   test('tools/list: exact tool set for opus_review', async () => {
@@ -259,7 +273,7 @@ describe('MCP Inspector CLI over Streamable HTTP (built artifact)', () => {
     const stored = comments(p, 5).find((r) => r.id === c.id);
     assertHas(stored, { body: 'Reviewed over HTTP', author: 'agent', priority: 'high' }, 'signed by the server');
     assert.match(refused(missing, 'not_found'), /task 99 does not exist/);
-    assert.match(hidden, /MCP error -32602: Unknown tool: delete_task/);
+    assert.match(hidden, /Tool 'delete_task' not found on server/);
     assert.ok(taskRow(p, 8), 'task 8 still exists');
   });
 
