@@ -13,6 +13,8 @@
  *   pino.transport().
  * Each is replaced by a small module with the same exports that the code paths we use need.
  */
+import { lazySchemas } from './lazySchemas.mjs';
+
 function startupTrim() {
   const stubs = {
     ajvProvider:
@@ -113,6 +115,6 @@ export async function serverBuildOptions(define = {}) {
     minify: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [startupTrim()],
+    plugins: [startupTrim(), lazySchemas()],
   };
 }

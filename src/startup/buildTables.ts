@@ -1,5 +1,5 @@
 import { useEmbeddedFiles } from '../domain/packageInfo.js';
-import { whenProjectWork } from '../server/createServer.js';
+import { whenProjectWork } from '../server/projectWork.js';
 import { useBuiltListings, type BuiltListings } from '../session/listing.js';
 import type { Generation } from '../store/records.js';
 import { useBuiltExpectedSchema, type ExpectedData } from '../store/schema.js';

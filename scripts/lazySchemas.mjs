@@ -1,0 +1,184 @@
+// The MCP SDK's types.js builds its ~170 zod schemas when it is evaluated: about 10 ms of every start,
+// most of it for schemas a session never uses (tasks, sampling, elicitation, roots, client results...).
+// lazySchemas() rewrites that one file, at build time, into a CommonJS module whose schemas are built the
+// first time they are read (a getter that replaces itself with the schema): the same schemas, built from
+// the same expressions, in the order a session first needs them. Everything else in the file (constants,
+// functions, classes, the ErrorCode enum) stays as written and is evaluated at once.
+//
+// The rewrite is checked, not guessed: a top-level statement of a kind not handled below, or a local
+// name that hides one of the file's schemas, fails the build rather than change what the file means.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+
+const ts = createRequire(import.meta.url)('typescript');
+
+/** The files rewritten: the SDK's types.js, whatever path esbuild resolves it by. */
+const TYPES = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/](esm|cjs)[\\/]types\.js$/;
+
+/** Names whose value the module defines at once: literals, functions, classes, aliases of those. */
+function isEager(init, lazy) {
+  let eager = true;
+  const visit = (n) => {
+    if (!eager) return;
+    if (ts.isArrowFunction(n) || ts.isFunctionExpression(n)) return; // its body runs only when called
+    if (ts.isIdentifier(n) && (n.text === 'z' || lazy.has(n.text))) eager = false;
+    else ts.forEachChild(n, visit);
+  };
+  visit(init);
+  return eager;
+}
+
+/** Whether `id` is a reference to a top-level name (not a property name, a declaration or a label). */
+function isReference(id) {
+  const p = id.parent;
+  if (ts.isPropertyAccessExpression(p) && p.name === id) return false;
+  if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isPropertyDeclaration(p)) && p.name === id)
+    return false;
+  if (ts.isGetAccessor(p) || ts.isSetAccessor(p)) return p.name !== id;
+  if (ts.isVariableDeclaration(p) || ts.isFunctionDeclaration(p) || ts.isClassDeclaration(p)) return p.name !== id;
+  if (ts.isParameter(p) || ts.isBindingElement(p)) return p.name !== id && p.propertyName !== id;
+  if (ts.isNamespaceImport(p) || ts.isImportSpecifier(p) || ts.isImportClause(p)) return false;
+  if (ts.isLabeledStatement(p) || ts.isBreakOrContinueStatement(p)) return false;
+  return true;
+}
+
+/** The rewritten module's text. */
+export function rewriteTypes(source, file = 'types.js', zodPath = 'zod/v4') {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const exported = (s) => s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword) ?? false;
+  /** Each lazy name, and where it is kept: `$` (the module's exports) or `_` (the file's own). */
+  const lazy = new Map();
+  const decls = []; // { name, init, lazy, exported } in file order
+  const kept = []; // statements kept as written (minus `export`), in file order, with the names they export
+  for (const s of sf.statements) {
+    if (ts.isImportDeclaration(s)) {
+      const clause = s.importClause;
+      const ns = clause?.namedBindings;
+      if (s.moduleSpecifier.text !== 'zod/v4' || !ns || !ts.isNamespaceImport(ns) || ns.name.text !== 'z')
+        throw new Error(`lazySchemas: unexpected import in ${file}: ${s.getText(sf)}`);
+      continue;
+    }
+    if (ts.isVariableStatement(s)) {
+      const isConst = (s.declarationList.flags & ts.NodeFlags.Const) !== 0;
+      for (const d of s.declarationList.declarations) {
+        if (!ts.isIdentifier(d.name)) throw new Error(`lazySchemas: destructuring in ${file}: ${d.getText(sf)}`);
+        if (!d.initializer) {
+          kept.push({ node: s, names: [d.name.text], exported: exported(s) });
+          continue;
+        }
+        const isLazy = isConst && !isEager(d.initializer, lazy);
+        if (isLazy) lazy.set(d.name.text, exported(s) ? '$' : '_');
+        decls.push({ node: s, name: d.name.text, init: d.initializer, lazy: isLazy, exported: exported(s) });
+      }
+      continue;
+    }
+    if (ts.isFunctionDeclaration(s) || ts.isClassDeclaration(s)) {
+      kept.push({ node: s, names: [s.name.text], exported: exported(s) });
+      continue;
+    }
+    // `(function (ErrorCode) { ... })(ErrorCode || (ErrorCode = {}));`: the enum's body.
+    if (ts.isExpressionStatement(s)) {
+      kept.push({ node: s, names: [], exported: false });
+      continue;
+    }
+    throw new Error(`lazySchemas: unexpected statement in ${file}: ${s.getText(sf).slice(0, 120)}`);
+  }
+
+  // A local name that hides a schema's would be rewritten wrongly: refuse.
+  const checkScopes = (n, depth) => {
+    if (depth > 0 && (ts.isParameter(n) || ts.isVariableDeclaration(n) || ts.isBindingElement(n))) {
+      if (ts.isIdentifier(n.name) && lazy.has(n.name.text))
+        throw new Error(`lazySchemas: a local ${n.name.text} hides the schema of that name in ${file}`);
+    }
+    const inner = ts.isFunctionLike(n) || ts.isBlock(n) || ts.isClassLike(n);
+    ts.forEachChild(n, (c) => checkScopes(c, depth + (inner ? 1 : 0)));
+  };
+  checkScopes(sf, 0);
+
+  /** A node's text with each reference to a lazy name read from the module's exports ($). */
+  const text = (node) => {
+    const edits = [];
+    const visit = (n) => {
+      if (ts.isIdentifier(n) && lazy.has(n.text) && isReference(n)) {
+        const read = `${lazy.get(n.text)}.${n.text}`;
+        edits.push([n.getStart(sf), n.end, ts.isShorthandPropertyAssignment(n.parent) ? `${n.text}: ${read}` : read]);
+        return;
+      }
+      ts.forEachChild(n, visit);
+    };
+    visit(node);
+    let out = source.slice(node.getStart(sf), node.end);
+    const base = node.getStart(sf);
+    for (const [from, to, repl] of edits.reverse()) out = out.slice(0, from - base) + repl + out.slice(to - base);
+    return out;
+  };
+
+  const lines = [
+    '"use strict";',
+    `const z = require(${JSON.stringify(zodPath)});`,
+    'const $ = exports;',
+    'const _ = {};',
+    // A schema is made at its first read, and then is a plain value.
+    'const lazy = (on, name, make) => Object.defineProperty(on, name, { configurable: true, enumerable: true,',
+    '  get() { const value = make(); Object.defineProperty(on, name, { value, enumerable: true }); return value; } });',
+  ];
+  const exports = [];
+  const byNode = new Map(); // statement -> its kept entries, to keep file order
+  for (const k of kept) byNode.set(k.node, k);
+  const emitted = new Set();
+  for (const s of sf.statements) {
+    if (ts.isImportDeclaration(s) || emitted.has(s)) continue;
+    emitted.add(s);
+    const k = byNode.get(s);
+    if (k) {
+      let t = text(s);
+      if (k.exported) {
+        t = t.replace(/^export\s+/, '');
+        exports.push(...k.names);
+      }
+      lines.push(t);
+      continue;
+    }
+    for (const d of decls.filter((x) => x.node === s)) {
+      if (d.lazy) {
+        lines.push(`lazy(${lazy.get(d.name)}, ${JSON.stringify(d.name)}, () => (${text(d.init)}));`);
+      } else {
+        lines.push(`const ${d.name} = ${text(d.init)};`);
+        if (d.exported) exports.push(d.name);
+      }
+    }
+  }
+  for (const name of exports) lines.push(`$.${name} = ${name};`);
+  return lines.join('\n');
+}
+
+/** The esbuild plugin: the SDK's types.js, rewritten as above. */
+export function lazySchemas() {
+  return {
+    name: 'lazy-sdk-schemas',
+    setup(b) {
+      // Its own namespace: in the SDK's folder ("type": "module") esbuild would read the CommonJS as an ES module.
+      b.onResolve({ filter: /types\.js$/ }, async (args) => {
+        if (args.namespace === 'lazy-sdk-schemas' || args.pluginData === 'lazy-sdk-schemas') return undefined;
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'lazy-sdk-schemas',
+        });
+        return TYPES.test(r.path) ? { path: r.path, namespace: 'lazy-sdk-schemas' } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lazy-sdk-schemas' }, async (args) => {
+        const resolveDir = dirname(args.path);
+        // The ES module build of zod, the one every other module imports (a require would pick its CommonJS copy).
+        const zod = await b.resolve('zod/v4', { kind: 'import-statement', resolveDir });
+        return {
+          contents: rewriteTypes(readFileSync(args.path, 'utf8'), args.path, zod.path),
+          loader: 'js',
+          resolveDir,
+        };
+      });
+    },
+  };
+}
