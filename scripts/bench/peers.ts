@@ -159,7 +159,7 @@ export interface ColdRow {
  * of the server changes; the first, uncounted start reads the file back. GNU dd's `iflag=nocache
  * count=0` drops a file's cached pages (POSIX_FADV_DONTNEED); where it is missing the file stays as built.
  */
-function asInstalled(file: string): void {
+export function asInstalled(file: string): void {
   const synced = spawnSync('sync', [file]);
   const dropped =
     synced.status === 0 && spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0;
