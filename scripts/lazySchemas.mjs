@@ -88,18 +88,22 @@ export function rewriteTypes(source, file = 'types.js', zodPath = 'zod/v4') {
   // A local name that hides a schema's would be rewritten wrongly: refuse.
   const checkScopes = (n, depth) => {
     if (depth > 0 && (ts.isParameter(n) || ts.isVariableDeclaration(n) || ts.isBindingElement(n))) {
-      if (ts.isIdentifier(n.name) && lazy.has(n.name.text))
-        throw new Error(`lazySchemas: a local ${n.name.text} hides the schema of that name in ${file}`);
+      if (ts.isIdentifier(n.name) && (lazy.has(n.name.text) || n.name.text === 'z'))
+        throw new Error(`lazySchemas: a local ${n.name.text} hides the top-level one in ${file}`);
     }
     const inner = ts.isFunctionLike(n) || ts.isBlock(n) || ts.isClassLike(n);
     ts.forEachChild(n, (c) => checkScopes(c, depth + (inner ? 1 : 0)));
   };
   checkScopes(sf, 0);
 
-  /** A node's text with each reference to a lazy name read from the module's exports ($). */
+  /** A node's text with each reference to a lazy name read where it is kept, and zod loaded when first used. */
   const text = (node) => {
     const edits = [];
     const visit = (n) => {
+      if (ts.isIdentifier(n) && n.text === 'z' && isReference(n)) {
+        edits.push([n.getStart(sf), n.end, 'zod()']);
+        return;
+      }
       if (ts.isIdentifier(n) && lazy.has(n.text) && isReference(n)) {
         const read = `${lazy.get(n.text)}.${n.text}`;
         edits.push([n.getStart(sf), n.end, ts.isShorthandPropertyAssignment(n.parent) ? `${n.text}: ${read}` : read]);
@@ -116,7 +120,8 @@ export function rewriteTypes(source, file = 'types.js', zodPath = 'zod/v4') {
 
   const lines = [
     '"use strict";',
-    `const z = require(${JSON.stringify(zodPath)});`,
+    // zod itself is evaluated at the first schema built, not with this module.
+    `let zodModule;\nconst zod = () => (zodModule ??= require(${JSON.stringify(zodPath)}));`,
     'const $ = exports;',
     'const _ = {};',
     // A schema is made at its first read, and then is a plain value.
@@ -177,6 +182,53 @@ export function lazySchemas() {
           contents: rewriteTypes(readFileSync(args.path, 'utf8'), args.path, zod.path),
           loader: 'js',
           resolveDir,
+        };
+      });
+    },
+  };
+}
+
+/**
+ * Our modules' `import { z } from 'zod'`, in the bundle: a stand-in whose first use evaluates zod (the
+ * same ES module every other importer gets). Every schema of ours is made inside a function (tools build
+ * theirs at a session's first call, listings come built: scripts/serverBuild.mjs), so a session's start
+ * evaluates none of zod's ~150 modules. Only property reads reach zod through it (`z.object(...)`,
+ * `z.string()`, ...), as they do in src/; types are erased.
+ */
+export function lazyZod() {
+  return {
+    name: 'lazy-zod',
+    setup(b) {
+      b.onResolve({ filter: /^zod$/ }, (args) => {
+        if (
+          args.pluginData === 'lazy-zod' ||
+          !/[\\/]src[\\/]/.test(args.importer) ||
+          /node_modules/.test(args.importer)
+        )
+          return undefined;
+        return { path: 'zod', namespace: 'lazy-zod', pluginData: args.resolveDir };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, async (args) => {
+        const real = await b.resolve('zod', {
+          kind: 'import-statement',
+          resolveDir: args.pluginData,
+          pluginData: 'lazy-zod',
+        });
+        return {
+          contents: `let real;
+const load = () => (real ??= require(${JSON.stringify(real.path)}).z);
+export const z = new Proxy(Object.create(null), {
+  get: (_, key) => load()[key],
+  has: (_, key) => key in load(),
+  ownKeys: () => Reflect.ownKeys(load()),
+  getOwnPropertyDescriptor: (_, key) => {
+    const d = Reflect.getOwnPropertyDescriptor(load(), key);
+    return d && { ...d, configurable: true };
+  },
+});
+`,
+          loader: 'js',
+          resolveDir: args.pluginData,
         };
       });
     },

@@ -13,7 +13,7 @@
  *   pino.transport().
  * Each is replaced by a small module with the same exports that the code paths we use need.
  */
-import { lazySchemas } from './lazySchemas.mjs';
+import { lazySchemas, lazyZod } from './lazySchemas.mjs';
 
 function startupTrim() {
   const stubs = {
@@ -115,6 +115,6 @@ export async function serverBuildOptions(define = {}) {
     minify: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [startupTrim(), lazySchemas()],
+    plugins: [startupTrim(), lazySchemas(), lazyZod()],
   };
 }

@@ -136,7 +136,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // go the SDK's way (RALPH_MCP_DIRECT_CALLS=off).
   if (process.env[DIRECT_CALLS_ENV]?.trim().toLowerCase() === 'off') await makeServer(transport);
   else {
-    serveOnDemand(transport, plan, log, makeServer);
+    serveOnDemand(transport, plan, store, log, makeServer);
     await transport.start();
   }
   if (process.stdin.isTTY) process.stderr.write(terminalHint(plan.project.root, plan.recipe?.name));

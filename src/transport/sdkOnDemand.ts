@@ -7,23 +7,28 @@ import {
 import type { Logger } from 'pino';
 import type { McpSession } from '../server/createServer.js';
 import { serverIdentity } from '../server/identity.js';
+import { projectWork } from '../server/projectWork.js';
+import { promptsFor } from '../server/prompts.js';
+import { listPage, TEMPLATES } from '../server/resources.js';
 import type { SessionPlan } from '../session/plan.js';
+import type { RalphStore } from '../store/store.js';
 import { launchListing } from '../session/session.js';
 import { isPlainNotification, isPlainRequest } from './jsonRpcLine.js';
 import type { LineTransport } from './lineTransport.js';
 import { isPlainInitialize } from './plainInitialize.js';
 
 /**
- * A stdio session's start without the SDK: until a request needs it, `initialize`, `ping` and `tools/list`
- * are answered here, with the bytes the SDK's Server gives (test/e2e/protocol.test.ts), and
- * notifications/initialized is taken note of. The first message of any other kind (a tool call,
- * resources, prompts, anything unusual) makes the Server: it is connected, told the initialize and
- * notifications/initialized it missed (its own answer to that initialize, already given, is dropped),
- * and from then on gets every message, the held ones first, in order.
+ * A stdio session's start without the SDK: until a request needs it, what a client asks when it connects
+ * (initialize, ping, and the lists: tools, prompts, resources and their templates) is answered here with
+ * the bytes the SDK's Server gives (test/e2e/protocol.test.ts), by the handlers' own functions, and
+ * notifications/initialized is taken note of. The first message of any other kind (a tool call, a read,
+ * anything unusual) makes the Server: it is connected, told the initialize and notifications/initialized
+ * it missed (its own answer to that initialize, already given, is dropped), and from then on gets every
+ * message, the held ones first, in order.
  *
  * Why: making the SDK's Server and its zod schemas, and parsing the first requests with them, was about
- * a third of a cold start to the tools/list answer (docs/startup-and-serving.md). The Server is made while
- * the client waits for the model instead.
+ * a third of a cold start to the tools/list answer (docs/startup-and-serving.md). The Server is made at
+ * the session's first call instead, after the model's first turn.
  */
 
 /** The id the SDK is told the initialize under: nothing a client sent, and its answer is not sent on. */
@@ -36,8 +41,14 @@ const REPLAY_ID = 'ralph-mcp:initialize-replayed';
 type MakeServer = (transport: Transport) => Promise<McpSession | undefined>;
 
 /** Serves `line` as described above (the caller starts it). */
-export function serveOnDemand(line: LineTransport, plan: SessionPlan, log: Logger, makeServer: MakeServer): void {
-  const front = new Front(line, plan, log, makeServer);
+export function serveOnDemand(
+  line: LineTransport,
+  plan: SessionPlan,
+  store: RalphStore,
+  log: Logger,
+  makeServer: MakeServer,
+): void {
+  const front = new Front(line, plan, store, log, makeServer);
   line.onmessage = (message) => front.onMessage(message);
 }
 
@@ -77,6 +88,7 @@ class Front {
   constructor(
     private readonly line: LineTransport,
     private readonly plan: SessionPlan,
+    private readonly store: RalphStore,
     private readonly log: Logger,
     private readonly makeServer: MakeServer,
   ) {
@@ -111,19 +123,34 @@ class Front {
       return true;
     }
     if (m.id === undefined || !isPlainRequest(message)) return false;
-    let result: unknown;
-    if (m.method === 'initialize' && isPlainInitialize(message) && !this.missed.some(isRequest)) {
-      this.missed.push(message);
-      result = initializeResult(this.plan, m.params!.protocolVersion as string);
-    } else if (m.method === 'tools/list' && plainListParams(m.params)) {
-      result = { tools: launchListing(this.plan) };
-    } else if (m.method === 'ping') {
-      result = {};
-    } else return false;
+    const result = this.result(m.method!, message, m.params);
+    if (result === undefined) return false;
     this.line.send({ result, jsonrpc: '2.0', id: m.id } as JSONRPCMessage).catch((err: unknown) => {
       this.log.warn({ err }, 'protocol error');
     });
     return true;
+  }
+
+  /** The SDK's Server's result for a plain request; undefined for one it alone answers. */
+  private result(method: string, message: JSONRPCMessage, params: Record<string, unknown> | undefined): unknown {
+    if (method === 'initialize' && isPlainInitialize(message) && !this.missed.some(isRequest)) {
+      this.missed.push(message);
+      return initializeResult(this.plan, params!.protocolVersion as string);
+    }
+    if (method === 'ping') return {};
+    if (!plainListParams(params)) return undefined;
+    if (method === 'tools/list') return { tools: launchListing(this.plan) };
+    if (method === 'prompts/list') return { prompts: promptsFor(this.plan) };
+    if (method === 'resources/templates/list') return { resourceTemplates: TEMPLATES };
+    if (method === 'resources/list') {
+      projectWork(); // as the Server's handler does (server/resources.ts)
+      try {
+        return listPage(this.store, params?.cursor as string | undefined);
+      } catch {
+        return undefined; // a cursor it refuses, or a read that failed: the SDK words it
+      }
+    }
+    return undefined;
   }
 
   /** Makes the Server, tells it what it missed, then hands it the held messages and every later one. */
@@ -163,7 +190,7 @@ class Front {
 
 const isRequest = (m: JSONRPCMessage): boolean => 'id' in m && 'method' in m;
 
-/** tools/list's params as ListToolsRequestSchema takes them: none, or a cursor (there is one page). */
+/** A list's params as its paginated request schema takes them: none, or a cursor. */
 function plainListParams(params: Record<string, unknown> | undefined): boolean {
   if (params === undefined) return true;
   for (const k in params) if (k !== 'cursor') return false;

@@ -165,6 +165,23 @@ describe('the SDK made on demand answers as the SDK from the start', () => {
   }
   const initialize = req(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT });
 
+  test("a client's start (the lists) before the Server, then a call", async () => {
+    const lists = [
+      req(2, 'tools/list'),
+      req(3, 'prompts/list'),
+      req(4, 'resources/list'),
+      req(5, 'resources/templates/list'),
+      req(6, 'resources/list', { cursor: '2' }),
+      req(7, 'prompts/list', { cursor: 'x' }),
+    ];
+    await same([
+      [initialize],
+      [note('notifications/initialized'), ...lists],
+      [req(8, 'resources/list', { cursor: 'not a number' })],
+      [req(9, 'tools/call', { name: 'get_task', arguments: { id: 1 } })],
+    ]);
+  });
+
   test('everything in one write: the Server made while the requests behind the first call wait', async () => {
     const calls = [
       req(2, 'tools/list'),

@@ -18,11 +18,15 @@ const { rewriteTypes } = (await import(pathToFileURL(join(REPO, 'scripts', 'lazy
   rewriteTypes: (source: string, file?: string, zod?: string) => string;
 };
 
-/** The rewritten module, evaluated as the CommonJS module it is. */
-function load(source = readFileSync(typesFile, 'utf8')): Record<string, unknown> {
+/** The rewritten module, evaluated as the CommonJS module it is; `loaded` lists what it required. */
+function load(loaded: string[] = []): Record<string, unknown> {
   const module = { exports: {} as Record<string, unknown> };
-  new Function('require', 'exports', 'module', rewriteTypes(source, typesFile, 'zod/v4'))(
-    requireHere,
+  const require = (id: string) => {
+    loaded.push(id);
+    return requireHere(id);
+  };
+  new Function('require', 'exports', 'module', rewriteTypes(readFileSync(typesFile, 'utf8'), typesFile, 'zod/v4'))(
+    require,
     module.exports,
     module,
   );
@@ -32,15 +36,20 @@ function load(source = readFileSync(typesFile, 'utf8')): Record<string, unknown>
 type Schema = { _zod: { def: { type: string } }; safeParse(v: unknown): { success: boolean; data?: unknown } };
 const isSchema = (v: unknown): v is Schema => typeof v === 'object' && v !== null && '_zod' in v;
 
-test('the same exports, and no schema built before it is read', () => {
-  const lazy = load();
+test('the same exports, and no schema built (nor zod loaded) before it is read', () => {
+  const loaded: string[] = [];
+  const lazy = load(loaded);
   assert.deepEqual(Object.keys(lazy).sort(), Object.keys(eager).sort());
   const getters = Object.keys(lazy).filter((k) => Object.getOwnPropertyDescriptor(lazy, k)?.get !== undefined);
   const schemas = Object.entries(eager)
     .filter(([, v]) => isSchema(v))
     .map(([k]) => k);
   assert.deepEqual(getters.sort(), schemas.sort(), 'every schema, and only they, waits to be read');
+  assert.deepEqual(loaded, [], 'zod is loaded with the first schema');
+  assert.equal((lazy.ErrorCode as Record<string, number>).MethodNotFound, -32601);
+  assert.deepEqual(loaded, [], 'constants and enums need no zod');
   const once = lazy.InitializeRequestSchema;
+  assert.deepEqual(loaded, ['zod/v4']);
   assert.ok(isSchema(once));
   assert.equal(lazy.InitializeRequestSchema, once, 'built once, then a plain value');
   assert.equal(lazy.JSONRPCErrorSchema, lazy.JSONRPCErrorResponseSchema, 'an alias is the same schema');
@@ -100,6 +109,9 @@ test('every export as the original: constants, functions, classes, and schemas t
 test('a file it does not know how to rewrite fails the build rather than change meaning', () => {
   const head = "import * as z from 'zod/v4';\n";
   assert.throws(() => rewriteTypes(`${head}if (globalThis.x) {}\n`), /unexpected statement/);
-  assert.throws(() => rewriteTypes(`${head}const A = z.string();\nfunction f(A) { return A; }\n`), /hides the schema/);
+  assert.throws(
+    () => rewriteTypes(`${head}const A = z.string();\nfunction f(A) { return A; }\n`),
+    /hides the top-level one/,
+  );
   assert.throws(() => rewriteTypes("import { z } from 'zod';\n"), /unexpected import/);
 });
