@@ -9,7 +9,7 @@ import { startServing } from './v8Flags.js';
  * Tables the build computed, defined by esbuild (scripts/serverBuild.mjs, scripts/build-exe.mjs); absent
  * in tsc's output. Named only here: esbuild writes a whole table in at each place that names it.
  */
-declare const __RALPH_LISTINGS__: BuiltListings | undefined;
+declare const __RALPH_LISTINGS__: PackedListings | undefined;
 declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;
 declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
 
@@ -18,8 +18,47 @@ declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
  * the first request that works on the project. Runs before anything else in a launch.
  */
 export function installStartup(): void {
-  useBuiltListings(typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined);
+  useBuiltListings(typeof __RALPH_LISTINGS__ !== 'undefined' ? unpacked(__RALPH_LISTINGS__) : undefined);
   useBuiltExpectedSchema(typeof __RALPH_EXPECTED_SCHEMA__ !== 'undefined' ? __RALPH_EXPECTED_SCHEMA__ : undefined);
   useEmbeddedFiles(typeof __RALPH_EMBEDDED__ !== 'undefined' ? __RALPH_EMBEDDED__ : undefined);
   whenProjectWork(startServing);
+}
+
+/** The listings as the build writes them in: each JSON Schema as its JSON text (scripts/serverBuild.mjs). */
+interface PackedListings {
+  tools: Record<string, { input: string; output: string }>;
+  narrowed: Record<string, string>;
+}
+
+/**
+ * The listings, each schema parsed the first time a session reads it: a start parses its own tools'
+ * schemas, not the ~60 tools' and their narrowed variants (evaluating the table as objects was ~1 ms of
+ * every start, and heap the session kept).
+ */
+function unpacked(packed: PackedListings): BuiltListings {
+  const tools: BuiltListings['tools'] = {};
+  for (const [name, texts] of Object.entries(packed.tools)) {
+    let input: BuiltListings['tools'][string]['input'] | undefined;
+    let output: BuiltListings['tools'][string]['output'] | undefined;
+    const entry = {
+      get input() {
+        input ??= JSON.parse(texts.input);
+        return input!;
+      },
+      get output() {
+        output ??= JSON.parse(texts.output);
+        return output!;
+      },
+    };
+    tools[name] = entry;
+  }
+  const narrowed: BuiltListings['narrowed'] = {};
+  for (const [key, text] of Object.entries(packed.narrowed)) {
+    let schema: BuiltListings['narrowed'][string] | undefined;
+    Object.defineProperty(narrowed, key, {
+      enumerable: true,
+      get: () => (schema ??= JSON.parse(text)),
+    });
+  }
+  return { tools, narrowed };
 }
