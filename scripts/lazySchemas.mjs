@@ -9,7 +9,7 @@
 // name that hides one of the file's schemas, fails the build rather than change what the file means.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 
 const ts = createRequire(import.meta.url)('typescript');
 
@@ -158,6 +158,19 @@ export function rewriteTypes(source, file = 'types.js', zodPath = 'zod/v4') {
   return lines.join('\n');
 }
 
+/**
+ * zod's `z` namespace, the module both `import { z } from 'zod'` and the SDK's `import * as z from
+ * 'zod/v4'` reach: required directly, so the bundle need not also build those index modules' namespace
+ * objects (~260 getters each, made when the bundle is evaluated).
+ */
+async function zodNamespace(b, resolveDir) {
+  const index = (await b.resolve('zod', { kind: 'import-statement', resolveDir, pluginData: 'lazy-zod' })).path;
+  const z = join(dirname(index), 'v4', 'classic', 'external.js');
+  if (!readFileSync(index, 'utf8').includes('import * as z from "./v4/classic/external.js"'))
+    throw new Error(`lazySchemas: ${index} no longer takes its z from ${z}; look again at how zod is laid out`);
+  return z;
+}
+
 /** The esbuild plugin: the SDK's types.js, rewritten as above. */
 export function lazySchemas() {
   return {
@@ -177,9 +190,9 @@ export function lazySchemas() {
       b.onLoad({ filter: /.*/, namespace: 'lazy-sdk-schemas' }, async (args) => {
         const resolveDir = dirname(args.path);
         // The ES module build of zod, the one every other module imports (a require would pick its CommonJS copy).
-        const zod = await b.resolve('zod/v4', { kind: 'import-statement', resolveDir });
+        const zod = await zodNamespace(b, resolveDir);
         return {
-          contents: rewriteTypes(readFileSync(args.path, 'utf8'), args.path, zod.path),
+          contents: rewriteTypes(readFileSync(args.path, 'utf8'), args.path, zod),
           loader: 'js',
           resolveDir,
         };
@@ -209,14 +222,10 @@ export function lazyZod() {
         return { path: 'zod', namespace: 'lazy-zod', pluginData: args.resolveDir };
       });
       b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, async (args) => {
-        const real = await b.resolve('zod', {
-          kind: 'import-statement',
-          resolveDir: args.pluginData,
-          pluginData: 'lazy-zod',
-        });
+        const real = await zodNamespace(b, args.pluginData);
         return {
           contents: `let real;
-const load = () => (real ??= require(${JSON.stringify(real.path)}).z);
+const load = () => (real ??= require(${JSON.stringify(real)}));
 export const z = new Proxy(Object.create(null), {
   get: (_, key) => load()[key],
   has: (_, key) => key in load(),
