@@ -393,7 +393,12 @@ async function coldStart(projects: Project[]) {
   // Each build's code cache (ours: src/launcher.ts), as after any earlier session on the machine.
   for (const p of projects)
     await warmSession(
-      { name: p.config.name, kind: 'ours', args: serverArgs(p.config.cli, p.dir, coldFlags('task_execution', p)) },
+      {
+        name: p.config.name,
+        kind: 'ours',
+        args: serverArgs(p.config.cli, p.dir, coldFlags('task_execution', p)),
+        call: ['get_task', () => ({ id: 1 })],
+      },
       CHILD_ENV,
     );
   if (exe) asInstalled(exe); // its pages read back from disk, as an installed file's (scripts/bench/peers.ts)

@@ -102,6 +102,13 @@ export async function serve(opts: ServeOptions): Promise<void> {
   const transport = new LineTransport(process.stdin, process.stdout, log);
   let mcp: McpSession | undefined;
   let closed = false;
+  // The launcher's code cache waits for the Server too, made at the first call (src/startup/launcher.ts).
+  let serverMade = () => {};
+  (globalThis as { __ralphCodeCacheAfter?: (p: Promise<void>) => void }).__ralphCodeCacheAfter?.(
+    new Promise((resolve) => {
+      serverMade = resolve;
+    }),
+  );
   /** The session's MCP server, connected to `to` (its plain calls answered directly); none once ended. */
   const makeServer = async (to: Transport): Promise<McpSession | undefined> => {
     const { createMcpServer } = await import('../server/createServer.js');
@@ -109,6 +116,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     mcp = createMcpServer(plan, store, log, forward);
     await mcp.server.connect(to);
     answerPlainCallsDirectly(to, mcp);
+    serverMade();
     return mcp;
   };
   const shutdown = (reason: string, exit: boolean) => {
