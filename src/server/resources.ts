@@ -69,8 +69,10 @@ function subscriptionCap(uri: string, cap: SubscribeRefusal): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidRequest, data: { uri, cap, limit } });
 }
 
-/** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
-/** resources/list: a page of the project's resources (also answered before the SDK's Server exists). */
+/**
+ * resources/list: one list over fixed resources, then tasks, features and disciplines; the cursor is an
+ * offset. Also answered before the SDK's Server exists (transport/sdkOnDemand.ts).
+ */
 export function listPage(
   store: RalphStore,
   cursor: string | undefined,
