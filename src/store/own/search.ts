@@ -83,9 +83,10 @@ const TITLE_BM25 = 'bm25(ralph_mcp_search, 1.0, 0.0, 0.0, 0.0, 0.0)';
 /** A window's columns: each match's id and bm25 (RANKED_TITLE: and, by its sign, whether its title matched). */
 const RANKED = `ralph_mcp_search.rowid AS id, ${BM25} AS score`;
 const RANKED_TITLE = `${RANKED}, ${TITLE_BM25} AS t`;
-/** A match among the newest @recent tasks (by the index's newest row: a task's id is its rowid). */
-const IN_RECENT =
-  'AND ralph_mcp_search.rowid > (SELECT rowid FROM ralph_mcp_search ORDER BY rowid DESC LIMIT 1) - CAST(@recent AS INTEGER)';
+/** The index's newest row (a task's id is its rowid). */
+const NEWEST = '(SELECT rowid FROM ralph_mcp_search ORDER BY rowid DESC LIMIT 1)';
+/** A match among the newest @recent tasks. */
+const IN_RECENT = `AND ralph_mcp_search.rowid > ${NEWEST} - CAST(@recent AS INTEGER)`;
 const COLUMNS = ['title', 'description', 'hints', 'acceptance', 'comments'] as const;
 /** How much of each column a snippet looks at: a task's comments may be very long. */
 const SNIPPET_SCAN = 20_000;
@@ -185,17 +186,31 @@ const best = <T extends { id: number; score: number }>(rows: readonly T[], n: nu
 interface WindowQueries {
   /** The newest `window` matches with their bm25 (`titleFlag`: and whether the title matched). */
   rank(m: string, titleFlag: boolean): Ranked[];
-  /** The matches among the newest RECENT tasks, counted unranked up to the window. */
-  countRecent(m: string): number;
+  /**
+   * The matches counted unranked up to the window, among every task or (`recent`) among the newest RECENT;
+   * `newest`: the index's newest task id.
+   */
+  count(m: string, recent: boolean): { n: number; newest: number };
 }
 
 /**
- * How many of the newest tasks a search counts matches among before it ranks anything: at least `window`
- * there tells that the title's window decides the page. Bounded, the count stays cheap when the matches are
- * few (it need not walk them all); more than the window spread thinner than this falls back to ranking
- * every column's window first, as a search always did.
+ * How many of the newest tasks a search first counts matches among: bounded, the count stays cheap when the
+ * matches are few (it need not walk them all), and a word in a third of the tasks has its window's worth
+ * there long before the bound.
  */
 const RECENT = 10_000;
+
+/**
+ * Whether `fts` has at least `window` matches, asked only where the answer is likely yes: counted among the
+ * newest RECENT tasks, then among all when those few, spread over the whole index, would be twice the
+ * window. Otherwise (no, or too few to tell) false: every column's window is ranked, which tells it anyway.
+ */
+function moreThanWindow(fts: string, q: WindowQueries): boolean {
+  const { window } = SEARCH_BOUNDS;
+  const { n, newest } = q.count(fts, true);
+  if (n >= window) return true;
+  return n * Math.max(1, newest / RECENT) >= 2 * window && q.count(fts, false).n >= window;
+}
 
 /**
  * The page: title matches first (ranked among themselves), then the other matches (ranked), `limit` in all.
@@ -215,8 +230,9 @@ function titleFirst(fts: string, prefix: boolean, limit: number, q: WindowQuerie
   if (prefix) {
     titled = titleWindow();
     // Title matches are matches: a full title window means more matches than the window.
-    if (titled.length >= limit && (titled.length >= window || q.countRecent(fts) >= window)) return best(titled, limit);
-  } else if (q.countRecent(fts) >= window) {
+    if (titled.length >= limit && (titled.length >= window || q.count(fts, false).n >= window))
+      return best(titled, limit);
+  } else if (moreThanWindow(fts, q)) {
     titled = titleWindow();
     if (titled.length >= limit) return best(titled, limit);
   }
@@ -273,10 +289,11 @@ export function boundedSearch(
       checkClock();
       return rows;
     },
-    countRecent(m) {
-      const n = db.get<{ n: number }>(windowSql('count(*) AS n', '1', IN_RECENT), params(m))?.n ?? 0;
+    count(m, recent) {
+      const sql = windowSql(`count(*) AS n, ${NEWEST} AS newest`, '1', recent ? IN_RECENT : '');
+      const row = db.get<{ n: number; newest: number | null }>(sql, params(m));
       checkClock();
-      return n;
+      return { n: row?.n ?? 0, newest: row?.newest ?? 0 };
     },
   };
   const terms = termsOf(fts);
