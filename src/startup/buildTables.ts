@@ -1,4 +1,3 @@
-import { useEmbeddedFiles } from '../domain/packageInfo.js';
 import { whenProjectWork } from '../server/createServer.js';
 import { useBuiltListings, type BuiltListings } from '../session/listing.js';
 import type { Generation } from '../store/records.js';
@@ -6,12 +5,12 @@ import { useBuiltExpectedSchema, type ExpectedData } from '../store/schema.js';
 import { startServing } from './v8Flags.js';
 
 /*
- * Tables the build computed, defined by esbuild (scripts/serverBuild.mjs, scripts/build-exe.mjs); absent
- * in tsc's output. Named only here: esbuild writes a whole table in at each place that names it.
+ * Tables the build computed, defined by esbuild (scripts/serverBuild.mjs) or Bun (scripts/bunBuild.mjs);
+ * absent in tsc's output. Named only here: the bundler writes a whole table in at each place that names
+ * it. (An executable's embedded files: embeddedFiles.ts.)
  */
 declare const __RALPH_LISTINGS__: BuiltListings | undefined;
 declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;
-declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
 
 /**
  * Hands the build's tables to the modules that use them, and puts V8 back to its serving defaults at
@@ -20,6 +19,5 @@ declare const __RALPH_EMBEDDED__: Record<string, string> | undefined;
 export function installStartup(): void {
   useBuiltListings(typeof __RALPH_LISTINGS__ !== 'undefined' ? __RALPH_LISTINGS__ : undefined);
   useBuiltExpectedSchema(typeof __RALPH_EXPECTED_SCHEMA__ !== 'undefined' ? __RALPH_EXPECTED_SCHEMA__ : undefined);
-  useEmbeddedFiles(typeof __RALPH_EMBEDDED__ !== 'undefined' ? __RALPH_EMBEDDED__ : undefined);
   whenProjectWork(startServing);
 }

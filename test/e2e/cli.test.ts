@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
-import { FIXTURE_SKIP, FIXTURES, REPO, SERVER_RUNTIME } from '../helpers/env.js';
+import { FIXTURE_SKIP, FIXTURES, REPO, SERVER_RUNTIME, UNDER_BUN } from '../helpers/env.js';
 import { fixtureProject, query, sampleProject, setOverrides, sql, tempDir } from '../helpers/project.js';
 import { runCli, startSession } from '../helpers/server.js';
 import { RECIPES, RECIPE_TOOLS } from '../helpers/spec.js';
@@ -212,10 +212,7 @@ describe('doctor', () => {
       assert.match(r.stdout, /✓ integrity +ok\n/);
       assert.match(r.stdout, /all checks passed\n$/);
       // The runtime serving it, and so which SQLite driver (run under Bun too: scripts/run-tests.mjs).
-      assert.match(
-        r.stdout,
-        SERVER_RUNTIME === 'bun' ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./,
-      );
+      assert.match(r.stdout, UNDER_BUN ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./);
     });
   }
 

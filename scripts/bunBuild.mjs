@@ -1,0 +1,54 @@
+// Bun's bundler options for the two Bun artifacts, run under Bun (Bun.build): the bytecode bundle the
+// launcher loads under Bun (scripts/bundle-bun.mjs) and the Bun single executable
+// (scripts/build-exe-bun.mjs). The same server as the Node bundle (scripts/serverBuild.mjs: its build
+// tables and start-up trims), compiled by Bun to JavaScriptCore bytecode at build time, so that a start
+// decodes compiled code instead of parsing a megabyte of JavaScript.
+//
+// CommonJS, like the Node bundle: Bun's ES module output imports every Node built-in a module of the
+// bundle names at its top (node:http, node:tls, … for a stdio session that uses none of them), where a
+// CommonJS bundle requires each only when the module that needs it is first used; and Bun writes
+// bytecode for a CommonJS bundle with or without --compile. import.meta has no meaning in CommonJS: the
+// server's import.meta.url is the file's own URL (serverBuild.mjs's banner), and yargs' one
+// import.meta.resolve (for `extends` in a config file, which ralph-mcp never passes) is require.resolve.
+import { serverBuildOptions } from './serverBuild.mjs';
+
+/** The JIT policy a Bun start runs under until it serves (src/startup/v8Flags.ts, from tsc's output). */
+export const { BUN_STARTUP_JIT_POLICY: STARTUP_JIT_POLICY } = await import('../dist/src/startup/v8Flags.js');
+
+/**
+ * better-sqlite3 is Node's driver: under Bun the server opens SQLite through bun:sqlite (src/db/sqlite.ts),
+ * so its JavaScript, which would look for a compiled Node addon, is left out.
+ */
+function withoutBetterSqlite() {
+  const stub =
+    "export default class Database { constructor() { throw new Error('ralph-mcp under Bun opens SQLite through bun:sqlite: better-sqlite3 is not in this build'); } }";
+  return {
+    name: 'without-better-sqlite3',
+    setup(b) {
+      b.onResolve({ filter: /^better-sqlite3$/ }, () => ({ path: 'better-sqlite3', namespace: 'bun-stub' }));
+      b.onLoad({ filter: /^better-sqlite3$/, namespace: 'bun-stub' }, () => ({ contents: stub, loader: 'js' }));
+    },
+  };
+}
+
+/** Bun.build options for `entry` (`define`: more build-time constants, as serverBuildOptions takes them). */
+export async function bunBuildOptions(entry, define = {}) {
+  const node = await serverBuildOptions(define);
+  return {
+    entrypoints: [entry],
+    target: 'bun',
+    format: 'cjs',
+    bytecode: true,
+    minify: true,
+    define: { ...node.define, 'import.meta.resolve': 'require.resolve' },
+    banner: node.banner.js,
+    plugins: [...node.plugins, withoutBetterSqlite()],
+  };
+}
+
+/** Bun.build, failing with its messages. */
+export async function bunBuild(options) {
+  const result = await Bun.build(options);
+  if (!result.success) throw new AggregateError(result.logs, `Bun.build failed:\n${result.logs.join('\n')}`);
+  return result;
+}
