@@ -158,6 +158,11 @@ export async function runCommandLine(): Promise<void> {
           .option('api-port', {
             type: 'number',
             describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)",
+          })
+          .option('runtime', {
+            choices: ['node', 'bun', 'exe', 'auto'] as const,
+            describe:
+              'What the entries run the server with: node or bun on the bundle, exe (a single executable built beside it), auto (the fastest found); default: as this command runs',
           }),
       (argv) =>
         run(async () => {
@@ -174,7 +179,12 @@ export async function runCommandLine(): Promise<void> {
             process.stderr.write(`ralph-mcp: warning: ${text}\n`);
           }
           try {
-            const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
+            const extra = {
+              context: argv.context,
+              sessionId: argv['session-id'],
+              apiPort: argv['api-port'],
+              runtime: argv.runtime,
+            };
             const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
             if (argv.out) writeAtomically(argv.out, text);
             else print(text);

@@ -67,7 +67,8 @@ if (!['node', 'bun', 'exe', 'bunexe'].includes(SERVER_RUNTIME))
 export const UNDER_BUN = SERVER_RUNTIME === 'bun' || SERVER_RUNTIME === 'bunexe';
 export const BUN = process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun');
 export const EXE = process.env.RALPH_MCP_TEST_EXE ?? join(REPO, 'dist', 'ralph-mcp-linux-x64');
-/** The Bun single executable as built (npm run build:exe:bun). */
+/** The single executables as built beside the bundle (npm run build:exe, npm run build:exe:bun). */
+export const EXE_BUILT = join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`);
 export const BUN_EXE_BUILT = join(REPO, 'dist', `ralph-mcp-bun-${process.platform}-${process.arch}`);
 const BUN_EXE_COPY = process.env.RALPH_MCP_TEST_BUN_EXE;
 if (SERVER_RUNTIME === 'bunexe' && !BUN_EXE_COPY)
