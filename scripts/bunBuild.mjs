@@ -34,13 +34,19 @@ function withoutBetterSqlite() {
 /** Bun.build options for `entry` (`define`: more build-time constants, as serverBuildOptions takes them). */
 export async function bunBuildOptions(entry, define = {}) {
   const node = await serverBuildOptions(define);
+  // The two large tables as JSON text (src/startup/buildTables.ts says why).
+  const { __RALPH_LISTINGS__: listings, __RALPH_EXPECTED_SCHEMA__: expected, ...rest } = node.define;
+  const tables = {
+    __RALPH_LISTINGS_JSON__: JSON.stringify(listings),
+    __RALPH_EXPECTED_SCHEMA_JSON__: JSON.stringify(expected),
+  };
   return {
     entrypoints: [entry],
     target: 'bun',
     format: 'cjs',
     bytecode: true,
     minify: true,
-    define: { ...node.define, 'import.meta.resolve': 'require.resolve' },
+    define: { ...rest, ...tables, 'import.meta.resolve': 'require.resolve' },
     banner: node.banner.js,
     plugins: [...node.plugins, withoutBetterSqlite()],
   };
