@@ -31,6 +31,38 @@ function withoutBetterSqlite() {
   };
 }
 
+/**
+ * serverBuild.mjs leaves node:assert (sonic-boom's one check) and node:worker_threads (pino asks whether
+ * it runs on the main thread) out of the Node bundle by resolving them to small modules; Bun resolves Node's
+ * built-in modules before any plugin sees them, so here the two lines that require them are rewritten in
+ * their files instead (a changed line fails the build rather than loading the module again).
+ */
+function builtinsLeftOut() {
+  const edits = [
+    {
+      file: /[\\/]sonic-boom[\\/]index\.js$/,
+      from: "const assert = require('assert')",
+      to: 'const assert = (value, message) => { if (!value) throw new Error(message) }',
+    },
+    {
+      file: /[\\/]pino[\\/]lib[\\/]tools\.js$/,
+      from: "const { isMainThread } = require('worker_threads')",
+      to: 'const isMainThread = true',
+    },
+  ];
+  return {
+    name: 'builtins-left-out',
+    setup(b) {
+      for (const { file, from, to } of edits)
+        b.onLoad({ filter: file }, async (args) => {
+          const text = await Bun.file(args.path).text();
+          if (!text.includes(from)) throw new Error(`${args.path} no longer holds ${JSON.stringify(from)}`);
+          return { contents: text.replace(from, to), loader: 'js' };
+        });
+    },
+  };
+}
+
 /** Bun.build options for `entry` (`define`: more build-time constants, as serverBuildOptions takes them). */
 export async function bunBuildOptions(entry, define = {}) {
   const node = await serverBuildOptions(define);
@@ -48,7 +80,7 @@ export async function bunBuildOptions(entry, define = {}) {
     minify: true,
     define: { ...rest, ...tables, 'import.meta.resolve': 'require.resolve' },
     banner: node.banner.js,
-    plugins: [...node.plugins, withoutBetterSqlite()],
+    plugins: [...node.plugins, withoutBetterSqlite(), builtinsLeftOut()],
   };
 }
 
