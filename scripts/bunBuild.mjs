@@ -34,8 +34,8 @@ function withoutBetterSqlite() {
 /**
  * serverBuild.mjs leaves node:assert (sonic-boom's one check) and node:worker_threads (pino asks whether
  * it runs on the main thread) out of the Node bundle by resolving them to small modules; Bun resolves Node's
- * built-in modules before any plugin sees them, so here the two lines that require them are rewritten in
- * their files instead (a changed line fails the build rather than loading the module again).
+ * built-in modules before any plugin sees them, so here the lines that require them are rewritten in their
+ * files instead (a changed line fails the build rather than loading the module again).
  */
 function builtinsLeftOut() {
   const edits = [
@@ -49,15 +49,26 @@ function builtinsLeftOut() {
       from: "const { isMainThread } = require('worker_threads')",
       to: 'const isMainThread = true',
     },
+    // pino traces each line's JSON through node:diagnostics_channel when someone subscribes in the process,
+    // which no one does in ours; Bun compiles that module from source at each `bun dist/ralph-mcp.js`.
+    {
+      file: /[\\/]pino[\\/]lib[\\/]tools\.js$/,
+      from: "const diagChan = require('node:diagnostics_channel')",
+      to: 'const diagChan = { tracingChannel: () => ({ hasSubscribers: false }) }',
+    },
   ];
   return {
     name: 'builtins-left-out',
     setup(b) {
-      for (const { file, from, to } of edits)
-        b.onLoad({ filter: file }, async (args) => {
-          const text = await Bun.file(args.path).text();
-          if (!text.includes(from)) throw new Error(`${args.path} no longer holds ${JSON.stringify(from)}`);
-          return { contents: text.replace(from, to), loader: 'js' };
+      // One loader per file (the first that matches a file is the one Bun runs).
+      for (const source of new Set(edits.map((e) => e.file.source)))
+        b.onLoad({ filter: new RegExp(source) }, async (args) => {
+          let text = await Bun.file(args.path).text();
+          for (const { from, to } of edits.filter((e) => e.file.source === source)) {
+            if (!text.includes(from)) throw new Error(`${args.path} no longer holds ${JSON.stringify(from)}`);
+            text = text.replace(from, to);
+          }
+          return { contents: text, loader: 'js' };
         });
     },
   };
