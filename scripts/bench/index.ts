@@ -1433,6 +1433,8 @@ async function main() {
       cli: CLI,
       baseline: BASELINE_CLI,
       exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
+      bun: process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun'),
+      bunExe: join(REPO, 'dist', `ralph-mcp-bun-${process.platform}-${process.arch}`),
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),
       calls: site(need(OURS_LEGACY, CMP_SIZE)),

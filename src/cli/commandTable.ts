@@ -99,6 +99,13 @@ export const COMMANDS = {
         type: 'number',
         describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)",
       },
+      runtime: {
+        type: 'string',
+        choices: ['node', 'bun', 'exe', 'auto'],
+        describe:
+          'What the entries run the server with: node or bun on the bundle, exe (a single executable built beside ' +
+          'it), auto (the fastest found); default: as this command runs',
+      },
     },
   },
   tools: {

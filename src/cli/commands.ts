@@ -5,6 +5,7 @@ import { packageVersion } from '../domain/packageInfo.js';
 import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { COMMANDS, type CommandFlag } from './commandTable.js';
+import type { Runtime } from './runtimes.js';
 import { SESSION_FLAGS } from './flags.js';
 import type { ServeArgv } from './serveArgs.js';
 import { commaList as list, defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
@@ -142,7 +143,12 @@ export async function runCommandLine(): Promise<void> {
             process.stderr.write(`ralph-mcp: warning: ${text}\n`);
           }
           try {
-            const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
+            const extra = {
+              context: argv.context,
+              sessionId: argv['session-id'],
+              apiPort: argv['api-port'],
+              runtime: argv.runtime as Runtime | undefined,
+            };
             const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
             if (argv.out) writeAtomically(argv.out, text);
             else print(text);
