@@ -9,19 +9,10 @@
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  copyFileSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { serverBuildOptions } from './serverBuild.mjs';
+import { embeddedFiles, serverBuildOptions } from './serverBuild.mjs';
 
 const repo = new URL('..', import.meta.url).pathname;
 const work = join(repo, 'dist', 'sea');
@@ -34,14 +25,6 @@ if (major < 20 || (major === 20 && minor < 12))
 
 rmSync(work, { recursive: true, force: true });
 mkdirSync(work, { recursive: true });
-
-/** What the server reads from its package at run time, embedded as text. */
-function embeddedFiles() {
-  const files = { 'package.json': readFileSync(join(repo, 'package.json'), 'utf8') };
-  for (const name of readdirSync(join(repo, 'schema')))
-    files[`schema/${name}`] = readFileSync(join(repo, 'schema', name), 'utf8');
-  return files;
-}
 
 const addon = join(
   dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),

@@ -22,6 +22,11 @@ step(
   [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', withTests ? 'tsconfig.json' : 'tsconfig.build.json'],
 );
 step('bundling the server into dist/ralph-mcp.js', process.execPath, [join(root, 'scripts', 'bundle.mjs')]);
+// Bun comes with the test tools; `bun dist/ralph-mcp.js` falls back to the Node bundle without this one.
+const bun = join(root, 'node_modules', '.bin', 'bun');
+if (existsSync(bun))
+  step('bundling and compiling the Bun bundle (bytecode)', bun, [join(root, 'scripts', 'bundle-bun.mjs')]);
+else say('Bun is not installed (`npm test` installs it): no Bun bundle, `bun dist/ralph-mcp.js` loads the Node one');
 step(null, process.execPath, [join(root, 'scripts', 'postbuild.mjs')]);
 
 function step(what, command, args) {

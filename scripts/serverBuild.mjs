@@ -1,5 +1,7 @@
 // The esbuild options of the server bundle, shared by the npm bundle (scripts/bundle.mjs) and the single
-// executable (scripts/build-exe.mjs), which differ only in entry, output and what stays external.
+// executable (scripts/build-exe.mjs), which differ only in entry, output and what stays external; Bun's
+// builds take their constants and plugins too (scripts/bunBuild.mjs).
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
  * Modules every session would evaluate at startup for nothing (about 35 ms together):
@@ -98,6 +100,14 @@ async function expectedSchemas() {
   return Object.fromEntries(GENERATIONS.map((g) => [g, expectedData(g)]));
 }
 
+/** What the server reads from its package at run time, embedded as text in a single executable. */
+export function embeddedFiles() {
+  const at = (path) => new URL(`../${path}`, import.meta.url);
+  const files = { 'package.json': readFileSync(at('package.json'), 'utf8') };
+  for (const name of readdirSync(at('schema'))) files[`schema/${name}`] = readFileSync(at(`schema/${name}`), 'utf8');
+  return files;
+}
+
 /** `define` adds build-time constants (the single executable's embedded files). */
 export async function serverBuildOptions(define = {}) {
   return {
@@ -124,6 +134,8 @@ export async function serverBuildOptions(define = {}) {
     minify: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [startupTrim(), lazySchemas(), lazyZod()],
+    // The lazy SDK schemas and zod use esbuild's build.resolve, which Bun's plugin API lacks
+    // (oven-sh/bun#2771): Bun's builds (scripts/bunBuild.mjs) keep the SDK's types.js and zod as written.
+    plugins: [startupTrim(), ...(typeof Bun === 'undefined' ? [lazySchemas(), lazyZod()] : [])],
   };
 }

@@ -17,11 +17,14 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 // normalized schema `init` makes: one list to keep, not a second copy here.
 const { RECIPE_TOOLS, inSpecOrder } = await import(new URL('../dist/test/helpers/spec.js', import.meta.url).href);
 const YAP_TOOLS = inSpecOrder(RECIPE_TOOLS.yap, 'normalized');
-// The package: the bundle, its launcher, the docs and every file of schema/ (read from the checkout, so
-// that a new schema file needs no edit here), nothing else.
+// The package: the bundle, its launcher, Bun's build of it with its bytecode (what the launcher loads
+// under Bun), the docs and every file of schema/ (read from the checkout, so that a new schema file needs
+// no edit here), nothing else.
 const EXPECTED_FILES = [
   'LICENSE',
   'README.md',
+  'dist/ralph-mcp.bun.js',
+  'dist/ralph-mcp.bun.js.jsc',
   'dist/ralph-mcp.cjs',
   'dist/ralph-mcp.cjs.map',
   'dist/ralph-mcp.js',
@@ -55,7 +58,7 @@ try {
   assert.deepEqual(
     files,
     EXPECTED_FILES,
-    'the package holds the bundle, its map, schema/, README and licence, nothing else',
+    'the package holds the bundle, its map, its Bun build, schema/, README and licence, nothing else',
   );
   const tarball = join(work, packed.filename);
 

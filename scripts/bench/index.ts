@@ -35,6 +35,9 @@
  * (remove it later with `git worktree remove /tmp/ralph-baseline`). The baseline gets a copy of the very
  * legacy database ours-legacy gets, taken before either server opened it; it builds its own search index.
  * BENCH_ROUNDS overrides the number of interleaved rounds at 100k (default 3; quick 2).
+ * BENCH_FAMILIES=name,… measures only the tool families whose names start with one of these (e.g.
+ * `search_tasks` for both search families), in the interleaved rounds at the comparison size, and prints
+ * their tables and targets; nothing else runs and bench/results.json is left as it was.
  */
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
@@ -43,6 +46,8 @@ import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  COMMON_WORDS,
+  commonSearchQuery,
   DISCIPLINES,
   FEATURES,
   generateProject,
@@ -169,6 +174,12 @@ const CFG = QUICK
         pipeBudgetMs: 1000,
       },
     };
+/** BENCH_FAMILIES: the families to measure (by name prefix), or every one. */
+const ONLY = process.env.BENCH_FAMILIES?.split(',')
+  .map((x) => x.trim())
+  .filter(Boolean);
+const wanted = (family: string) => !ONLY || ONLY.some((x) => family.startsWith(x));
+const WRITE_FAMILIES = ['claim_next_task', 'create_task', 'add_task_comment', 'set_task_status'];
 if (process.env.BENCH_ROUNDS) CFG.rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || CFG.rounds);
 /** The size the configurations are compared at (the largest). */
 const CMP_SIZE = CFG.sizes[CFG.sizes.length - 1]!;
@@ -212,6 +223,8 @@ interface Project {
   pendingTaskId: number;
   /** Median FTS matches of a bench query (computed once, for a note). */
   ftsMatches?: number;
+  /** The same for the common-word queries. */
+  commonMatches?: number;
 }
 
 const dbPath = (dir: string) => join(dir, '.ralph', 'db', 'ralph.db');
@@ -703,33 +716,36 @@ async function measureClaims(p: Project, writeDir: string, b: Budget, sessionId:
   return res;
 }
 
-/** How many tasks a typical bench query matches (what search_tasks ranks before its LIMIT). */
-function ftsMatches(dir: string, seed: number): number {
+/**
+ * How many tasks a typical query of `queries` matches (what search_tasks ranks before its LIMIT): its
+ * words whole, or as prefixes when `prefixes` or when the whole words match nothing (as search_tasks does).
+ */
+function ftsMatches(dir: string, seed: number, queries: (r: () => number) => string, prefixes: boolean): number {
   const r = rng(seed);
   const db = sqlite(dir);
   const st = db.prepare('SELECT count(*) AS n FROM ralph_mcp_search WHERE ralph_mcp_search MATCH ?');
-  const counts = Array.from(
-    { length: 21 },
-    () =>
-      (
-        st.get(
-          searchQuery(r)
-            .split(' ')
-            .map((w) => `"${w}"*`)
-            .join(' '),
-        ) as { n: number }
-      ).n,
-  );
+  const count = (words: string[], star: string) =>
+    (st.get(words.map((w) => `"${w}"${star}`).join(' ')) as { n: number }).n;
+  const counts = Array.from({ length: 21 }, () => {
+    const words = queries(r).split(' ');
+    return prefixes ? count(words, '*') : count(words, '') || count(words, '*');
+  });
   db.close();
   return median(counts);
 }
 
 /**
- * Every tool family on one project: reads on its warmed database, claims and writes on `writeDir` (a
- * fresh copy, so that the reads never see these writes). The call arguments come from a seed that
- * depends only on the size: every configuration gets the same calls.
+ * Every tool family on one project (BENCH_FAMILIES: those it names): reads on its warmed database, claims
+ * and writes on `writeDir` (a fresh copy, so that the reads never see these writes; none when no writing
+ * family is measured). The call arguments come from a seed that depends only on the size: every
+ * configuration gets the same calls.
  */
-async function measureSize(p: Project, writeDir: string, b: Budget, runTag: string): Promise<FamilyResult[]> {
+async function measureSize(
+  p: Project,
+  writeDir: string | undefined,
+  b: Budget,
+  runTag: string,
+): Promise<FamilyResult[]> {
   const N = p.size;
   const out: FamilyResult[] = [];
   // Each family draws its arguments from its own seed: every configuration gets the same calls, however
@@ -737,52 +753,58 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
   let family = 0;
   const fresh = () => rng(7 + N + 1000 * family++);
   let r = fresh();
+  /** One family on session `c`, unless BENCH_FAMILIES leaves it out. */
+  const measure = async (c: RpcChild, name: string, next: () => Call, pipeCap = b.pipeMax) => {
+    if (!wanted(name)) return undefined;
+    const res = await measureFamily(c, b, p, name, 'full', next, pipeCap);
+    out.push(res);
+    return res;
+  };
 
   // Reads: one full-suite session on the warmed database.
   {
     const { c } = await session(p.config.cli, p.dir, ['--session-id', `bench-read-${runTag}`]);
-    out.push(await measureFamily(c, b, p, 'ping (no tool)', 'full', () => ['rpc:ping', {}], b.pipeGetTask));
+    await measure(c, 'ping (no tool)', () => ['rpc:ping', {}], b.pipeGetTask);
     r = fresh();
-    out.push(
-      await measureFamily(c, b, p, 'get_task', 'full', () => ['get_task', { id: 1 + randInt(r, N) }], b.pipeGetTask),
-    );
+    await measure(c, 'get_task', () => ['get_task', { id: 1 + randInt(r, N) }], b.pipeGetTask);
     r = fresh();
-    out.push(
-      await measureFamily(c, b, p, 'list_tasks page', 'full', () => [
-        'list_tasks',
-        { cursor: String(randInt(r, Math.max(1, N - 50))) },
-      ]),
-    );
+    await measure(c, 'list_tasks page', () => ['list_tasks', { cursor: String(randInt(r, Math.max(1, N - 50))) }]);
     r = fresh();
-    out.push(
-      await measureFamily(c, b, p, 'list_tasks filtered', 'full', () => [
-        'list_tasks',
-        { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] },
-      ]),
-    );
-    r = fresh();
-    const search = await measureFamily(c, b, p, 'search_tasks', 'full', () => [
-      'search_tasks',
-      { query: searchQuery(r) },
+    await measure(c, 'list_tasks filtered', () => [
+      'list_tasks',
+      { filter_status: 'pending', filter_feature: pick(r, FEATURES)[0] },
     ]);
-    p.ftsMatches ??= ftsMatches(p.dir, N);
-    search.note = `median ${int(p.ftsMatches)} FTS matches per query (ranked and snippeted before LIMIT 20)`;
-    out.push(search);
     r = fresh();
-    out.push(await measureFamily(c, b, p, 'get_project_progress', 'full', () => ['get_project_progress', {}]));
+    const search = await measure(c, 'search_tasks', () => ['search_tasks', { query: searchQuery(r) }]);
+    if (search) {
+      p.ftsMatches ??= ftsMatches(p.dir, N, searchQuery, true);
+      search.note = `median ${int(p.ftsMatches)} FTS matches per query (ranked and snippeted before LIMIT 20)`;
+    }
+    // Issue 30: words each in about a third of the tasks (datagen's COMMON_WORDS). A seed outside fresh()'s
+    // sequence, so that the families after it keep theirs.
+    const common = rng(5 + N);
+    const commonSearch = await measure(c, 'search_tasks common words', () => [
+      'search_tasks',
+      { query: commonSearchQuery(common) },
+    ]);
+    if (commonSearch) {
+      p.commonMatches ??= ftsMatches(p.dir, 5 + N, commonSearchQuery, false);
+      commonSearch.note = `one word, two or a prefix of ${COMMON_WORDS.join(', ')}; median ${int(p.commonMatches)} FTS matches per query`;
+    }
+    r = fresh();
+    await measure(c, 'get_project_progress', () => ['get_project_progress', {}]);
     // The blocked view's first page and its count (issue 27): the same call each time, so no seed of its
     // own (a fresh() here would move the seeds of the families after it). A baseline may predate the tool.
     if (p.config.build !== 'baseline') {
-      out.push(await measureFamily(c, b, p, 'blocked_tasks', 'full', () => ['blocked_tasks', {}]));
-      out.push(
-        await measureFamily(c, b, p, 'blocked_tasks waiting', 'full', () => ['blocked_tasks', { waiting: true }]),
-      );
+      await measure(c, 'blocked_tasks', () => ['blocked_tasks', {}]);
+      await measure(c, 'blocked_tasks waiting', () => ['blocked_tasks', { waiting: true }]);
     }
     await c.close();
   }
+  if (!writeDir) return out;
 
   // claim_next_task on the copy, before the other writes.
-  out.push(await measureClaims(p, writeDir, b, `bench-worker-${runTag}`));
+  if (wanted('claim_next_task')) out.push(await measureClaims(p, writeDir, b, `bench-worker-${runTag}`));
 
   // Writes on the same copy, full suite (nothing scoped).
   {
@@ -791,56 +813,50 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
     db.close();
     const { c } = await session(p.config.cli, writeDir, ['--session-id', `bench-write-${runTag}`]);
     r = fresh();
-    out.push(
-      await measureFamily(c, b, p, 'create_task', 'full', () => [
-        'create_task',
-        {
-          feature: pick(r, FEATURES)[0],
-          discipline: pick(r, DISCIPLINES)[0],
-          title: title(r),
-          description: paragraph(r, 2, 4),
-          acceptance_criteria: [sentence(r, 5, 10)],
-          depends_on: [1 + randInt(r, N)],
-        },
-      ]),
-    );
+    await measure(c, 'create_task', () => [
+      'create_task',
+      {
+        feature: pick(r, FEATURES)[0],
+        discipline: pick(r, DISCIPLINES)[0],
+        title: title(r),
+        description: paragraph(r, 2, 4),
+        acceptance_criteria: [sentence(r, 5, 10)],
+        depends_on: [1 + randInt(r, N)],
+      },
+    ]);
     r = fresh();
     // A build from before comments' authors were set by the server requires `author`; later ones refuse
     // it. Asked once, on a comment of the measured kind: every call must be one the build accepts.
     const wantsAuthor = (await c.call('add_task_comment', { task_id: 1, body: 'probe', author: 'backend' })).isError
       ? false
       : p.config.build === 'baseline';
-    out.push(
-      await measureFamily(c, b, p, 'add_task_comment', 'full', () => {
-        const by = pick(r, DISCIPLINES)[0];
-        const author = wantsAuthor ? { author: by } : {};
-        return [
-          'add_task_comment',
-          { task_id: 1 + randInt(r, N), discipline: by, body: paragraph(r, 1, 2), ...author },
-        ];
-      }),
-    );
+    await measure(c, 'add_task_comment', () => {
+      const by = pick(r, DISCIPLINES)[0];
+      const author = wantsAuthor ? { author: by } : {};
+      return ['add_task_comment', { task_id: 1 + randInt(r, N), discipline: by, body: paragraph(r, 1, 2), ...author }];
+    });
     r = fresh();
-    out.push(
-      await measureFamily(c, b, p, 'set_task_status', 'full', () => {
-        const id = 1 + randInt(r, N);
-        const next = statuses.get(id) === 'in_progress' ? 'pending' : 'in_progress';
-        statuses.set(id, next);
-        return ['set_task_status', { id, status: next }];
-      }),
-    );
+    await measure(c, 'set_task_status', () => {
+      const id = 1 + randInt(r, N);
+      const next = statuses.get(id) === 'in_progress' ? 'pending' : 'in_progress';
+      statuses.set(id, next);
+      return ['set_task_status', { id, status: next }];
+    });
     await c.close();
   }
   return out;
 }
 
-/** One run of every family on a fresh copy of the project's database (removed afterwards). */
+/**
+ * One run of every family (BENCH_FAMILIES: those it names) on a fresh copy of the project's database
+ * (removed afterwards; none when no writing family is measured).
+ */
 async function measureRun(p: Project, b: Budget, runTag: string): Promise<FamilyResult[]> {
-  const writeDir = writeCopy(p, runTag);
+  const writeDir = WRITE_FAMILIES.some(wanted) ? writeCopy(p, runTag) : undefined;
   try {
     return await measureSize(p, writeDir, b, `${p.config.name}-${p.size}-${runTag}`);
   } finally {
-    removeCopy(writeDir);
+    if (writeDir) removeCopy(writeDir);
   }
 }
 
@@ -1175,6 +1191,215 @@ const PAIRS: { a: string; b: string; label: string; target: boolean }[] = [
 /** Ours may be this much slower than the baseline (p50), or this much fewer calls/s. */
 const TOLERANCE = 1.1;
 
+/** A family's row at a size (the comparison size by default) for a configuration, if it was measured. */
+type FamilyOf = (config: string, family: string, n?: number) => FamilyResult | undefined;
+/** What a target measured, and whether it passed. */
+type Judged = [string, boolean];
+
+/**
+ * The per-family targets on both of our generations, at the comparison size: goal 3's latencies and
+ * throughput, and issue 30's goal 2 (search_tasks ≤ 5 ms p50 and ≤ 10 ms p99 for any query, the
+ * common-word queries included). A family that was not measured (BENCH_FAMILIES) has no row.
+ */
+function familyTargets(fam: FamilyOf, at: string): Target[] {
+  const out: Target[] = [];
+  /** `target` (after the configuration's name) judged on `family`'s row, if it was measured. */
+  const row = (id: string, config: string, family: string, target: string, judge: (f: FamilyResult) => Judged) => {
+    const f = fam(config, family);
+    if (!f) return;
+    const [measured, pass] = judge(f);
+    out.push({ id, target: `${config}: ${target}${at}`, measured, pass });
+  };
+  const p50 = (id: string, config: string, family: string, max: number) =>
+    row(id, config, family, `${family} p50 ≤ ${max} ms`, (f) => [`${ms(f.p50_ms)} ms`, f.p50_ms <= max]);
+  const p99 = (id: string, config: string, family: string, max: number) =>
+    row(id, config, family, `${family} p99 ≤ ${max} ms`, (f) => [`${ms(f.p99_ms)} ms`, f.p99_ms <= max]);
+  for (const g of OURS) {
+    p50('3', g.name, 'get_task', 0.3);
+    p50('3', g.name, 'list_tasks page', 5);
+    p50('3', g.name, 'search_tasks', 5);
+    p50('3', g.name, 'get_project_progress', 20);
+    for (const f of ['blocked_tasks', 'blocked_tasks waiting']) p50('3', g.name, f, 20);
+    row('3', g.name, 'get_task', 'pipelined get_task ≥ 15,000 calls/s', (f) => [
+      `${int(f.calls_per_s)} calls/s`,
+      f.calls_per_s >= 15_000,
+    ]);
+    for (const f of ['search_tasks', 'search_tasks common words']) {
+      if (f !== 'search_tasks') p50('30.2', g.name, f, 5);
+      p99('30.2', g.name, f, 10);
+    }
+  }
+  return out;
+}
+
+/** The families every configuration ran (a baseline may predate a tool: blocked_tasks), in legacy's order. */
+const comparedFamilies = (medians: FamilyResult[], fam: FamilyOf): string[] =>
+  medians
+    .filter((f) => f.config === OURS_LEGACY.name)
+    .map((f) => f.family)
+    .filter((f) => CONFIGS.every((c) => fam(c.name, f) !== undefined));
+
+/** The comparison's targets (only against a baseline: normalized vs legacy is shown, not judged). */
+function baselineTargets(familyNames: string[], fam: FamilyOf, at: string): Target[] {
+  const out: Target[] = [];
+  for (const pair of PAIRS.filter((x) => x.target)) {
+    for (const f of familyNames) {
+      const a = fam(pair.a, f)!;
+      const b = fam(pair.b, f)!;
+      const rp = ratio(a.p50_ms, b.p50_ms);
+      const rc = ratio(a.calls_per_s, b.calls_per_s);
+      out.push({
+        id: '7',
+        target: `${pair.a}: ${f} p50 ≤ ${TOLERANCE.toFixed(2)}× baseline${at}`,
+        measured: `${ms(a.p50_ms)} vs ${ms(b.p50_ms)} ms = ${fmtRatio(rp)}`,
+        pass: rp <= TOLERANCE,
+      });
+      out.push({
+        id: '7',
+        target: `${pair.a}: ${f} calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}${at}`,
+        measured: `${int(a.calls_per_s)} vs ${int(b.calls_per_s)} calls/s = ${fmtRatio(rc)}`,
+        pass: rc >= 1 / TOLERANCE,
+      });
+    }
+  }
+  return out;
+}
+
+/** The table of some families' rows. */
+const familyTable = (rows: FamilyResult[]) =>
+  table(
+    [
+      '<family',
+      '<config',
+      '<session',
+      'n',
+      'p50 ms',
+      'p99 ms',
+      'mean ms',
+      'pipelined n',
+      'calls/s',
+      'reply B',
+      'errors',
+      '<note',
+    ],
+    rows.map((f) => [
+      f.family,
+      f.config,
+      f.session,
+      int(f.seq_n),
+      ms(f.p50_ms),
+      ms(f.p99_ms),
+      ms(f.mean_ms),
+      int(f.pipe_n),
+      int(f.calls_per_s),
+      int(f.reply_bytes),
+      f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0,
+      f.note ?? '',
+    ]),
+  );
+
+/** The comparison at CMP_SIZE: each configuration's p50 and calls/s side by side, ratios, p50 per round. */
+function comparisonLines(
+  cmp: { medians: FamilyResult[]; order: string[][] },
+  fam: FamilyOf,
+  familyNames: string[],
+): string[] {
+  const out: string[] = [];
+  out.push(
+    ...heading(
+      `COMPARISON at ${int(CMP_SIZE)} tasks  (median over ${CFG.rounds} interleaved round(s) of each run's p50 and calls/s; ratio = first / second)`,
+    ),
+  );
+  const cfgNames = CONFIGS.map((c) => c.name);
+  const short = (n: string) =>
+    n.replace('baseline-legacy', 'base').replace('ours-legacy', 'ours-leg').replace('ours-normalized', 'ours-norm');
+  out.push(
+    table(
+      [
+        '<family',
+        ...cfgNames.map((n) => `${short(n)} p50 ms`),
+        ...PAIRS.map((x) => `p50 ${x.label}`),
+        ...cfgNames.map((n) => `${short(n)} calls/s`),
+        ...PAIRS.map((x) => `calls/s ${x.label}`),
+      ],
+      familyNames.map((f) => {
+        const rows = cfgNames.map((n) => fam(n, f)!);
+        return [
+          f,
+          ...rows.map((x) => ms(x.p50_ms)),
+          ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms))),
+          ...rows.map((x) => int(x.calls_per_s)),
+          ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s))),
+        ];
+      }),
+    ),
+  );
+  out.push(
+    `round order: ${cmp.order.map((o, i) => `${i + 1}: ${o.map(short).join(' → ')}`).join('; ')}${BASELINE ? `; targets: ours p50 ≤ ${TOLERANCE.toFixed(2)}× baseline, calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}` : ''}`,
+  );
+  out.push('p50 per round (ms):');
+  out.push(
+    table(
+      ['<family', ...cfgNames.map(short)],
+      familyNames.map((f) => [
+        f,
+        ...cfgNames.map((n) =>
+          fam(n, f)!
+            .p50_by_round!.map((x) => ms(x))
+            .join(' / '),
+        ),
+      ]),
+    ),
+  );
+  return out;
+}
+
+/** A section's heading line (after a blank line). */
+const heading = (t: string) => ['', `== ${t} ${'='.repeat(Math.max(0, 96 - t.length))}`];
+
+/**
+ * BENCH_FAMILIES: the projects at the comparison size (every configuration), the named families in the
+ * interleaved rounds, and their tables and targets; bench/results.json is left as the last full run wrote it.
+ */
+async function familiesOnly(tmp: string, load: Record<string, Load>): Promise<void> {
+  const pristine = BASELINE ? join(tmp, `pristine-legacy-${CMP_SIZE}`) : undefined;
+  const leg = await prepareProject(tmp, CMP_SIZE, OURS_LEGACY, undefined, pristine);
+  const projects = [leg];
+  if (BASELINE && pristine)
+    projects.push(await prepareProject(tmp, CMP_SIZE, BASELINE, { dir: pristine, gen: leg.gen }));
+  projects.push(await prepareProject(tmp, CMP_SIZE, OURS_NORMALIZED));
+  load.before_comparison = loadNow();
+  const cmp = await compareRounds(CONFIGS.map((c) => projects.find((p) => p.config === c)!));
+  load.end = loadNow();
+  const fam: FamilyOf = (config, f, n = CMP_SIZE) =>
+    cmp.medians.find((x) => x.family === f && x.tasks === n && x.config === config);
+  const at = QUICK ? ` (at ${int(CMP_SIZE)}, quick run)` : '';
+  const familyNames = comparedFamilies(cmp.medians, fam);
+  const targets = [...familyTargets(fam, at), ...baselineTargets(familyNames, fam, at)];
+  const lines = [
+    `ralph-mcp bench, families ${ONLY!.join(', ')}  ${new Date().toISOString()}${QUICK ? '  (BENCH_QUICK=1)' : ''}; configurations: ${CONFIGS.map((c) => c.name).join(', ')}`,
+    `load average (1/5/15 min): start ${fmtLoad(load.start)}; before comparison ${fmtLoad(load.before_comparison)}; end ${fmtLoad(load.end)}`,
+  ];
+  for (const c of CONFIGS) {
+    lines.push(
+      ...heading(
+        `TOOL FAMILIES at ${int(CMP_SIZE)} tasks, ${c.name}  (medians of ${CFG.rounds} interleaved round(s); n summed)`,
+      ),
+    );
+    lines.push(familyTable(cmp.medians.filter((f) => f.config === c.name)));
+  }
+  lines.push(...comparisonLines(cmp, fam, familyNames), ...heading('TARGETS'), targetTable(targets));
+  lines.push('', `${targets.filter((t) => t.pass).length}/${targets.length} targets pass`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The targets, one row each, PASS or FAIL. */
+const targetTable = (targets: Target[]) =>
+  table(
+    ['#', '<target', '<measured', 'result'],
+    targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']),
+  );
+
 async function main() {
   installExitHooks();
   const hardStop = setTimeout(() => {
@@ -1206,9 +1431,10 @@ async function main() {
   onExit(() => rmSync(tmp, { recursive: true, force: true }));
   if (CACHE_DIR !== process.env.RALPH_MCP_CACHE_DIR) onExit(() => rmSync(CACHE_DIR, { recursive: true, force: true }));
   log(
-    `${QUICK ? 'QUICK run' : 'full run'}; configurations ${CONFIGS.map((c) => c.name).join(', ')}${BASELINE_CLI ? ` (baseline ${BASELINE_CLI})` : ''}; temp dir ${tmp}`,
+    `${QUICK ? 'QUICK run' : 'full run'}${ONLY ? ` of the families ${ONLY.join(', ')}` : ''}; configurations ${CONFIGS.map((c) => c.name).join(', ')}${BASELINE_CLI ? ` (baseline ${BASELINE_CLI})` : ''}; temp dir ${tmp}`,
   );
   try {
+    if (ONLY) return await familiesOnly(tmp, load);
     // ours-legacy at every size; ours-normalized and the baseline where they are measured (cold start,
     // concurrency, the comparison). The baseline's database is ours-legacy's, copied before either opened it.
     const projects: Project[] = [];
@@ -1278,6 +1504,8 @@ async function main() {
       cli: CLI,
       baseline: BASELINE_CLI,
       exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
+      bun: process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun'),
+      bunExe: join(REPO, 'dist', `ralph-mcp-bun-${process.platform}-${process.arch}`),
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),
       calls: site(need(OURS_LEGACY, CMP_SIZE)),
@@ -1353,26 +1581,7 @@ async function main() {
         te.model_visible_bytes <= 6144,
       );
     }
-    for (const g of OURS) {
-      const gt = fam(g.name, 'get_task')!;
-      const l = fam(g.name, 'list_tasks page')!;
-      const s = fam(g.name, 'search_tasks')!;
-      const pr = fam(g.name, 'get_project_progress')!;
-      add('3', `${g.name}: get_task p50 ≤ 0.3 ms${at}`, `${ms(gt.p50_ms)} ms`, gt.p50_ms <= 0.3);
-      add('3', `${g.name}: list_tasks page p50 ≤ 5 ms${at}`, `${ms(l.p50_ms)} ms`, l.p50_ms <= 5);
-      add('3', `${g.name}: search_tasks p50 ≤ 5 ms${at}`, `${ms(s.p50_ms)} ms`, s.p50_ms <= 5);
-      add('3', `${g.name}: get_project_progress p50 ≤ 20 ms${at}`, `${ms(pr.p50_ms)} ms`, pr.p50_ms <= 20);
-      for (const f of ['blocked_tasks', 'blocked_tasks waiting']) {
-        const bl = fam(g.name, f)!;
-        add('3', `${g.name}: ${f} p50 ≤ 20 ms${at}`, `${ms(bl.p50_ms)} ms`, bl.p50_ms <= 20);
-      }
-      add(
-        '3',
-        `${g.name}: pipelined get_task ≥ 15,000 calls/s${at}`,
-        `${int(gt.calls_per_s)} calls/s`,
-        gt.calls_per_s >= 15_000,
-      );
-    }
+    targets.push(...familyTargets(fam, at));
     for (const mem of mems) {
       add(
         '4',
@@ -1420,32 +1629,8 @@ async function main() {
       `${(migrated.wall_ms / 1000).toFixed(1)} s (${mb(migrated.db_mb)} MB legacy → ${mb(migrated.db_after_mb)} MB)`,
       migrated.wall_ms <= 20_000,
     );
-    // The comparison (only against a baseline: normalized vs legacy is shown, not judged).
-    // Only the families every configuration ran (a baseline may predate a tool: blocked_tasks).
-    const familyNames = cmp.medians
-      .filter((f) => f.config === OURS_LEGACY.name)
-      .map((f) => f.family)
-      .filter((f) => CONFIGS.every((c) => fam(c.name, f) !== undefined));
-    for (const pair of PAIRS.filter((x) => x.target)) {
-      for (const f of familyNames) {
-        const a = fam(pair.a, f)!;
-        const b = fam(pair.b, f)!;
-        const rp = ratio(a.p50_ms, b.p50_ms);
-        const rc = ratio(a.calls_per_s, b.calls_per_s);
-        add(
-          '7',
-          `${pair.a}: ${f} p50 ≤ ${TOLERANCE.toFixed(2)}× baseline${at}`,
-          `${ms(a.p50_ms)} vs ${ms(b.p50_ms)} ms = ${fmtRatio(rp)}`,
-          rp <= TOLERANCE,
-        );
-        add(
-          '7',
-          `${pair.a}: ${f} calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}${at}`,
-          `${int(a.calls_per_s)} vs ${int(b.calls_per_s)} calls/s = ${fmtRatio(rc)}`,
-          rc >= 1 / TOLERANCE,
-        );
-      }
-    }
+    const familyNames = comparedFamilies(cmp.medians, fam);
+    targets.push(...baselineTargets(familyNames, fam, at));
 
     // ---- print
     const lines: string[] = [];
@@ -1574,37 +1759,6 @@ async function main() {
     );
     h(`LIST SHAPES  (${int(CFG.coldSize)} tasks; visible = the text block, one copy of the structured JSON)`);
     lines.push(table(SHAPE_HEADER, shapeTable(shapes)));
-    const familyTable = (rows: FamilyResult[]) =>
-      table(
-        [
-          '<family',
-          '<config',
-          '<session',
-          'n',
-          'p50 ms',
-          'p99 ms',
-          'mean ms',
-          'pipelined n',
-          'calls/s',
-          'reply B',
-          'errors',
-          '<note',
-        ],
-        rows.map((f) => [
-          f.family,
-          f.config,
-          f.session,
-          int(f.seq_n),
-          ms(f.p50_ms),
-          ms(f.p99_ms),
-          ms(f.mean_ms),
-          int(f.pipe_n),
-          int(f.calls_per_s),
-          int(f.reply_bytes),
-          f.errors ? `${f.errors} (${f.first_error?.slice(0, 60)})` : 0,
-          f.note ?? '',
-        ]),
-      );
     for (const size of CFG.sizes.filter((s) => s !== CMP_SIZE)) {
       h(`TOOL FAMILIES at ${int(size)} tasks, ours-legacy  (sequential over one connection; pipelined calls/s)`);
       lines.push(familyTable(families.filter((f) => f.tasks === size)));
@@ -1615,50 +1769,7 @@ async function main() {
       );
       lines.push(familyTable(cmp.medians.filter((f) => f.config === c.name)));
     }
-    h(
-      `COMPARISON at ${int(CMP_SIZE)} tasks  (median over ${CFG.rounds} interleaved round(s) of each run's p50 and calls/s; ratio = first / second)`,
-    );
-    const cfgNames = CONFIGS.map((c) => c.name);
-    const short = (n: string) =>
-      n.replace('baseline-legacy', 'base').replace('ours-legacy', 'ours-leg').replace('ours-normalized', 'ours-norm');
-    lines.push(
-      table(
-        [
-          '<family',
-          ...cfgNames.map((n) => `${short(n)} p50 ms`),
-          ...PAIRS.map((x) => `p50 ${x.label}`),
-          ...cfgNames.map((n) => `${short(n)} calls/s`),
-          ...PAIRS.map((x) => `calls/s ${x.label}`),
-        ],
-        familyNames.map((f) => {
-          const rows = cfgNames.map((n) => fam(n, f)!);
-          return [
-            f,
-            ...rows.map((x) => ms(x.p50_ms)),
-            ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.p50_ms, fam(x.b, f)!.p50_ms))),
-            ...rows.map((x) => int(x.calls_per_s)),
-            ...PAIRS.map((x) => fmtRatio(ratio(fam(x.a, f)!.calls_per_s, fam(x.b, f)!.calls_per_s))),
-          ];
-        }),
-      ),
-    );
-    lines.push(
-      `round order: ${cmp.order.map((o, i) => `${i + 1}: ${o.map(short).join(' → ')}`).join('; ')}${BASELINE ? `; targets: ours p50 ≤ ${TOLERANCE.toFixed(2)}× baseline, calls/s ≥ baseline / ${TOLERANCE.toFixed(2)}` : ''}`,
-    );
-    lines.push('p50 per round (ms):');
-    lines.push(
-      table(
-        ['<family', ...cfgNames.map(short)],
-        familyNames.map((f) => [
-          f,
-          ...cfgNames.map((n) =>
-            fam(n, f)!
-              .p50_by_round!.map((x) => ms(x))
-              .join(' / '),
-          ),
-        ]),
-      ),
-    );
+    lines.push(...comparisonLines(cmp, fam, familyNames));
     for (const mem of mems) {
       h(`MEMORY ${mem.config} (${int(mem.tasks)} tasks, full suite; ${mem.mix})`);
       lines.push(
@@ -1738,12 +1849,7 @@ async function main() {
     h(`BESIDE THE PEERS (legacy; cold start on ${int(CFG.coldSize)} tasks, calls on ${int(CMP_SIZE)})`);
     lines.push(...peersReport(peers, table));
     h('TARGETS');
-    lines.push(
-      table(
-        ['#', '<target', '<measured', 'result'],
-        targets.map((t) => [t.id, t.target, t.measured, t.pass ? 'PASS' : 'FAIL']),
-      ),
-    );
+    lines.push(targetTable(targets));
     lines.push(
       '',
       `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`,

@@ -1,11 +1,12 @@
 /**
  * ralph-mcp beside its peers, in one interleaved run on one machine (part of `npm run bench`; alone:
  * `node dist/scripts/bench/peers.js [tasks=100000]` after a build):
- * - `node -e 0`, the unit every start-up ratio is given in;
+ * - `node -e 0`, the unit every start-up ratio is given in, and `bun -e 0` beside it;
  * - the floor (floorServer.ts): plain Node + better-sqlite3 answering get_task with the SQL ours runs;
  * - the SDK's one-tool example (mcpServerOutputSchema), @modelcontextprotocol/server-memory and
  *   @modelcontextprotocol/server-filesystem (devDependencies);
- * - ours, every recipe and the full suite, on the legacy generation.
+ * - ours, every recipe and the full suite, on the legacy generation: as the npm bundle under Node and,
+ *   per recipe, under Bun (`bun dist/ralph-mcp.js`), and as each single executable built (Node's, Bun's).
  *
  * Measured: cold start (spawn → initialize → tools/list reply, interleaved, the order rotating), get_task
  * per call against the floor (server CPU from /proc, pipelined calls/s), RSS after initialize and after
@@ -22,9 +23,13 @@ import { DIRECT_CALLS_ENV } from '../../src/transport/directCalls.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
+/** Which artifact of ours a row starts: the npm bundle under Node or Bun, or a single executable. */
+export type Artifact = 'bundle' | 'exe' | 'bun' | 'bun exe';
+
 export interface PeerServer {
   name: string;
   kind: 'peer' | 'floor' | 'ours';
+  artifact?: Artifact;
   /** The program (default: this Node); args follow it. */
   command?: string;
   args: string[];
@@ -97,19 +102,33 @@ export function oursServer(
   return {
     name: `ralph-mcp ${label}`,
     kind: 'ours',
+    artifact: 'bundle',
     args: [cli, '--project', project, '--log-level', 'error', ...flags],
     call: ['get_task', (i) => ({ id: 1 + ((i * 7919) % tasks) })],
     clientInfo,
   };
 }
 
-/** Ours as the single executable (npm run build:exe): the same flags, no runtime or script before them. */
-export function oursExe(exe: string, project: string, flags: string[], label: string, tasks: number): PeerServer {
+/** Ours as a single executable (npm run build:exe, build:exe:bun): the same flags, no runtime or script before them. */
+export function oursExe(
+  exe: string,
+  project: string,
+  flags: string[],
+  label: string,
+  tasks: number,
+  artifact: 'exe' | 'bun exe' = 'exe',
+): PeerServer {
   return {
-    ...oursServer(exe, project, flags, `exe ${label}`, tasks),
+    ...oursServer(exe, project, flags, `${artifact} ${label}`, tasks),
+    artifact,
     command: exe,
     args: ['--project', project, '--log-level', 'error', ...flags],
   };
+}
+
+/** Ours as `bun dist/ralph-mcp.js` (the launcher loads Bun's bytecode bundle: src/startup/launcher.ts). */
+export function oursUnderBun(bun: string, cli: string, project: string, flags: string[], label: string, tasks: number) {
+  return { ...oursServer(cli, project, flags, `bun ${label}`, tasks), artifact: 'bun', command: bun } as PeerServer;
 }
 
 /** spawn → initialize → notifications/initialized → tools/list reply, in ms; and the reply's bytes. */
@@ -148,6 +167,7 @@ export async function warmSession(s: PeerServer, env: NodeJS.ProcessEnv): Promis
 export interface ColdRow {
   name: string;
   kind: PeerServer['kind'];
+  artifact?: Artifact | undefined;
   median_ms: number;
   ratio_node: number;
   tools_list_bytes: number;
@@ -171,18 +191,21 @@ export function asInstalled(file: string): void {
     process.stderr.write(`bench: could not drop ${file} from the page cache; its RSS is measured as just written\n`);
 }
 
-/** Cold start of every server, interleaved with `node -e 0`, rotating the order each run. */
+/** Cold start of every server, interleaved with `node -e 0` (and `bun -e 0`), rotating the order each run. */
 export async function coldStarts(
   servers: PeerServer[],
   runs: number,
   env: NodeJS.ProcessEnv,
-): Promise<{ node_e0_ms: number; rows: ColdRow[] }> {
+  bun?: string,
+): Promise<{ node_e0_ms: number; bun_e0_ms: number | null; rows: ColdRow[] }> {
   const NODE = 'node -e 0';
-  const keys = [NODE, ...servers.map((s) => s.name)];
+  const BUN = 'bun -e 0';
+  const keys = [NODE, ...(bun ? [BUN] : []), ...servers.map((s) => s.name)];
   const samples = new Map<string, number[]>(keys.map((k) => [k, []]));
   const last = new Map<string, { bytes: number; rssMb: number }>();
   const once = async (key: string) => {
     if (key === NODE) return samples.get(key)!.push(await spawnTimed(process.execPath, ['-e', '0'], env));
+    if (key === BUN) return samples.get(key)!.push(await spawnTimed(bun!, ['-e', '0'], env));
     const s = servers.find((x) => x.name === key)!;
     const r = await startToList(s, env);
     last.set(key, r);
@@ -198,11 +221,13 @@ export async function coldStarts(
   const node = median(samples.get(NODE)!);
   return {
     node_e0_ms: round(node, 2),
+    bun_e0_ms: bun ? round(median(samples.get(BUN)!), 2) : null,
     rows: servers.map((s) => {
       const m = median(samples.get(s.name)!);
       return {
         name: s.name,
         kind: s.kind,
+        artifact: s.artifact,
         median_ms: round(m, 2),
         ratio_node: round(m / node, 2),
         tools_list_bytes: last.get(s.name)!.bytes,
@@ -291,7 +316,7 @@ export function peerScratch(): { dir: string; remove: () => void } {
 }
 
 export interface PeersResult {
-  cold: { node_e0_ms: number; rows: ColdRow[] };
+  cold: { node_e0_ms: number; bun_e0_ms: number | null; rows: ColdRow[] };
   calls: CallRow[];
   targets: { id: string; target: string; measured: string; pass: boolean }[];
 }
@@ -315,6 +340,10 @@ export async function besidePeers(o: {
   baseline?: string | undefined;
   /** The single executable, when built: its cold starts are measured beside the bundle's. */
   exe?: string | undefined;
+  /** Bun (a binary), when present: `bun -e 0` and the bundle under Bun, with targets BUN1 and BUN2. */
+  bun?: string | undefined;
+  /** The Bun single executable, when built (npm run build:exe:bun). */
+  bunExe?: string | undefined;
   recipes: string[];
   cold: { dir: string; tasks: number; pendingTask: number };
   calls: { dir: string; tasks: number; pendingTask: number };
@@ -340,15 +369,18 @@ export async function besidePeers(o: {
         }))
       : [];
     const exe = o.exe && existsSync(o.exe) ? o.exe : undefined;
-    if (exe) asInstalled(exe);
-    if (exe)
-      ours.push(
-        ...o.recipes.map((r) => oursExe(exe, o.cold.dir, RECIPE_FLAGS(r, o.cold.pendingTask), r, o.cold.tasks)),
-      );
+    const bun = o.bun && existsSync(o.bun) ? o.bun : undefined;
+    const bunExe = o.bunExe && existsSync(o.bunExe) ? o.bunExe : undefined;
+    const flagsOf = (r: string) => RECIPE_FLAGS(r, o.cold.pendingTask);
+    for (const file of [exe, bunExe]) if (file) asInstalled(file);
+    if (exe) ours.push(...o.recipes.map((r) => oursExe(exe, o.cold.dir, flagsOf(r), r, o.cold.tasks)));
+    if (bun) ours.push(...o.recipes.map((r) => oursUnderBun(bun, o.cli, o.cold.dir, flagsOf(r), r, o.cold.tasks)));
+    if (bunExe) ours.push(...o.recipes.map((r) => oursExe(bunExe, o.cold.dir, flagsOf(r), r, o.cold.tasks, 'bun exe')));
     const cold = await coldStarts(
       [floorServer(dbOf(o.cold.dir), o.cold.tasks), ...peers, ...ours, ...base],
       o.coldRuns,
       o.env,
+      bun,
     );
     const callServers = [
       floorServer(dbOf(o.calls.dir), o.calls.tasks),
@@ -387,7 +419,10 @@ export async function besidePeers(o: {
     const sdk = cold.rows.filter((r) => r.kind === 'peer');
     const fastestPeer = sdk.length ? sdk.reduce((a, b) => (a.median_ms <= b.median_ms ? a : b)) : undefined;
     // Every recipe, as the bundle (dist/ralph-mcp.js) and, when built, as the single executable.
-    for (const r of cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite')) {
+    const nodeArtifact = (x: ColdRow) => x.artifact === 'bundle' || x.artifact === 'exe';
+    for (const r of cold.rows.filter(
+      (x) => x.kind === 'ours' && nodeArtifact(x) && x.name !== 'ralph-mcp full suite',
+    )) {
       add(
         'P1',
         `${r.name}: cold start to tools/list ≤ 3.0× node -e 0`,
@@ -428,12 +463,26 @@ export async function besidePeers(o: {
         our.calls_per_s >= 20_000,
       );
     }
+    // Under Bun, every recipe: the Bun executable starts as fast as `node -e 0`, the bundle under Bun
+    // within twice that (docs/launching.md).
+    for (const [id, artifact, times] of [
+      ['BUN1', 'bun exe', 1.0],
+      ['BUN2', 'bun', 2.0],
+    ] as const) {
+      for (const r of cold.rows.filter((x) => x.artifact === artifact))
+        add(
+          id,
+          `${r.name}: cold start to tools/list ≤ ${times.toFixed(1)}× node -e 0`,
+          `${r.median_ms} ms = ${r.ratio_node}× (bun -e 0: ${cold.bun_e0_ms} ms)`,
+          r.ratio_node <= times,
+        );
+    }
     // Per artifact: the npm package's bundle and the single executable start differently (code cache
     // vs startup snapshot) and hold different memory; each is a target of its own.
     const ourInit = cold.rows.filter((x) => x.kind === 'ours' && x.name !== 'ralph-mcp full suite');
     for (const [artifact, rows] of [
-      ['bundle', ourInit.filter((r) => !r.name.startsWith('ralph-mcp exe '))],
-      ['executable', ourInit.filter((r) => r.name.startsWith('ralph-mcp exe '))],
+      ['bundle', ourInit.filter((r) => r.artifact === 'bundle')],
+      ['executable', ourInit.filter((r) => r.artifact === 'exe')],
     ] as const) {
       if (!rows.length) continue;
       const maxInit = Math.max(...rows.map((r) => r.rss_after_initialize_mb));
@@ -518,18 +567,25 @@ function baselineTargets(
 export function peersReport(r: PeersResult, table: (h: string[], rows: (string | number)[][]) => string): string[] {
   const lines: string[] = [];
   lines.push(
-    `cold start: spawn → initialize → tools/list reply; median of the interleaved runs; node -e 0 = ${r.cold.node_e0_ms} ms`,
+    `cold start: spawn → initialize → tools/list reply; median of the interleaved runs; node -e 0 = ${r.cold.node_e0_ms} ms${r.cold.bun_e0_ms === null ? '' : `, bun -e 0 = ${r.cold.bun_e0_ms} ms`}`,
   );
+  const runtimes = [
+    ['node -e 0', r.cold.node_e0_ms],
+    ...(r.cold.bun_e0_ms === null ? [] : [['bun -e 0', r.cold.bun_e0_ms] as const]),
+  ] as const;
   lines.push(
     table(
       ['<server', 'median ms', 'x node -e 0', 'tools/list B', 'RSS after init MB'],
-      r.cold.rows.map((x) => [
-        x.name,
-        x.median_ms,
-        `${x.ratio_node}×`,
-        x.tools_list_bytes.toLocaleString('en-US'),
-        x.rss_after_initialize_mb,
-      ]),
+      [
+        ...runtimes.map(([name, ms]) => [name, ms, `${round(ms / r.cold.node_e0_ms, 2)}×`, '-', '-']),
+        ...r.cold.rows.map((x) => [
+          x.name,
+          x.median_ms,
+          `${x.ratio_node}×`,
+          x.tools_list_bytes.toLocaleString('en-US'),
+          x.rss_after_initialize_mb,
+        ]),
+      ],
     ),
   );
   lines.push(
@@ -581,6 +637,8 @@ async function main(): Promise<void> {
     const r = await besidePeers({
       cli,
       exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
+      bun: join(REPO, 'node_modules', '.bin', 'bun'),
+      bunExe: join(REPO, 'dist', `ralph-mcp-bun-${process.platform}-${process.arch}`),
       recipes: ['braindump', 'yap', 'ramble', 'discuss', 'task_execution', 'opus_review', 'enrichment', 'worker'],
       cold: small,
       calls: big,

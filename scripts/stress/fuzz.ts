@@ -59,6 +59,8 @@ export interface FieldSpec {
   strict?: boolean;
   /** array: one ';'-separated string is accepted too (src/tools/fields.ts orSemicolons) */
   alsoString?: boolean;
+  /** record: its keys and its values (only the limits table reads them; the fuzzers leave records alone) */
+  entries?: { key: FieldSpec; value: FieldSpec };
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -114,6 +116,12 @@ export function describeSchema(schema: z.ZodType, path = ''): FieldSpec {
         describeSchema(v, path ? `${path}.${k}` : k),
       );
       break;
+    case 'record':
+      spec.entries = {
+        key: describeSchema(def.keyType, `${path}{key}`),
+        value: describeSchema(def.valueType, `${path}{}`),
+      };
+      break;
   }
   return spec;
 }
@@ -150,17 +158,23 @@ export function allFields(spec: FieldSpec): FieldSpec[] {
 
 export interface LimitRow {
   tool: string;
+  /** 'title', 'tasks[].title', 'tags[]'; a record's keys 'env{key}', its values 'env{}' */
   field: string;
   kind: 'characters' | 'items' | 'range';
   min?: number;
   max: number;
 }
 
-/** Every size limit in every tool's input schema: string lengths, list lengths, bounded numbers. */
-export function limitRows(): LimitRow[] {
+/**
+ * Every size limit in every tool's input schema: string lengths, list lengths, bounded numbers.
+ * `records`: a record's keys and values too (the reference lists them; the probes do not reach them).
+ */
+export function limitRows(opts: { records?: boolean } = {}): LimitRow[] {
   const rows: LimitRow[] = [];
   for (const t of TOOL_SPECS) {
-    for (const f of allFields(t.input)) {
+    const fields = allFields(t.input);
+    if (opts.records) fields.push(...fields.flatMap((f) => (f.entries ? [f.entries.key, f.entries.value] : [])));
+    for (const f of fields) {
       if (f.kind === 'string' && f.max !== undefined)
         rows.push({ tool: t.name, field: f.path, kind: 'characters', max: f.max });
       if (f.kind === 'array' && f.max !== undefined)

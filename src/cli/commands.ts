@@ -1,28 +1,41 @@
-import yargs, { type Argv } from 'yargs';
+import yargs, { type Argv, type InferredOptionType, type Options } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { StartupError } from '../domain/errors.js';
 import { packageVersion } from '../domain/packageInfo.js';
 import { RECIPE_NAMES } from '../registry/recipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
-import { SERVING_FLAGS, SESSION_FLAGS, type FlagSpec } from './flags.js';
+import { COMMANDS, type CommandFlag } from './commandTable.js';
+import type { Runtime } from './runtimes.js';
+import { SESSION_FLAGS } from './flags.js';
 import type { ServeArgv } from './serveArgs.js';
 import { commaList as list, defaultProject, fail, refuseServing, run, serveCommand, sessionOptions } from './launch.js';
 
 /**
  * The whole command line with yargs: every subcommand, --help, --version, and every error message. A
- * plain serving launch does not come here (main.ts parses it with node:util and serves at once).
+ * plain serving launch does not come here (main.ts parses it with node:util and serves at once). Every
+ * command's description and flags come from the table (commandTable.ts); none is declared here.
  */
-const PROJECT = SESSION_FLAGS.project;
-const DB = SESSION_FLAGS.db;
+type Commands = typeof COMMANDS;
+type Flags<K extends keyof Commands> = Commands[K]['session'] extends true
+  ? typeof SESSION_FLAGS & Commands[K]['flags']
+  : Commands[K]['flags'];
+/** What yargs parses those flags into: its InferredOptionTypes, flag by flag (the table is wider than Options). */
+type Parsed<F> = { [P in keyof F]: F[P] extends Options ? InferredOptionType<F[P]> : unknown };
 
 /** The table's flags as yargs options: a flag with choices says no type (yargs' help lists the choices). */
-const asOptions = <T extends Record<string, FlagSpec>>(flags: T) =>
+const asOptions = (flags: Record<string, CommandFlag>) =>
   Object.fromEntries(
     Object.entries(flags).map(([name, { type, ...spec }]) => [name, spec.choices ? spec : { type, ...spec }]),
-  ) as unknown as { [K in keyof T]: T[K] & { choices?: string[] } };
+  );
 
-/** The flags that define a session: shared by serve, plan and config, which compute the same plan. */
-const sessionFlags = <T>(y: Argv<T>) => y.options(asOptions(SESSION_FLAGS));
+/**
+ * A command's flags from the table on yargs: the session flags first when it takes them. The options are
+ * built at run time, so yargs cannot type them: the type says what the table's own flags parse into.
+ */
+function flagsOf<T, K extends keyof Commands>(y: Argv<T>, name: K): Argv<T & Parsed<Flags<K>>> {
+  const { session, flags } = COMMANDS[name];
+  return y.options({ ...(session ? asOptions(SESSION_FLAGS) : {}), ...asOptions(flags) }) as never;
+}
 
 /** Set once the launch was refused: nothing is served after that. */
 let refused = false;
@@ -45,29 +58,15 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       ['serve', '$0'],
-      'Serve MCP over stdio for one session (the default command)',
-      (y) => sessionFlags(y).options(asOptions(SERVING_FLAGS)),
+      COMMANDS.serve.describe,
+      (y) => flagsOf(y, 'serve'),
       // yargs may still run the handler after its fail callback: a refused launch serves nothing.
       (argv) => (refused ? undefined : serveCommand(argv as unknown as ServeArgv)),
     )
     .command(
       'init',
-      "Create .ralph/db/ralph.db (Ralph's schema, metadata, default disciplines) and empty .ralph/learnings.txt and progress.txt",
-      (y) =>
-        y
-          .option('project', PROJECT)
-          .option('title', { type: 'string', describe: 'Project title (default: the directory name)' })
-          .option('description', { type: 'string', describe: 'Project description' })
-          .option('schema', {
-            choices: ['normalized', 'legacy'] as const,
-            default: 'normalized' as const,
-            describe: "normalized: Ralph's current schema; legacy: the one SPEC-070 was written against",
-          })
-          .option('disciplines', {
-            type: 'boolean',
-            default: true,
-            describe: "Seed Ralph's default disciplines (--no-disciplines: none)",
-          }),
+      COMMANDS.init.describe,
+      (y) => flagsOf(y, 'init'),
       (argv) =>
         run(async () => {
           const { initProject } = await import('../store/open/init.js');
@@ -86,17 +85,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'migrate',
-      "Move a legacy project to Ralph's current (normalized) schema; the original is kept as a backup beside it",
-      (y) =>
-        y
-          .option('project', PROJECT)
-          .option('db', DB)
-          .option('completed-from', {
-            choices: ['updated', 'created', 'now'] as const,
-            describe:
-              "Where a done task without a completed date (Ralph's head requires one) takes it from: " +
-              'its updated or created date, or today; recorded in ralph_mcp_audit',
-          }),
+      COMMANDS.migrate.describe,
+      (y) => flagsOf(y, 'migrate'),
       (argv) =>
         run(async () => {
           const { migrateProject, useBatchDefaults } = await import('./migrate.js');
@@ -107,17 +97,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'answer',
-      'Answer a question an agent asked (the ask signal); agents read it with get_answers',
-      (y) =>
-        y
-          .option('project', PROJECT)
-          .option('db', DB)
-          .option('question', {
-            type: 'number',
-            demandOption: true,
-            describe: 'The question id (get_answers, get_task open_questions)',
-          })
-          .option('text', { type: 'string', demandOption: true, describe: 'The answer' }),
+      COMMANDS.answer.describe,
+      (y) => flagsOf(y, 'answer'),
       (argv) =>
         run(async () => {
           const { answerQuestion } = await import('./answer.js');
@@ -131,9 +112,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'plan',
-      'Show the session plan (tools, instructions) that serve would use with the same flags',
-      (y) =>
-        sessionFlags(y).option('json', { type: 'boolean', describe: 'Stable JSON (schema/session-plan.schema.json)' }),
+      COMMANDS.plan.describe,
+      (y) => flagsOf(y, 'plan'),
       (argv) =>
         run(async () => {
           const { openSession } = await import('../session/open.js');
@@ -146,19 +126,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'config',
-      'Print (or --out write) the MCP client configuration that launches this session',
-      (y) =>
-        sessionFlags(y)
-          .option('format', {
-            choices: ['claude', 'vscode', 'cursor'] as const,
-            default: 'claude' as const,
-            describe: 'claude/cursor: {"mcpServers"}; vscode (also JetBrains): {"servers"}',
-          })
-          .option('out', { type: 'string', describe: 'Write to this file (atomically) instead of stdout' })
-          .option('api-port', {
-            type: 'number',
-            describe: "Ralph's local API port: the ralph-signals entry sends signals to Ralph's app (RALPH_API_PORT)",
-          }),
+      COMMANDS.config.describe,
+      (y) => flagsOf(y, 'config'),
       (argv) =>
         run(async () => {
           const { openSession } = await import('../session/open.js');
@@ -174,7 +143,12 @@ export async function runCommandLine(): Promise<void> {
             process.stderr.write(`ralph-mcp: warning: ${text}\n`);
           }
           try {
-            const extra = { context: argv.context, sessionId: argv['session-id'], apiPort: argv['api-port'] };
+            const extra = {
+              context: argv.context,
+              sessionId: argv['session-id'],
+              apiPort: argv['api-port'],
+              runtime: argv.runtime as Runtime | undefined,
+            };
             const text = `${JSON.stringify(buildConfig(plan, store, argv.format, argv.db, extra), null, 2)}\n`;
             if (argv.out) writeAtomically(argv.out, text);
             else print(text);
@@ -185,19 +159,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'tools',
-      'The tool registry as a table: category, read/write/destructive, recipes that allow each tool',
-      (y) =>
-        y
-          .option('recipe', { type: 'string', describe: 'Only the tools of this recipe' })
-          .option('project', {
-            type: 'string',
-            describe:
-              "Include this project's .ralph/mcp/recipes.json (default: $RALPH_PROJECT, else the current directory, if it has one)",
-          })
-          .option('read-only', {
-            type: 'boolean',
-            describe: 'Only the tools a --read-only session may serve (annotated readOnlyHint)',
-          }),
+      COMMANDS.tools.describe,
+      (y) => flagsOf(y, 'tools'),
       (argv) =>
         run(async () => {
           const { toolsTable } = await import('./toolsTable.js');
@@ -210,19 +173,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'overrides',
-      "Show or edit a discipline's additional_disabled tools; prints each recipe's resulting tool set",
-      (y) =>
-        y
-          .option('project', PROJECT)
-          .option('db', DB)
-          .option('discipline', { type: 'string', demandOption: true, describe: 'The discipline' })
-          .option('disable', {
-            type: 'string',
-            array: true,
-            describe: 'Tools to add to additional_disabled (comma-separated or repeated)',
-          })
-          .option('enable', { type: 'string', array: true, describe: 'Tools to remove from additional_disabled' })
-          .option('clear', { type: 'boolean', describe: 'Remove every override of this discipline' }),
+      COMMANDS.overrides.describe,
+      (y) => flagsOf(y, 'overrides'),
       (argv) =>
         run(async () => {
           const { overrides } = await import('./overrides.js');
@@ -241,8 +193,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'doctor',
-      'Check the project: database, integrity, schema, overrides, recipes, dependencies, state files, versions',
-      (y) => y.option('project', PROJECT).option('db', DB),
+      COMMANDS.doctor.describe,
+      (y) => flagsOf(y, 'doctor'),
       (argv) =>
         run(async () => {
           const { doctor } = await import('./doctor.js');
@@ -254,13 +206,8 @@ export async function runCommandLine(): Promise<void> {
     )
     .command(
       'repair',
-      'Remove dependencies on missing tasks or on the task itself (a dry run unless --apply); lists cycles to cut',
-      (y) =>
-        y.option('project', PROJECT).option('db', DB).option('apply', {
-          type: 'boolean',
-          default: false,
-          describe: 'Remove them (one transaction, recorded in ralph_mcp_audit); without it nothing is written',
-        }),
+      COMMANDS.repair.describe,
+      (y) => flagsOf(y, 'repair'),
       (argv) =>
         run(async () => {
           const { repairDependencies } = await import('./repair.js');

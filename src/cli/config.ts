@@ -1,13 +1,13 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { StartupError } from '../domain/errors.js';
-import { serverLaunch } from '../domain/packageInfo.js';
 import { resolveTools } from '../registry/enabled.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import type { SessionPlan } from '../session/plan.js';
 import { SIGNALS_RECIPE } from '../session/ralphEnv.js';
 import { filterArgs, removedByToolFilters } from '../session/toolFilters.js';
 import type { RalphStore } from '../store/store.js';
+import { launchFor, type Launch, type Runtime } from './runtimes.js';
 
 export const CONFIG_FORMATS = ['claude', 'vscode', 'cursor'] as const;
 export type ConfigFormat = (typeof CONFIG_FORMATS)[number];
@@ -23,14 +23,14 @@ interface StdioServer {
  * eight verbs) beside the others. This is that entry, served by ralph-mcp: no flags, Ralph's own
  * environment variables, the same session id as the "ralph" entry so both record one agent session.
  */
-function signalsEntry(plan: SessionPlan, sessionId: string, apiPort: number | undefined): StdioServer {
+function signalsEntry(plan: SessionPlan, launch: Launch, sessionId: string, apiPort: number | undefined): StdioServer {
   const env: Record<string, string> = {
     RALPH_TASK_ID: String(plan.task!.id),
     RALPH_SESSION_ID: sessionId,
     RALPH_DB_PATH: plan.project.dbPath,
   };
   if (apiPort !== undefined) env.RALPH_API_PORT = String(apiPort);
-  const { command, args } = serverLaunch();
+  const { command, args } = launch;
   // The tool flags narrow every server this configuration launches, the signal server too.
   return { command, args: [...args, ...filterArgs(plan.filters)], env };
 }
@@ -52,8 +52,14 @@ function signalsLeft(plan: SessionPlan): boolean {
 }
 
 /** This very server, started the same way wherever the client runs it from: absolute paths only. */
-function ralphEntry(plan: SessionPlan, dbOverride: string | undefined, extra: ConfigExtras): StdioServer {
-  const { command, args } = serverLaunch();
+function ralphEntry(
+  plan: SessionPlan,
+  launch: Launch,
+  dbOverride: string | undefined,
+  extra: ConfigExtras,
+): StdioServer {
+  const { command } = launch;
+  const args = [...launch.args];
   args.push('--project', plan.project.root);
   if (dbOverride) args.push('--db', plan.project.dbPath);
   // The context file carries more than the flags (disabled_tools, feature): pass it through, by absolute path.
@@ -112,6 +118,8 @@ export interface ConfigExtras {
   sessionId?: string | undefined;
   /** Ralph's local API port, for the signals entry (RALPH_API_PORT). */
   apiPort?: number | undefined;
+  /** What the entries run the server with (cli/runtimes.ts); this process's own way when unset. */
+  runtime?: Runtime | undefined;
 }
 
 /**
@@ -128,8 +136,9 @@ export function buildConfig(
   const signals = wantsSignals(plan);
   // Both entries must record one session: pin the id the plan made when none was given.
   const shared = signals ? { ...extra, sessionId: extra.sessionId ?? plan.scope.sessionId } : extra;
-  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, dbOverride, shared) };
-  if (signals) servers['ralph-signals'] = signalsEntry(plan, shared.sessionId!, extra.apiPort);
+  const launch = launchFor(extra.runtime);
+  const servers: Record<string, StdioServer> = { ralph: ralphEntry(plan, launch, dbOverride, shared) };
+  if (signals) servers['ralph-signals'] = signalsEntry(plan, launch, shared.sessionId!, extra.apiPort);
   Object.assign(servers, disciplineServers(store, plan.discipline));
   if (format === 'vscode') {
     return { servers: Object.fromEntries(Object.entries(servers).map(([name, s]) => [name, { type: 'stdio', ...s }])) };

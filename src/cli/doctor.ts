@@ -1,13 +1,13 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { Db } from '../db/database.js';
 import { RUNTIME } from '../db/sqlite.js';
+import { errnoWords } from '../domain/fileErrors.js';
 import { packageVersion } from '../domain/packageInfo.js';
 import { projectPaths } from '../domain/project.js';
 import { loadRecipes } from '../registry/projectRecipes.js';
 import { TOOL_NAMES } from '../registry/registry.js';
 import { readOverrides } from '../session/overrides.js';
-import { checkFileInProject } from '../domain/safeOpen.js';
 import { resolveTools } from '../registry/enabled.js';
 import { storeFor } from '../store/open/openStore.js';
 import { integrityCheck, OWN_SCHEMA_VERSION, schemaReadable, sqliteVersion } from '../store/open/inspect.js';
@@ -21,6 +21,7 @@ import {
 } from '../store/schema.js';
 import type { RalphStore } from '../store/store.js';
 import { DEPENDENCY_LABELS, dependencyChecks } from './doctorDependencies.js';
+import { databaseLocation, projectCheck, stateFileCheck, writableForSessions } from './doctorFiles.js';
 
 /**
  * ✓ passed, ✗ failed, – not run (what it needs failed first): a check that could not run never shows ✓.
@@ -66,24 +67,26 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
       'node',
       process.version + (Number(process.versions.node.split('.')[0]) >= 20 ? '' : ' (ralph-mcp needs >= 20)'),
     );
-  check('project', () => {
-    if (!existsSync(p.root) || !statSync(p.root).isDirectory()) throw new Error(`${p.root} is not a directory`);
-    if (!existsSync(p.ralphDir)) throw new Error(`${p.root} has no .ralph/ folder (ralph-mcp init creates one)`);
-    return p.root;
-  });
+  const project = check('project', () => projectCheck(p));
+  const noProject = 'the project folder or its .ralph/ failed its check';
 
   let db: Db | undefined;
-  check('database', () => {
-    if (!existsSync(p.dbPath)) throw new Error(`not found at ${p.dbPath} (ralph-mcp init creates it)`);
-    try {
-      db = Db.open(p.dbPath, { queryOnly: true });
-    } catch (err) {
-      throw new Error(cannotOpen(p.dbPath, err));
-    }
-    schemaReadable(db);
-    return `${p.dbPath} (readable)`;
-  });
-  if (existsSync(p.dbPath)) check('database writable', () => writableForSessions(p.dbPath));
+  let found = false;
+  // The database is looked for in .ralph/ only when that is a folder; --db names it wherever it is.
+  if (project || dbOverride !== undefined)
+    check('database', () => {
+      databaseLocation(p, dbOverride !== undefined);
+      found = true;
+      try {
+        db = Db.open(p.dbPath, { queryOnly: true });
+      } catch (err) {
+        throw new Error(cannotOpen(p.dbPath, err));
+      }
+      schemaReadable(db);
+      return `${p.dbPath} (readable)`;
+    });
+  else skip('database', noProject);
+  if (found) check('database writable', () => writableForSessions(p.dbPath));
   const needsDb = ['sqlite', 'integrity', 'schema', 'ralph-mcp tables', 'overrides', 'recipes', ...DEPENDENCY_LABELS];
   if (!db) {
     for (const label of needsDb) skip(label, 'the database could not be opened');
@@ -95,17 +98,9 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
     }
   }
   for (const f of [p.learningsFile, p.progressFile]) {
-    check(`state file ${f.slice(p.root.length + 1)}`, () => {
-      // What the tools would refuse (a link, a hard link, a FIFO, a folder leading out of the project)
-      // fails here too.
-      checkFileInProject(p.root, f, { oneName: true });
-      if (existsSync(f)) {
-        accessSync(f, constants.W_OK);
-        return 'writable';
-      }
-      accessSync(p.ralphDir, constants.W_OK);
-      return 'absent; will be created on first append';
-    });
+    const label = `state file ${f.slice(p.root.length + 1)}`;
+    if (project) check(label, () => stateFileCheck(p, f));
+    else skip(label, noProject);
   }
   const ok = checks.every((c) => c.outcome !== 'fail');
   const failed = checks.filter((c) => c.outcome === 'fail').length;
@@ -119,37 +114,23 @@ export function doctor(projectDir: string, dbOverride?: string): { ok: boolean; 
   return { ok, text: `${text}\n${summary}` };
 }
 
-/** The files a writing session needs to write: the database, its folder (journal files), and -wal/-shm if present. */
-function writableForSessions(dbPath: string): string {
-  const folder = dirname(dbPath);
-  const needed = [dbPath, folder, ...['-wal', '-shm'].map((x) => dbPath + x).filter((f) => existsSync(f))];
-  const denied = needed.filter((f) => {
-    try {
-      accessSync(f, constants.W_OK);
-      return false;
-    } catch {
-      return true;
-    }
-  });
-  if (denied.length === 0) return 'yes';
-  throw new Error(
-    `no: this user cannot write ${denied.join(', ')} (permissions, an immutable file or a read-only file system); sessions can read but answer every write with io_error. Make ${denied.length === 1 ? 'it' : 'them'} writable for the user the sessions run as`,
-  );
-}
-
 /** Why the database could not be opened even read-only, in words a person acts on. */
 function cannotOpen(dbPath: string, err: unknown): string {
   const message = (err as Error).message;
   const folder = dirname(dbPath);
-  let folderWritable = true;
+  let denied: string | undefined;
   try {
     accessSync(folder, constants.W_OK);
-  } catch {
-    folderWritable = false;
+  } catch (e) {
+    denied = String((e as { code?: unknown }).code ?? 'EACCES');
   }
   // SQLite reads a WAL database through its -shm file, which it must create when absent.
-  if (!folderWritable && !existsSync(`${dbPath}-shm`)) {
-    return `cannot be opened (${message}): SQLite needs ${basename(dbPath)}-shm beside a database in WAL mode and cannot create it, because this user cannot write ${folder}. Make the folder writable (or open the project once as a user who can)`;
+  if (denied && !existsSync(`${dbPath}-shm`)) {
+    const because =
+      denied === 'EROFS'
+        ? `${folder} is on a read-only file system (EROFS). Remount it read-write (or open the project once where it is writable)`
+        : `this user cannot write ${folder} (${errnoWords(denied)}, ${denied}). Make the folder writable (or open the project once as a user who can)`;
+    return `cannot be opened (${message}): SQLite needs ${basename(dbPath)}-shm beside a database in WAL mode and cannot create it, because ${because}`;
   }
   if (/not a database|malformed|corrupt/i.test(message))
     return `cannot be opened: ${message}; ${DAMAGED_NEXT_STEP(dbPath)}`;

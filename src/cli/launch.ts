@@ -1,4 +1,5 @@
 import { StartupError } from '../domain/errors.js';
+import { FS_ERRORS, verbOf } from '../domain/fileErrors.js';
 import type { ServeArgv } from './serveArgs.js';
 
 /**
@@ -24,18 +25,6 @@ export async function run(action: () => Promise<void> | void): Promise<void> {
   }
 }
 
-/** What the file system said, in words a person acts on. */
-const FS_ERRORS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'operation not permitted',
-  EROFS: 'the file system is read-only',
-  ENOTDIR: 'a part of the path is a file, not a directory',
-  EISDIR: 'it is a directory',
-  ENOSPC: 'no space left on the device',
-  ENOENT: 'no such file or directory',
-  EEXIST: 'it already exists',
-};
-
 /** A file-system or read-only-database failure as one actionable line; undefined for anything else. */
 export function inWords(err: unknown): string | undefined {
   const e = err as { code?: unknown; syscall?: unknown; path?: unknown; message?: unknown };
@@ -43,22 +32,13 @@ export function inWords(err: unknown): string | undefined {
   if (e.code.startsWith('SQLITE_READONLY')) {
     return `cannot write the database: it is read-only for this user or on this file system (${e.code}); check the permissions of the database file and of its folder (SQLite writes a journal beside it)`;
   }
-  const words = FS_ERRORS[e.code];
+  const words = FS_ERRORS[e.code]?.words;
   if (!words || typeof e.path !== 'string') return undefined;
-  const verb =
-    typeof e.syscall === 'string'
-      ? ((
-          { mkdir: 'create', open: 'open', rename: 'move', lstat: 'read', stat: 'read', unlink: 'remove' } as Record<
-            string,
-            string
-          >
-        )[e.syscall] ?? e.syscall)
-      : 'use';
   const fix =
     e.code === 'EACCES' || e.code === 'EPERM' || e.code === 'EROFS'
       ? '; run as a user who may write there, or choose another --project'
       : '';
-  return `cannot ${verb} ${e.path}: ${words} (${e.code})${fix}`;
+  return `cannot ${verbOf(e.syscall)} ${e.path}: ${words} (${e.code})${fix}`;
 }
 
 export const defaultProject = (): string => process.env.RALPH_PROJECT || process.cwd();

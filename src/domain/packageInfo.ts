@@ -52,9 +52,15 @@ export const schemaText = (name: string): string => packageText(`schema/${name}`
  */
 export function serverLaunch(): { command: string; args: string[] } {
   if (isSingleExecutable()) return { command: process.execPath, args: [] };
-  const bundle = join(packageRoot(), 'dist', 'ralph-mcp.js');
-  return {
-    command: process.execPath,
-    args: [existsSync(bundle) ? bundle : join(packageRoot(), 'dist', 'src', 'startup', 'cli.js')],
-  };
+  return { command: process.execPath, args: [bundleOnDisk().script] };
+}
+
+/**
+ * The installed package's dist/ folder (where a build also puts its single executables) and the script a
+ * runtime starts the server from: the bundle, or tsc's cli.js in a checkout built without it.
+ */
+export function bundleOnDisk(): { dir: string; script: string } {
+  const dir = join(packageRoot(), 'dist');
+  const bundle = join(dir, 'ralph-mcp.js');
+  return { dir, script: existsSync(bundle) ? bundle : join(dir, 'src', 'startup', 'cli.js') };
 }

@@ -8,6 +8,7 @@ import {
   readSync,
   realpathSync,
   unlinkSync,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, sep } from 'node:path';
 
@@ -65,25 +66,24 @@ function checkFolder(root: string, file: string): void {
   }
 }
 
+/** What a file that is not a regular one is, in words. */
+function kindOf(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'a special file';
+}
+
 /** After the open: what the descriptor really is (fstat of the descriptor, not the path: no race with a swap). */
 function checkOpened(root: string, file: string, fd: number): number {
   const st = fstatSync(fd);
-  if (!st.isFile()) {
-    const kind = st.isDirectory()
-      ? 'a directory'
-      : st.isFIFO()
-        ? 'a FIFO (named pipe)'
-        : st.isSocket()
-          ? 'a socket'
-          : st.isCharacterDevice() || st.isBlockDevice()
-            ? 'a device'
-            : 'not a regular file';
+  if (!st.isFile())
     throw new UnsafeFileError(
       file,
       'not_regular',
-      `is ${kind}, not a regular file; refusing to use it (replace it with a plain text file)`,
+      `is ${kindOf(st)}, not a regular file; refusing to use it (replace it with a plain text file)`,
     );
-  }
   // A second name for the same inode may lie anywhere on the file system (a hard link passes every check
   // of a path): appends would land there and reads return it. Refused like a symbolic link.
   if (st.nlink > 1) throw hardLink(file, st.nlink);
@@ -115,7 +115,8 @@ export function checkFileInProject(root: string, file: string, opts: { oneName?:
       'symlink',
       'is a symbolic link; refusing to follow it (replace it with the file itself)',
     );
-  if (!st.isFile()) throw new UnsafeFileError(file, 'not_regular', 'is not a regular file; refusing to use it');
+  if (!st.isFile())
+    throw new UnsafeFileError(file, 'not_regular', `is ${kindOf(st)}, not a regular file; refusing to use it`);
   if (opts.oneName && st.nlink > 1) throw hardLink(file, st.nlink);
 }
 

@@ -11,6 +11,7 @@ import { ToolError } from '../domain/errors.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { Session } from '../session/session.js';
 import { handle } from './handle.js';
+import { REQUEST_BOUNDS } from '../domain/limits.js';
 
 /**
  * Prompts: `task_brief` (a task, what its dependencies produced, its feature's knowledge, and how to
@@ -67,7 +68,7 @@ export function promptsFor(plan: SessionPlan): Prompt[] {
  * task's own most recent, and, shared among its dependencies, theirs; each body cut to `body`. Comments
  * past a budget are left out, and the brief says how many.
  */
-export const BRIEF_BUDGET = { comments: 20_000, dependencyComments: 20_000, body: 4_000 } as const;
+export const BRIEF_BUDGET = REQUEST_BOUNDS.brief;
 
 type BriefComment = { author: string; created: string | null; body: string };
 

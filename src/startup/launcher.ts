@@ -8,6 +8,7 @@
  */
 import {
   closeSync,
+  existsSync,
   readdirSync,
   readFileSync,
   readSync,
@@ -126,13 +127,26 @@ function runWithCodeCache(): void {
   runBundle(script.runInThisContext() as BundleMain);
 }
 
-leanStartup();
-// Bun compiles with JavaScriptCore, not V8: no V8 code cache to keep.
-if (typeof (process.versions as Record<string, string | undefined>).bun === 'string') {
-  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = 'off';
-  runBundle(
-    vm.runInThisContext(readFileSync(payload, 'utf8').replace(/^#!.*/, ''), { filename: payload }) as BundleMain,
-  );
-} else {
-  runWithCodeCache();
+/**
+ * Under Bun (JavaScriptCore: no V8 code cache to keep), the bundle Bun built with its bytecode
+ * (scripts/bundle-bun.mjs), which Bun loads without parsing when the same Bun version made it; without
+ * that bundle (a build without Bun), the Node bundle, compiled at each start.
+ */
+function runUnderBun(): void {
+  const bunBundle = join(here, 'ralph-mcp.bun.js');
+  const built = existsSync(bunBundle);
+  (globalThis as { __ralphCodeCache?: string }).__ralphCodeCache = !built
+    ? 'off'
+    : existsSync(`${bunBundle}.jsc`)
+      ? 'bun bytecode'
+      : 'bun source';
+  if (built) createRequire(payload)(bunBundle);
+  else
+    runBundle(
+      vm.runInThisContext(readFileSync(payload, 'utf8').replace(/^#!.*/, ''), { filename: payload }) as BundleMain,
+    );
 }
+
+leanStartup();
+if (typeof (process.versions as Record<string, string | undefined>).bun === 'string') runUnderBun();
+else runWithCodeCache();

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
+import './embeddedFiles.js';
 import { cacheDir, holdsExactly, openOwnFile } from './cacheDir.js';
 import '../cli/serve.js';
 import { main } from '../cli/main.js';

@@ -1,4 +1,5 @@
 import { ToolError } from '../domain/errors.js';
+import { REQUEST_BOUNDS } from '../domain/limits.js';
 
 /**
  * Ralph stores list-valued columns as JSON arrays in TEXT. Rows written by older Ralph versions or by
@@ -59,7 +60,7 @@ export const toJson = (v: unknown): string => JSON.stringify(v);
  * How many items of one stored list a read returns: Ralph (or anyone with SQL) may store lists of any
  * length, so a read shows the first LIST_READ_MAX and says that it cut (Task.truncated_lists).
  */
-export const LIST_READ_MAX = 1000;
+export const LIST_READ_MAX = REQUEST_BOUNDS.storedListItems;
 
 /** Above this many characters a JSON list is scanned item by item, only as far as needed. */
 const SCAN_FROM = 64 * 1024;

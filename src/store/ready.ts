@@ -1,3 +1,4 @@
+import { REQUEST_BOUNDS } from '../domain/limits.js';
 /**
  * Which pending task a claim takes, and how many it could have taken, on either generation. The pick walks
  * an index of ours in claim order (priority rank, then id) and stops at the first ready task, so a claim
@@ -9,7 +10,7 @@ export const priorityRank = (column: string): string =>
   `(CASE ${column} WHEN 'critical' THEN 0 WHEN 'high' THEN 1 WHEN 'medium' THEN 2 WHEN 'low' THEN 3 ELSE 4 END)`;
 
 /** `ready_remaining` counts up to this many (a pool of agents needs "plenty", not the exact figure). */
-export const READY_COUNT_MAX = 1000;
+export const READY_COUNT_MAX = REQUEST_BOUNDS.readyCount;
 
 /**
  * `from` names the task rows `t`-style as `alias`; `where` is every condition for a task to be ready.

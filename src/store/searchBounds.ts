@@ -1,3 +1,5 @@
+import { REQUEST_BOUNDS } from '../domain/limits.js';
+
 /**
  * What bounds one search's cost, since no other session is answered while it runs: only the newest `window`
  * matches are ranked (for the title and for all columns separately, so title matches are never crowded out),
@@ -9,8 +11,8 @@
  * batches, which keeps the FTS5 index to fewer segments).
  */
 export const SEARCH_BOUNDS = {
-  window: 300,
-  budgetMs: 60,
+  window: REQUEST_BOUNDS.search.window,
+  budgetMs: REQUEST_BOUNDS.search.budgetMs,
   catchUpRows: 200,
   sliceRows: 100,
   pendingTitles: 32,

@@ -5,6 +5,7 @@ import { once, READ, defineTool } from '../toolkit/tool.js';
 import { LIMITS } from './fields.js';
 import { problemsAnswer, problemsShape } from './dependencies.js';
 import { requireFeature } from './lookups.js';
+import { PAGES } from '../domain/limits.js';
 
 /**
  * The blocked view (beads' `blocked`): the tasks held up and what holds each, a page at a time. Two
@@ -13,7 +14,7 @@ import { requireFeature } from './lookups.js';
  * for their dependencies to be done. Every list and text in a row is bounded (BLOCKED_BOUNDS).
  */
 
-const PAGE = { default: 20, max: 100 } as const;
+const PAGE = PAGES['blocked_tasks.limit'];
 
 const BlockedOut = once(() =>
   z.object({

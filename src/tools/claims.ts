@@ -9,6 +9,7 @@ import { sessionNote } from './comments.js';
 import { text, taskId } from './fields.js';
 import { requireTask, requireTaskHead, sessionTask } from './lookups.js';
 import { CommentOut, TaskOut } from './shapes.js';
+import { PAGES } from '../domain/limits.js';
 
 /**
  * Claims with leases, in our own ralph_mcp_claims: Ralph's agent_sessions row has one task_id and is
@@ -298,7 +299,7 @@ export function releaseOnClose(ctx: ToolContext, why: string): void {
 
 // ---- task_history ---------------------------------------------------------------------------
 
-const HISTORY_PAGE = { default: 50, max: 200 } as const;
+const HISTORY_PAGE = PAGES['task_history.limit'];
 
 export const taskHistory = defineTool({
   name: 'task_history',

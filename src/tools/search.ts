@@ -5,6 +5,9 @@ import { LIMITS, status } from './fields.js';
 import { SEARCH_BOUNDS } from '../store/searchBounds.js';
 import { taskQuery } from './tasks.js';
 import { fieldsArg, pickRow, rowKeys } from './rowFields.js';
+import { PAGES, REQUEST_BOUNDS } from '../domain/limits.js';
+
+const PAGE = PAGES['search_tasks.limit'];
 
 /**
  * search_tasks: ranked full-text search (SQLite FTS5, bm25) over titles, descriptions, hints,
@@ -18,7 +21,7 @@ import { fieldsArg, pickRow, rowKeys } from './rowFields.js';
  * expands to: at most `terms` distinct words, and a word shorter than `prefixMin` matches only whole
  * ("a*" expands to every word starting with a).
  */
-export const QUERY_BOUNDS = { terms: 8, prefixMin: 4 } as const;
+export const QUERY_BOUNDS = { terms: REQUEST_BOUNDS.search.words, prefixMin: REQUEST_BOUNDS.search.prefixMin } as const;
 
 /**
  * The caller's words, each quoted as an FTS5 string (with a prefix star from QUERY_BOUNDS.prefixMin
@@ -74,7 +77,7 @@ export const searchTasks = defineTool({
       status: status().optional(),
       feature: z.string().max(LIMITS.name).optional(),
       discipline: z.string().max(LIMITS.name).optional(),
-      limit: z.number().int().min(1).max(100).optional().describe('1-100, default 20'),
+      limit: z.number().int().min(1).max(PAGE.max).optional().describe(`1-${PAGE.max}, default ${PAGE.default}`),
       fields: fieldsArg(),
     }),
   output: () =>
@@ -99,7 +102,7 @@ export const searchTasks = defineTool({
     const behind = ctx.store.search.catchUp(SEARCH_BOUNDS.catchUpRows);
     // One time budget for the whole call: the any-word fallback gets what the all-word search left.
     const started = performance.now();
-    const limit = args.limit ?? 20;
+    const limit = args.limit ?? PAGE.default;
     const run = (q: string) =>
       ctx.store.search.searchTasks(
         q,

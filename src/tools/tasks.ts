@@ -25,6 +25,7 @@ import {
 } from './claims.js';
 import { fieldsArg, keeps, pickRow, rowKeys } from './rowFields.js';
 import { isoTime } from '../domain/time.js';
+import { PAGES } from '../domain/limits.js';
 
 export const loadTask = (ctx: Pick<ToolContext, 'store'>, id: number) => requireTask(ctx.store, id);
 
@@ -42,8 +43,7 @@ export function taskQuery(ctx: Pick<ToolContext, 'store'>, given: TaskQuery): Ta
 
 // ---- list_tasks ----------------------------------------------------------------------------
 
-const PAGE_DEFAULT = 50;
-const PAGE_MAX = 500;
+const { default: PAGE_DEFAULT, max: PAGE_MAX } = PAGES['list_tasks.limit'];
 
 /**
  * A list of values; one value alone is read as a list of one. Not a union, which would list every value
@@ -208,7 +208,7 @@ export const listTasks = defineTool({
 
 // ---- next_tasks ----------------------------------------------------------------------------
 
-export const NEXT_MAX = 20;
+export const NEXT_MAX = PAGES['next_tasks.limit'].max;
 /** The keys of a next_tasks row `fields` may name. */
 const NEXT_FIELDS = [...ROW_FIELDS, 'takes_over'];
 
@@ -226,7 +226,13 @@ export const nextTasks = defineTool({
     z.strictObject({
       discipline: z.string().max(LIMITS.name).optional().describe("Default: the session's"),
       feature: z.string().max(LIMITS.name).optional(),
-      limit: z.number().int().min(1).max(NEXT_MAX).optional().describe(`1-${NEXT_MAX} (default 5)`),
+      limit: z
+        .number()
+        .int()
+        .min(1)
+        .max(NEXT_MAX)
+        .optional()
+        .describe(`1-${NEXT_MAX} (default ${PAGES['next_tasks.limit'].default})`),
       fields: fieldsArg(),
     }),
   output: () =>
@@ -295,7 +301,7 @@ export const nextTasks = defineTool({
  * Comments a get_task answer holds: the most recent, a page at a time, since a task may have any
  * number. Older pages by `comments_before`.
  */
-export const COMMENT_PAGE = { default: 20, max: 100 } as const;
+export const COMMENT_PAGE = PAGES['get_task.comment_limit'];
 
 export const getTask = defineTool({
   name: 'get_task',

@@ -33,6 +33,7 @@ import {
   namedUnfinished,
   type TookOver,
 } from './claims.js';
+import { PAGES } from '../domain/limits.js';
 
 /**
  * Tools for what agents actually run into (SPEC-070's scenarios): a blocker upstream, stale context,
@@ -122,7 +123,7 @@ export const signalAbort = defineTool({
 
 // ---- get_dependency_details ----------------------------------------------------------------
 
-const DEPTH_DEFAULT = 3;
+const DEPTH = PAGES['get_dependency_details.depth'];
 const MAX_NODES = 100;
 const COMMENTS_PER_TASK = 20;
 
@@ -135,7 +136,7 @@ export const getDependencyDetails = defineTool({
   input: () =>
     z.strictObject({
       id: taskId(),
-      depth: z.number().int().min(1).max(10).optional().describe(`Levels to follow (default ${DEPTH_DEFAULT})`),
+      depth: z.number().int().min(1).max(DEPTH.max).optional().describe(`Levels to follow (default ${DEPTH.default})`),
     }),
   output: () =>
     z.object({
@@ -158,7 +159,7 @@ export const getDependencyDetails = defineTool({
   handler(args, ctx) {
     const { store } = ctx;
     const root = loadTask(ctx, args.id);
-    const maxDepth = args.depth ?? DEPTH_DEFAULT;
+    const maxDepth = args.depth ?? DEPTH.default;
     const seen = new Set<number>([root.id]);
     const out: {
       id: number;

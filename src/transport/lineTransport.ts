@@ -6,12 +6,13 @@ import { readLine } from './jsonRpcLine.js';
 import { HeldUpdates } from './heldUpdates.js';
 import { LineReader } from './lineReader.js';
 import { wireLine } from './wire.js';
+import { REQUEST_BOUNDS } from '../domain/limits.js';
 
 /**
  * The longest line (one JSON-RPC message) read from a client: the SDK's own read-buffer limit.
  * The largest legitimate call (every field of spawn_subtasks at its limit) is a fraction of it.
  */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = REQUEST_BOUNDS.messageBytes;
 
 /**
  * Backpressure, per connection, in bytes: no further request is read (nor computed) while

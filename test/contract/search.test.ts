@@ -253,6 +253,46 @@ contract('search_tasks', (env) => {
     assert.equal(full.index_behind, undefined);
   });
 
+  /**
+   * More matches than the ranking window (a word in many tasks): the title matches come first however old
+   * they are, a page they fill holds nothing else, and the rest of a page they do not fill is the newest
+   * other matches, ranked.
+   */
+  test('a word in more tasks than the window: title matches first, however old', async () => {
+    const s = await env.open({ recipe: 'yap' });
+    const W = SEARCH_BOUNDS.window;
+    const many = (word: string, from: number, inTitle: number) => [
+      ...Array.from({ length: inTitle }, (_, i) => ({ id: from + i, title: `${word} pen ${i}`, description: 'Zoo' })),
+      ...Array.from({ length: W + 50 }, (_, i) => ({
+        id: from + 1000 + i,
+        title: `Enclosure ${i}`,
+        description: `Feed the ${word}`,
+      })),
+    ];
+    tasks(s, [...many('Quokka', 2001, 30), ...many('Wombat', 4001, 3)]);
+    const find = (query: string) => s.ok('search_tasks', { query, limit: 20 });
+    for (let i = 0; i < 20 && (await find('quokka')).index_behind !== undefined; i++);
+
+    const full = await find('quokka');
+    assert.equal(full.results.length, 20);
+    for (const r of full.results) assert.match(r.title, /^Quokka pen/, JSON.stringify(r));
+
+    const few = await find('wombat');
+    assert.deepEqual(
+      ids(few)
+        .slice(0, 3)
+        .sort((a, b) => a - b),
+      [4001, 4002, 4003],
+      'the three title matches first, older than every other match',
+    );
+    const rest = few.results.slice(3);
+    assert.equal(rest.length, 17);
+    for (const r of rest) {
+      assert.match(r.title, /^Enclosure/, JSON.stringify(r));
+      assert.ok(r.id >= 4001 + 1000 + 50, `${r.id} is among the newest ${W} matches`);
+    }
+  });
+
   test('a server catches up between requests, a slice per turn of its event loop', async () => {
     const s = await env.open({ recipe: 'braindump' });
     walruses(s);

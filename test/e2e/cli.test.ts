@@ -2,11 +2,22 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import Ajv2020 from 'ajv/dist/2020.js';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Project } from '../../src/domain/project.js';
-import { FIXTURE_SKIP, FIXTURES, REPO, SERVER_RUNTIME } from '../helpers/env.js';
+import {
+  BUN,
+  BUN_EXE_BUILT,
+  CLI,
+  EXE_BUILT,
+  FIXTURE_SKIP,
+  FIXTURES,
+  launchOfRuntime,
+  REPO,
+  SERVER_RUNTIME,
+  UNDER_BUN,
+} from '../helpers/env.js';
 import { fixtureProject, query, sampleProject, setOverrides, sql, tempDir } from '../helpers/project.js';
 import { runCli, startSession } from '../helpers/server.js';
 import { RECIPES, RECIPE_TOOLS } from '../helpers/spec.js';
@@ -114,6 +125,66 @@ describe('config: the client configuration that launches the session', () => {
     });
   }
 
+  test('--runtime: node or bun on the bundle, the executable built beside it, or the fastest found; each entry serves', async () => {
+    const entry = (runtime: string, env: NodeJS.ProcessEnv = {}) => {
+      const r = runCli(['config', '--project', project.root, '--recipe', 'yap', '--runtime', runtime], env);
+      const ralph = r.status === 0 ? (json(r.stdout).mcpServers.ralph as { command: string; args: string[] }) : null;
+      return {
+        status: r.status,
+        stderr: r.stderr,
+        launch: ralph && { command: ralph.command, args: ralph.args.slice(0, -4) },
+      };
+    };
+    const toolsVia = async (launch: { command: string; args: string[] }) => {
+      const client = new Client({ name: 'runtime-test', version: '0' });
+      const args = [...launch.args, '--project', project.root, '--recipe', 'yap'];
+      const { command } = launch;
+      await client.connect(new StdioClientTransport({ command, args, cwd: tempDir(), env: {}, stderr: 'ignore' }));
+      try {
+        return (await client.listTools()).tools.map((t) => t.name);
+      } finally {
+        await client.close();
+      }
+    };
+    if (SERVER_RUNTIME === 'exe' || SERVER_RUNTIME === 'bunexe') {
+      // A single executable has no bundle beside it: it can only name itself.
+      for (const runtime of ['exe', 'auto']) assert.deepEqual(entry(runtime).launch, launchOfRuntime());
+      for (const runtime of ['node', 'bun']) {
+        const r = entry(runtime);
+        assert.equal(r.status, 2);
+        assert.match(r.stderr, new RegExp(`--runtime ${runtime}: this is a single executable`));
+      }
+      return;
+    }
+    // PATHs: one with bun (a link to the devDependency's), one with node's folder, one with neither.
+    const withBun = tempDir();
+    symlinkSync(realpathSync(BUN), join(withBun, 'bun'));
+    const none = tempDir();
+    const bunOnPath = { command: UNDER_BUN ? realpathSync(BUN) : join(withBun, 'bun'), args: [CLI] };
+    const nodeOnPath = { command: UNDER_BUN ? join(dirname(process.execPath), 'node') : process.execPath, args: [CLI] };
+    assert.deepEqual(entry('bun', { PATH: withBun }).launch, bunOnPath);
+    assert.deepEqual(entry('node', { PATH: dirname(process.execPath) }).launch, nodeOnPath);
+    const missing = entry(UNDER_BUN ? 'node' : 'bun', { PATH: none });
+    assert.deepEqual(
+      [missing.status, missing.stderr],
+      [
+        2,
+        `ralph-mcp: error: --runtime ${UNDER_BUN ? 'node' : 'bun'}: no ${UNDER_BUN ? 'node' : 'bun'} found on PATH\n`,
+      ],
+    );
+    // The executables a build puts beside the bundle, Bun's first: what exe and auto name when present.
+    const built = [BUN_EXE_BUILT, EXE_BUILT].find((f) => existsSync(f));
+    const exe = entry('exe', { PATH: none });
+    if (built) assert.deepEqual(exe.launch, { command: built, args: [] });
+    else assert.match(exe.stderr, /--runtime exe: no single executable beside the bundle/);
+    const fastest = existsSync(BUN_EXE_BUILT) ? { command: BUN_EXE_BUILT, args: [] } : bunOnPath;
+    assert.deepEqual(entry('auto', { PATH: withBun }).launch, fastest);
+    // Each runs from an unrelated directory with no PATH, serving what this runtime serves.
+    const tools = await toolsVia(launchOfRuntime());
+    for (const launch of [bunOnPath, nodeOnPath, ...(built ? [{ command: built, args: [] }] : [])])
+      assert.deepEqual(await toolsVia(launch), tools, launch.command);
+  });
+
   test('--out writes the file atomically (no temp file left behind)', () => {
     const dir = tempDir();
     const out = join(dir, 'mcp.json');
@@ -212,10 +283,7 @@ describe('doctor', () => {
       assert.match(r.stdout, /✓ integrity +ok\n/);
       assert.match(r.stdout, /all checks passed\n$/);
       // The runtime serving it, and so which SQLite driver (run under Bun too: scripts/run-tests.mjs).
-      assert.match(
-        r.stdout,
-        SERVER_RUNTIME === 'bun' ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./,
-      );
+      assert.match(r.stdout, UNDER_BUN ? /\n✓ bun +\d+\.\d+\.\d+ \(SQLite through bun:sqlite\)\n/ : /\n✓ node +v\d+\./);
     });
   }
 

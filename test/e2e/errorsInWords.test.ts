@@ -29,7 +29,7 @@ test('--project naming a file: serve, doctor and init say so (exit 2, one line, 
   );
   const doctor = runCli(['doctor', '--project', file]);
   assert.equal(doctor.status, 1, 'doctor reports, it does not crash');
-  assert.match(doctor.stdout, /is not a directory/);
+  assert.match(doctor.stdout, /✗ project +\S+ is a file, not a directory: --project names the project's folder/);
 });
 
 test('inWords: permissions, read-only file systems and read-only databases', () => {

@@ -3,7 +3,9 @@ import { RECIPE_TOOLS } from '../helpers/spec.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { GENERATIONS } from '../../src/store/records.js';
 import { sampleProject, tempDir } from '../helpers/project.js';
+import { legacyInvariants, normalizedInvariants, ralphTask } from '../helpers/ralphRead.js';
 import { startSession } from '../helpers/server.js';
 
 test('a task_execution session lists its tools, reads its task, and logs each call to stderr', async () => {
@@ -52,3 +54,21 @@ test('--log-file sends the logs to a file and leaves stderr quiet', async () => 
   assert.match(text, /"msg":"session started"/);
   assert.match(text, /"tool":"list_tasks".*"outcome":"ok"/);
 });
+
+// Through every runtime's SQLite driver (run again under Bun and as each executable: scripts/run-tests.mjs).
+for (const generation of GENERATIONS) {
+  test(`${generation}: a created task is what Ralph reads back from the database`, async () => {
+    const p = sampleProject(generation);
+    const s = await startSession(p, ['--recipe', 'braindump']);
+    let id: number;
+    try {
+      const args = { feature: 'search', discipline: 'backend', title: 'Typo-tolerant search' };
+      id = (await s.ok<{ task: { id: number } }>('create_task', args)).task.id;
+    } finally {
+      await s.close();
+    }
+    const task = ralphTask(p.dbPath, id);
+    assert.deepEqual([task?.title, task?.status], ['Typo-tolerant search', 'draft']);
+    assert.deepEqual((generation === 'legacy' ? legacyInvariants : normalizedInvariants)(p.dbPath), []);
+  });
+}

@@ -54,20 +54,33 @@ export const HEAD_FIXTURE_SKIP = fixtureSkip(
 
 /**
  * What runs the server in the end-to-end helpers: `node` (default: Node on dist/ralph-mcp.js), `bun`
- * (Bun on the same file; BUN names its binary, else the bun devDependency) or `exe` (the single
- * executable, RALPH_MCP_TEST_EXE, else dist/ralph-mcp-linux-x64). scripts/run-tests.mjs runs the core
- * end-to-end files once more under each of the other two.
+ * (Bun on the same file; BUN names its binary, else the bun devDependency), `exe` (the Node single
+ * executable, RALPH_MCP_TEST_EXE, else dist/ralph-mcp-linux-x64) or `bunexe` (the Bun single
+ * executable, RALPH_MCP_TEST_BUN_EXE: scripts/run-tests.mjs copies dist/ralph-mcp-bun-linux-x64 into a
+ * directory with no node_modules above it and runs the tests with no `node` on PATH).
+ * scripts/run-tests.mjs runs the end-to-end files once more under each of the other three.
  */
-export const SERVER_RUNTIME = (process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') as 'node' | 'bun' | 'exe';
-if (!['node', 'bun', 'exe'].includes(SERVER_RUNTIME))
-  throw new Error(`RALPH_MCP_TEST_RUNTIME must be node, bun or exe, got ${SERVER_RUNTIME}`);
+export const SERVER_RUNTIME = (process.env.RALPH_MCP_TEST_RUNTIME ?? 'node') as 'node' | 'bun' | 'exe' | 'bunexe';
+if (!['node', 'bun', 'exe', 'bunexe'].includes(SERVER_RUNTIME))
+  throw new Error(`RALPH_MCP_TEST_RUNTIME must be node, bun, exe or bunexe, got ${SERVER_RUNTIME}`);
+/** Whether the server runs under Bun (bun:sqlite its driver): Bun on the bundle, or the Bun executable. */
+export const UNDER_BUN = SERVER_RUNTIME === 'bun' || SERVER_RUNTIME === 'bunexe';
 export const BUN = process.env.BUN ?? join(REPO, 'node_modules', '.bin', 'bun');
 export const EXE = process.env.RALPH_MCP_TEST_EXE ?? join(REPO, 'dist', 'ralph-mcp-linux-x64');
+/** The single executables as built beside the bundle (npm run build:exe, npm run build:exe:bun). */
+export const EXE_BUILT = join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`);
+export const BUN_EXE_BUILT = join(REPO, 'dist', `ralph-mcp-bun-${process.platform}-${process.arch}`);
+const BUN_EXE_COPY = process.env.RALPH_MCP_TEST_BUN_EXE;
+if (SERVER_RUNTIME === 'bunexe' && !BUN_EXE_COPY)
+  throw new Error(
+    'RALPH_MCP_TEST_RUNTIME=bunexe runs through scripts/run-tests.mjs, which copies the Bun executable apart (RALPH_MCP_TEST_BUN_EXE)',
+  );
 
 /** The command line that runs the server with `args` under SERVER_RUNTIME. */
 export function serverCommand(args: readonly string[]): { command: string; args: string[] } {
   if (SERVER_RUNTIME === 'bun') return { command: BUN, args: [CLI, ...args] };
   if (SERVER_RUNTIME === 'exe') return { command: EXE, args: [...args] };
+  if (SERVER_RUNTIME === 'bunexe') return { command: BUN_EXE_COPY!, args: [...args] };
   return { command: process.execPath, args: [CLI, ...args] };
 }
 
@@ -75,5 +88,6 @@ export function serverCommand(args: readonly string[]): { command: string; args:
 export function launchOfRuntime(): { command: string; args: string[] } {
   if (SERVER_RUNTIME === 'bun') return { command: realpathSync(BUN), args: [CLI] };
   if (SERVER_RUNTIME === 'exe') return { command: EXE, args: [] };
+  if (SERVER_RUNTIME === 'bunexe') return { command: BUN_EXE_COPY!, args: [] };
   return { command: process.execPath, args: [CLI] };
 }

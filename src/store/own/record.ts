@@ -1,6 +1,7 @@
 import type { Db } from '../../db/database.js';
 import { timestamp } from '../../domain/rules.js';
 import type { Writer } from '../store.js';
+import { REQUEST_BOUNDS } from '../../domain/limits.js';
 
 /**
  * The session record in our own tables: a ralph_mcp_audit row per writing or refused call, in the same
@@ -11,7 +12,7 @@ import type { Writer } from '../store.js';
  * What one audit row may hold, in UTF-8 bytes: refused calls are recorded too, so an unknown tool name or
  * arguments of any size would otherwise go whole into the database, even in a read-only session.
  */
-export const AUDIT_BOUNDS = { toolBytes: 64, argsBytes: 4096 } as const;
+export const AUDIT_BOUNDS = REQUEST_BOUNDS.audit;
 
 /** `text` cut to at most `max` UTF-8 bytes (marker included), never inside a character. */
 export function capUtf8(text: string, max: number): string {

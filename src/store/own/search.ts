@@ -80,6 +80,13 @@ export const queuedCount = (db: Db): number =>
 export const BM25 = 'bm25(ralph_mcp_search, 10.0, 4.0, 2.0, 2.0, 1.0)';
 /** Negative exactly when the title holds a match (every other column weighs nothing). */
 const TITLE_BM25 = 'bm25(ralph_mcp_search, 1.0, 0.0, 0.0, 0.0, 0.0)';
+/** A window's columns: each match's id and bm25 (RANKED_TITLE: and, by its sign, whether its title matched). */
+const RANKED = `ralph_mcp_search.rowid AS id, ${BM25} AS score`;
+const RANKED_TITLE = `${RANKED}, ${TITLE_BM25} AS t`;
+/** The index's newest row (a task's id is its rowid). */
+const NEWEST = '(SELECT rowid FROM ralph_mcp_search ORDER BY rowid DESC LIMIT 1)';
+/** A match among the newest @recent tasks. */
+const IN_RECENT = `AND ralph_mcp_search.rowid > ${NEWEST} - CAST(@recent AS INTEGER)`;
 const COLUMNS = ['title', 'description', 'hints', 'acceptance', 'comments'] as const;
 /** How much of each column a snippet looks at: a task's comments may be very long. */
 const SNIPPET_SCAN = 20_000;
@@ -165,6 +172,88 @@ function budgetCondition(db: Db, row: string): string {
   return `AND ralph_mcp_budget(${row})`;
 }
 
+interface Ranked {
+  id: number;
+  score: number;
+  /** Over every column: negative exactly when the title holds a match. */
+  t?: number;
+}
+
+const best = <T extends { id: number; score: number }>(rows: readonly T[], n: number): T[] =>
+  [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
+
+/** What a search asks the index about the matches of an FTS5 query. */
+interface WindowQueries {
+  /** The newest `window` matches with their bm25 (`titleFlag`: and whether the title matched). */
+  rank(m: string, titleFlag: boolean): Ranked[];
+  /**
+   * The matches counted unranked up to the window, among every task or (`recent`) among the newest RECENT;
+   * `newest`: the index's newest task id.
+   */
+  count(m: string, recent: boolean): { n: number; newest: number };
+}
+
+/**
+ * How many of the newest tasks a search first counts matches among: bounded, the count stays cheap when the
+ * matches are few (it need not walk them all), and a word in a third of the tasks has its window's worth
+ * there long before the bound.
+ */
+const RECENT = 10_000;
+
+/**
+ * Whether `fts` has at least `window` matches, asked only where the answer is likely yes: counted among the
+ * newest RECENT tasks, then among all when those few, spread over the whole index, would be twice the
+ * window. Otherwise (no, or too few to tell) false: every column's window is ranked, which tells it anyway.
+ */
+function moreThanWindow(fts: string, q: WindowQueries): boolean {
+  const { window } = SEARCH_BOUNDS;
+  const { n, newest } = q.count(fts, true);
+  if (n >= window) return true;
+  return n * Math.max(1, newest / RECENT) >= 2 * window && q.count(fts, false).n >= window;
+}
+
+/**
+ * The page: title matches first (ranked among themselves), then the other matches (ranked), `limit` in all.
+ * Fewer matches than the window: they are all in the window over every column, title matches included.
+ * Otherwise older title matches may lie outside it, so the title gets a window of its own, ranked by its
+ * own bm25. Which window is ranked first changes only the cost, never the page: bm25 counts the tasks
+ * each word matches, reading its whole postings, before its first row, and for a word in a third of
+ * 100,000 tasks that was most of a search's time (docs/storage.md). So when the matches are known to be
+ * more than the window and the title's window fills the page, every column's window is never ranked.
+ * A prefix ranks the title's window before it counts (FTS5 merges the postings of every word a prefix
+ * starts, again in each statement, so a count costs as much as a ranking).
+ */
+function titleFirst(fts: string, prefix: boolean, limit: number, q: WindowQueries): Ranked[] {
+  const { window } = SEARCH_BOUNDS;
+  const titleWindow = () => q.rank(`{title} : (${fts})`, false);
+  let titled: Ranked[] | undefined;
+  if (prefix) {
+    titled = titleWindow();
+    // Title matches are matches: a full title window means more matches than the window.
+    if (titled.length >= limit && (titled.length >= window || q.count(fts, false).n >= window))
+      return best(titled, limit);
+  } else if (moreThanWindow(fts, q)) {
+    titled = titleWindow();
+    if (titled.length >= limit) return best(titled, limit);
+  }
+  const all = q.rank(fts, true);
+  const inTitle =
+    all.length < window
+      ? best(
+          all.filter((h) => h.t! < 0),
+          limit,
+        )
+      : best(titled ?? titleWindow(), limit);
+  const seen = new Set(inTitle.map((h) => h.id));
+  return [
+    ...inTitle,
+    ...best(
+      all.filter((h) => !seen.has(h.id) && h.t! >= 0),
+      limit,
+    ),
+  ].slice(0, limit);
+}
+
 /**
  * Title matches first (ranked among themselves), then the other matches (ranked), `limit` in all;
  * each ranking over at most SEARCH_BOUNDS.window matches, the newest. Throws `invalid_argument` when the
@@ -189,40 +278,33 @@ export function boundedSearch(
   // whole match once per filtered task. The clock's argument ties its check to that loop, before any filter.
   const from = `FROM ralph_mcp_search ${filtered ? `CROSS ${shape.join}` : ''}`;
   const where = `ralph_mcp_search MATCH @m ${budget} ${fresh} ${shape.filter.clauses.map((c) => `AND ${c}`).join(' ')}`;
-  // One pass per ranking: the newest `window` matches with their bm25 (and whether the title matched:
-  // a bm25 weighing only the title is negative exactly then); sorted here.
-  const windowSql = `SELECT ralph_mcp_search.rowid AS id, ${BM25} AS score, ${TITLE_BM25} AS t ${from} WHERE ${where} ORDER BY ralph_mcp_search.rowid DESC LIMIT CAST(@window AS INTEGER)`;
-  const windowOf = (m: string) => {
-    const rows = db.all<{ id: number; score: number; t: number }>(windowSql, {
-      ...shape.filter.params,
-      m,
-      window: SEARCH_BOUNDS.window,
-    });
-    checkClock();
-    return rows;
+  // One pass per window: its newest `window` matches (`bound`: among the newest RECENT tasks), ranked
+  // (RANKED: with their bm25) or counted; sorted here.
+  const windowSql = (outer: string, inner: string, bound: string) =>
+    `SELECT ${outer} FROM (SELECT ${inner} ${from} WHERE ${where} ${bound} ORDER BY ralph_mcp_search.rowid DESC LIMIT CAST(@window AS INTEGER))`;
+  const params = (m: string) => ({ ...shape.filter.params, m, window: SEARCH_BOUNDS.window, recent: RECENT });
+  const queries: WindowQueries = {
+    rank(m, titleFlag) {
+      const rows = db.all<Ranked>(windowSql('*', titleFlag ? RANKED_TITLE : RANKED, ''), params(m));
+      checkClock();
+      return rows;
+    },
+    count(m, recent) {
+      const sql = windowSql(`count(*) AS n, ${NEWEST} AS newest`, '1', recent ? IN_RECENT : '');
+      const row = db.get<{ n: number; newest: number | null }>(sql, params(m));
+      checkClock();
+      return { n: row?.n ?? 0, newest: row?.newest ?? 0 };
+    },
   };
-  const best = (rows: { id: number; score: number }[], n: number) =>
-    [...rows].sort((a, b) => a.score - b.score || b.id - a.id).slice(0, n);
+  const terms = termsOf(fts);
   deadline = performance.now() + budgetMs;
   try {
-    const all = windowOf(fts);
-    // Fewer matches than the window: they are all here, title matches included. Otherwise older title
-    // matches may lie outside it, so the title gets a window of its own (ranked by its own bm25).
-    const inTitle =
-      all.length < SEARCH_BOUNDS.window
-        ? best(
-            all.filter((h) => h.t < 0),
-            limit,
-          )
-        : best(windowOf(`{title} : (${fts})`), limit);
-    const seen = new Set(inTitle.map((h) => h.id));
-    const ranked = [
-      ...inTitle,
-      ...best(
-        all.filter((h) => !seen.has(h.id) && h.t >= 0),
-        limit,
-      ),
-    ].slice(0, limit);
+    const ranked = titleFirst(
+      fts,
+      terms.some((t) => t.prefix),
+      limit,
+      queries,
+    );
     if (ranked.length === 0) return [];
     const ids = JSON.stringify(ranked.map((h) => h.id));
     // Snippets are cut here from the indexed text, read by rowid: FTS5's snippet() would need the match
@@ -231,7 +313,6 @@ export function boundedSearch(
       db.all<{ id: number } & Record<(typeof COLUMNS)[number], string>>(TEXT_SQL, { ids }).map((r) => [r.id, r]),
     );
     const heads = new Map(db.all<Omit<SearchHit, 'score' | 'snippet'>>(shape.headsSql, { ids }).map((r) => [r.id, r]));
-    const terms = termsOf(fts);
     return ranked.flatMap((h) => {
       const head = heads.get(h.id);
       const text = texts.get(h.id);
