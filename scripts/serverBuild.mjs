@@ -15,6 +15,8 @@ import { readdirSync, readFileSync } from 'node:fs';
  *   pino.transport().
  * Each is replaced by a small module with the same exports that the code paths we use need.
  */
+import { lazySchemas, lazyZod } from './lazySchemas.mjs';
+
 function startupTrim() {
   const stubs = {
     ajvProvider:
@@ -71,12 +73,21 @@ function startupTrim() {
 /**
  * Every tool's input and output JSON Schema, computed once at build time from tsc's output (npm run
  * build runs tsc first) instead of by zod at each session's first tools/list (src/session/listing.ts); the narrowed inputs of the built-in recipes too.
+ * Written in as JSON texts, each parsed when first used.
  */
 async function prebuiltListings() {
   const { REGISTRY } = await import('../dist/src/registry/registry.js');
   const { RECIPES } = await import('../dist/src/registry/recipes.js');
   const { buildListings } = await import('../dist/src/session/listing.js');
-  return buildListings(REGISTRY, RECIPES);
+  const built = buildListings(REGISTRY, RECIPES);
+  // Each schema as its JSON text, parsed when a session first lists it (src/startup/buildTables.ts).
+  const text = (schema) => JSON.stringify(schema);
+  return {
+    tools: Object.fromEntries(
+      Object.entries(built.tools).map(([name, t]) => [name, { input: text(t.input), output: text(t.output) }]),
+    ),
+    narrowed: Object.fromEntries(Object.entries(built.narrowed).map(([key, s]) => [key, text(s)])),
+  };
 }
 
 /**
@@ -123,6 +134,8 @@ export async function serverBuildOptions(define = {}) {
     minify: true,
     logLevel: 'warning',
     metafile: true,
-    plugins: [startupTrim()],
+    // The lazy SDK schemas and zod use esbuild's build.resolve, which Bun's plugin API lacks
+    // (oven-sh/bun#2771): Bun's builds (scripts/bunBuild.mjs) keep the SDK's types.js and zod as written.
+    plugins: [startupTrim(), ...(typeof Bun === 'undefined' ? [lazySchemas(), lazyZod()] : [])],
   };
 }

@@ -148,12 +148,16 @@ async function startToList(
   }
 }
 
-/** One whole session of `s` (initialize, tools/list, 1.2 s, stdin closed): what leaves ours a code cache. */
+/**
+ * One whole session of `s` (initialize, tools/list, a call of its own, 1.2 s, stdin closed): what leaves
+ * ours a code cache, as any earlier session on the machine would (the call makes ours its SDK Server).
+ */
 export async function warmSession(s: PeerServer, env: NodeJS.ProcessEnv): Promise<void> {
   const c = new RpcChild(s.command ?? process.execPath, s.args, { timeoutMs: 20_000, env: { ...env, ...s.env } });
   try {
     await c.initialize(s.clientInfo);
     await c.request('tools/list', {});
+    if (s.call) await c.request('tools/call', { name: s.call[0], arguments: s.call[1](0) });
     await new Promise((r) => setTimeout(r, 1200));
   } finally {
     await c.close();
@@ -179,7 +183,7 @@ export interface ColdRow {
  * of the server changes; the first, uncounted start reads the file back. GNU dd's `iflag=nocache
  * count=0` drops a file's cached pages (POSIX_FADV_DONTNEED); where it is missing the file stays as built.
  */
-function asInstalled(file: string): void {
+export function asInstalled(file: string): void {
   const synced = spawnSync('sync', [file]);
   const dropped =
     synced.status === 0 && spawnSync('dd', [`if=${file}`, 'iflag=nocache', 'count=0', 'status=none']).status === 0;

@@ -3,11 +3,13 @@ import { StartupError } from '../domain/errors.js';
 import { askSeconds } from '../server/askInClient.js';
 import { resultTextMode } from '../server/resultCopies.js';
 import { createLogger, type LogLevel } from '../server/log.js';
-import { createMcpServer } from '../server/createServer.js';
-import { answerPlainCallsDirectly } from '../transport/directCalls.js';
+import type { McpSession } from '../server/createServer.js';
+import { DIRECT_CALLS_ENV, answerPlainCallsDirectly } from '../transport/directCalls.js';
 import { LineTransport } from '../transport/lineTransport.js';
+import { serveOnDemand } from '../transport/sdkOnDemand.js';
 import { openSession, prepareDatabase, type SessionOptions } from '../session/open.js';
 import type { RalphApi } from '../server/ralphApi.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 
 export interface ServeOptions extends SessionOptions {
   logLevel: LogLevel;
@@ -97,10 +99,26 @@ export async function serve(opts: ServeOptions): Promise<void> {
     }
     return;
   }
-  const mcp = createMcpServer(plan, store, log, forward);
-  const { server, session } = mcp;
   const transport = new LineTransport(process.stdin, process.stdout, log);
+  let mcp: McpSession | undefined;
   let closed = false;
+  // The launcher's code cache waits for the Server too, made at the first call (src/startup/launcher.ts).
+  let serverMade = () => {};
+  (globalThis as { __ralphCodeCacheAfter?: (p: Promise<void>) => void }).__ralphCodeCacheAfter?.(
+    new Promise((resolve) => {
+      serverMade = resolve;
+    }),
+  );
+  /** The session's MCP server, connected to `to` (its plain calls answered directly); none once ended. */
+  const makeServer = async (to: Transport): Promise<McpSession | undefined> => {
+    const { createMcpServer } = await import('../server/createServer.js');
+    if (closed) return undefined;
+    mcp = createMcpServer(plan, store, log, forward);
+    await mcp.server.connect(to);
+    answerPlainCallsDirectly(to, mcp);
+    serverMade();
+    return mcp;
+  };
   const shutdown = (reason: string, exit: boolean) => {
     if (closed) return;
     closed = true;
@@ -111,9 +129,10 @@ export async function serve(opts: ServeOptions): Promise<void> {
     process.stdin.pause();
     transport.onmessage = undefined;
     // Before the database closes: the task this session claimed goes back (a kill -9 leaves it to the lease).
-    session.close(`session ended (${reason})`);
+    const made = mcp;
+    made?.session.close(`session ended (${reason})`);
     setImmediate(() => {
-      void server.close().catch(() => undefined);
+      void made?.server.close().catch(() => undefined);
       store.close();
       if (exit) process.stdout.write('', () => process.exit(0)); // stdout-ok: writes nothing, waits for the flush
     });
@@ -121,8 +140,13 @@ export async function serve(opts: ServeOptions): Promise<void> {
   transport.onclose = () => shutdown('transport closed', false);
   process.stdin.on('end', () => shutdown('stdin closed', false));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
-  await server.connect(transport);
-  answerPlainCallsDirectly(transport, mcp);
+  // Made at the first request that needs it (transport/sdkOnDemand.ts), or at once when every request is to
+  // go the SDK's way (RALPH_MCP_DIRECT_CALLS=off).
+  if (process.env[DIRECT_CALLS_ENV]?.trim().toLowerCase() === 'off') await makeServer(transport);
+  else {
+    serveOnDemand(transport, plan, store, log, makeServer);
+    await transport.start();
+  }
   if (process.stdin.isTTY) process.stderr.write(terminalHint(plan.project.root, plan.recipe?.name));
 }
 

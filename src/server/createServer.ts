@@ -8,8 +8,7 @@ import {
   type ServerRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
-import { packageVersion } from '../domain/packageInfo.js';
-import { claimsTasks, Session } from '../session/session.js';
+import { Session } from '../session/session.js';
 import type { SessionPlan } from '../session/plan.js';
 import type { RalphStore } from '../store/store.js';
 import type { SignalForwarder } from '../toolkit/context.js';
@@ -17,7 +16,9 @@ import { askInClient, askSeconds, asksPerson, askTimeoutMs } from './askInClient
 import { ClientLog } from './clientLog.js';
 import { formValidator } from './formValidator.js';
 import { handle, methodOnly } from './handle.js';
+import { serverIdentity } from './identity.js';
 import { withClientSink } from './log.js';
+import { projectWork } from './projectWork.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
 import { catchUpBetweenRequests } from './searchCatchUp.js';
@@ -47,18 +48,6 @@ export interface McpServerOptions {
 }
 
 /**
- * Runs at every request that works on the project (a tool call, a resource, a prompt, a completion):
- * the start-up edge hooks V8's serving defaults in here (src/startup/v8Flags.ts).
- */
-const onProjectWork: (() => void)[] = [];
-export const whenProjectWork = (fn: () => void): void => {
-  onProjectWork.push(fn);
-};
-const projectWork = (): void => {
-  for (const fn of onProjectWork) fn();
-};
-
-/**
  * The MCP server for one session: the SDK's Server with a handler per method. Only the plan's tools
  * exist here, so a hidden tool is refused exactly as an unknown name is.
  */
@@ -69,22 +58,12 @@ export function createMcpServer(
   forward?: SignalForwarder,
   opts: McpServerOptions = {},
 ): McpSession {
-  const server = new Server(
-    { name: 'ralph-mcp', title: 'Ralph project tools', version: packageVersion() },
-    {
-      // A session that can claim announces the tools a claimed task's discipline removes.
-      // resources.subscribe: server/watch.ts; logging: server/clientLog.ts.
-      capabilities: {
-        tools: { listChanged: claimsTasks(plan.tools.map((t) => t.def.name)) },
-        resources: { subscribe: true },
-        prompts: {},
-        completions: {},
-        logging: {},
-      },
-      instructions: plan.instructions,
-      jsonSchemaValidator: formValidator, // checks a person's answer to an ask (server/askInClient.ts)
-    },
-  );
+  const { info, capabilities, instructions } = serverIdentity(plan);
+  const server = new Server(info, {
+    capabilities,
+    instructions,
+    jsonSchemaValidator: formValidator, // checks a person's answer to an ask (server/askInClient.ts)
+  });
   // A protocol-level problem (a response to nothing, a failed send) is logged; the session goes on.
   server.onerror = (err) => rootLog.warn({ err }, 'protocol error');
   // The session's log lines also reach its client once it sets a level (logging/setLevel).

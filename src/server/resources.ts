@@ -69,12 +69,18 @@ function subscriptionCap(uri: string, cap: SubscribeRefusal): Error {
   return Object.assign(new Error(message), { code: ErrorCode.InvalidRequest, data: { uri, cap, limit } });
 }
 
-/** One list over fixed resources, then tasks, features and disciplines; the cursor is an offset. */
-function listPage(session: Session, cursor: string | undefined): { resources: Resource[]; nextCursor?: string } {
+/**
+ * resources/list: one list over fixed resources, then tasks, features and disciplines; the cursor is an
+ * offset. Also answered before the SDK's Server exists (transport/sdkOnDemand.ts).
+ */
+export function listPage(
+  store: RalphStore,
+  cursor: string | undefined,
+): { resources: Resource[]; nextCursor?: string } {
   const offset = cursor === undefined ? 0 : Number(cursor);
   if (!Number.isSafeInteger(offset) || offset < 0)
     throw Object.assign(new Error(`Invalid cursor: ${cursor}`), { code: ErrorCode.InvalidParams });
-  const rows = session.store.project.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
+  const rows = store.project.resourcePage(Math.max(0, offset - FIXED.length), PAGE + 1);
   const fixed = offset < FIXED.length ? FIXED.slice(offset) : [];
   const room = PAGE - fixed.length;
   const page = rows.slice(0, room).map(
@@ -213,7 +219,7 @@ export function registerResources(server: Server, session: Session, projectWork:
   const { store, log } = session.ctx;
   handle(server, ListResourcesRequestSchema, (req) => {
     projectWork();
-    return listPage(session, req.params?.cursor);
+    return listPage(store, req.params?.cursor);
   });
   handle(server, ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: TEMPLATES }));
   handle(server, ReadResourceRequestSchema, (req) => {

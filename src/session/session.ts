@@ -16,6 +16,13 @@ import type { SessionPlan, SessionTool } from './plan.js';
 const CLAIM_TOOLS: ReadonlySet<string> = new Set(['claim_next_task', 'claim_task']);
 export const claimsTasks = (toolNames: Iterable<string>): boolean => [...toolNames].some((n) => CLAIM_TOOLS.has(n));
 
+const visibleOnly = (listing: Tool[], removed: ReadonlySet<string>): Tool[] =>
+  removed.size === 0 ? listing : listing.filter((t) => !removed.has(t.name));
+
+/** tools/list of a session launched with `plan`, before any call (transport/sdkOnDemand.ts). */
+export const launchListing = (plan: SessionPlan): Tool[] =>
+  visibleOnly(plan.tools.map(toolListing), plan.scope.removed);
+
 /**
  * One MCP session's behaviour, whatever carries it (stdio, a socket connection, an HTTP session): its
  * listing, calls, reads and end. The server reaches tools only through this; each Session has its own scope.
@@ -44,8 +51,7 @@ export class Session {
   /** tools/list: the plan's tools, less what a claim removed since. */
   listTools(): Tool[] {
     this.listing ??= this.plan.tools.map(toolListing);
-    const { removed } = this.ctx.session;
-    return removed.size === 0 ? this.listing : this.listing.filter((t) => !removed.has(t.name));
+    return visibleOnly(this.listing, this.ctx.session.removed);
   }
 
   /** The tool this session may call by that name now; hidden and unknown alike are undefined. */

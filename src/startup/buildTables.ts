@@ -1,4 +1,4 @@
-import { whenProjectWork } from '../server/createServer.js';
+import { whenProjectWork } from '../server/projectWork.js';
 import { useBuiltListings, type BuiltListings } from '../session/listing.js';
 import type { Generation } from '../store/records.js';
 import { useBuiltExpectedSchema, type ExpectedData } from '../store/schema.js';
@@ -9,7 +9,7 @@ import { startServing } from './v8Flags.js';
  * absent in tsc's output. Named only here: the bundler writes a whole table in at each place that names
  * it. (An executable's embedded files: embeddedFiles.ts.)
  */
-declare const __RALPH_LISTINGS__: BuiltListings | undefined;
+declare const __RALPH_LISTINGS__: PackedListings | undefined;
 declare const __RALPH_EXPECTED_SCHEMA__: Record<Generation, ExpectedData> | undefined;
 /**
  * The same two tables as JSON text, in Bun's builds (scripts/bunBuild.mjs): JavaScriptCore builds 90 KB of
@@ -23,11 +23,12 @@ declare const __RALPH_EXPECTED_SCHEMA_JSON__: string | undefined;
  * the first request that works on the project. Runs before anything else in a launch.
  */
 export function installStartup(): void {
+  // Each schema of the listings is written in as its JSON text, in both builds (see unpacked, below).
   useBuiltListings(
     typeof __RALPH_LISTINGS_JSON__ !== 'undefined'
-      ? (JSON.parse(__RALPH_LISTINGS_JSON__) as BuiltListings)
+      ? unpacked(JSON.parse(__RALPH_LISTINGS_JSON__) as PackedListings)
       : typeof __RALPH_LISTINGS__ !== 'undefined'
-        ? __RALPH_LISTINGS__
+        ? unpacked(__RALPH_LISTINGS__)
         : undefined,
   );
   useBuiltExpectedSchema(
@@ -38,4 +39,43 @@ export function installStartup(): void {
         : undefined,
   );
   whenProjectWork(startServing);
+}
+
+/** The listings as the build writes them in: each JSON Schema as its JSON text (scripts/serverBuild.mjs). */
+interface PackedListings {
+  tools: Record<string, { input: string; output: string }>;
+  narrowed: Record<string, string>;
+}
+
+/**
+ * The listings, each schema parsed the first time a session reads it: a start parses its own tools'
+ * schemas, not the ~60 tools' and their narrowed variants (evaluating the table as objects was ~1 ms of
+ * every start, and heap the session kept).
+ */
+function unpacked(packed: PackedListings): BuiltListings {
+  const tools: BuiltListings['tools'] = {};
+  for (const [name, texts] of Object.entries(packed.tools)) {
+    let input: BuiltListings['tools'][string]['input'] | undefined;
+    let output: BuiltListings['tools'][string]['output'] | undefined;
+    const entry = {
+      get input() {
+        input ??= JSON.parse(texts.input);
+        return input!;
+      },
+      get output() {
+        output ??= JSON.parse(texts.output);
+        return output!;
+      },
+    };
+    tools[name] = entry;
+  }
+  const narrowed: BuiltListings['narrowed'] = {};
+  for (const [key, text] of Object.entries(packed.narrowed)) {
+    let schema: BuiltListings['narrowed'][string] | undefined;
+    Object.defineProperty(narrowed, key, {
+      enumerable: true,
+      get: () => (schema ??= JSON.parse(text)),
+    });
+  }
+  return { tools, narrowed };
 }

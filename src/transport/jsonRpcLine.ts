@@ -5,6 +5,7 @@ import {
   PingRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
+import { isPlainInitialize } from './plainInitialize.js';
 
 /** The members a JSON-RPC request may have. */
 const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
@@ -28,9 +29,10 @@ export function readLine(line: Buffer): LineOutcome | null {
   } catch (err) {
     return { reason: `Parse error: ${(err as Error).message}`, answer: ErrorCode.ParseError };
   }
-  if (isPlainRequest(value)) return sdkParamsChecked(value);
+  if (isPlainRequest(value)) return sdkParamsChecked(value, true);
+  if (isPlainNotification(value)) return { message: value };
   const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (parsed.success) return sdkParamsChecked(parsed.data as JSONRPCMessage);
+  if (parsed.success) return sdkParamsChecked(parsed.data as JSONRPCMessage, false);
   if (Array.isArray(value)) {
     return {
       reason: 'Invalid Request: batches (JSON arrays) are not supported; send one JSON-RPC message per line',
@@ -69,6 +71,18 @@ export function isPlainRequest(v: unknown): v is JSONRPCMessage {
   return params === undefined || (isPlainObject(params) && !('_meta' in params));
 }
 
+/**
+ * The same for a notification (no id): what JSONRPCNotificationSchema accepts for such a line. Read by
+ * hand too, so that a session's start (notifications/initialized) builds none of the SDK's schemas.
+ */
+export function isPlainNotification(v: unknown): v is JSONRPCMessage {
+  if (!isPlainObject(v) || 'id' in v) return false;
+  for (const k in v) if (!REQUEST_MEMBERS.includes(k)) return false;
+  const { params } = v;
+  if (v.jsonrpc !== '2.0' || typeof v.method !== 'string') return false;
+  return params === undefined || (isPlainObject(params) && !('_meta' in params));
+}
+
 /** What is wrong with an object meant as a request, in words. */
 function requestProblems(obj: Record<string, unknown>): string[] {
   const out: string[] = [];
@@ -93,20 +107,24 @@ function requestProblems(obj: Record<string, unknown>): string[] {
 /**
  * The requests the SDK's Server answers itself: their params are checked here, because the SDK answers
  * a mismatch with an Internal error (-32603) carrying a raw zod dump. Ours check their own
- * (server/handle.ts).
+ * (server/handle.ts). `plain` recognises by hand, among the requests of the plain form (isPlainRequest),
+ * those the schema accepts (a plain ping always, the usual initialize), so that a session's start builds
+ * neither schema (the bundle builds the SDK's schemas when first used: scripts/lazySchemas.mjs).
  */
 // A Map, not an object: a method named "constructor" or "toString" must find nothing.
-const SDK_HANDLED = new Map<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } }>([
-  ['initialize', InitializeRequestSchema],
-  ['ping', PingRequestSchema],
+const SDK_HANDLED = new Map<string, { plain: (m: JSONRPCMessage) => boolean; schema: () => Checker }>([
+  ['initialize', { plain: isPlainInitialize, schema: () => InitializeRequestSchema }],
+  ['ping', { plain: () => true, schema: () => PingRequestSchema }],
 ]);
+type Checker = { safeParse(v: unknown): { success: boolean; error?: { issues: Issue[] } } };
 type Issue = { path: PropertyKey[]; message: string };
 
-function sdkParamsChecked(message: JSONRPCMessage): LineOutcome {
+function sdkParamsChecked(message: JSONRPCMessage, plain: boolean): LineOutcome {
   const m = message as { id?: string | number; method?: string };
-  const schema = m.method !== undefined && m.id !== undefined ? SDK_HANDLED.get(m.method) : undefined;
-  const checked = schema?.safeParse(message);
-  if (!checked || checked.success) return { message };
+  const handled = m.method !== undefined && m.id !== undefined ? SDK_HANDLED.get(m.method) : undefined;
+  if (!handled || (plain && handled.plain(message))) return { message };
+  const checked = handled.schema().safeParse(message);
+  if (checked.success) return { message };
   const parts = checked
     .error!.issues.slice(0, 10)
     .map((i) => `${i.path.map(String).join('.') || 'request'}: ${i.message}`);

@@ -54,7 +54,7 @@ const SCRIPT: object[][] = [
 ];
 
 /** Sends the script over a pair of streams; the answers by id, as the lines written. */
-async function run(input: Writable, output: Readable): Promise<Map<number, string>> {
+async function run(input: Writable, output: Readable, script = SCRIPT): Promise<Map<number, string>> {
   const answers = new Map<number, string>();
   const waiting = new Map<number, () => void>();
   let buf = '';
@@ -69,7 +69,7 @@ async function run(input: Writable, output: Readable): Promise<Map<number, strin
       waiting.get(m.id)?.();
     }
   });
-  for (const chunk of SCRIPT) {
+  for (const chunk of script) {
     const last = [...chunk].reverse().find((m) => 'id' in m) as { id: number };
     const answered = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`no answer to ${last.id}`)), 10_000);
@@ -85,14 +85,14 @@ async function run(input: Writable, output: Readable): Promise<Map<number, strin
 }
 
 /** The reference: this server's code with every request through the SDK's own stdio transport. */
-async function reference(): Promise<Map<number, string>> {
+async function reference(script = SCRIPT): Promise<Map<number, string>> {
   const { plan, store } = openSession({ project: sampleProject().root, recipe: 'yap' });
   const { server } = createMcpServer(plan, store, createLogger('silent'));
   const toServer = new PassThrough();
   const fromServer = new PassThrough();
   await server.connect(new StdioServerTransport(toServer, fromServer));
   try {
-    return await run(toServer, fromServer);
+    return await run(toServer, fromServer, script);
   } finally {
     await server.close();
     store.close();
@@ -140,5 +140,95 @@ describe('every request kind, as the SDK answers it', async () => {
       server.child.kill('SIGTERM');
       await exited(server.child);
     }
+  });
+});
+
+/**
+ * The first requests are answered before the SDK's Server exists (transport/sdkOnDemand.ts), which is
+ * made at the first request that needs it and told the initialize it missed. Whenever that happens, and
+ * whatever the initialize, the answers are the SDK's.
+ */
+describe('the SDK made on demand answers as the SDK from the start', () => {
+  /** Runs `script` against the built server over stdio and against the reference; the same answers. */
+  async function same(script: object[][]): Promise<Map<number, string>> {
+    const want = await reference(script);
+    const cmd = serverCommand(['--project', sampleProject().root, ...FLAGS]);
+    const child = spawn(cmd.command, cmd.args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    try {
+      const got = await run(child.stdin, child.stdout, script);
+      assert.deepEqual([...got.keys()].sort(), [...want.keys()].sort());
+      for (const [id, line] of want) assert.equal(got.get(id), line, `answer ${id}`);
+      return got;
+    } finally {
+      child.kill();
+    }
+  }
+  const initialize = req(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: CLIENT });
+
+  test("a client's start (the lists) before the Server, then a call", async () => {
+    const lists = [
+      req(2, 'tools/list'),
+      req(3, 'prompts/list'),
+      req(4, 'resources/list'),
+      req(5, 'resources/templates/list'),
+      req(6, 'resources/list', { cursor: '2' }),
+      req(7, 'prompts/list', { cursor: 'x' }),
+    ];
+    await same([
+      [initialize],
+      [note('notifications/initialized'), ...lists],
+      [req(8, 'resources/list', { cursor: 'not a number' })],
+      [req(9, 'tools/call', { name: 'get_task', arguments: { id: 1 } })],
+    ]);
+  });
+
+  test('everything in one write: the Server made while the requests behind the first call wait', async () => {
+    const calls = [
+      req(2, 'tools/list'),
+      req(3, 'tools/call', { name: 'get_task', arguments: { id: 1 } }),
+      req(4, 'resources/list'),
+      req(5, 'ping'),
+      req(6, 'tools/call', { name: 'list_tasks', arguments: { limit: 2 } }),
+      req(7, 'tools/list'),
+    ];
+    await same([[initialize, note('notifications/initialized'), ...calls]]);
+  });
+
+  test('an initialize the front does not read (icons, _meta) goes to the SDK from the first line', async () => {
+    const unusual = req(1, 'initialize', {
+      protocolVersion: '2024-11-05',
+      capabilities: { roots: { listChanged: true }, tasks: {} },
+      clientInfo: { ...CLIENT, icons: [{ src: 'https://example.com/i.png' }] },
+      _meta: { progressToken: 'p' },
+    });
+    await same([
+      [unusual],
+      [note('notifications/initialized'), req(2, 'tools/list')],
+      [req(3, 'tools/call', { name: 'get_task', arguments: { id: 1 } })],
+    ]);
+  });
+
+  test('a protocol version the SDK does not know, then a second initialize', async () => {
+    const old = req(1, 'initialize', {
+      protocolVersion: '1999-01-01',
+      capabilities: { elicitation: {} },
+      clientInfo: CLIENT,
+    });
+    const again = req(3, 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: CLIENT });
+    await same([
+      [old],
+      [req(2, 'tools/list')],
+      [again],
+      [req(4, 'tools/call', { name: 'get_task', arguments: { id: 2 } })],
+    ]);
+  });
+
+  test('a tool call before initialize, and a malformed tools/list', async () => {
+    await same([
+      [req(1, 'tools/call', { name: 'get_task', arguments: { id: 1 } })],
+      [req(2, 'tools/list', { cursor: 5 })],
+      [initialize],
+      [req(3, 'tools/list', { cursor: 'next' })],
+    ]);
   });
 });

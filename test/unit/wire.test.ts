@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { CallToolRequestSchema, JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { isPlainToolCall } from '../../src/transport/directCalls.js';
-import { isPlainRequest, readLine } from '../../src/transport/jsonRpcLine.js';
+import { isPlainNotification, isPlainRequest, readLine } from '../../src/transport/jsonRpcLine.js';
 import { errorResult, okResult } from '../../src/session/toolResult.js';
 import { wireLine } from '../../src/transport/wire.js';
 import { ToolError } from '../../src/domain/errors.js';
@@ -56,6 +56,27 @@ test('isPlainRequest takes only requests JSONRPCMessageSchema accepts, unchanged
   ];
   const taken = candidates.filter(isPlainRequest);
   assert.equal(taken.length, 3, 'the plain requests are taken');
+  for (const c of taken) assert.ok(JSONRPCMessageSchema.safeParse(c).success, `schema refuses ${JSON.stringify(c)}`);
+});
+
+test('isPlainNotification takes only notifications JSONRPCMessageSchema accepts, unchanged', () => {
+  const candidates: unknown[] = [
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'x' } },
+    { jsonrpc: '2.0', method: 'notifications/initialized', params: { _meta: {} } },
+    { jsonrpc: '2.0', method: 'notifications/initialized', params: [] },
+    { jsonrpc: '2.0', method: 'notifications/initialized', params: null },
+    { jsonrpc: '2.0', method: 'notifications/initialized', extra: 1 },
+    { jsonrpc: '1.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', method: 3 },
+    { jsonrpc: '2.0', id: 1, method: 'ping' },
+    { jsonrpc: '2.0', id: undefined, method: 'ping' },
+    { jsonrpc: '2.0', result: {} },
+    [],
+    null,
+  ];
+  const taken = candidates.filter(isPlainNotification);
+  assert.equal(taken.length, 2, 'the plain notifications are taken');
   for (const c of taken) assert.ok(JSONRPCMessageSchema.safeParse(c).success, `schema refuses ${JSON.stringify(c)}`);
 });
 

@@ -92,6 +92,32 @@ function ownObjectsCurrent(db: Db, generation: Generation, mirror: MirrorHooks):
   return mirror.intact(db);
 }
 
+const expectedSearchObjects = new Map<Generation, { made: string[]; dropped: string[] }>();
+
+/**
+ * Whether the search index is whole as ensureSearchIndex would leave it: every object its DDL creates and
+ * none it drops, built, its title keys filled, and FTS5's crisis merge set. Its DDL is then a no-op.
+ */
+function searchIndexCurrent(db: Db, generation: Generation): boolean {
+  let names = expectedSearchObjects.get(generation);
+  if (!names) {
+    const ddl = searchDdl(generation);
+    names = { made: objectNames(ddl), dropped: droppedTriggerNames(ddl) };
+    expectedSearchObjects.set(generation, names);
+  }
+  const present = new Set(
+    db
+      .all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")
+      .map((r) => r.name),
+  );
+  if (!names.made.every((n) => present.has(n)) || names.dropped.some((n) => present.has(n))) return false;
+  return (
+    db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'") !== undefined &&
+    db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'title_keys'") !== undefined &&
+    db.get("SELECT 1 AS x FROM ralph_mcp_search_config WHERE k = 'crisismerge' AND v = 200") !== undefined
+  );
+}
+
 /** Our tables' version, or undefined before the first write made them. */
 export function ownSchemaVersion(db: Db): string | undefined {
   if (!db.get("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'ralph_mcp_meta'")) return undefined;
@@ -117,6 +143,12 @@ export function ensureSearchIndex(
   // Inside a caller's transaction (a create looking for duplicate titles) what is built here may still
   // be rolled back with it: only an index known to be committed is remembered as there.
   const nested = db.raw.inTransaction;
+  // Most opens find it whole: say so from reads alone, without the write lock (and without running its
+  // DDL, ~1 ms on the normalized generation's ten triggers).
+  if (searchIndexCurrent(db, generation)) {
+    if (!nested || !s.searchUncommitted) s.search = true;
+    return false;
+  }
   db.write(() => {
     const exists = db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'");
     // A migration that rebuilds Ralph's tables drops our triggers: changes made meanwhile were never
