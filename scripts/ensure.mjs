@@ -122,7 +122,7 @@ function npmWarnings() {
         say(
           'npm runs install scripts only for the packages package.json\'s "allowScripts" lets it: better-sqlite3 ' +
             '(it fetches or compiles its SQLite binary) and Bun (it links the binary its platform package brings); ' +
-            'esbuild finds its binary without its script, and the Inspector\'s only serves its own source checkout',
+            "esbuild finds its binary without its script, and the Inspector's only serves its own source checkout",
         );
     },
   };
