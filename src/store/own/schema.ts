@@ -68,22 +68,33 @@ export function ensureOwnTables(db: Db, generation: Generation, mirror: MirrorHo
 
 const expectedObjects = new Map<Generation, { made: string[]; dropped: string[] }>();
 
-/**
- * Whether every object our DDL creates exists and none it drops does (an older ralph-mcp still running
- * beside us puts its own triggers back), at our version, with a whole mirror.
- */
-function ownObjectsCurrent(db: Db, generation: Generation, mirror: MirrorHooks): boolean {
-  let names = expectedObjects.get(generation);
+/** Whether every object a DDL creates is in the database and none it drops (the names read once per generation). */
+function ddlObjectsPresent(
+  db: Db,
+  memo: Map<Generation, { made: string[]; dropped: string[] }>,
+  generation: Generation,
+  ddlOf: (generation: Generation) => string,
+): boolean {
+  let names = memo.get(generation);
   if (!names) {
-    names = { made: objectNames(ownDdl(generation)), dropped: droppedTriggerNames(ownDdl(generation)) };
-    expectedObjects.set(generation, names);
+    const ddl = ddlOf(generation);
+    names = { made: objectNames(ddl), dropped: droppedTriggerNames(ddl) };
+    memo.set(generation, names);
   }
   const present = new Set(
     db
       .all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")
       .map((r) => r.name),
   );
-  if (!names.made.every((n) => present.has(n)) || names.dropped.some((n) => present.has(n))) return false;
+  return names.made.every((n) => present.has(n)) && !names.dropped.some((n) => present.has(n));
+}
+
+/**
+ * Whether every object our DDL creates exists and none it drops does (an older ralph-mcp still running
+ * beside us puts its own triggers back), at our version, with a whole mirror.
+ */
+function ownObjectsCurrent(db: Db, generation: Generation, mirror: MirrorHooks): boolean {
+  if (!ddlObjectsPresent(db, expectedObjects, generation, ownDdl)) return false;
   if (
     db.get<{ value: string }>("SELECT value FROM ralph_mcp_meta WHERE key = 'schema_version'")?.value !==
     String(OWN_SCHEMA_VERSION)
@@ -99,18 +110,7 @@ const expectedSearchObjects = new Map<Generation, { made: string[]; dropped: str
  * none it drops, built, its title keys filled, and FTS5's crisis merge set. Its DDL is then a no-op.
  */
 function searchIndexCurrent(db: Db, generation: Generation): boolean {
-  let names = expectedSearchObjects.get(generation);
-  if (!names) {
-    const ddl = searchDdl(generation);
-    names = { made: objectNames(ddl), dropped: droppedTriggerNames(ddl) };
-    expectedSearchObjects.set(generation, names);
-  }
-  const present = new Set(
-    db
-      .all<{ name: string }>("SELECT name FROM sqlite_master WHERE name LIKE 'ralph\\_mcp\\_%' ESCAPE '\\'")
-      .map((r) => r.name),
-  );
-  if (!names.made.every((n) => present.has(n)) || names.dropped.some((n) => present.has(n))) return false;
+  if (!ddlObjectsPresent(db, expectedSearchObjects, generation, searchDdl)) return false;
   return (
     db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'search_index'") !== undefined &&
     db.get("SELECT 1 AS x FROM ralph_mcp_meta WHERE key = 'title_keys'") !== undefined &&
