@@ -27,9 +27,16 @@ import { isPlainInitialize } from './plainInitialize.js';
  * message, the held ones first, in order.
  *
  * Why: making the SDK's Server and its zod schemas, and parsing the first requests with them, was about
- * a third of a cold start to the tools/list answer (docs/startup-and-serving.md). The Server is made at
- * the session's first call instead, after the model's first turn.
+ * a third of a cold start to the tools/list answer (docs/startup-and-serving.md). The Server is made after
+ * the start-up requests instead: in the idle time that follows them, or at the first call if it comes sooner.
  */
+
+/**
+ * How long after the last request answered here the Server is made anyway: in the idle time between a
+ * client's start-up requests (sent together) and its first call (after the model's turn, seconds later),
+ * so that call does not wait 20-40 ms for it.
+ */
+const IDLE_START_MS = 100;
 
 /** The id the SDK is told the initialize under: nothing a client sent, and its answer is not sent on. */
 const REPLAY_ID = 'ralph-mcp:initialize-replayed';
@@ -83,6 +90,7 @@ class Front {
   private readonly missed: JSONRPCMessage[] = [];
   /** Messages read while the Server is being made. */
   private held: JSONRPCMessage[] = [];
+  private idle?: NodeJS.Timeout;
   private readonly sdk: HandedOver;
 
   constructor(
@@ -112,7 +120,15 @@ class Front {
     else if (this.state === 'starting' || !this.answered(message)) {
       this.held.push(message);
       if (this.state === 'front') void this.start();
-    }
+    } else this.startWhenIdle();
+  }
+
+  private startWhenIdle(): void {
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.state === 'front') void this.start();
+    }, IDLE_START_MS);
+    this.idle.unref();
   }
 
   /** Answers `message` as the SDK's Server would, or says it cannot. */
@@ -155,6 +171,7 @@ class Front {
 
   /** Makes the Server, tells it what it missed, then hands it the held messages and every later one. */
   private async start(): Promise<void> {
+    clearTimeout(this.idle);
     this.state = 'starting';
     try {
       if (!(await this.makeServer(this.sdk))) return;
