@@ -12,6 +12,7 @@ import { normalizedTasks } from './tasks.js';
 import { normalizedBlocked } from './blocked.js';
 import { normalizedTemplates } from './templates.js';
 import { normalizedWatch } from './watch.js';
+import { fillQueued } from './taskRows.js';
 
 /**
  * The normalized generation (Ralph's head, 0c56edd): `subsystems`, `task_details` + `runtime_tasks`
@@ -22,6 +23,13 @@ export function normalizedStore(db: Db): RalphStore {
   const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'normalized', NORMALIZED_MIRROR);
   return {
     ...shared,
+    // Each write makes the task rows it (or another program before it) made stale again before it commits.
+    write: (fn) =>
+      shared.write(() => {
+        const out = fn();
+        fillQueued(db);
+        return out;
+      }),
     featureNoun: 'feature (subsystem)',
     tasks: { ...normalizedTasks(db), ...normalizedBlocked(db) },
     search: normalizedSearch(db),

@@ -27,6 +27,7 @@ import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
 import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwnTables, subsystemId } from './sql.js';
 import { cachedCount } from '../countCache.js';
+import { TASK_ROW, TASK_ROW_HEAD, mirroredRow } from './taskRows.js';
 
 /**
  * Tasks on the normalized generation: a `task_details` row (what the task is), a `runtime_tasks` row (where
@@ -281,11 +282,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
   const sources = (): ListSources => ({ facets: facetsUsable(db), claims: claimTables(db) });
   return {
     getTask(id) {
-      const row = db.get(GET_TASK, id);
+      const row = mirroredRow(db, TASK_ROW, id) ?? db.get(GET_TASK, id);
       return row ? taskOf(row) : undefined;
     },
     taskHead(id) {
-      return db.get<TaskHead>(TASK_HEAD, id);
+      return (mirroredRow(db, TASK_ROW_HEAD, id) ?? db.get(TASK_HEAD, id)) as TaskHead | undefined;
     },
     taskExists(id) {
       return db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', id) !== undefined;
