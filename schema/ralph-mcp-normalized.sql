@@ -52,6 +52,9 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_artifacts_task ON task_output_artifacts(tas
 CREATE INDEX IF NOT EXISTS ralph_mcp_knowledge_paths_subsystem ON subsystem_knowledge_paths(subsystem_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_subsystem_files_subsystem ON subsystem_context_files(subsystem_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_skills_discipline ON discipline_skills(discipline_id);
+-- A task's dependents (get_task) in task order from the index alone: Ralph's index by dependency holds
+-- row ids, so each was read from the table and sorted for DISTINCT.
+CREATE INDEX IF NOT EXISTS ralph_mcp_deps_depends ON task_dependencies(depends_on_task_id, task_id);
 
 -- list_tasks' sort by the day a task last changed and its updated_since filter (src/store/taskList.ts
 -- changedDay, character for character): walked in order instead of sorting every task.
@@ -138,12 +141,13 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ad_v2 AFTER DELETE ON runt
   DELETE FROM ralph_mcp_task_facets WHERE task_id = OLD.id;
 END;
 
--- Each task as get_task reads it (src/store/normalized/sql.ts TASK_FIELDS, under the same names, values as
+-- Each task as get_task reads it (src/store/normalized/sql.ts TASK_COLUMNS, under the same names, values as
 -- read: ANY keeps them exactly), so that reading a task is one row instead of four joined rows and a
 -- statement per list (3× the legacy generation's read at 100,000 tasks). A cache, never the truth: a
 -- row is taken only while it is fresh, and a task without one is read from Ralph's tables as before.
--- Every change to what a row copies deletes it and queues the task (ralph_mcp_task_rows_stale); our
--- writes fill the queue's rows again before they commit (src/store/normalized/taskRows.ts). Filled whole
+-- A change to a column a row copies as it is (a status, a title) is made to the row too; any other change
+-- to what it shows deletes it and queues the task (ralph_mcp_task_rows_stale), and our writes fill the
+-- queue's rows again before they commit (src/store/normalized/taskRows.ts). Filled whole
 -- when first made or when a trigger was found missing (as the facets above, on which it relies to find a
 -- details row's, subsystem's or discipline's tasks).
 CREATE TABLE IF NOT EXISTS ralph_mcp_task_rows (
@@ -165,7 +169,11 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_ai AFTER INSERT ON runtime_t
   DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.id;
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_au AFTER UPDATE ON runtime_tasks BEGIN
+-- What a row copies from the runtime row as it is (a status change, most writes) is changed in place.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_copy AFTER UPDATE OF status, created, updated, completed, provenance, enriched_at ON runtime_tasks BEGIN
+  UPDATE ralph_mcp_task_rows SET status = NEW.status, created = NEW.created, updated = NEW.updated, completed = NEW.completed, provenance = NEW.provenance, enriched_at = NEW.enriched_at WHERE task_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_joins AFTER UPDATE OF id, subsystem_id, details_id, template_id ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (OLD.id, NEW.id);
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
 END;
@@ -257,10 +265,16 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_signals_ad AFTER DELETE ON task_sign
   DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
 END;
--- Rows of several tasks: a details row (its tasks; a template's, the tasks pulled from it), a subsystem's or
+-- Rows of several tasks: a details row (its tasks; a template's, the tasks pulled from it; what a row
+-- copies as it is is changed in place, its discipline made again), a subsystem's or
 -- a discipline's name (or the row itself, deleted with foreign keys off), a template. Their tasks are found
 -- through our facets and the rows' own columns: a trigger of ours reads no table of Ralph's.
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_au AFTER UPDATE OF id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_copy AFTER UPDATE OF title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
+  UPDATE ralph_mcp_task_rows SET title = NEW.title, description = NEW.description, priority = NEW.priority, hints = NEW.hints, estimated_turns = NEW.estimated_turns, pseudocode = NEW.pseudocode
+  WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id);
+  UPDATE ralph_mcp_task_rows SET template_title = NEW.title WHERE template_details_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_joins AFTER UPDATE OF id, discipline_id ON task_details BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id)) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id));
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);

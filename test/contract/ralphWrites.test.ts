@@ -109,8 +109,12 @@ contract("Ralph's own writes through our triggers", (env) => {
     const details = (id: number) => `(SELECT details_id FROM runtime_tasks WHERE id = ${id})`;
     await s.ok('get_task', { id: 3 });
     // Ralph's app (another connection) changes what rows copy: each shows on the very next read.
+    const listed = async (id: number) =>
+      (await s.ok('list_tasks', { limit: 100 })).tasks.find((t: { id: number }) => t.id === id);
+    assert.equal((await listed(3)).title, 'Recipe editor form');
     ralph(s.project.dbPath, `UPDATE task_details SET title = 'Editor, by Ralph' WHERE id = ${details(3)}`);
     assert.equal((await s.ok('get_task', { id: 3 })).task.title, 'Editor, by Ralph');
+    assert.equal((await listed(3)).title, 'Editor, by Ralph');
     ralph(s.project.dbPath, "INSERT INTO task_tags (task_id, tag) VALUES (3, 'ralph')");
     assert.deepEqual((await s.ok('get_task', { id: 3 })).task.tags.at(-1), 'ralph');
     ralph(s.project.dbPath, "UPDATE subsystems SET name = 'cookbook' WHERE name = 'recipes'");
@@ -131,11 +135,12 @@ contract("Ralph's own writes through our triggers", (env) => {
     // Our next write makes the rows the other connection left stale again, exactly as read.
     await s.ok('add_task_comment', { task_id: 1, body: 'rows again' });
     assert.deepEqual(rows(), truth(), 'every task has its row again');
+    assert.equal((await listed(5)).status, 'blocked');
     // A rebuild of one of Ralph's tables drops the triggers on it: rows are no longer taken, however
     // stale they may be, until a launch makes the triggers and the rows again.
     ralph(
       s.project.dbPath,
-      'DROP TRIGGER ralph_mcp_rows_details_au',
+      'DROP TRIGGER ralph_mcp_rows_details_copy',
       `UPDATE task_details SET title = 'Unseen by the mirror' WHERE id = ${details(3)}`,
     );
     assert.equal((await s.ok('get_task', { id: 3 })).task.title, 'Unseen by the mirror');

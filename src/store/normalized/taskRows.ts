@@ -18,10 +18,10 @@ const META_KEY = 'task_rows';
  * The mirror's columns after its key: TASK_COLUMNS' names, in its order (the contract test
  * ralphWrites.test.ts compares every row with the joined read).
  */
-const NAMES = `feature, discipline, title, description, status, priority, tags, depends_on, blocked_by, created, updated,
+export const TASK_ROW_NAMES = `feature, discipline, title, description, status, priority, tags, depends_on, blocked_by, created, updated,
   completed, acceptance_criteria, context_files, output_artifacts, hints, estimated_turns, provenance, pseudocode,
   enriched_at, template_id, template_title`;
-const FILL = `INSERT OR REPLACE INTO ralph_mcp_task_rows (task_id, ${NAMES}, template_details_id)
+const FILL = `INSERT OR REPLACE INTO ralph_mcp_task_rows (task_id, ${TASK_ROW_NAMES}, template_details_id)
   SELECT ${TASK_COLUMNS}, (SELECT tt.details_id FROM task_templates tt WHERE tt.id = t.template_id) ${TASK_JOINS}`;
 /** Every visible task's row (the joins leave out a task Ralph's code would not show). */
 const FILL_ALL = FILL;
@@ -33,8 +33,8 @@ const FILL_SOME = `${FILL} WHERE t.id IN (SELECT value FROM json_each(?))`;
  * (@v): after any DDL (a rebuild of Ralph's tables may have dropped our triggers) no row is taken until
  * checked again.
  */
-export const TASK_ROW = `SELECT task_id AS id, ${NAMES} FROM ralph_mcp_task_rows WHERE task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
-export const TASK_ROW_HEAD = `SELECT task_id AS id, title, status, feature, discipline FROM ralph_mcp_task_rows WHERE task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
+export const TASK_ROW: MirroredRead = `SELECT task_id AS id, ${TASK_ROW_NAMES} FROM ralph_mcp_task_rows WHERE task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
+export const TASK_ROW_HEAD: MirroredRead = `SELECT task_id AS id, title, status, feature, discipline FROM ralph_mcp_task_rows WHERE task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
 
 const presentTriggers = (db: Db): number =>
   db
@@ -65,13 +65,13 @@ const checked = new WeakMap<object, { v: number; whole: boolean }>();
  * The schema version under which rows may be read, or undefined when none may be (our tables not made
  * yet, or a trigger missing). A whole mirror is not asked again: each read compares the version itself.
  */
-function rowsVersion(db: Db): number | undefined {
+export function rowsVersion(db: Db): number | undefined {
   const c = checked.get(db.raw);
   return c?.whole ? c.v : recheck(db);
 }
 
 /** Checks the mirror again if the schema changed since it was last checked (one PRAGMA otherwise). */
-function recheck(db: Db): number | undefined {
+export function recheck(db: Db): number | undefined {
   const v = db.get<{ schema_version: number }>('PRAGMA schema_version')!.schema_version;
   let c = checked.get(db.raw);
   if (c?.v !== v) {
@@ -81,11 +81,18 @@ function recheck(db: Db): number | undefined {
   return c.whole ? v : undefined;
 }
 
+/** A statement that reads a task's row from the mirror (@id, and @v: the schema version it was found whole in). */
+export type MirroredRead = string;
+
 /** A task's row from the mirror, or undefined (none, or the mirror not to be trusted now). */
-export function mirroredRow(db: Db, sql: typeof TASK_ROW | typeof TASK_ROW_HEAD, id: number): Row | undefined {
+export function mirroredRow(
+  db: Db,
+  sql: MirroredRead,
+  params: { id: number } & Record<string, number>,
+): Row | undefined {
   const v = rowsVersion(db);
   if (v === undefined) return undefined;
-  const row = db.get(sql, { id, v });
+  const row = db.get(sql, { ...params, v });
   // No row: a queued task, or a changed schema (then the triggers are checked again).
   if (row === undefined) recheck(db);
   return row;
