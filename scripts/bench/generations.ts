@@ -10,9 +10,11 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
  *
  * Families are named as in the bench (a prefix is enough: `list` runs both list families). The projects
  * are generated into a temporary folder, or read from GENERATIONS_DIR (its `legacy` and `normalized`
- * folders, kept between runs; writes go to copies).
+ * folders, kept between runs; writes go to copies). GENERATIONS_SERVER=1 measures the built server
+ * instead, as the bench does (one process per generation, the lean client): each family's sequential
+ * p50, its pipelined calls/s and the server's CPU per call, rounds interleaved.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,7 @@ import {
   title,
 } from './datagen.js';
 import { median } from './format.js';
+import { RpcChild } from './rpc.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -112,6 +115,66 @@ function cpuPerCall(session: Session, f: Family, r: () => number, n: number, cal
   return (c.user + c.system) / calls;
 }
 
+/** utime + stime of a process, in µs (/proc/PID/stat; clock ticks are 10 ms on Linux). */
+function cpuUs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
+}
+
+/** One family on a running server: sequential p50 (ms), then pipelined calls/s and server CPU µs per call. */
+async function serverRun(c: RpcChild, f: Family, r: () => number, n: number, calls: number) {
+  const next = () => [f.tool, f.args(r, n)] as const;
+  for (let i = 0; i < Math.max(5, calls / 20); i++) await c.call(...next());
+  const times: number[] = [];
+  for (let i = 0; i < Math.max(20, calls / 5); i++) {
+    const t = performance.now();
+    await c.call(...next());
+    times.push(performance.now() - t);
+  }
+  const cpu0 = cpuUs(c.pid);
+  const { ms, replies } = await c.pipeline(Array.from({ length: calls }, next));
+  for (const x of replies) if (x.isError) errors.set(f.name, { n: (errors.get(f.name)?.n ?? 0) + 1, first: x.line });
+  return { p50: median(times), cps: (calls / ms) * 1000, cpu: (cpuUs(c.pid) - cpu0) / calls };
+}
+
+/** GENERATIONS_SERVER=1: both generations' servers, the families interleaved by round. */
+async function serverMain(dirs: Record<Generation, string>, families: Family[], n: number, rounds: number) {
+  const cli = join(REPO, 'dist', 'ralph-mcp.js');
+  const env = { ...process.env };
+  delete env.NODE_EXTRA_CA_CERTS;
+  const servers = {} as Record<Generation, RpcChild>;
+  for (const g of GENERATIONS) {
+    servers[g] = new RpcChild(process.execPath, [cli, '--project', dirs[g], '--log-level', 'warn'], { env });
+    await servers[g].initialize();
+  }
+  type Sample = { p50: number; cps: number; cpu: number };
+  const samples = new Map(families.map((f) => [f.name, { legacy: [] as Sample[], normalized: [] as Sample[] }]));
+  for (let rd = 0; rd < rounds; rd++) {
+    const order: Generation[] = rd % 2 === 0 ? ['legacy', 'normalized'] : ['normalized', 'legacy'];
+    for (const [k, f] of families.entries())
+      for (const g of order) {
+        const calls = f.tool === 'get_task' ? 6000 : f.write || f.tool === 'next_tasks' ? 600 : 300;
+        const slow = f.tool === 'get_project_progress' || f.tool === 'blocked_tasks' ? 60 : calls;
+        samples.get(f.name)![g].push(await serverRun(servers[g], f, rng(7 + n + 1000 * k + 17 * rd), n, slow));
+      }
+  }
+  for (const g of GENERATIONS) await servers[g].close();
+  const pad = (x: string, w: number) => x.padStart(w);
+  process.stdout.write(
+    `${'family'.padEnd(24)}${pad('p50 ms leg/norm', 20)}${pad('×', 7)}${pad('calls/s leg/norm', 20)}${pad('×', 7)}${pad('CPU µs leg/norm', 18)}${pad('×', 7)}\n`,
+  );
+  for (const f of families) {
+    const s = samples.get(f.name)!;
+    const m = (g: Generation, k: keyof Sample) => median(s[g].map((x) => x[k]));
+    const row = (k: keyof Sample, digits: number) =>
+      `${pad(`${m('legacy', k).toFixed(digits)} / ${m('normalized', k).toFixed(digits)}`, 20)}${pad((m('normalized', k) / m('legacy', k)).toFixed(2), 7)}`;
+    process.stdout.write(`${f.name.padEnd(24)}${row('p50', 3)}${row('cps', 0)}${row('cpu', 0)}\n`);
+  }
+  process.stdout.write(`(medians of ${rounds} interleaved rounds; ${n} tasks; server CPU from /proc, 10 ms ticks)\n`);
+}
+
 async function main(): Promise<void> {
   const [tasksArg, roundsArg, ...names] = process.argv.slice(2);
   const n = Number(tasksArg ?? 100_000);
@@ -132,6 +195,16 @@ async function main(): Promise<void> {
     }
     // Writes change the project: they run on copies, so that kept projects stay as generated.
     const writes = families.some((f) => f.write);
+    if (process.env.GENERATIONS_SERVER === '1') {
+      const copies = {} as Record<Generation, string>;
+      for (const g of GENERATIONS) {
+        copies[g] = writes ? join(tmp, `${g}-copy`) : dirs[g];
+        if (writes) cpSync(dirs[g], copies[g], { recursive: true });
+      }
+      await serverMain(copies, families, n, rounds);
+      for (const [name, e] of errors) process.stdout.write(`${name}: ${e.n} refused, e.g. ${e.first.slice(0, 200)}\n`);
+      return;
+    }
     const open = (g: Generation) => {
       let dir = dirs[g];
       if (writes) {

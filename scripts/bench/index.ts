@@ -64,6 +64,7 @@ import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 import { besidePeers, peersReport, warmSession } from './peers.js';
 import { SHAPE_HEADER, listShapes, shapeTable } from './shapes.js';
+import { generationTargets } from './generationTargets.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -707,6 +708,8 @@ async function measureSize(p: Project, writeDir: string, b: Budget, runTag: stri
       out.push(
         await measureFamily(c, b, p, 'blocked_tasks waiting', 'full', () => ['blocked_tasks', { waiting: true }]),
       );
+      // The next ready tasks (issue 30 names it among the reads): the same call each time, no seed of its own.
+      out.push(await measureFamily(c, b, p, 'next_tasks', 'full', () => ['next_tasks', {}]));
     }
     await c.close();
   }
@@ -1210,6 +1213,7 @@ async function main() {
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),
       calls: site(need(OURS_LEGACY, CMP_SIZE)),
+      normalizedCalls: site(need(OURS_NORMALIZED, CMP_SIZE)),
       coldRuns: CFG.coldRuns,
       callCount: QUICK ? 2_000 : 10_000,
       // Beside a baseline, more rounds: the B targets compare two servers whose difference is small.
@@ -1353,6 +1357,8 @@ async function main() {
         );
       }
     }
+
+    targets.push(...generationTargets(cmp.medians, at));
 
     // ---- print
     const lines: string[] = [];
