@@ -32,7 +32,15 @@ type Row = Record<string, unknown>;
 /** What get_task reads, as statements of one generation. */
 interface Reads {
   /** The task, its newest comments (oldest first), dependents and questions in one read, where ours has one. */
-  view?(id: number): { task: Row; comments: Row[]; dependents: number[]; questions: Row[] } | undefined;
+  view?(id: number):
+    | {
+        task: Row;
+        comments: Row[];
+        dependents: number[];
+        questions: Row[];
+        heads: Map<number, { title: string; status: string }>;
+      }
+    | undefined;
   task(id: number): Row | undefined;
   head(id: number): { title: string; status: string } | undefined;
   comments(id: number, before: number, n: number): Row[];
@@ -135,7 +143,7 @@ function normalizedReads(): Reads {
   answer, created, started_by, author, discipline, agent_task_id, priority`;
   const QUESTION_COLUMNS = 'id, task_id, question, options, preferred, blocking, answer, session_id, created';
   const view = mirror
-    ? db.prepare(`SELECT task_id AS id, ${NAMES},
+    ? db.prepare(`SELECT r.task_id AS id, ${NAMES},
   (SELECT json_group_array(json_array(${COMMENT_FIELDS})) FROM (SELECT sg.id, sg.task_id, sg.verb, sg.text, sg.summary, sg.remaining, sg.reason, sg.question, sg.what, sg."on",
   sg.severity, sg.category, sg.kind, sg.why, sg.detail, sg.answer, sg.created, a.started_by, m.author, m.discipline, m.agent_task_id, m.priority
     FROM task_signals sg LEFT JOIN agent_sessions a ON a.id = sg.session_id LEFT JOIN ralph_mcp_comment_meta m ON m.signal_id = sg.id
@@ -143,8 +151,10 @@ function normalizedReads(): Reads {
   (SELECT json_group_array(json_array(${QUESTION_COLUMNS})) FROM (SELECT ${QUESTION_COLUMNS} FROM task_signals
     WHERE task_id = @id AND verb = 'ask' ORDER BY id)) AS view_questions,
   (SELECT json_group_array(id) FROM (SELECT DISTINCT task_id AS id FROM task_dependencies
-    WHERE depends_on_task_id = @id AND task_id <> @id ORDER BY task_id LIMIT CAST(@dependents AS INTEGER))) AS view_dependents
-  FROM ralph_mcp_task_rows WHERE task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`)
+    WHERE depends_on_task_id = @id AND task_id <> @id ORDER BY task_id LIMIT CAST(@dependents AS INTEGER))) AS view_dependents,
+  CASE WHEN r.depends_on <> '[]' THEN (SELECT json_group_array(json_array(h.task_id, h.title, h.status))
+    FROM json_each(r.depends_on) d JOIN ralph_mcp_task_rows h ON h.task_id = d.value) END AS view_heads
+  FROM ralph_mcp_task_rows r WHERE r.task_id = @id AND (SELECT schema_version FROM pragma_schema_version) = @v`)
     : undefined;
   const names = (columns: string) => columns.split(',').map((c) => c.trim().replace(/"/g, ''));
   const commentNames = names(COMMENT_FIELDS);
@@ -170,13 +180,16 @@ function normalizedReads(): Reads {
         | Row
         | undefined;
       if (!r) return undefined;
-      const { view_comments, view_questions, view_dependents, ...row } = r;
+      const { view_comments, view_questions, view_dependents, view_heads, ...row } = r;
       for (const k of LISTS) row[k] = json(row[k]);
       return {
         task: row,
         comments: rows(view_comments, commentNames).map(comment).reverse(),
         dependents: JSON.parse(String(view_dependents)) as number[],
         questions: rows(view_questions, questionNames),
+        heads: new Map(
+          (json(view_heads) as [number, string, string][]).map(([dep, title, status]) => [dep, { title, status }]),
+        ),
       };
     },
     task(id) {
@@ -228,7 +241,7 @@ function getTask(args: unknown): { text: string; isError: boolean } {
     comment_count: page.length <= 20 ? page.length : reads.commentCount(id),
     older_comments_before: page.length > 20 ? shown[0]!.id : null,
     dependencies: deps.map((d) => {
-      const h = reads.head(d);
+      const h = view?.heads.get(d) ?? reads.head(d);
       return h ? { id: d, title: h.title, status: h.status } : { id: d, title: null, status: 'missing' };
     }),
     dependents: view?.dependents ?? reads.dependents(id),

@@ -143,6 +143,8 @@ export interface TaskView {
   dependents: number[];
   /** Its questions (ask signals), oldest first. */
   questions: Question[];
+  /** Heads of its dependencies read with it, where the generation could (any other: taskHead). */
+  heads?: ReadonlyMap<number, Pick<TaskHead, 'title' | 'status'>>;
 }
 
 export interface TaskStore extends BlockedReads {

@@ -334,7 +334,7 @@ export const getTask = defineTool({
     const { task, comments: page, dependents } = view;
     const comments = page.length > limit ? page.slice(1) : page;
     const dependencies = task.depends_on.map((dep) => {
-      const r = ctx.store.tasks.taskHead(dep);
+      const r = view.heads?.get(dep) ?? ctx.store.tasks.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
     const open_questions = view.questions
