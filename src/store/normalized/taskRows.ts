@@ -4,11 +4,11 @@ import { TASK_COLUMNS, TASK_JOINS, hasOwnTables } from './sql.js';
 
 /**
  * ralph_mcp_task_rows (schema/ralph-mcp-normalized.sql): each task as GET_TASK reads it, one row instead of
- * four joined rows and a statement per list. A cache, never the truth: our triggers delete a task's row
- * whenever anything it copies changes (whoever writes) and queue the task; our writes fill the queue's
- * rows again before they commit; a task without a row is read from Ralph's tables. Rows are taken only
- * while every trigger is in place (a rebuild of one of Ralph's tables drops the triggers on it) — checked
- * again whenever the schema changes.
+ * four joined rows and a statement per list. A cache, never the truth: whoever writes, our triggers change
+ * what a row copies as it is in place, and otherwise delete the row and queue the task; our writes fill
+ * the queue's rows again before they commit; a task without a row is read from Ralph's tables. Rows are
+ * taken only while every trigger is in place (a rebuild of one of Ralph's tables drops the triggers on
+ * it): checked again whenever the schema changes (docs/storage.md, Task rows).
  */
 
 const TRIGGERS = triggerNames(ralphMcpDdl('normalized'), 'ralph_mcp_rows_');
@@ -103,7 +103,8 @@ export const FILL_PER_WRITE = 64;
 
 /**
  * Inside a write transaction: makes the rows of up to `max` queued tasks again (newest first) and takes
- * them off the queue. A task no longer visible gets no row. Never fails the write it is part of.
+ * them off the queue. A task no longer visible gets no row. Its only failures are the disk's (full, I/O),
+ * which fail the write as its commit would.
  */
 export function fillQueued(db: Db, max: number = FILL_PER_WRITE): void {
   if (!hasOwnTables(db) || rowsVersion(db) === undefined) return;
@@ -115,10 +116,6 @@ export function fillQueued(db: Db, max: number = FILL_PER_WRITE): void {
     .map((r) => r.task_id);
   if (ids.length === 0) return;
   const json = JSON.stringify(ids);
-  try {
-    db.run(FILL_SOME, json);
-    db.run('DELETE FROM ralph_mcp_task_rows_stale WHERE task_id IN (SELECT value FROM json_each(?))', json);
-  } catch {
-    // A failed statement is undone alone: the tasks stay queued and are read from Ralph's tables meanwhile.
-  }
+  db.run(FILL_SOME, json);
+  db.run('DELETE FROM ralph_mcp_task_rows_stale WHERE task_id IN (SELECT value FROM json_each(?))', json);
 }

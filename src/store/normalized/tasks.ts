@@ -315,9 +315,10 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 't
       };
       // From the task-row mirror when every task of the page has its row there, else from Ralph's tables.
       const v = rowsVersion(db);
-      let rows = v === undefined ? undefined : db.all(listSql(q, src, 'page', false, true), { ...params, v });
-      if (rows?.some((r) => r.row_id === null)) recheck(db);
-      if (rows === undefined || rows.some((r) => r.row_id === null)) rows = db.all(listSql(q, src, 'page'), params);
+      const mirrored = v === undefined ? undefined : db.all(listSql(q, src, 'page', false, true), { ...params, v });
+      const whole = mirrored?.every((r) => r.row_id !== null) ?? false;
+      if (mirrored && !whole) recheck(db);
+      const rows = whole ? mirrored! : db.all(listSql(q, src, 'page'), params);
       return rows.map((r): ListedTask => {
         const cut: string[] = [];
         const row: ListedTask = {
