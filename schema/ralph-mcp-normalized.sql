@@ -52,6 +52,9 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_artifacts_task ON task_output_artifacts(tas
 CREATE INDEX IF NOT EXISTS ralph_mcp_knowledge_paths_subsystem ON subsystem_knowledge_paths(subsystem_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_subsystem_files_subsystem ON subsystem_context_files(subsystem_id);
 CREATE INDEX IF NOT EXISTS ralph_mcp_skills_discipline ON discipline_skills(discipline_id);
+-- A task's dependents (get_task) in task order from the index alone: Ralph's index by dependency holds
+-- row ids, so each was read from the table and sorted for DISTINCT.
+CREATE INDEX IF NOT EXISTS ralph_mcp_deps_depends ON task_dependencies(depends_on_task_id, task_id);
 
 -- list_tasks' sort by the day a task last changed and its updated_since filter (src/store/taskList.ts
 -- changedDay, character for character): walked in order instead of sorting every task.
@@ -136,4 +139,178 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v3 AFTER UPDATE OF subs
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_ad_v2 AFTER DELETE ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_facets WHERE task_id = OLD.id;
+END;
+
+-- Each task as get_task reads it (src/store/normalized/sql.ts TASK_COLUMNS, under the same names, values as
+-- read: ANY keeps them exactly), so that reading a task is one row instead of four joined rows and a
+-- statement per list (3× the legacy generation's read at 100,000 tasks). A cache, never the truth: a
+-- row is taken only while it is fresh, and a task without one is read from Ralph's tables as before.
+-- A change to a column a row copies as it is (a status, a title) is made to the row too; any other change
+-- to what it shows deletes it and queues the task (ralph_mcp_task_rows_stale), and our writes fill the
+-- queue's rows again before they commit (src/store/normalized/taskRows.ts). Filled whole
+-- when first made or when a trigger was found missing (as the facets above, on which it relies to find a
+-- details row's, subsystem's or discipline's tasks).
+CREATE TABLE IF NOT EXISTS ralph_mcp_task_rows (
+  task_id INTEGER PRIMARY KEY,
+  feature ANY, discipline ANY, title ANY, description ANY, status ANY, priority ANY, tags ANY,
+  depends_on ANY, blocked_by ANY, created ANY, updated ANY, completed ANY, acceptance_criteria ANY,
+  context_files ANY, output_artifacts ANY, hints ANY, estimated_turns ANY, provenance ANY, pseudocode ANY,
+  enriched_at ANY, template_id ANY, template_title ANY,
+  -- The template's details row, whose title is template_title (found without reading Ralph's tables).
+  template_details_id ANY
+) STRICT;
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_rows_template ON ralph_mcp_task_rows(template_id) WHERE template_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ralph_mcp_task_rows_template_details ON ralph_mcp_task_rows(template_details_id) WHERE template_details_id IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ralph_mcp_task_rows_stale (task_id INTEGER PRIMARY KEY) STRICT;
+
+-- One task's row out of date: deleted, and the task queued. Ids are Ralph's (AUTOINCREMENT, never
+-- reused): a row whose task is gone is only deleted.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_ai AFTER INSERT ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
+END;
+-- What a row copies from the runtime row as it is (a status change, most writes) is changed in place.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_copy AFTER UPDATE OF status, created, updated, completed, provenance, enriched_at ON runtime_tasks BEGIN
+  UPDATE ralph_mcp_task_rows SET status = NEW.status, created = NEW.created, updated = NEW.updated, completed = NEW.completed, provenance = NEW.provenance, enriched_at = NEW.enriched_at WHERE task_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_joins AFTER UPDATE OF id, subsystem_id, details_id, template_id ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (OLD.id, NEW.id);
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_ad AFTER DELETE ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.id;
+END;
+-- A list item of one task, or a `blocked` signal (its blocked_by).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_tags_ai AFTER INSERT ON task_tags BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_tags_au AFTER UPDATE ON task_tags BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_tags_ad AFTER DELETE ON task_tags BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_deps_ai AFTER INSERT ON task_dependencies BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_deps_au AFTER UPDATE ON task_dependencies BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_deps_ad AFTER DELETE ON task_dependencies BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_criteria_ai AFTER INSERT ON task_acceptance_criteria BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_criteria_au AFTER UPDATE ON task_acceptance_criteria BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_criteria_ad AFTER DELETE ON task_acceptance_criteria BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_files_ai AFTER INSERT ON task_context_files BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_files_au AFTER UPDATE ON task_context_files BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_files_ad AFTER DELETE ON task_context_files BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_artifacts_ai AFTER INSERT ON task_output_artifacts BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_artifacts_au AFTER UPDATE ON task_output_artifacts BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_artifacts_ad AFTER DELETE ON task_output_artifacts BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_signals_ai AFTER INSERT ON task_signals WHEN NEW.verb = 'blocked' BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_signals_au AFTER UPDATE ON task_signals WHEN OLD.verb = 'blocked' OR NEW.verb = 'blocked' BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.task_id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_signals_ad AFTER DELETE ON task_signals WHEN OLD.verb = 'blocked' BEGIN
+  DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
+END;
+-- Rows of several tasks: a details row (its tasks; a template's, the tasks pulled from it; what a row
+-- copies as it is is changed in place, its discipline made again), a subsystem's or
+-- a discipline's name (or the row itself, deleted with foreign keys off), a template. Their tasks are found
+-- through our facets and the rows' own columns: a trigger of ours reads no table of Ralph's.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_copy AFTER UPDATE OF title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
+  UPDATE ralph_mcp_task_rows SET title = NEW.title, description = NEW.description, priority = NEW.priority, hints = NEW.hints, estimated_turns = NEW.estimated_turns, pseudocode = NEW.pseudocode
+  WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id);
+  UPDATE ralph_mcp_task_rows SET template_title = NEW.title WHERE template_details_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_joins AFTER UPDATE OF id, discipline_id ON task_details BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id)) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id));
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_details_id IN (OLD.id, NEW.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ad AFTER DELETE ON task_details BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = OLD.id);
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id = OLD.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_details_id = OLD.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_au AFTER UPDATE OF id, name ON subsystems BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ad AFTER DELETE ON subsystems BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_au AFTER UPDATE OF id, name ON disciplines BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_ad AFTER DELETE ON disciplines BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_templates_ai AFTER INSERT ON task_templates BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_id = NEW.id;
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_templates_au AFTER UPDATE OF id, details_id ON task_templates BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_id IN (OLD.id, NEW.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_templates_ad AFTER DELETE ON task_templates BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_id = OLD.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_id = OLD.id;
 END;

@@ -70,6 +70,7 @@ import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 import { asInstalled, besidePeers, floorServer, peersReport, warmSession } from './peers.js';
 import { SHAPE_HEADER, listShapes, shapeTable } from './shapes.js';
+import { generationTargets } from './generationTargets.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -798,6 +799,8 @@ async function measureSize(
     if (p.config.build !== 'baseline') {
       await measure(c, 'blocked_tasks', () => ['blocked_tasks', {}]);
       await measure(c, 'blocked_tasks waiting', () => ['blocked_tasks', { waiting: true }]);
+      // The next ready tasks (issue 30 names it among the reads): the same call each time, no seed of its own.
+      await measure(c, 'next_tasks', () => ['next_tasks', {}]);
     }
     await c.close();
   }
@@ -1509,6 +1512,7 @@ async function main() {
       recipes: RECIPES_ALL,
       cold: site(need(OURS_LEGACY, CFG.coldSize)),
       calls: site(need(OURS_LEGACY, CMP_SIZE)),
+      normalizedCalls: site(need(OURS_NORMALIZED, CMP_SIZE)),
       coldRuns: CFG.coldRuns,
       callCount: QUICK ? 2_000 : 10_000,
       // Beside a baseline, more rounds: the B targets compare two servers whose difference is small.
@@ -1631,6 +1635,8 @@ async function main() {
     );
     const familyNames = comparedFamilies(cmp.medians, fam);
     targets.push(...baselineTargets(familyNames, fam, at));
+
+    targets.push(...generationTargets(cmp.medians, at));
 
     // ---- print
     const lines: string[] = [];

@@ -6,7 +6,8 @@
  * - the SDK's one-tool example (mcpServerOutputSchema), @modelcontextprotocol/server-memory and
  *   @modelcontextprotocol/server-filesystem (devDependencies);
  * - ours, every recipe and the full suite, on the legacy generation: as the npm bundle under Node and,
- *   per recipe, under Bun (`bun dist/ralph-mcp.js`), and as each single executable built (Node's, Bun's).
+ *   per recipe, under Bun (`bun dist/ralph-mcp.js`), and as each single executable built (Node's, Bun's);
+ * - get_task on a normalized project too, ours against the floor running that generation's statements.
  *
  * Measured: cold start (spawn → initialize → tools/list reply, interleaved, the order rotating), get_task
  * per call against the floor (server CPU from /proc, pipelined calls/s), RSS after initialize and after
@@ -347,6 +348,8 @@ export async function besidePeers(o: {
   recipes: string[];
   cold: { dir: string; tasks: number; pendingTask: number };
   calls: { dir: string; tasks: number; pendingTask: number };
+  /** A normalized project of the same size: its get_task against the floor on that generation (issue 30, goal 3). */
+  normalizedCalls?: { dir: string; tasks: number; pendingTask: number } | undefined;
   coldRuns: number;
   callCount: number;
   callRounds: number;
@@ -409,6 +412,7 @@ export async function besidePeers(o: {
             ),
           ]
         : []),
+      ...(o.normalizedCalls ? normalizedCallServers(o.cli, o.normalizedCalls) : []),
       ...peers,
     ];
     const calls = await callRuns(callServers, o.callCount, o.callRounds, o.env);
@@ -508,9 +512,49 @@ export async function besidePeers(o: {
         our.cpu_us_per_call <= 0.9 * sdkPath.cpu_us_per_call,
       );
     if (o.baseline) baselineTargets(cold.rows, calls, add);
+    floorTargets(calls, add);
     return { cold, calls, targets };
   } finally {
     scratch.remove();
+  }
+}
+
+/** The floor and ours (a Claude Code session, as Ralph launches) on a normalized project (issue 30, goal 3). */
+const NORMALIZED_FLOOR = 'floor normalized';
+const NORMALIZED_OURS = 'ralph-mcp normalized yap (Claude Code)';
+function normalizedCallServers(cli: string, site: { dir: string; tasks: number }): PeerServer[] {
+  return [
+    { ...floorServer(join(site.dir, '.ralph', 'db', 'ralph.db'), site.tasks), name: NORMALIZED_FLOOR },
+    oursServer(cli, site.dir, ['--recipe', 'yap'], 'normalized yap (Claude Code)', site.tasks, CLAUDE_CODE),
+  ];
+}
+
+/**
+ * Issue 30, goal 3: on each generation, ours (Claude Code client) against the floor running the same
+ * statements: server CPU per get_task ≤ 1.2× the floor's, pipelined calls/s ≥ 0.95× the floor's.
+ */
+function floorTargets(calls: CallRow[], add: (id: string, target: string, measured: string, pass: boolean) => void) {
+  for (const [generation, floorName, oursName] of [
+    ['legacy', 'floor', 'ralph-mcp yap (Claude Code)'],
+    ['normalized', NORMALIZED_FLOOR, NORMALIZED_OURS],
+  ] as const) {
+    const floor = calls.find((c) => c.name === floorName);
+    const our = calls.find((c) => c.name === oursName);
+    if (!floor || !our) continue;
+    const cpu = round(our.cpu_us_per_call / floor.cpu_us_per_call, 2);
+    add(
+      '30.3',
+      `${generation}: get_task server CPU per call ≤ 1.2× the floor's`,
+      `${our.cpu_us_per_call} vs ${floor.cpu_us_per_call} µs = ${cpu}×`,
+      cpu <= 1.2,
+    );
+    const cps = round(our.calls_per_s / floor.calls_per_s, 2);
+    add(
+      '30.3',
+      `${generation}: get_task pipelined calls/s ≥ 0.95× the floor's`,
+      `${our.calls_per_s.toLocaleString('en-US')} vs ${floor.calls_per_s.toLocaleString('en-US')} = ${cps}×`,
+      cps >= 0.95,
+    );
   }
 }
 
@@ -609,7 +653,10 @@ export function peersReport(r: PeersResult, table: (h: string[], rows: (string |
   return lines;
 }
 
-/** Alone: `node dist/scripts/bench/peers.js [tasks=100000]` (projects generated here, legacy). */
+/**
+ * Alone: `node dist/scripts/bench/peers.js [tasks=100000]` (projects generated here: legacy, and a normalized
+ * one of `tasks` for the floor on that generation).
+ */
 async function main(): Promise<void> {
   const { generateProject, pendingTaskId } = await import('./datagen.js');
   const { default: Database } = await import('better-sqlite3');
@@ -620,9 +667,9 @@ async function main(): Promise<void> {
   delete env.NODE_EXTRA_CA_CERTS;
   const tmp = mkdtempSync(join(tmpdir(), 'ralph-bench-peers-main-'));
   try {
-    const project = (n: number) => {
-      const dir = join(tmp, `p${n}`);
-      generateProject(cli, dir, n, 42, env, 'legacy');
+    const project = (n: number, generation: 'legacy' | 'normalized' = 'legacy') => {
+      const dir = join(tmp, `p${n}-${generation}`);
+      generateProject(cli, dir, n, 42, env, generation);
       // One launch makes our tables and indexes, as the first session on a project does.
       spawnSync(process.execPath, [cli, 'plan', '--project', dir], { env });
       const first = spawnSync(process.execPath, [cli, '--project', dir, '--recipe', 'yap'], { input: '', env });
@@ -634,6 +681,7 @@ async function main(): Promise<void> {
     };
     const small = project(10_000);
     const big = tasks === 10_000 ? small : project(tasks);
+    const normalized = project(tasks, 'normalized');
     const r = await besidePeers({
       cli,
       exe: join(REPO, 'dist', `ralph-mcp-${process.platform}-${process.arch}`),
@@ -642,6 +690,7 @@ async function main(): Promise<void> {
       recipes: ['braindump', 'yap', 'ramble', 'discuss', 'task_execution', 'opus_review', 'enrichment', 'worker'],
       cold: small,
       calls: big,
+      normalizedCalls: normalized,
       coldRuns: Number(process.env.PEERS_COLD_RUNS ?? 9),
       callCount: 10_000,
       callRounds: Number(process.env.PEERS_CALL_ROUNDS ?? 3),

@@ -134,8 +134,23 @@ export type TaskChanges = Partial<
   >
 >;
 
+/** What get_task shows of a task beside its heads and claim, read together (one statement where the generation can). */
+export interface TaskView {
+  task: Task;
+  /** The newest `comments` comments (of those with id < before, when given), oldest first. */
+  comments: Comment[];
+  /** The tasks that depend on this one, by id (the first `dependents`). */
+  dependents: number[];
+  /** Its questions (ask signals), oldest first. */
+  questions: Question[];
+  /** Heads of its dependencies read with it, where the generation could (any other: taskHead). */
+  heads?: ReadonlyMap<number, Pick<TaskHead, 'title' | 'status'>>;
+}
+
 export interface TaskStore extends BlockedReads {
   getTask(id: number): Task | undefined;
+  /** The task with its newest comments, dependents and questions (see TaskView); undefined: no such task. */
+  taskView(id: number, comments: number, before: number | undefined, dependents: number): TaskView | undefined;
   taskHead(id: number): TaskHead | undefined;
   taskExists(id: number): boolean;
   /** For a not_found message: the id range and count of tasks. */

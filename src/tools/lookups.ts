@@ -1,7 +1,7 @@
 import { invalid, notFound } from '../domain/errors.js';
 import type { ToolContext } from '../toolkit/context.js';
 import type { Discipline, Feature, Task, TaskHead } from '../store/records.js';
-import type { RalphStore } from '../store/store.js';
+import type { RalphStore, TaskView } from '../store/store.js';
 
 /**
  * Lookups that refuse a missing row with not_found, saying what does exist so the agent can correct
@@ -33,6 +33,17 @@ function taskNotFound(store: RalphStore, id: number): never {
 
 export function requireTask(store: RalphStore, id: number): Task {
   return store.tasks.getTask(id) ?? taskNotFound(store, id);
+}
+
+/** The task with what get_task shows beside it (TaskStore.taskView), or not_found. */
+export function requireTaskView(
+  store: RalphStore,
+  id: number,
+  comments: number,
+  before: number | undefined,
+  dependents: number,
+): TaskView {
+  return store.tasks.taskView(id, comments, before, dependents) ?? taskNotFound(store, id);
 }
 
 /** Only that the task exists (the cheapest read on either generation). */

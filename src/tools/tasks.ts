@@ -12,7 +12,7 @@ import { LIST_READ_MAX } from '../store/json.js';
 import { TaskHintOut, checkTitle, duplicateOk, type TitleCheck } from './duplicates.js';
 import { checkContextFiles, checkDependsOn } from './validate.js';
 import { LIMITS, optText, orSemicolons, pathList, priority, status, strList, taskId, text } from './fields.js';
-import { requireDiscipline, requireFeature, requireTask, requireTaskHead } from './lookups.js';
+import { requireDiscipline, requireFeature, requireTask, requireTaskHead, requireTaskView } from './lookups.js';
 import { CommentOut, QuestionOut, TaskOut, TaskRowOut } from './shapes.js';
 import {
   HolderOut,
@@ -333,19 +333,17 @@ export const getTask = defineTool({
   annotations: READ,
   taskTarget: { arg: 'id', writes: false },
   handler({ id, comment_limit, comments_before }, ctx) {
-    const task = loadTask(ctx, id);
     const limit = comment_limit ?? COMMENT_PAGE.default;
-    // One more than asked: whether older comments remain, without counting them.
-    const page = ctx.store.comments.recentComments(id, limit + 1, comments_before);
+    // One more comment than asked: whether older ones remain, without counting them; one more dependent
+    // than a read returns: whether there are more (as stored lists are read).
+    const view = requireTaskView(ctx.store, id, limit + 1, comments_before, LIST_READ_MAX + 1);
+    const { task, comments: page, dependents } = view;
     const comments = page.length > limit ? page.slice(1) : page;
     const dependencies = task.depends_on.map((dep) => {
-      const r = ctx.store.tasks.taskHead(dep);
+      const r = view.heads?.get(dep) ?? ctx.store.tasks.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
-    // One more than a read returns: whether there are more, without counting them (as stored lists are read).
-    const dependents = ctx.store.tasks.dependentsOf(id, LIST_READ_MAX + 1);
-    const open_questions = ctx.store.signals
-      .questions(id)
+    const open_questions = view.questions
       .filter((q) => q.answer === null)
       .map(({ task_id: _t, session_id: _s, ...q }) => q);
     return {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import Database from 'better-sqlite3';
+import { TASK_COLUMNS, TASK_JOINS } from '../../src/store/normalized/sql.js';
 import { query } from '../helpers/project.js';
 import { contract } from './harness.js';
 
@@ -86,5 +87,65 @@ contract("Ralph's own writes through our triggers", (env) => {
     const old = query(s.project, "SELECT name FROM sqlite_master WHERE name = 'ralph_mcp_facets_runtime_au_v2'");
     assert.deepEqual(old, []);
     assert.deepEqual(mirror(), truth());
+  });
+  test("the task-row mirror: another connection's writes show on the next read; a row is the joined read", {
+    skip: env.generation !== 'normalized',
+  }, async () => {
+    const s = await env.open({ recipe: 'opus_review' });
+    await s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
+    const truthSql = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} ORDER BY t.id`;
+    const rows = () =>
+      query(s.project, 'SELECT * FROM ralph_mcp_task_rows ORDER BY task_id').map((r) => {
+        const { task_id, template_details_id: _d, ...rest } = r as Record<string, unknown>;
+        return { id: task_id, ...rest };
+      });
+    const truth = () => query(s.project, truthSql);
+    /** Every row the mirror holds is what the joined read gives now (a stale one would differ). */
+    const fresh = () => {
+      const now = new Map(truth().map((r) => [r.id, r]));
+      for (const r of rows()) assert.deepEqual(r, now.get(r.id), `task ${String(r.id)}'s row`);
+    };
+    assert.deepEqual(rows(), truth(), 'every task has its row');
+    const details = (id: number) => `(SELECT details_id FROM runtime_tasks WHERE id = ${id})`;
+    await s.ok('get_task', { id: 3 });
+    // Ralph's app (another connection) changes what rows copy: each shows on the very next read.
+    const listed = async (id: number) =>
+      (await s.ok('list_tasks', { limit: 100 })).tasks.find((t: { id: number }) => t.id === id);
+    assert.equal((await listed(3)).title, 'Recipe editor form');
+    ralph(s.project.dbPath, `UPDATE task_details SET title = 'Editor, by Ralph' WHERE id = ${details(3)}`);
+    assert.equal((await s.ok('get_task', { id: 3 })).task.title, 'Editor, by Ralph');
+    assert.equal((await listed(3)).title, 'Editor, by Ralph');
+    ralph(s.project.dbPath, "INSERT INTO task_tags (task_id, tag) VALUES (3, 'ralph')");
+    assert.deepEqual((await s.ok('get_task', { id: 3 })).task.tags.at(-1), 'ralph');
+    ralph(s.project.dbPath, "UPDATE subsystems SET name = 'cookbook' WHERE name = 'recipes'");
+    assert.equal((await s.ok('get_task', { id: 3 })).task.feature, 'cookbook');
+    ralph(s.project.dbPath, "UPDATE disciplines SET name = 'web' WHERE name = 'frontend'");
+    assert.equal((await s.ok('get_task', { id: 3 })).task.discipline, 'web');
+    ralph(
+      s.project.dbPath,
+      "UPDATE runtime_tasks SET status = 'blocked' WHERE id = 5",
+      `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
+       VALUES ('ralph-s', 900, 'manual', 'human', 5, '2026-02-01T00:00:00Z', '2026-02-01T00:00:00Z', 'finished')`,
+      `INSERT INTO task_signals (task_id, session_id, verb, "on", kind, created)
+       VALUES (5, 'ralph-s', 'blocked', 'the payment provider', 'external', '2026-02-01T00:00:00Z')`,
+    );
+    const five = (await s.ok('get_task', { id: 5 })).task;
+    assert.deepEqual([five.status, five.blocked_by], ['blocked', 'the payment provider']);
+    fresh();
+    // Our next write makes the rows the other connection left stale again, exactly as read.
+    await s.ok('add_task_comment', { task_id: 1, body: 'rows again' });
+    assert.deepEqual(rows(), truth(), 'every task has its row again');
+    assert.equal((await listed(5)).status, 'blocked');
+    // A rebuild of one of Ralph's tables drops the triggers on it: rows are no longer taken, however
+    // stale they may be, until a launch makes the triggers and the rows again.
+    ralph(
+      s.project.dbPath,
+      'DROP TRIGGER ralph_mcp_rows_details_copy',
+      `UPDATE task_details SET title = 'Unseen by the mirror' WHERE id = ${details(3)}`,
+    );
+    assert.equal((await s.ok('get_task', { id: 3 })).task.title, 'Unseen by the mirror');
+    const next = await env.open({ recipe: 'opus_review' }, s.project);
+    assert.equal((await next.ok('get_task', { id: 3 })).task.title, 'Unseen by the mirror');
+    assert.deepEqual(rows(), truth(), 'rebuilt whole');
   });
 });

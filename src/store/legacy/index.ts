@@ -13,17 +13,21 @@ import { legacyTasks } from './tasks.js';
 import { legacyBlocked } from './blocked.js';
 import { legacyTemplates } from './templates.js';
 import { legacyWatch } from './watch.js';
+import { taskViewOf } from '../taskView.js';
 
 /** The legacy generation (Ralph 936f316): `features`, `tasks` with JSON-array columns, `task_comments`. */
 export function legacyStore(db: Db): RalphStore {
   const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'legacy', LEGACY_MIRROR);
+  const tasks = legacyTasks(db);
+  const comments = legacyComments(db);
+  const signals = legacySignals(db);
   return {
     ...shared,
     featureNoun: 'feature',
-    tasks: { ...legacyTasks(db), ...legacyBlocked(db) },
+    tasks: { ...tasks, ...legacyBlocked(db), taskView: taskViewOf(tasks, comments, signals) },
     search: legacySearch(db),
-    comments: legacyComments(db),
-    signals: legacySignals(db),
+    comments,
+    signals,
     features: legacyFeatures(db),
     templates: legacyTemplates(),
     names: legacyNames(db),

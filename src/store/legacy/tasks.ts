@@ -171,7 +171,7 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
     ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
-export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
+export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskView'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql =
       column === 'context_files'

@@ -21,7 +21,15 @@ interface Carried {
 }
 
 /** Meta keys the new file writes itself: our tables' version, and the marks of the mirrors and index it rebuilds. */
-const REBUILT_META = ['schema_version', 'search_index', 'title_keys', 'task_deps', 'task_tags', 'task_facets'];
+const REBUILT_META = [
+  'schema_version',
+  'search_index',
+  'title_keys',
+  'task_deps',
+  'task_tags',
+  'task_facets',
+  'task_rows',
+];
 
 const CARRIED: Record<string, Carried> = {
   ralph_mcp_meta: {

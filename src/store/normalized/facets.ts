@@ -2,6 +2,7 @@ import type { MirrorHooks } from '../own/schema.js';
 import type { Db } from '../../db/database.js';
 import { onceTrue, ralphMcpDdl, triggerNames } from '../own/ddl.js';
 import { hasOwnTables } from './sql.js';
+import { rebuildTaskRows, taskRowsIntact } from './taskRows.js';
 
 /**
  * ralph_mcp_task_facets: each task's status, subsystem, discipline and priority in one narrow row kept by our
@@ -42,5 +43,14 @@ export function rebuildFacets(db: Db): void {
 /** Whether readers may use the mirror on this connection (checked until it holds, then remembered). */
 export const facetsUsable = onceTrue(facetsIntact);
 
-/** The normalized generation's mirror, as our tables keep it (store/own/schema.ts). */
-export const NORMALIZED_MIRROR: MirrorHooks = { intact: facetsIntact, rebuild: rebuildFacets };
+/**
+ * The normalized generation's mirrors, as our tables keep them (store/own/schema.ts): the facets, and the
+ * task rows (taskRows.ts), whose triggers find a details row's or a subsystem's tasks through the facets.
+ */
+export const NORMALIZED_MIRROR: MirrorHooks = {
+  intact: (db) => facetsIntact(db) && taskRowsIntact(db),
+  rebuild(db) {
+    rebuildFacets(db);
+    rebuildTaskRows(db);
+  },
+};

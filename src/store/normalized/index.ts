@@ -8,10 +8,13 @@ import { normalizedNames } from './names.js';
 import { normalizedProject } from './project.js';
 import { normalizedSearch } from './search.js';
 import { insertSignal, normalizedComments, normalizedSignals } from './signals.js';
-import { normalizedTasks } from './tasks.js';
+import { normalizedTasks, taskOf } from './tasks.js';
 import { normalizedBlocked } from './blocked.js';
 import { normalizedTemplates } from './templates.js';
 import { normalizedWatch } from './watch.js';
+import { fillQueued } from './taskRows.js';
+import { mirroredTaskView } from './taskView.js';
+import { taskViewOf } from '../taskView.js';
 
 /**
  * The normalized generation (Ralph's head, 0c56edd): `subsystems`, `task_details` + `runtime_tasks`
@@ -20,13 +23,29 @@ import { normalizedWatch } from './watch.js';
  */
 export function normalizedStore(db: Db): RalphStore {
   const { audit, claims, project, dataVersion, ...shared } = sharedParts(db, 'normalized', NORMALIZED_MIRROR);
+  const tasks = normalizedTasks(db);
+  const comments = normalizedComments(db);
+  const signals = normalizedSignals(db);
+  const separately = taskViewOf(tasks, comments, signals);
   return {
     ...shared,
+    // Each write makes the task rows it (or another program before it) made stale again before it commits.
+    write: (fn) =>
+      shared.write(() => {
+        const out = fn();
+        fillQueued(db);
+        return out;
+      }),
     featureNoun: 'feature (subsystem)',
-    tasks: { ...normalizedTasks(db), ...normalizedBlocked(db) },
+    tasks: {
+      ...tasks,
+      ...normalizedBlocked(db),
+      taskView: (id, n, before, dependents) =>
+        mirroredTaskView(db, id, n, before, dependents, taskOf) ?? separately(id, n, before, dependents),
+    },
     search: normalizedSearch(db),
-    comments: normalizedComments(db),
-    signals: normalizedSignals(db),
+    comments,
+    signals,
     features: normalizedFeatures(db),
     templates: normalizedTemplates(db),
     names: normalizedNames(db),

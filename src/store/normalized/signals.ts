@@ -36,10 +36,13 @@ export function ensureAgentSession(db: Db, by: Writer, taskId: number): void {
   );
 }
 
-/** The columns a comment view needs, with our metadata when its table exists. */
+/** The columns a comment view needs, with our metadata when its table exists (COMMENT_FIELDS: their names). */
 const VIEW_COLUMNS = `sg.id, sg.task_id, sg.verb, sg.text, sg.summary, sg.remaining, sg.reason, sg.question, sg.what, sg."on",
   sg.severity, sg.category, sg.kind, sg.why, sg.detail, sg.answer, sg.created, a.started_by`;
-const VIEW = {
+/** The names of a comment view's columns, in order (the task view reads them as one JSON array per comment). */
+export const COMMENT_FIELDS = `id, task_id, verb, text, summary, remaining, reason, question, what, "on", severity, category, kind, why, detail,
+  answer, created, started_by, author, discipline, agent_task_id, priority`;
+export const VIEW = {
   withMeta: `SELECT ${VIEW_COLUMNS}, m.author, m.discipline, m.agent_task_id, m.priority
     FROM task_signals sg LEFT JOIN agent_sessions a ON a.id = sg.session_id LEFT JOIN ralph_mcp_comment_meta m ON m.signal_id = sg.id`,
   plain: `SELECT ${VIEW_COLUMNS}, NULL AS author, NULL AS discipline, NULL AS agent_task_id, NULL AS priority

@@ -24,7 +24,10 @@ const list = (column: string, table: string, order: string) =>
 
 export const DEPENDS_ON = list('depends_on_task_id', 'task_dependencies', 'id');
 
-/** Every field of a task (records.Task) in one statement: one round trip however many lists it has. */
+/**
+ * Every field of a task (records.Task) in one statement: one round trip however many lists it has. Our
+ * task-row mirror (taskRows.ts) stores them under these names, in this order.
+ */
 export const TASK_COLUMNS = `
   t.id, s.name AS feature, di.name AS discipline, d.title, d.description, t.status, d.priority,
   ${list('tag', 'task_tags', 'id')} AS tags,

@@ -27,6 +27,7 @@ import { facetsUsable } from './facets.js';
 import { insertSignal } from './signals.js';
 import { DEPENDS_ON, TASK_COLUMNS, TASK_JOINS, detailsIdOf, disciplineId, hasOwnTables, subsystemId } from './sql.js';
 import { cachedCount } from '../countCache.js';
+import { TASK_ROW, TASK_ROW_HEAD, mirroredRow, recheck, rowsVersion } from './taskRows.js';
 
 /**
  * Tasks on the normalized generation: a `task_details` row (what the task is), a `runtime_tasks` row (where
@@ -34,18 +35,17 @@ import { cachedCount } from '../countCache.js';
  * Only the six statuses Ralph's code reads are written, and Ralph's triggers may leave a time in `updated`.
  */
 
-/** A task date as the day, whichever form a trigger left it in. */
+/** A task date as the day, whichever form a trigger left it in (a plain day, the usual case, as it is). */
 export const day = (v: unknown): string | null => {
   const s = str(v);
-  return s !== null && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s) ? s.slice(0, 10) : s;
+  return s !== null && s.length > 10 && /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}/.test(s) ? s.slice(0, 10) : s;
 };
 
 /** A task row of GET_TASK: the shared reading, dates as days, and the template it came from. */
-function taskOf(r: Row): Task {
-  return {
-    ...taskFromRow(r, day),
-    template: r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null,
-  };
+export function taskOf(r: Row): Task {
+  const task = taskFromRow(r, day);
+  task.template = r.template_id != null ? { id: Number(r.template_id), title: String(r.template_title ?? '') } : null;
+  return task;
 }
 
 const LIST_TABLES = {
@@ -205,7 +205,19 @@ const mirrorServes = (q: TaskListQuery, src: ListSources): boolean =>
 const listSource = (q: TaskListQuery, src: ListSources, what: 'page' | 'count'): Facets =>
   mirrorServes(q, src) || (what === 'count' && src.facets && q.updatedSince === undefined) ? MIRROR : JOINED;
 
-function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', capped = false): string {
+/** A page's columns, joined from Ralph's tables (the costly ones read for the page only, not every match). */
+const JOINED_PAGE = `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id, ${changedDay(JOINED)} AS changed ${TASK_JOINS} WHERE t.id IN page`;
+/** The same columns from our task-row mirror (taskRows.ts), where each page task has its row. */
+const ROWS: ListColumns = { id: 'p.id', priority: 'r.priority', updated: 'r.updated', created: 'r.created' };
+/**
+ * The page from the task-row mirror, each of its tasks with the row it has there (`row_id` null: none, or
+ * the schema is no longer the one the mirror was found whole in, @v): only a page whose every task has
+ * its row is taken, else JOINED_PAGE is.
+ */
+const ROWS_PAGE = `SELECT p.id, r.task_id AS row_id, r.title, r.status, r.priority, r.feature, r.discipline, r.depends_on, r.template_id, ${changedDay(ROWS)} AS changed
+  FROM page p LEFT JOIN ralph_mcp_task_rows r ON r.task_id = p.id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
+
+function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', capped = false, rows = false): string {
   const c = listSource(q, src, what);
   const where = listWhere(q, c, src, what === 'page' && (q.sort ?? 'id') === 'id').clauses;
   if (what === 'count') {
@@ -220,7 +232,6 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
   }
   const sort = q.sort ?? 'id';
   const few = fewRows(q);
-  const columns = `SELECT t.id, d.title, t.status, d.priority, s.name AS feature, di.name AS discipline, ${DEPENDS_ON} AS depends_on, t.template_id, ${changedDay(JOINED)} AS changed ${TASK_JOINS}`;
   const conditions = [...afterSql(sort, c, few), ...where].join(' AND ') || '1';
   // The page's ids first, then its rows: the costly columns (a dependency list per row, names by join)
   // are read for the page only, not for every match a sort has to see.
@@ -228,14 +239,14 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
     c === MIRROR
       ? `SELECT f.task_id FROM ralph_mcp_task_facets f WHERE ${conditions} ORDER BY ${orderSql(sort, MIRROR, few)} LIMIT CAST(@limit AS INTEGER)`
       : `SELECT t.id FROM runtime_tasks t JOIN task_details d ON d.id = t.details_id WHERE ${conditions} ORDER BY ${orderSql(sort, JOINED, few)} LIMIT CAST(@limit AS INTEGER)`;
-  return `${columns} WHERE t.id IN (${ids}) ORDER BY ${orderSql(sort, JOINED)}`;
+  return `WITH page(id) AS (${ids}) ${rows ? ROWS_PAGE : JOINED_PAGE} ORDER BY ${orderSql(sort, rows ? ROWS : JOINED)}`;
 }
 
 // Built once: a statement's text is also its cache key (Db.stmt).
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
 
-export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
+export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskView'> {
   /** Replaces a task's list (a new task has none yet: nothing to clear). */
   const writeList = (taskId: number, field: ListField, items: readonly (string | number)[], fresh = false) => {
     if (!fresh) db.run(LIST_SQL[field].clear, taskId);
@@ -281,11 +292,11 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
   const sources = (): ListSources => ({ facets: facetsUsable(db), claims: claimTables(db) });
   return {
     getTask(id) {
-      const row = db.get(GET_TASK, id);
+      const row = mirroredRow(db, TASK_ROW, { id }) ?? db.get(GET_TASK, id);
       return row ? taskOf(row) : undefined;
     },
     taskHead(id) {
-      return db.get<TaskHead>(TASK_HEAD, id);
+      return (mirroredRow(db, TASK_ROW_HEAD, { id }) ?? db.get(TASK_HEAD, id)) as TaskHead | undefined;
     },
     taskExists(id) {
       return db.get('SELECT 1 AS x FROM runtime_tasks WHERE id = ?', id) !== undefined;
@@ -297,28 +308,33 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads> {
     },
     listTasks(q, after, limit) {
       const src = sources();
-      return db
-        .all(listSql(q, src, 'page'), {
-          ...listWhere(q, listSource(q, src, 'page'), src).params,
-          ...afterParams(q.sort ?? 'id', after),
-          limit,
-        })
-        .map((r): ListedTask => {
-          const cut: string[] = [];
-          const row: ListedTask = {
-            id: Number(r.id),
-            title: String(r.title),
-            status: String(r.status),
-            priority: str(r.priority),
-            feature: String(r.feature),
-            discipline: String(r.discipline),
-            depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-            template_id: r.template_id == null ? null : Number(r.template_id),
-            changed: String(r.changed),
-          };
-          if (cut.length > 0) row.truncated_lists = cut;
-          return row;
-        });
+      const params = {
+        ...listWhere(q, listSource(q, src, 'page'), src).params,
+        ...afterParams(q.sort ?? 'id', after),
+        limit,
+      };
+      // From the task-row mirror when every task of the page has its row there, else from Ralph's tables.
+      const v = rowsVersion(db);
+      const mirrored = v === undefined ? undefined : db.all(listSql(q, src, 'page', false, true), { ...params, v });
+      const whole = mirrored?.every((r) => r.row_id !== null) ?? false;
+      if (mirrored && !whole) recheck(db);
+      const rows = whole ? mirrored! : db.all(listSql(q, src, 'page'), params);
+      return rows.map((r): ListedTask => {
+        const cut: string[] = [];
+        const row: ListedTask = {
+          id: Number(r.id),
+          title: String(r.title),
+          status: String(r.status),
+          priority: str(r.priority),
+          feature: String(r.feature),
+          discipline: String(r.discipline),
+          depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+          template_id: r.template_id == null ? null : Number(r.template_id),
+          changed: String(r.changed),
+        };
+        if (cut.length > 0) row.truncated_lists = cut;
+        return row;
+      });
     },
     countTasks(q, max) {
       const src = sources();
