@@ -1,5 +1,6 @@
 import { closeSync, fstatSync, ftruncateSync, readSync, writeSync } from 'node:fs';
 import { ToolError } from './errors.js';
+import { errnoWords, FS_ERRORS } from './fileErrors.js';
 import { labelName } from './quote.js';
 import { openInProject, readTailInProject, UnsafeFileError } from './safeOpen.js';
 
@@ -60,7 +61,19 @@ export function toStateFileError(err: unknown, verb: 'append to' | 'read', file:
     );
   }
   if (err instanceof ToolError) return err;
-  return new ToolError('io_error', `could not ${verb} ${file}: ${(err as Error).message}`);
+  const nothing = `nothing was ${verb === 'read' ? 'read' : 'written'}`;
+  const code = (err as { code?: unknown }).code;
+  // The system's errno in words with the next step, as the launch and doctor say it; not its raw message,
+  // which names the absolute path.
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) {
+    const next = FS_ERRORS[code]?.next;
+    return new ToolError(
+      'io_error',
+      `could not ${verb} ${file}: ${errnoWords(code, (err as Error).message)} (${code}); ${nothing}${next ? `; ${next}` : ''}`,
+      { file, errno: code },
+    );
+  }
+  return new ToolError('io_error', `could not ${verb} ${file}: ${(err as Error).message}; ${nothing}`);
 }
 
 export function appendEntry(root: string, file: string, entry: string): number {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { notPermitted, pathProblem } from '../../src/cli/doctorFiles.js';
 import { FS_ERRORS, fileErrorInWords } from '../../src/domain/fileErrors.js';
+import { toStateFileError } from '../../src/domain/stateFiles.js';
 
 /**
  * The words doctor (and the launch) give for each errno code. This machine runs the tests as root, where
@@ -95,4 +96,17 @@ test('doctor: a failed look at a path, in words, for each code a look can give',
     assert.match(line, expected);
     codesInParentheses(line);
   }
+});
+
+test('a state file the system refuses: the errno in words and the next step, never the raw message', () => {
+  const e = toStateFileError(errno('EACCES', 'open', '/home/u/p/.ralph/learnings.txt'), 'append to', 'learnings.txt');
+  assert.equal(e.code, 'io_error');
+  assert.equal(
+    e.message,
+    `could not append to learnings.txt: permission denied (EACCES); nothing was written; ${FS_ERRORS.EACCES!.next}`,
+  );
+  assert.deepEqual(e.details, { file: 'learnings.txt', errno: 'EACCES' });
+  assert.doesNotMatch(e.message, /\/home\/u/);
+  const unknown = toStateFileError(errno('EXDEV', 'read'), 'read', 'progress.txt');
+  assert.equal(unknown.message, 'could not read progress.txt: what the system says (EXDEV); nothing was read');
 });
