@@ -250,7 +250,8 @@ contract("Ralph's own writes through our triggers", (env) => {
        SELECT id, 'replaced-disc', display_name, acronym, icon, color FROM disciplines
        WHERE id = (SELECT discipline_id FROM task_details WHERE id = ${details(5)})`,
       `INSERT OR REPLACE INTO task_details (id, discipline_id, title, description, priority, created, updated)
-       SELECT id, discipline_id, 'Replaced', 'replaced', 'low', created, updated FROM task_details WHERE id = ${details(6)}`,
+       SELECT id, discipline_id, 'Replaced', 'replaced', 'low', created, updated FROM task_details
+       WHERE id = ${details(6)}`,
     );
     assert.equal((await s.ok('get_task', { id: 3 })).task.feature, 'replaced-sub');
     assert.equal((await s.ok('get_task', { id: 5 })).task.discipline, 'replaced-disc');
