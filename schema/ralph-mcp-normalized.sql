@@ -96,19 +96,27 @@ CREATE INDEX IF NOT EXISTS ralph_mcp_task_tags_tag ON task_tags(tag, task_id);
 -- No OR IGNORE / OR REPLACE in these triggers: when Ralph's own write fires them through a foreign-key
 -- action (a deleted discipline nulling its comments' column), SQLite applies that statement's conflict
 -- policy (abort) instead of the trigger's, and a duplicate id would fail Ralph's write. Each insert says
--- NOT EXISTS itself. The triggers were renamed (_v2, _v3) when they changed, so older copies are dropped here.
+-- NOT EXISTS itself. The triggers were renamed (_v2, _v3, …) when they changed, so older copies are dropped here.
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ai_v2;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_details_au_v2;
+DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au_v3;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_au;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_details_ad;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ai;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_ad;
 DROP TRIGGER IF EXISTS ralph_mcp_facets_runtime_au_v2;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai_v2 AFTER INSERT ON task_details BEGIN
+-- An insert may be an INSERT OR REPLACE of an existing id (no delete trigger fires then): the tasks of that
+-- id take the new row's discipline and priority (none for a new row: one index probe).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_ai_v3 AFTER INSERT ON task_details BEGIN
   DELETE FROM ralph_mcp_details_facets WHERE details_id = NEW.id;
   INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
+  UPDATE ralph_mcp_task_facets SET discipline_id = NEW.discipline_id, priority = NEW.priority WHERE details_id = NEW.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_au_v2 AFTER UPDATE OF discipline_id, priority ON task_details BEGIN
+-- A changed id (foreign keys off) moves the row: the old id's is deleted.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_details_au_v3 AFTER UPDATE OF id, discipline_id, priority ON task_details BEGIN
+  DELETE FROM ralph_mcp_details_facets WHERE details_id = OLD.id;
   DELETE FROM ralph_mcp_details_facets WHERE details_id = NEW.id;
   INSERT INTO ralph_mcp_details_facets (details_id, discipline_id, priority) VALUES (NEW.id, NEW.discipline_id, NEW.priority);
   UPDATE ralph_mcp_task_facets SET discipline_id = NEW.discipline_id, priority = NEW.priority WHERE details_id = NEW.id;
@@ -132,7 +140,9 @@ WHEN OLD.subsystem_id IS NEW.subsystem_id AND OLD.details_id IS NEW.details_id B
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id
   WHERE changes() = 0;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v3 AFTER UPDATE OF subsystem_id, details_id ON runtime_tasks BEGIN
+-- A changed id moves the task's row (the old id's is deleted), so that later changes find it under the new one.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_facets_runtime_au_v4 AFTER UPDATE OF id, subsystem_id, details_id ON runtime_tasks BEGIN
+  DELETE FROM ralph_mcp_task_facets WHERE task_id = OLD.id;
   DELETE FROM ralph_mcp_task_facets WHERE task_id = NEW.id;
   INSERT INTO ralph_mcp_task_facets (task_id, status, subsystem_id, details_id, discipline_id, priority)
   SELECT NEW.id, NEW.status, NEW.subsystem_id, NEW.details_id, f.discipline_id, f.priority FROM (SELECT NULL) LEFT JOIN ralph_mcp_details_facets f ON f.details_id = NEW.details_id;
@@ -145,11 +155,21 @@ END;
 -- read: ANY keeps them exactly), so that reading a task is one row instead of four joined rows and a
 -- statement per list (3× the legacy generation's read at 100,000 tasks). A cache, never the truth: a
 -- row is taken only while it is fresh, and a task without one is read from Ralph's tables as before.
--- A change to a column a row copies as it is (a status, a title) is made to the row too; any other change
+-- A change to a task's status, updated or completed (most writes) is made to the row too; any other change
 -- to what it shows deletes it and queues the task (ralph_mcp_task_rows_stale), and our writes fill the
 -- queue's rows again before they commit (src/store/normalized/taskRows.ts). Filled whole
 -- when first made or when a trigger was found missing (as the facets above, on which it relies to find a
 -- details row's, subsystem's or discipline's tasks).
+--
+-- A trigger's body (and WHEN) pins every column it names: SQLite refuses ALTER TABLE … DROP COLUMN of it.
+-- The bodies below name only columns Ralph's own schema pins already (ids and foreign keys, indexed
+-- columns, runtime_tasks.status and completed by its CHECK, updated by its timestamp trigger); every other
+-- column is named only in an `UPDATE OF` list, which does not pin it (docs/storage.md).
+-- The triggers were renamed when they changed, so older copies are dropped here.
+DROP TRIGGER IF EXISTS ralph_mcp_rows_runtime_copy;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_runtime_joins;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_details_copy;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_details_joins;
 CREATE TABLE IF NOT EXISTS ralph_mcp_task_rows (
   task_id INTEGER PRIMARY KEY,
   feature ANY, discipline ANY, title ANY, description ANY, status ANY, priority ANY, tags ANY,
@@ -169,11 +189,19 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_ai AFTER INSERT ON runtime_t
   DELETE FROM ralph_mcp_task_rows WHERE task_id = NEW.id;
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
 END;
--- What a row copies from the runtime row as it is (a status change, most writes) is changed in place.
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_copy AFTER UPDATE OF status, created, updated, completed, provenance, enriched_at ON runtime_tasks BEGIN
-  UPDATE ralph_mcp_task_rows SET status = NEW.status, created = NEW.created, updated = NEW.updated, completed = NEW.completed, provenance = NEW.provenance, enriched_at = NEW.enriched_at WHERE task_id = NEW.id;
+-- What a row copies from the runtime row as it is: a status change (most writes) is made in place.
+-- `updated` is taken only from the update that set it: when Ralph's timestamp trigger (which sets it
+-- when a statement left it unchanged) fires before ours, the outer statement's unchanged value would
+-- otherwise overwrite what its nested update copied.
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_copy_v2 AFTER UPDATE OF status, updated, completed ON runtime_tasks BEGIN
+  UPDATE ralph_mcp_task_rows SET status = NEW.status,
+    updated = CASE WHEN NEW.updated IS NULL OR OLD.updated = NEW.updated THEN updated ELSE NEW.updated END,
+    completed = NEW.completed
+  WHERE task_id = NEW.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_joins AFTER UPDATE OF id, subsystem_id, details_id, template_id ON runtime_tasks BEGIN
+-- Any other column a row shows: its joins (id, subsystem, details row, template) or a copied column
+-- not pinned by Ralph's schema (named here only in the list).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_runtime_au_v2 AFTER UPDATE OF id, subsystem_id, details_id, template_id, created, provenance, enriched_at ON runtime_tasks BEGIN
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (OLD.id, NEW.id);
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT NEW.id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = NEW.id);
 END;
@@ -265,16 +293,19 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_signals_ad AFTER DELETE ON task_sign
   DELETE FROM ralph_mcp_task_rows WHERE task_id = OLD.task_id;
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT OLD.task_id WHERE NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale WHERE task_id = OLD.task_id);
 END;
--- Rows of several tasks: a details row (its tasks; a template's, the tasks pulled from it; what a row
--- copies as it is is changed in place, its discipline made again), a subsystem's or
--- a discipline's name (or the row itself, deleted with foreign keys off), a template. Their tasks are found
--- through our facets and the rows' own columns: a trigger of ours reads no table of Ralph's.
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_copy AFTER UPDATE OF title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
-  UPDATE ralph_mcp_task_rows SET title = NEW.title, description = NEW.description, priority = NEW.priority, hints = NEW.hints, estimated_turns = NEW.estimated_turns, pseudocode = NEW.pseudocode
-  WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id);
-  UPDATE ralph_mcp_task_rows SET template_title = NEW.title WHERE template_details_id = NEW.id;
+-- Rows of several tasks: a details row (its tasks; a template's, the tasks pulled from it), a subsystem's
+-- or a discipline's name (or the row itself, deleted with foreign keys off), a template. Their tasks are
+-- found through our facets and the rows' own columns: a trigger of ours reads no table of Ralph's.
+-- An insert may be an INSERT OR REPLACE of an existing id, which fires no delete trigger (recursive
+-- triggers are off): the tasks that id's old row showed are made stale (a new id has none: an index probe).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ai AFTER INSERT ON task_details BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id);
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE template_details_id = NEW.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_joins AFTER UPDATE OF id, discipline_id ON task_details BEGIN
+-- Its id, discipline, or a column a row shows (named only in the list: see above).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_au_v2 AFTER UPDATE OF id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id)) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id));
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
@@ -286,6 +317,10 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ad AFTER DELETE ON task_deta
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id = OLD.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE template_details_id = OLD.id;
 END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ai AFTER INSERT ON subsystems BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = NEW.id);
+END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_au AFTER UPDATE OF id, name ON subsystems BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
@@ -293,6 +328,10 @@ END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ad AFTER DELETE ON subsystems BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
+END;
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_ai AFTER INSERT ON disciplines BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = NEW.id);
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_au AFTER UPDATE OF id, name ON disciplines BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);

@@ -5,7 +5,7 @@ import { TASK_COLUMNS, TASK_JOINS, hasOwnTables } from './sql.js';
 /**
  * ralph_mcp_task_rows (schema/ralph-mcp-normalized.sql): each task as GET_TASK reads it, one row instead of
  * four joined rows and a statement per list. A cache, never the truth: whoever writes, our triggers change
- * what a row copies as it is in place, and otherwise delete the row and queue the task; our writes fill
+ * a task's status, updated and completed in place, and otherwise delete the row and queue the task; our writes fill
  * the queue's rows again before they commit; a task without a row is read from Ralph's tables. Rows are
  * taken only while every trigger is in place (a rebuild of one of Ralph's tables drops the triggers on
  * it): checked again whenever the schema changes (docs/storage.md, Task rows).
