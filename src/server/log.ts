@@ -13,7 +13,7 @@ export function createLogger(level: LogLevel = 'info', file?: string): Logger {
   try {
     dest = file
       ? pino.destination({ dest: file, mkdir: true, sync: true, append: true })
-      : pino.destination({ fd: 2, sync: true });
+      : pino.destination({ dest: 2, sync: true }); // not fd: pino reads process.stdout.fd when dest is missing
   } catch (err) {
     throw new StartupError(`cannot open log file ${file}: ${(err as Error).message}`);
   }
