@@ -215,9 +215,11 @@ export function lazySchemas() {
  * same ES module every other importer gets). Every schema of ours is made inside a function (tools build
  * theirs at a session's first call, listings come built: scripts/serverBuild.mjs), so a session's start
  * evaluates none of zod's ~150 modules. Only property reads reach zod through it (`z.object(...)`,
- * `z.string()`, ...), as they do in src/; types are erased. The stand-in's path is zod's own module.
+ * `z.string()`, ...), as they do in src/; types are erased. The stand-in's path is zod's module's with
+ * `.lazy-zod` added (Bun keys a bundle's modules by path alone, whatever their namespace).
  */
 export function lazyZod() {
+  const STAND_IN = '.lazy-zod';
   return {
     name: 'lazy-zod',
     setup(b) {
@@ -229,11 +231,11 @@ export function lazyZod() {
         )
           return undefined;
         const resolveDir = args.resolveDir ?? dirname(args.importer);
-        return then(zodNamespace(b, resolveDir), (real) => ({ path: real, namespace: 'lazy-zod' }));
+        return then(zodNamespace(b, resolveDir), (real) => ({ path: `${real}${STAND_IN}`, namespace: 'lazy-zod' }));
       });
       b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, (args) => ({
         contents: `let real;
-const load = () => (real ??= require(${JSON.stringify(args.path)}));
+const load = () => (real ??= require(${JSON.stringify(args.path.slice(0, -STAND_IN.length))}));
 export const z = new Proxy(Object.create(null), {
   get: (_, key) => load()[key],
   has: (_, key) => key in load(),

@@ -92,7 +92,9 @@ class BunStdin extends EventEmitter implements LineInput {
         if (this.done) return;
         if (done) {
           this.done = true;
-          this.emit('end');
+          // A macrotask later, as Node's stdin ends: what the last chunk started within microtasks (the SDK's
+          // Server made for a call, and that call answered) finishes before the session ends.
+          setImmediate(() => this.emit('end'));
           return;
         }
         const chunk = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
