@@ -10,6 +10,7 @@
 // bytecode for a CommonJS bundle with or without --compile. import.meta has no meaning in CommonJS: the
 // server's import.meta.url is the file's own URL (serverBuild.mjs's banner), and yargs' one
 // import.meta.resolve (for `extends` in a config file, which ralph-mcp never passes) is require.resolve.
+import { dirname } from 'node:path';
 import { serverBuildOptions } from './serverBuild.mjs';
 
 /** The JIT policy a Bun start runs under until it serves (src/startup/v8Flags.ts, from tsc's output). */
@@ -74,6 +75,36 @@ function builtinsLeftOut() {
   };
 }
 
+/**
+ * Our `import pino from 'pino'` (src/server/log.ts), in Bun's builds: a stand-in that evaluates pino at its
+ * first use, which a start that writes no log line never makes (src/server/log.ts makes the logger then).
+ * Bun evaluates pino's ~15 modules and node:os in about 1.5 ms; the Node bundle keeps pino as it is (its single
+ * executable's start-up snapshot holds pino evaluated). The stand-in's path is pino's with `.lazy-pino`
+ * added: Bun keys a bundle's modules by path, whatever their namespace.
+ */
+function lazyPino() {
+  const STAND_IN = '.lazy-pino';
+  return {
+    name: 'lazy-pino',
+    setup(b) {
+      b.onResolve({ filter: /^pino$/ }, (args) => {
+        if (!/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer)) return undefined;
+        return { path: `${Bun.resolveSync('pino', dirname(args.importer))}${STAND_IN}`, namespace: 'lazy-pino' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'lazy-pino' }, (args) => ({
+        contents: `let real;
+const load = () => (real ??= require(${JSON.stringify(args.path.slice(0, -STAND_IN.length))}));
+export default new Proxy(function pino() {}, {
+  apply: (_, self, args) => Reflect.apply(load(), self, args),
+  get: (_, key) => load()[key],
+});
+`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
 /** Bun.build options for `entry` (`define`: more build-time constants, as serverBuildOptions takes them). */
 export async function bunBuildOptions(entry, define = {}) {
   const node = await serverBuildOptions(define);
@@ -91,7 +122,7 @@ export async function bunBuildOptions(entry, define = {}) {
     minify: true,
     define: { ...rest, ...tables, 'import.meta.resolve': 'require.resolve' },
     banner: node.banner.js,
-    plugins: [...node.plugins, withoutBetterSqlite(), builtinsLeftOut()],
+    plugins: [...node.plugins, withoutBetterSqlite(), builtinsLeftOut(), lazyPino()],
   };
 }
 

@@ -159,33 +159,42 @@ export function rewriteTypes(source, file = 'types.js', zodPath = 'zod/v4') {
 }
 
 /**
+ * Where `path` resolves from a module (esbuild's build.resolve, asynchronous). Bun's plugin API has no
+ * build.resolve (oven-sh/bun#2771) and runs onResolve synchronously: there Bun.resolveSync, which
+ * resolves an import as Bun's bundler does (the ES module entries of a package's exports).
+ */
+function resolvePath(b, path, { kind, importer, resolveDir, pluginData }) {
+  if (typeof Bun !== 'undefined') return Bun.resolveSync(path, resolveDir ?? dirname(importer));
+  return b.resolve(path, { kind, importer, resolveDir, pluginData }).then((r) => r.path);
+}
+
+/** `f(value)`, for a value or a promise of one (the two bundlers above). */
+const then = (value, f) => (value instanceof Promise ? value.then(f) : f(value));
+
+/**
  * zod's `z` namespace, the module both `import { z } from 'zod'` and the SDK's `import * as z from
  * 'zod/v4'` reach: required directly, so the bundle need not also build those index modules' namespace
  * objects (~260 getters each, made when the bundle is evaluated).
  */
-async function zodNamespace(b, resolveDir) {
-  const index = (await b.resolve('zod', { kind: 'import-statement', resolveDir, pluginData: 'lazy-zod' })).path;
-  const z = join(dirname(index), 'v4', 'classic', 'external.js');
-  if (!readFileSync(index, 'utf8').includes('import * as z from "./v4/classic/external.js"'))
-    throw new Error(`lazySchemas: ${index} no longer takes its z from ${z}; look again at how zod is laid out`);
-  return z;
+function zodNamespace(b, resolveDir) {
+  return then(resolvePath(b, 'zod', { kind: 'import-statement', resolveDir, pluginData: 'lazy-zod' }), (index) => {
+    const z = join(dirname(index), 'v4', 'classic', 'external.js');
+    if (!readFileSync(index, 'utf8').includes('import * as z from "./v4/classic/external.js"'))
+      throw new Error(`lazySchemas: ${index} no longer takes its z from ${z}; look again at how zod is laid out`);
+    return z;
+  });
 }
 
-/** The esbuild plugin: the SDK's types.js, rewritten as above. */
+/** The bundler plugin (esbuild's or Bun's): the SDK's types.js, rewritten as above. */
 export function lazySchemas() {
   return {
     name: 'lazy-sdk-schemas',
     setup(b) {
       // Its own namespace: in the SDK's folder ("type": "module") esbuild would read the CommonJS as an ES module.
-      b.onResolve({ filter: /types\.js$/ }, async (args) => {
+      b.onResolve({ filter: /types\.js$/ }, (args) => {
         if (args.namespace === 'lazy-sdk-schemas' || args.pluginData === 'lazy-sdk-schemas') return undefined;
-        const r = await b.resolve(args.path, {
-          kind: args.kind,
-          importer: args.importer,
-          resolveDir: args.resolveDir,
-          pluginData: 'lazy-sdk-schemas',
-        });
-        return TYPES.test(r.path) ? { path: r.path, namespace: 'lazy-sdk-schemas' } : undefined;
+        const resolved = resolvePath(b, args.path, { ...args, pluginData: 'lazy-sdk-schemas' });
+        return then(resolved, (path) => (TYPES.test(path) ? { path, namespace: 'lazy-sdk-schemas' } : undefined));
       });
       b.onLoad({ filter: /.*/, namespace: 'lazy-sdk-schemas' }, async (args) => {
         const resolveDir = dirname(args.path);
@@ -206,9 +215,11 @@ export function lazySchemas() {
  * same ES module every other importer gets). Every schema of ours is made inside a function (tools build
  * theirs at a session's first call, listings come built: scripts/serverBuild.mjs), so a session's start
  * evaluates none of zod's ~150 modules. Only property reads reach zod through it (`z.object(...)`,
- * `z.string()`, ...), as they do in src/; types are erased.
+ * `z.string()`, ...), as they do in src/; types are erased. The stand-in's path is zod's module's with
+ * `.lazy-zod` added (Bun keys a bundle's modules by path alone, whatever their namespace).
  */
 export function lazyZod() {
+  const STAND_IN = '.lazy-zod';
   return {
     name: 'lazy-zod',
     setup(b) {
@@ -219,13 +230,12 @@ export function lazyZod() {
           /node_modules/.test(args.importer)
         )
           return undefined;
-        return { path: 'zod', namespace: 'lazy-zod', pluginData: args.resolveDir };
+        const resolveDir = args.resolveDir ?? dirname(args.importer);
+        return then(zodNamespace(b, resolveDir), (real) => ({ path: `${real}${STAND_IN}`, namespace: 'lazy-zod' }));
       });
-      b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, async (args) => {
-        const real = await zodNamespace(b, args.pluginData);
-        return {
-          contents: `let real;
-const load = () => (real ??= require(${JSON.stringify(real)}));
+      b.onLoad({ filter: /.*/, namespace: 'lazy-zod' }, (args) => ({
+        contents: `let real;
+const load = () => (real ??= require(${JSON.stringify(args.path.slice(0, -STAND_IN.length))}));
 export const z = new Proxy(Object.create(null), {
   get: (_, key) => load()[key],
   has: (_, key) => key in load(),
@@ -236,10 +246,9 @@ export const z = new Proxy(Object.create(null), {
   },
 });
 `,
-          loader: 'js',
-          resolveDir: args.pluginData,
-        };
-      });
+        loader: 'js',
+        resolveDir: dirname(args.path),
+      }));
     },
   };
 }

@@ -134,8 +134,7 @@ export async function serverBuildOptions(define = {}) {
     minify: true,
     logLevel: 'warning',
     metafile: true,
-    // The lazy SDK schemas and zod use esbuild's build.resolve, which Bun's plugin API lacks
-    // (oven-sh/bun#2771): Bun's builds (scripts/bunBuild.mjs) keep the SDK's types.js and zod as written.
-    plugins: [startupTrim(), ...(typeof Bun === 'undefined' ? [lazySchemas(), lazyZod()] : [])],
+    // Bun's builds (scripts/bunBuild.mjs) take the same plugins (scripts/lazySchemas.mjs resolves under both).
+    plugins: [startupTrim(), lazySchemas(), lazyZod()],
   };
 }

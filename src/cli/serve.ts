@@ -5,6 +5,7 @@ import { resultTextMode } from '../server/resultCopies.js';
 import { createLogger, type LogLevel } from '../server/log.js';
 import type { McpSession } from '../server/createServer.js';
 import { DIRECT_CALLS_ENV, answerPlainCallsDirectly } from '../transport/directCalls.js';
+import { bunStdio, underBun } from '../transport/bunStdio.js';
 import { LineTransport } from '../transport/lineTransport.js';
 import { serveOnDemand } from '../transport/sdkOnDemand.js';
 import { openSession, prepareDatabase, type SessionOptions } from '../session/open.js';
@@ -99,7 +100,8 @@ export async function serve(opts: ServeOptions): Promise<void> {
     }
     return;
   }
-  const transport = new LineTransport(process.stdin, process.stdout, log);
+  const stdio = sessionStdio();
+  const transport = new LineTransport(stdio.input, stdio.output, log);
   let mcp: McpSession | undefined;
   let closed = false;
   // The launcher's code cache waits for the Server too, made at the first call (src/startup/launcher.ts).
@@ -126,7 +128,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // Read no more requests. Calls already dispatched run synchronously against SQLite and have
     // answered by the next macrotask; then the database is closed (its WAL checkpointed) and stdout
     // flushed, so every write that happened has its answer delivered.
-    process.stdin.pause();
+    stdio.stop();
     transport.onmessage = undefined;
     // Before the database closes: the task this session claimed goes back (a kill -9 leaves it to the lease).
     const made = mcp;
@@ -134,11 +136,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
     setImmediate(() => {
       void made?.server.close().catch(() => undefined);
       store.close();
-      if (exit) process.stdout.write('', () => process.exit(0)); // stdout-ok: writes nothing, waits for the flush
+      if (exit) stdio.flushed(() => process.exit(0));
     });
   };
   transport.onclose = () => shutdown('transport closed', false);
-  process.stdin.on('end', () => shutdown('stdin closed', false));
+  stdio.input.on('end', () => shutdown('stdin closed', false));
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => shutdown(sig, true));
   // Made at the first request that needs it (transport/sdkOnDemand.ts), or at once when every request is to
   // go the SDK's way (RALPH_MCP_DIRECT_CALLS=off).
@@ -147,7 +149,31 @@ export async function serve(opts: ServeOptions): Promise<void> {
     serveOnDemand(transport, plan, store, log, makeServer);
     await transport.start();
   }
-  if (process.stdin.isTTY) process.stderr.write(terminalHint(plan.project.root, plan.recipe?.name));
+  if (stdio.isTTY) process.stderr.write(terminalHint(plan.project.root, plan.recipe?.name));
+}
+
+/**
+ * A stdio session's stdin and stdout: the process's streams under Node; under Bun, Bun's own file I/O
+ * (transport/bunStdio.ts), which a start evaluates no stream module for.
+ */
+function sessionStdio() {
+  if (underBun()) {
+    const { input, output } = bunStdio();
+    return {
+      input,
+      output,
+      isTTY: input.isTTY,
+      stop: () => input.stop(),
+      flushed: (done: () => void) => output.whenFlushed(done),
+    };
+  }
+  return {
+    input: process.stdin,
+    output: process.stdout,
+    isTTY: process.stdin.isTTY,
+    stop: () => process.stdin.pause(),
+    flushed: (done: () => void) => process.stdout.write('', done), // stdout-ok: writes nothing, waits for the flush
+  };
 }
 
 /**

@@ -1,6 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { readLine } from './jsonRpcLine.js';
 import { HeldUpdates } from './heldUpdates.js';
@@ -24,6 +23,29 @@ export const MAX_MESSAGE_BYTES = REQUEST_BOUNDS.messageBytes;
  */
 export const MAX_UNSENT_BYTES = 1024 * 1024;
 export const MAX_IN_FLIGHT = 64;
+
+/**
+ * What LineTransport uses of its input and output: a Node stream pair (process.stdin/stdout, a socket)
+ * or, for stdio under Bun, bunStdio.ts's.
+ */
+export interface LineInput {
+  on(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  off(event: 'data', listener: (chunk: Buffer | string) => void): unknown;
+  off(event: 'error', listener: (error: Error) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+  listenerCount(event: 'data'): number;
+}
+export interface LineOutput {
+  on(event: 'drain', listener: () => void): unknown;
+  off(event: 'drain', listener: () => void): unknown;
+  write(chunk: string): boolean;
+  cork(): void;
+  uncork(): void;
+  readonly writableNeedDrain: boolean;
+  readonly writableLength: number;
+}
 
 const idKey = (id: unknown) => `${typeof id}:${String(id)}`;
 const isRequest = (message: JSONRPCMessage): boolean => {
@@ -59,8 +81,8 @@ export class LineTransport implements Transport {
   private readonly heldUpdates: HeldUpdates;
 
   constructor(
-    private readonly input: Readable,
-    private readonly output: Writable,
+    private readonly input: LineInput,
+    private readonly output: LineOutput,
     private readonly log: Logger,
     maxBytes = MAX_MESSAGE_BYTES,
   ) {
