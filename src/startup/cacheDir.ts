@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  futimesSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  unlinkSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,7 +38,7 @@ export function cacheDir(): string | undefined {
  * An open descriptor on `file` when it is a regular file of this user, reached without a symlink, of
  * at most `maxBytes`, writable by no one else; undefined otherwise. The caller closes it.
  */
-export function openOwnFile(file: string, maxBytes: number): { fd: number; size: number } | undefined {
+export function openOwnFile(file: string, maxBytes: number): { fd: number; size: number; mtimeMs: number } | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
@@ -37,7 +48,7 @@ export function openOwnFile(file: string, maxBytes: number): { fd: number; size:
       closeSync(fd);
       return undefined;
     }
-    return { fd, size: st.size };
+    return { fd, size: st.size, mtimeMs: st.mtimeMs };
   } catch {
     if (fd !== undefined) closeSync(fd);
     return undefined;
@@ -62,4 +73,40 @@ export function holdsExactly(fd: number, expected: { sha256: string; bytes: numb
     hash.update(buf.subarray(0, n));
   }
   return total === expected.bytes && hash.digest('hex') === expected.sha256;
+}
+
+/**
+ * Two installs (two versions, a checkout and a global install) share the directory, each with its own
+ * bundle's cache: a cache is dropped only once no start has used it for this long, so that installs used in
+ * turn do not delete each other's and compile at every start.
+ */
+export const UNUSED_CACHE_MS = 14 * 24 * 60 * 60 * 1000;
+/** A temporary file this old is a killed write's. */
+const LEFTOVER_MS = 60 * 60 * 1000;
+/** How often a start that uses a cache marks it used (its mtime): not a write at every start. */
+const MARK_EVERY_MS = 24 * 60 * 60 * 1000;
+
+/** Marks an open cache file as used now, at most once a day. Best effort. */
+export function markUsed(own: { fd: number; mtimeMs: number }, now = Date.now()): void {
+  if (now - own.mtimeMs < MARK_EVERY_MS) return;
+  try {
+    futimesSync(own.fd, now / 1000, now / 1000);
+  } catch {
+    // a cache that cannot be marked is only dropped sooner
+  }
+}
+
+/** Removes the bundle caches other than `keep` unused for UNUSED_CACHE_MS, and killed writes' temporary files. */
+export function pruneCaches(dir: string, keep: string, now = Date.now()): void {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    const leftover = name.endsWith('.tmp');
+    if (!name.startsWith('bundle-') || path === keep || !(leftover || name.endsWith('.v8cache'))) continue;
+    try {
+      const st = lstatSync(path);
+      if (st.isFile() && now - st.mtimeMs > (leftover ? LEFTOVER_MS : UNUSED_CACHE_MS)) unlinkSync(path);
+    } catch {
+      // gone already
+    }
+  }
 }

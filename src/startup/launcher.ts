@@ -9,7 +9,6 @@
 import {
   closeSync,
   existsSync,
-  readdirSync,
   readFileSync,
   readSync,
   renameSync,
@@ -21,7 +20,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { cacheDir, openOwnFile } from './cacheDir.js';
+import { cacheDir, markUsed, openOwnFile, pruneCaches } from './cacheDir.js';
 import { leanStartup, underStartupFlags } from './v8Flags.js';
 
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -45,6 +44,7 @@ function readCache(file: string): Buffer | undefined {
       if (n === 0) return undefined;
       off += n;
     }
+    markUsed(own);
     return buf;
   } catch {
     return undefined;
@@ -53,16 +53,14 @@ function readCache(file: string): Buffer | undefined {
   }
 }
 
-/** Writes the cache whole (a temp file renamed over it) and drops other bundles' caches. Best effort. */
+/** Writes the cache whole (a temp file renamed over it) and drops caches no start has used lately. Best effort. */
 function writeCache(dir: string, file: string, script: vm.Script): void {
   const tmp = `${file}.${process.pid}.tmp`;
   try {
     const data = underStartupFlags(() => script.createCachedData());
     writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     renameSync(tmp, file);
-    for (const name of readdirSync(dir))
-      if (name.startsWith('bundle-') && name.endsWith('.v8cache') && join(dir, name) !== file)
-        unlinkSync(join(dir, name));
+    pruneCaches(dir, file);
   } catch {
     try {
       unlinkSync(tmp);

@@ -7,18 +7,21 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { after, test } from 'node:test';
 import { sampleProject } from '../../helpers/project.js';
 import { CLI } from '../../helpers/env.js';
 
 /**
  * The launcher (src/startup/launcher.ts) and its V8 code cache: written by a session that runs a second, used
- * by the next start, ignored when stale, foreign or unsafe, never needed for the server to work.
+ * by the next start, ignored when stale, foreign or unsafe, never needed for the server to work; another
+ * install's cache kept while it is used.
  */
 const dirs: string[] = [];
 after(() => {
@@ -97,6 +100,28 @@ test('a cache written after the session served tool calls is used by the next st
   );
   assert.equal(files(dir).length, 1);
   assert.equal((await session({ RALPH_MCP_CACHE_DIR: dir }, 200)).cache, 'used');
+});
+
+test("two installs share the directory: another bundle's cache in use stays, one unused for weeks goes", async () => {
+  const dir = join(scratch(), 'cache');
+  mkdirSync(dir, { mode: 0o700 });
+  const other = join(dir, `bundle-${process.version}-${process.arch}-1-1.v8cache`);
+  const unused = join(dir, `bundle-${process.version}-${process.arch}-2-2.v8cache`);
+  const killed = join(dir, `bundle-${process.version}-${process.arch}-3-3.v8cache.4242.tmp`);
+  for (const f of [other, unused, killed]) writeFileSync(f, 'another build', { mode: 0o600 });
+  const daysAgo = (d: number) => new Date(Date.now() - d * 24 * 60 * 60 * 1000);
+  utimesSync(other, daysAgo(13), daysAgo(13));
+  utimesSync(unused, daysAgo(15), daysAgo(15));
+  utimesSync(killed, daysAgo(1), daysAgo(1));
+  assert.equal((await session({ RALPH_MCP_CACHE_DIR: dir }, 1500)).cache, 'none');
+  const [own] = files(dir).filter((f) => !f.includes('-1-1.') && !f.includes('-2-2.'));
+  assert.ok(own, 'this bundle wrote its cache');
+  assert.deepEqual(readdirSync(dir).sort(), [own!, basename(other)].sort());
+  // A start that uses its cache marks it used (at most once a day), so that it is not taken for unused.
+  const cache = join(dir, own!);
+  utimesSync(cache, daysAgo(3), daysAgo(3));
+  assert.equal((await session({ RALPH_MCP_CACHE_DIR: dir }, 200)).cache, 'used');
+  assert.ok(Date.now() - statSync(cache).mtimeMs < 60_000, 'the used cache was marked used');
 });
 
 test('a corrupt cache is rejected, the session works, and the cache is rewritten', async () => {
