@@ -96,12 +96,23 @@ export function markUsed(own: { fd: number; mtimeMs: number }, now = Date.now())
   }
 }
 
-/** Removes the bundle caches other than `keep` unused for UNUSED_CACHE_MS, and killed writes' temporary files. */
-export function pruneCaches(dir: string, keep: string, now = Date.now()): void {
+/** The two kinds of file the directory holds: the bundle's code caches and the executable's addons. */
+export const CACHE_KINDS = {
+  code: { prefix: 'bundle-', suffix: '.v8cache' },
+  addon: { prefix: 'better_sqlite3-', suffix: '.node' },
+} as const;
+
+/** Removes the files of a kind other than `keep` unused for UNUSED_CACHE_MS, and killed writes' temporary files. */
+export function pruneCaches(
+  dir: string,
+  keep: string,
+  kind: (typeof CACHE_KINDS)[keyof typeof CACHE_KINDS],
+  now = Date.now(),
+): void {
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
     const leftover = name.endsWith('.tmp');
-    if (!name.startsWith('bundle-') || path === keep || !(leftover || name.endsWith('.v8cache'))) continue;
+    if (!name.startsWith(kind.prefix) || path === keep || !(leftover || name.endsWith(kind.suffix))) continue;
     try {
       const st = lstatSync(path);
       if (st.isFile() && now - st.mtimeMs > (leftover ? LEFTOVER_MS : UNUSED_CACHE_MS)) unlinkSync(path);

@@ -20,7 +20,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import vm from 'node:vm';
-import { cacheDir, markUsed, openOwnFile, pruneCaches } from './cacheDir.js';
+import { CACHE_KINDS, cacheDir, markUsed, openOwnFile, pruneCaches } from './cacheDir.js';
 import { leanStartup, underStartupFlags } from './v8Flags.js';
 
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -60,7 +60,7 @@ function writeCache(dir: string, file: string, script: vm.Script): void {
     const data = underStartupFlags(() => script.createCachedData());
     writeFileSync(tmp, data, { flag: 'wx', mode: 0o600 });
     renameSync(tmp, file);
-    pruneCaches(dir, file);
+    pruneCaches(dir, file, CACHE_KINDS.code);
   } catch {
     try {
       unlinkSync(tmp);

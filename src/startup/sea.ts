@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
 import './embeddedFiles.js';
-import { cacheDir, holdsExactly, openOwnFile } from './cacheDir.js';
+import { CACHE_KINDS, cacheDir, holdsExactly, markUsed, openOwnFile, pruneCaches } from './cacheDir.js';
 import '../cli/serve.js';
 import { main } from '../cli/main.js';
 import { useNativeBinding } from '../db/sqlite.js';
@@ -43,7 +43,10 @@ function loadCached(file: string): object | undefined {
   if (!own) return undefined;
   try {
     // Its name says which build it is from, but only its bytes say it is that build's addon.
-    return holdsExactly(own.fd, __RALPH_ADDON__) ? dlopen(`/proc/self/fd/${own.fd}`) : undefined;
+    if (!holdsExactly(own.fd, __RALPH_ADDON__)) return undefined;
+    const addon = dlopen(`/proc/self/fd/${own.fd}`);
+    markUsed(own);
+    return addon;
   } catch {
     return undefined;
   } finally {
@@ -70,6 +73,12 @@ function loadAddon(): object {
       const written = loadCached(file);
       if (written) {
         addonSource = 'written';
+        // Another version's addon goes once unused for weeks, as code caches do (cacheDir.ts).
+        try {
+          pruneCaches(dir, file, CACHE_KINDS.addon);
+        } catch {
+          // best effort
+        }
         return written;
       }
     } catch {

@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  truncateSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { EXE, SERVER_RUNTIME } from '../helpers/env.js';
 import { tempDir } from '../helpers/project.js';
@@ -52,4 +61,25 @@ test('a same-size planted addon in the cache is not loaded; the real one is writ
   assert.equal(second.status, 0, second.stderr);
   assert.equal(existsSync(marker), false, 'the planted code did not run');
   assert.ok(readFileSync(cached).equals(real), 'the cached addon is the real one again');
+});
+
+test("another version's cached addon stays while in use and goes once unused for weeks", {
+  skip: SERVER_RUNTIME !== 'exe' && 'runs under RALPH_MCP_TEST_RUNTIME=exe',
+}, () => {
+  const cache = tempDir('ralph-exe-cache-');
+  const other = (n: string) => join(cache, `better_sqlite3-${n.repeat(32)}.node`);
+  const daysAgo = (d: number) => new Date(Date.now() - d * 24 * 60 * 60 * 1000);
+  for (const [n, age] of [
+    ['a', 13],
+    ['b', 15],
+  ] as const) {
+    writeFileSync(other(n), 'another build', { mode: 0o600 });
+    utimesSync(other(n), daysAgo(age), daysAgo(age));
+  }
+  const r = spawnSync(EXE, ['--version'], { encoding: 'utf8', env: { ...process.env, RALPH_MCP_CACHE_DIR: cache } });
+  assert.equal(r.status, 0, r.stderr);
+  const names = readdirSync(cache);
+  assert.ok(names.includes(basename(other('a'))), 'used 13 days ago: kept');
+  assert.ok(!names.includes(basename(other('b'))), 'unused for 15 days: removed');
+  assert.equal(names.filter((f) => /^better_sqlite3-[0-9a-f]{32}\.node$/.test(f)).length, 2, names.join(', '));
 });
