@@ -170,6 +170,12 @@ DROP TRIGGER IF EXISTS ralph_mcp_rows_runtime_copy;
 DROP TRIGGER IF EXISTS ralph_mcp_rows_runtime_joins;
 DROP TRIGGER IF EXISTS ralph_mcp_rows_details_copy;
 DROP TRIGGER IF EXISTS ralph_mcp_rows_details_joins;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_details_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_details_au_v2;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_subsystems_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_subsystems_au;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_disciplines_ai;
+DROP TRIGGER IF EXISTS ralph_mcp_rows_disciplines_au;
 CREATE TABLE IF NOT EXISTS ralph_mcp_task_rows (
   task_id INTEGER PRIMARY KEY,
   feature ANY, discipline ANY, title ANY, description ANY, status ANY, priority ANY, tags ANY,
@@ -298,15 +304,18 @@ END;
 -- found through our facets and the rows' own columns: a trigger of ours reads no table of Ralph's.
 -- An insert may be an INSERT OR REPLACE of an existing id, which fires no delete trigger (recursive
 -- triggers are off): the tasks that id's old row showed are made stale (a new id has none: an index probe).
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ai AFTER INSERT ON task_details BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+-- The tasks are queued from the facets, rows or not: a task Ralph's code could not show (its subsystem,
+-- discipline or details row missing, written with foreign keys off) has no row, and is queued when the row it
+-- lacked appears, so that a task without a row is always queued (the unfiltered list page relies on it).
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ai_v2 AFTER INSERT ON task_details BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.details_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id = NEW.id);
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE template_details_id = NEW.id;
 END;
 -- Its id, discipline, or a column a row shows (named only in the list: see above).
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_au_v2 AFTER UPDATE OF id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id)) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_au_v3 AFTER UPDATE OF id, discipline_id, title, description, priority, hints, estimated_turns, pseudocode ON task_details BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.details_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE details_id IN (OLD.id, NEW.id));
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE template_details_id IN (OLD.id, NEW.id);
@@ -317,25 +326,25 @@ CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_details_ad AFTER DELETE ON task_deta
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE template_details_id = OLD.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE template_details_id = OLD.id;
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ai AFTER INSERT ON subsystems BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ai_v2 AFTER INSERT ON subsystems BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.subsystem_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_au AFTER UPDATE OF id, name ON subsystems BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
-  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_au_v2 AFTER UPDATE OF id, name ON subsystems BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.subsystem_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id IN (OLD.id, NEW.id));
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_subsystems_ad AFTER DELETE ON subsystems BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE subsystem_id = OLD.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_ai AFTER INSERT ON disciplines BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_ai_v2 AFTER INSERT ON disciplines BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.discipline_id = NEW.id AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
   DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = NEW.id);
 END;
-CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_au AFTER UPDATE OF id, name ON disciplines BEGIN
-  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);
-  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id);
+CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_au_v2 AFTER UPDATE OF id, name ON disciplines BEGIN
+  INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT f.task_id FROM ralph_mcp_task_facets f WHERE f.discipline_id IN (OLD.id, NEW.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = f.task_id);
+  DELETE FROM ralph_mcp_task_rows WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id IN (OLD.id, NEW.id));
 END;
 CREATE TRIGGER IF NOT EXISTS ralph_mcp_rows_disciplines_ad AFTER DELETE ON disciplines BEGIN
   INSERT INTO ralph_mcp_task_rows_stale (task_id) SELECT r.task_id FROM ralph_mcp_task_rows r WHERE task_id IN (SELECT task_id FROM ralph_mcp_task_facets WHERE discipline_id = OLD.id) AND NOT EXISTS (SELECT 1 FROM ralph_mcp_task_rows_stale q WHERE q.task_id = r.task_id);

@@ -151,7 +151,7 @@ contract("Ralph's own writes through our triggers", (env) => {
     // stale they may be, until a launch makes the triggers and the rows again.
     ralph(
       s.project.dbPath,
-      'DROP TRIGGER ralph_mcp_rows_details_au_v2',
+      'DROP TRIGGER ralph_mcp_rows_details_au_v3',
       `UPDATE task_details SET title = 'Unseen by the mirror' WHERE id = ${details(3)}`,
     );
     assert.equal((await s.ok('get_task', { id: 3 })).task.title, 'Unseen by the mirror');
@@ -259,6 +259,34 @@ contract("Ralph's own writes through our triggers", (env) => {
     assert.deepEqual([six.title, six.description, six.priority], ['Replaced', 'replaced', 'low']);
     mirrorFresh(s.project);
     assert.deepEqual(facets(s.project), facetsTruth(s.project), "the facets take the replaced row's priority");
+  });
+
+  test('a task Ralph could not show (foreign keys off) is listed once the row it lacked appears', {
+    skip: env.generation !== 'normalized',
+  }, async () => {
+    // Ralph's read rules are broken on purpose here (a task whose subsystem is missing): not checked per call.
+    const s = await env.open({ recipe: 'opus_review' }, undefined, { invariants: false });
+    await s.ok('set_task_status', { id: 4, status: 'in_progress' }); // our tables and triggers in place
+    const ids = async () => (await s.ok('list_tasks', { limit: 100 })).tasks.map((t: { id: number }) => t.id);
+    const before: number[] = await ids();
+    // Task 500 names a subsystem no row has yet: Ralph's code would not show it, nor do we.
+    ralphFkOff(
+      s.project.dbPath,
+      `INSERT INTO runtime_tasks (id, subsystem_id, details_id, status, created)
+       VALUES (500, 900, ${details(3)}, 'pending', '2026-02-01')`,
+    );
+    await s.ok('add_task_comment', { task_id: 1, body: 'a write of ours fills the queue' });
+    assert.deepEqual(await ids(), before);
+    ralphFkOff(
+      s.project.dbPath,
+      `INSERT INTO subsystems (id, name, display_name, acronym, description, status, created)
+       SELECT 900, 'late-sub', 'Late', 'LATE', description, status, created FROM subsystems LIMIT 1`,
+    );
+    assert.deepEqual(await ids(), [...before, 500], 'listed once its subsystem exists');
+    assert.equal((await s.ok('get_task', { id: 500 })).task.feature, 'late-sub');
+    await s.ok('add_task_comment', { task_id: 1, body: 'and again' });
+    assert.deepEqual(mirrorRows(s.project), joinedRows(s.project), 'every task has its row, 500 too');
+    assert.deepEqual(env.invariants(s.project), [], "Ralph's read rules hold again");
   });
 
   test("Ralph's DROP COLUMN of a column no index, CHECK or trigger of its own names succeeds beside our objects", {
