@@ -159,6 +159,8 @@ export interface TaskStore extends BlockedReads {
   listTasks(query: TaskListQuery, after: TaskListAfter | null, limit: number): ListedTask[];
   /** How many tasks match; with `max`, counting stops past it (a count of max + 1 means "more than max"). */
   countTasks(query: TaskListQuery, max?: number): number;
+  /** The rows list_tasks gives for these tasks, in the order given; a task that is not there is left out. */
+  listedTasks(ids: readonly number[]): ListedTask[];
   /** The ids a task depends on (unreadable stored items skipped). */
   dependenciesOf(id: number): number[];
   /** The tasks that depend on this one, by id (the first `limit`, when given). */

@@ -156,3 +156,9 @@ export const countSql = (from: string, where: string, capped: boolean): string =
 /** The parameter countSql's cap reads: one row more than `max`, so a count above it shows. */
 export const countParams = (max: number | undefined): Record<string, number> =>
   max === undefined ? {} : { count_max: max + 1 };
+
+/** Rows in the order of `ids` (the order a caller chose them in); an id with no row is left out. */
+export function inIdOrder<T extends { id: number }>(ids: readonly number[], rows: readonly T[]): T[] {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

@@ -271,10 +271,9 @@ export const nextTasks = defineTool({
       ...takes.keys(),
       ...(stale.length < limit ? store.tasks.readyTasks({ discipline, feature }, limit - stale.length) : []),
     ];
-    const tasks = ids.map((id) => {
-      const t = requireTask(store, id);
-      const c = takes.get(id);
-      // The row list_tasks gives (template_id on Ralph's current schema only).
+    // The rows list_tasks gives (template_id on Ralph's current schema only), read together.
+    const tasks = store.tasks.listedTasks(ids).map((t) => {
+      const c = takes.get(t.id);
       return pickRow(
         {
           id: t.id,
@@ -284,7 +283,7 @@ export const nextTasks = defineTool({
           feature: t.feature,
           discipline: t.discipline,
           depends_on: t.depends_on,
-          ...(t.template !== undefined ? { template_id: t.template?.id ?? null } : {}),
+          ...(t.template_id !== undefined ? { template_id: t.template_id } : {}),
           ...(t.truncated_lists?.includes('depends_on') ? { truncated_lists: ['depends_on'] } : {}),
           ...(c ? { takes_over: holder(c, 'in_progress')! } : {}),
         },

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/database.js';
+import type { Db, Row } from '../../db/database.js';
 import { readySql } from '../ready.js';
 import { hasSignalsTable } from './signals.js';
 import { timestamp, today } from '../../domain/rules.js';
@@ -28,6 +28,7 @@ import {
   countSql,
   fewRows,
   holderSql,
+  inIdOrder,
   inList,
   priorityIn,
   orderSql,
@@ -111,6 +112,27 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
     ? countSql('tasks t', where.join(' AND ') || '1', capped)
     : `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
        WHERE ${[...afterSql(sort, LIST_COLUMNS, few), ...where].join(' AND ') || '1'} ORDER BY ${orderSql(sort, LIST_COLUMNS, few)} LIMIT CAST(@limit AS INTEGER)`;
+}
+
+/** The rows of some tasks (a JSON array of ids), as a list page reads them. */
+const LISTED_BY_IDS = `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
+  WHERE t.id IN (SELECT value FROM json_each(?))`;
+
+/** A list page's row as list_tasks gives it. */
+function listedRow(r: Row): ListedTask {
+  const cut: string[] = [];
+  const row: ListedTask = {
+    id: Number(r.id),
+    title: String(r.title),
+    status: String(r.status),
+    priority: typeof r.priority === 'string' ? r.priority : null,
+    feature: String(r.feature),
+    discipline: String(r.discipline),
+    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+    changed: String(r.changed),
+  };
+  if (cut.length > 0) row.truncated_lists = cut;
+  return row;
 }
 
 const UPDATABLE = [
@@ -200,21 +222,11 @@ export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskV
       const src = sources();
       return db
         .all(listSql(q, src, 'page'), { ...listWhere(q, src).params, ...afterParams(q.sort ?? 'id', after), limit })
-        .map((r): ListedTask => {
-          const cut: string[] = [];
-          const row: ListedTask = {
-            id: Number(r.id),
-            title: String(r.title),
-            status: String(r.status),
-            priority: typeof r.priority === 'string' ? r.priority : null,
-            feature: String(r.feature),
-            discipline: String(r.discipline),
-            depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-            changed: String(r.changed),
-          };
-          if (cut.length > 0) row.truncated_lists = cut;
-          return row;
-        });
+        .map(listedRow);
+    },
+    listedTasks(ids) {
+      if (ids.length === 0) return [];
+      return inIdOrder(ids, db.all(LISTED_BY_IDS, JSON.stringify(ids)).map(listedRow));
     },
     countTasks(q, max) {
       const src = sources();

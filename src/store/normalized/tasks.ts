@@ -17,6 +17,7 @@ import {
   countSql,
   fewRows,
   holderSql,
+  inIdOrder,
   inList,
   priorityIn,
   orderSql,
@@ -217,6 +218,27 @@ const ROWS: ListColumns = { id: 'p.id', priority: 'r.priority', updated: 'r.upda
 const ROWS_PAGE = `SELECT p.id, r.task_id AS row_id, r.title, r.status, r.priority, r.feature, r.discipline, r.depends_on, r.template_id, ${changedDay(ROWS)} AS changed
   FROM page p LEFT JOIN ralph_mcp_task_rows r ON r.task_id = p.id AND (SELECT schema_version FROM pragma_schema_version) = @v`;
 
+/** The "page" of listedTasks: some tasks, given as a JSON array of ids. */
+const BY_IDS = 'WITH page(id) AS (SELECT value FROM json_each(@ids))';
+
+/** A list page's row as list_tasks gives it. */
+function listedRow(r: Row): ListedTask {
+  const cut: string[] = [];
+  const row: ListedTask = {
+    id: Number(r.id),
+    title: String(r.title),
+    status: String(r.status),
+    priority: str(r.priority),
+    feature: String(r.feature),
+    discipline: String(r.discipline),
+    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+    template_id: r.template_id == null ? null : Number(r.template_id),
+    changed: String(r.changed),
+  };
+  if (cut.length > 0) row.truncated_lists = cut;
+  return row;
+}
+
 /** A page's columns read straight from the task-row mirror (DIRECT_PAGE). */
 const DIRECT: ListColumns = { id: 'r.task_id', priority: 'r.priority', updated: 'r.updated', created: 'r.created' };
 /**
@@ -355,22 +377,18 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 't
         limit,
       };
       const rows = pageFromRows(q, src, params, after?.id ?? 0, limit) ?? db.all(listSql(q, src, 'page'), params);
-      return rows.map((r): ListedTask => {
-        const cut: string[] = [];
-        const row: ListedTask = {
-          id: Number(r.id),
-          title: String(r.title),
-          status: String(r.status),
-          priority: str(r.priority),
-          feature: String(r.feature),
-          discipline: String(r.discipline),
-          depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-          template_id: r.template_id == null ? null : Number(r.template_id),
-          changed: String(r.changed),
-        };
-        if (cut.length > 0) row.truncated_lists = cut;
-        return row;
-      });
+      return rows.map(listedRow);
+    },
+    listedTasks(ids) {
+      if (ids.length === 0) return [];
+      const params = { ids: JSON.stringify(ids) };
+      const v = rowsVersion(db);
+      let rows = v === undefined ? undefined : db.all(`${BY_IDS} ${ROWS_PAGE}`, { ...params, v });
+      if (rows && !rows.every((r) => r.row_id !== null)) {
+        recheck(db);
+        rows = undefined;
+      }
+      return inIdOrder(ids, (rows ?? db.all(`${BY_IDS} ${JOINED_PAGE}`, params)).map(listedRow));
     },
     countTasks(q, max) {
       const src = sources();
