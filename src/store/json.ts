@@ -89,11 +89,19 @@ export function parseJsonArrayHead(text: unknown, max: number = LIST_READ_MAX): 
   return { items: all.slice(0, max), more: all.length > max };
 }
 
-/** Task ids as numberArray reads them, from a list of items already parsed. */
-export const numbersOf = (items: unknown[]): number[] =>
-  items
-    .map((x) => (typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x))
-    .filter((x): x is number => typeof x === 'number' && Number.isInteger(x));
+/**
+ * Task ids as numberArray reads them, from a list of items already parsed. One loop, not map then filter:
+ * map's output is a different kind of array by what the list holds (Db.all says why that matters).
+ */
+export function numbersOf(items: unknown[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const x = items[i];
+    const v = typeof x === 'string' && /^\d+$/.test(x) ? Number(x) : x;
+    if (typeof v === 'number' && Number.isInteger(v)) out.push(v);
+  }
+  return out;
+}
 
 /** Whether a stored dependency item names task `id`, read as numbersOf reads it. */
 export const namesTask =

@@ -342,9 +342,11 @@ export const getTask = defineTool({
       const r = view.heads?.get(dep) ?? ctx.store.tasks.taskHead(dep);
       return r ? { id: dep, title: r.title, status: r.status } : { id: dep, title: null, status: 'missing' };
     });
-    const open_questions = view.questions
-      .filter((q) => q.answer === null)
-      .map(({ task_id: _t, session_id: _s, ...q }) => q);
+    // [] first for none: Db.all says why.
+    const open_questions =
+      view.questions.length === 0
+        ? []
+        : view.questions.filter((q) => q.answer === null).map(({ task_id: _t, session_id: _s, ...q }) => q);
     return {
       task,
       comments,

@@ -134,16 +134,22 @@ export class LineTransport implements Transport {
     this.onclose?.();
   }
 
-  private readonly onData = (chunk: Buffer | string): void => {
-    // Answers given while one chunk is read (direct calls answer at once) leave in one write; holding
-    // the stream any longer would delay every answer.
+  private readonly onData = (chunk: Buffer | string): void =>
+    this.corked(() => this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+
+  /**
+   * Answers given while `read` reads (direct calls answer at once) leave in one write: a chunk's lines, or
+   * the held rest read on a wake (else each answer of a pipelined burst is a write of its own). Holding
+   * the stream any longer would delay every answer.
+   */
+  private corked(read: () => void): void {
     this.output.cork();
     try {
-      this.reader.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      read();
     } finally {
       this.output.uncork();
     }
-  };
+  }
 
   private readonly onStreamError = (error: Error): void => this.onerror?.(error);
 
@@ -236,7 +242,7 @@ export class LineTransport implements Transport {
       this.deferred = null;
       if (next !== null) this.dispatch(next);
       if (this.awaitingAnswer || this.backedUp()) return this.scheduleWake();
-      this.reader.resume();
+      this.corked(() => this.reader.resume());
       if (!this.reader.holding) this.input.resume();
     });
   }

@@ -30,15 +30,16 @@ export function legacyComments(db: Db): CommentStore {
     },
     recentComments(taskId, n, before = Number.MAX_SAFE_INTEGER) {
       // Newest first, turned here: an outer ORDER BY would cost SQLite a co-routine and a sorter.
-      return db
-        .all(
-          'SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)',
-          taskId,
-          before,
-          n,
-        )
-        .map(commentFromRow)
-        .reverse();
+      const rows = db.all(
+        'SELECT * FROM task_comments WHERE task_id = ? AND id < ? ORDER BY id DESC LIMIT CAST(? AS INTEGER)',
+        taskId,
+        before,
+        n,
+      );
+      // Turned in one loop: map's output and an empty result are other kinds of array (Db.all says why).
+      const out: Comment[] = [];
+      for (let i = rows.length - 1; i >= 0; i--) out.push(commentFromRow(rows[i]!));
+      return out;
     },
     commentCount(taskId) {
       return db.get<{ n: number }>('SELECT count(*) AS n FROM task_comments WHERE task_id = ?', taskId)!.n;

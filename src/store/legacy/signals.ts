@@ -65,12 +65,11 @@ export function legacySignals(db: Db): SignalStore {
     },
     questions(taskId) {
       if (!hasSignalsTable(db)) return [];
-      return db
-        .all(
-          `SELECT ${QUESTION_COLUMNS} FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`,
-          taskId,
-        )
-        .map(questionFromRow);
+      const rows = db.all(
+        `SELECT ${QUESTION_COLUMNS} FROM ralph_mcp_task_signals WHERE task_id = ? AND verb = 'ask' ORDER BY id`,
+        taskId,
+      );
+      return rows.length === 0 ? [] : rows.map(questionFromRow); // [] first: Db.all says why
     },
     question(signalId) {
       if (!hasSignalsTable(db)) return undefined;

@@ -243,7 +243,10 @@ export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskV
       const sql = listMirrorsUsable(db)
         ? 'SELECT task_id AS id FROM ralph_mcp_task_deps WHERE depends_on = ? AND task_id <> ? ORDER BY task_id LIMIT CAST(? AS INTEGER)'
         : "SELECT DISTINCT t.id FROM tasks t, json_each(CASE WHEN json_valid(t.depends_on) THEN t.depends_on ELSE '[]' END) d WHERE CAST(d.value AS INTEGER) = ? AND t.id <> ? ORDER BY t.id LIMIT CAST(? AS INTEGER)";
-      return db.all<{ id: number }>(sql, id, id, limit).map((r) => r.id);
+      // A loop, not map: the same kind of array whatever the rows (Db.all says why).
+      const out: number[] = [];
+      for (const r of db.all<{ id: number }>(sql, id, id, limit)) out.push(r.id);
+      return out;
     },
     unfinishedDependencies(id, limit) {
       // The items that name a task (DEP_ITEMS), as readiness reads them; anything else is skipped.

@@ -25,14 +25,21 @@ export const TASK_VIEW: MirroredRead = `SELECT r.task_id AS id, ${TASK_ROW_NAMES
 const names = (columns: string) => columns.split(',').map((c) => c.trim().replace(/"/g, ''));
 const COMMENT_NAMES = names(COMMENT_FIELDS);
 const QUESTION_NAMES = names(QUESTION_COLUMNS);
-const rowsOf = (json: unknown, keys: readonly string[]): Row[] =>
-  (JSON.parse(String(json)) as unknown[][]).map((values) => {
+/**
+ * A JSON array of arrays as records made by `make`, newest last when `reversed`. Loops, not map and
+ * reverse: the same kind of array whether there are rows or none (Db.all says why that matters).
+ */
+function rowsOf<T>(json: unknown, keys: readonly string[], make: (r: Row) => T, reversed = false): T[] {
+  const arrays = JSON.parse(String(json)) as unknown[][];
+  const out: T[] = [];
+  for (let j = 0; j < arrays.length; j++) {
+    const values = arrays[reversed ? arrays.length - 1 - j : j]!;
     const row: Row = {};
-    keys.forEach((k, i) => {
-      row[k] = values[i];
-    });
-    return row;
-  });
+    for (let i = 0; i < keys.length; i++) row[keys[i]!] = values[i];
+    out.push(make(row));
+  }
+  return out;
+}
 
 /** The view from the mirror, or undefined when the task has no row there (then it is read statement by statement). */
 export function mirroredTaskView(
@@ -52,9 +59,9 @@ export function mirroredTaskView(
   if (!r) return undefined;
   return {
     task: task(r),
-    comments: rowsOf(r.view_comments, COMMENT_NAMES).map(commentFromSignal).reverse(),
+    comments: rowsOf(r.view_comments, COMMENT_NAMES, commentFromSignal, true),
     dependents: JSON.parse(String(r.view_dependents)) as number[],
-    questions: rowsOf(r.view_questions, QUESTION_NAMES).map(questionFromRow),
+    questions: rowsOf(r.view_questions, QUESTION_NAMES, questionFromRow),
     heads: new Map(
       r.view_heads == null
         ? []
