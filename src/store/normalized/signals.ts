@@ -27,11 +27,12 @@ function sessionKind(recipe: string | null): 'task_execution' | 'review' | 'manu
  * started by an agent, finished, started = ended = now. A session Ralph already made is used as it is.
  */
 export function ensureAgentSession(db: Db, by: Writer, taskId: number): void {
+  // Looked up first: an INSERT that inserts nothing still opens the table and its five indexes for writing.
+  if (db.get('SELECT 1 AS x FROM agent_sessions WHERE id = ?', by.sessionId)) return;
   const now = timestamp();
   db.run(
     `INSERT INTO agent_sessions (id, session_number, kind, started_by, task_id, started, ended, status)
-     SELECT @id, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), @kind, 'agent', @task, @now, @now, 'finished'
-     WHERE NOT EXISTS (SELECT 1 FROM agent_sessions WHERE id = @id)`,
+     VALUES (@id, (SELECT coalesce(max(session_number), 0) + 1 FROM agent_sessions), @kind, 'agent', @task, @now, @now, 'finished')`,
     { id: by.sessionId, kind: sessionKind(by.recipe), task: by.taskId ?? taskId, now },
   );
 }
