@@ -34,14 +34,27 @@
  *
  * (remove it later with `git worktree remove /tmp/ralph-baseline`). The baseline gets a copy of the very
  * legacy database ours-legacy gets, taken before either server opened it; it builds its own search index.
- * BENCH_ROUNDS overrides the number of interleaved rounds at 100k (default 3; quick 2).
+ * BENCH_ROUNDS overrides the number of interleaved rounds at 100k (default 5; quick 2).
  * BENCH_FAMILIES=name,… measures only the tool families whose names start with one of these (e.g.
  * `search_tasks` for both search families), in the interleaved rounds at the comparison size, and prints
  * their tables and targets; nothing else runs and bench/results.json is left as it was.
  */
 import Database from 'better-sqlite3';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,7 +160,9 @@ const CFG = QUICK
       sizes: [1000, 10_000, 100_000],
       coldSize: 10_000,
       coldRuns: 15,
-      rounds: 3,
+      // Five: a run's own server differs from the next by up to ~12% even on ping, which reads nothing
+      // (docs/storage.md, Figures); the median of three still carried that into 10% targets.
+      rounds: 5,
       rssCalls: 10_000,
       concSize: 10_000,
       concWrites: 2400,
@@ -346,6 +361,17 @@ function writeCopy(p: Project, tag: string): string {
   const dir = `${p.dir}-write-${tag}`;
   rmSync(dir, { recursive: true, force: true });
   cpSync(p.dir, dir, { recursive: true });
+  // On disk before the run: left to the kernel, the copy's 200-300 MB are written back during a later
+  // measurement, or all at once by the first checkpoint's fsync of the database file.
+  for (const f of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!f.isFile()) continue;
+    const fd = openSync(join(f.parentPath ?? f.path, f.name), 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
   return dir;
 }
 const removeCopy = (dir: string) => rmSync(dir, { recursive: true, force: true });
