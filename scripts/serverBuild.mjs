@@ -91,7 +91,7 @@ async function prebuiltListings() {
 }
 
 /**
- * Both generations' expected tables, columns and CHECK lists, computed once at build time from
+ * Both generations' expected tables, columns, CHECK lists and CREATE statements, computed once at build time from
  * schema/ralph-<generation>.sql instead of at each start (src/store/schema.ts).
  */
 async function expectedSchemas() {

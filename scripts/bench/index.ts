@@ -9,7 +9,7 @@
  * seed, on either): legacy (936f316: features, tasks with JSON lists, task_comments) and normalized
  * (Ralph's head: subsystems, task_details + runtime_tasks, task_signals). Each table and each row of
  * results.json names its configuration: `ours-legacy`, `ours-normalized`, `baseline-legacy`.
- * - 1k and 10k tasks: the tool families on ours-legacy only (to keep the run under 10 minutes).
+ * - 1k and 10k tasks: the tool families on ours-legacy only (to keep the run near 10 minutes).
  * - 100k tasks: the tool families in interleaved rounds — every configuration once per round, the order
  *   rotating from round to round, each run on a fresh copy of its database — so that the machine's noise
  *   hits all alike; each family's p50, p99 and calls/s are the medians over the rounds. A comparison table

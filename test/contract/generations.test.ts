@@ -9,6 +9,8 @@ import type { Project } from '../../src/domain/project.js';
 import { openSession } from '../../src/session/open.js';
 import { planToJson } from '../../src/session/planJson.js';
 import { initProject } from '../../src/store/open/init.js';
+import { columnDrift, ralphTables } from '../../src/store/schema.js';
+import { Db } from '../../src/db/database.js';
 import { emptyProject, query, sampleProject, tempDir } from '../helpers/project.js';
 import { openInProc } from './harness.js';
 import { alter, fileState } from './support.fixtures.js';
@@ -97,6 +99,25 @@ describe('which generation a database is', () => {
     const allowing =
       /\(archived,blocked,done,draft,failed,in_progress,needs_input,pending,skipped\) where ralph-mcp knows/;
     refusedAtStart(checks, joined(/table runtime_tasks has a CHECK on status allowing /, allowing));
+  });
+
+  test("normalized tables whose statements differ from Ralph's DDL but not in what we use show no drift", () => {
+    // A start looks closely only at statements that differ; this makes every one differ, harmlessly.
+    const p = sampleProject('normalized');
+    alter(
+      p,
+      ralphTables('normalized')
+        .map((t) => `ALTER TABLE "${t}" ADD COLUMN ralph_mcp_test_note TEXT;`)
+        .join('\n'),
+    );
+    const db = Db.open(p.dbPath, { readonly: true });
+    try {
+      assert.deepEqual(columnDrift(db, ralphTables('normalized'), 'normalized'), []);
+    } finally {
+      db.close();
+    }
+    const { store } = openSession({ project: p.root });
+    store.close();
   });
 
   test('doctor names the generation, and shows – (not ✓) for what a failed schema check kept it from', () => {

@@ -25,6 +25,7 @@ function sessionKind(recipe: string | null): 'task_execution' | 'review' | 'manu
 /**
  * The session's agent_sessions row, made the way Ralph makes a missing one: the next session_number,
  * started by an agent, finished, started = ended = now. A session Ralph already made is used as it is.
+ * Only inside a write transaction (db.write), which keeps the lookup and the insert one step.
  */
 export function ensureAgentSession(db: Db, by: Writer, taskId: number): void {
   // Looked up first: an INSERT that inserts nothing still opens the table and its five indexes for writing.
