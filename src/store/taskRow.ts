@@ -1,6 +1,7 @@
 import type { Row } from '../db/database.js';
 import { numbersOf, parseJsonArrayHead } from './json.js';
 import type { Task } from './records.js';
+import type { ListedTask } from './store.js';
 
 /**
  * A task read as one row, lists as JSON arrays in text (legacy: its own columns; normalized: built by
@@ -52,4 +53,25 @@ export function taskFromRow(r: Row, date: (v: unknown) => string | null = str): 
   };
   if (cut.length > 0) task.truncated_lists = cut;
   return task;
+}
+
+/**
+ * A list page's row as list_tasks gives it; `withTemplate` on the normalized generation, whose tasks may
+ * come from a template (the key goes before `changed`, as its answers have always had it).
+ */
+export function listedRow(r: Row, withTemplate: boolean): ListedTask {
+  const cut: string[] = [];
+  const row = {
+    id: Number(r.id),
+    title: String(r.title),
+    status: String(r.status),
+    priority: str(r.priority),
+    feature: String(r.feature),
+    discipline: String(r.discipline),
+    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
+  } as ListedTask;
+  if (withTemplate) row.template_id = r.template_id == null ? null : Number(r.template_id);
+  row.changed = String(r.changed);
+  if (cut.length > 0) row.truncated_lists = cut;
+  return row;
 }

@@ -5,20 +5,11 @@ import { timestamp, today } from '../../domain/rules.js';
 import { blockedComment } from '../../domain/dependencies.js';
 import { legacyBlocker } from '../blocked.js';
 import { listMirrorsUsable } from './listMirrors.js';
-import { LIST_READ_MAX, namesTask, numberArray, numbersOf, requireJsonArray, toJson } from '../json.js';
+import { LIST_READ_MAX, namesTask, numberArray, requireJsonArray, toJson } from '../json.js';
 import type { DependencyEdge } from '../../domain/dependencyProblems.js';
 import { likePrefix } from '../like.js';
 import type { Comment, TaskHead } from '../records.js';
-import type {
-  BlockedReads,
-  ListedTask,
-  TaskChanges,
-  TaskInsert,
-  TaskListQuery,
-  TaskQuery,
-  TaskStore,
-  Writer,
-} from '../store.js';
+import type { BlockedReads, TaskChanges, TaskInsert, TaskListQuery, TaskQuery, TaskStore, Writer } from '../store.js';
 import {
   afterParams,
   afterSql,
@@ -36,7 +27,7 @@ import {
 } from '../taskList.js';
 import { claimTables } from '../own/claims.js';
 import { insertComment } from './comments.js';
-import { listHead, taskFromRow } from '../taskRow.js';
+import { listedRow, taskFromRow } from '../taskRow.js';
 import { cachedCount } from '../countCache.js';
 
 /**
@@ -118,23 +109,6 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 const LISTED_BY_IDS = `SELECT t.id, t.title, t.status, t.priority, t.feature, t.discipline, t.depends_on, ${changedDay(LIST_COLUMNS)} AS changed FROM tasks t
   WHERE t.id IN (SELECT value FROM json_each(?))`;
 
-/** A list page's row as list_tasks gives it. */
-function listedRow(r: Row): ListedTask {
-  const cut: string[] = [];
-  const row: ListedTask = {
-    id: Number(r.id),
-    title: String(r.title),
-    status: String(r.status),
-    priority: typeof r.priority === 'string' ? r.priority : null,
-    feature: String(r.feature),
-    discipline: String(r.discipline),
-    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-    changed: String(r.changed),
-  };
-  if (cut.length > 0) row.truncated_lists = cut;
-  return row;
-}
-
 const UPDATABLE = [
   'title',
   'description',
@@ -193,6 +167,8 @@ const READY_SQL = (withDiscipline: boolean, withFeature: boolean) =>
     ${withFeature ? 'AND t.feature = @feature' : ''}`,
   );
 
+const listedTaskRow = (r: Row) => listedRow(r, false);
+
 export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskView'> {
   const storedList = (id: number, column: 'context_files' | 'depends_on'): unknown[] => {
     const sql =
@@ -222,11 +198,11 @@ export function legacyTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskV
       const src = sources();
       return db
         .all(listSql(q, src, 'page'), { ...listWhere(q, src).params, ...afterParams(q.sort ?? 'id', after), limit })
-        .map(listedRow);
+        .map(listedTaskRow);
     },
     listedTasks(ids) {
       if (ids.length === 0) return [];
-      return inIdOrder(ids, db.all(LISTED_BY_IDS, JSON.stringify(ids)).map(listedRow));
+      return inIdOrder(ids, db.all(LISTED_BY_IDS, JSON.stringify(ids)).map(listedTaskRow));
     },
     countTasks(q, max) {
       const src = sources();

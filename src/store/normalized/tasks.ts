@@ -3,11 +3,11 @@ import { readySql } from '../ready.js';
 import { today } from '../../domain/rules.js';
 import type { DependencyEdge } from '../../domain/dependencyProblems.js';
 import { signalBlocker } from '../blocked.js';
-import { LIST_READ_MAX, numberArray, numbersOf } from '../json.js';
-import { listHead, str, taskFromRow } from '../taskRow.js';
+import { LIST_READ_MAX, numberArray } from '../json.js';
+import { listedRow, str, taskFromRow } from '../taskRow.js';
 import { likePrefix } from '../like.js';
 import type { Comment, Task, TaskHead } from '../records.js';
-import type { BlockedReads, ListedTask, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
+import type { BlockedReads, TaskChanges, TaskInsert, TaskListQuery, TaskStore, Writer } from '../store.js';
 import {
   afterParams,
   afterSql,
@@ -221,24 +221,6 @@ const ROWS_PAGE = `SELECT p.id, r.task_id AS row_id, r.title, r.status, r.priori
 /** The "page" of listedTasks: some tasks, given as a JSON array of ids. */
 const BY_IDS = 'WITH page(id) AS (SELECT value FROM json_each(@ids))';
 
-/** A list page's row as list_tasks gives it. */
-function listedRow(r: Row): ListedTask {
-  const cut: string[] = [];
-  const row: ListedTask = {
-    id: Number(r.id),
-    title: String(r.title),
-    status: String(r.status),
-    priority: str(r.priority),
-    feature: String(r.feature),
-    discipline: String(r.discipline),
-    depends_on: numbersOf(listHead(r.depends_on, 'depends_on', cut)),
-    template_id: r.template_id == null ? null : Number(r.template_id),
-    changed: String(r.changed),
-  };
-  if (cut.length > 0) row.truncated_lists = cut;
-  return row;
-}
-
 /** A page's columns read straight from the task-row mirror (DIRECT_PAGE). */
 const DIRECT: ListColumns = { id: 'r.task_id', priority: 'r.priority', updated: 'r.updated', created: 'r.created' };
 /**
@@ -286,6 +268,8 @@ function listSql(q: TaskListQuery, src: ListSources, what: 'page' | 'count', cap
 // Built once: a statement's text is also its cache key (Db.stmt).
 const GET_TASK = `SELECT ${TASK_COLUMNS} ${TASK_JOINS} WHERE t.id = ?`;
 const TASK_HEAD = `SELECT t.id, d.title, t.status, s.name AS feature, di.name AS discipline ${TASK_JOINS} WHERE t.id = ?`;
+
+const listedTaskRow = (r: Row) => listedRow(r, true);
 
 export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 'taskView'> {
   /**
@@ -377,7 +361,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 't
         limit,
       };
       const rows = pageFromRows(q, src, params, after?.id ?? 0, limit) ?? db.all(listSql(q, src, 'page'), params);
-      return rows.map(listedRow);
+      return rows.map(listedTaskRow);
     },
     listedTasks(ids) {
       if (ids.length === 0) return [];
@@ -388,7 +372,7 @@ export function normalizedTasks(db: Db): Omit<TaskStore, keyof BlockedReads | 't
         recheck(db);
         rows = undefined;
       }
-      return inIdOrder(ids, (rows ?? db.all(`${BY_IDS} ${JOINED_PAGE}`, params)).map(listedRow));
+      return inIdOrder(ids, (rows ?? db.all(`${BY_IDS} ${JOINED_PAGE}`, params)).map(listedTaskRow));
     },
     countTasks(q, max) {
       const src = sources();
