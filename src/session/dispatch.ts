@@ -29,8 +29,7 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
   SESSION_HOOKS.beforeCall(ctx);
   try {
     const parsed = parsedArgs(tool, rawArgs);
-    if (def.annotations.readOnlyHint)
-      return okResult(def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>);
+    if (def.annotations.readOnlyHint) return okResult(readTool(tool, parsed, ctx));
     if (def.category === 'state') {
       // State files are not in the database: never wait on its write lock for them. Their audit row
       // is best-effort, after the append (a file append cannot be rolled back with a transaction).
@@ -64,6 +63,12 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
     if (te.code !== 'busy') recordBestEffort(ctx, def.name, rawArgs, te.code);
     return errorResult(te);
   }
+}
+
+/** A reading tool's answer, from one snapshot (store.read): a task's view, a page and its count agree. */
+function readTool(tool: SessionTool, parsed: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
+  const run = () => tool.def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>;
+  return tool.def.updatesIndex ? run() : ctx.store.read(run);
 }
 
 /**

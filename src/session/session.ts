@@ -88,7 +88,7 @@ export class Session {
   read(name: string, args: Record<string, unknown>): unknown {
     const def = toolByName(name);
     if (!def?.annotations.readOnlyHint) throw new Error(`${name} is not a reading tool`);
-    return def.handler(args, this.ctx);
+    return def.updatesIndex ? def.handler(args, this.ctx) : this.ctx.store.read(() => def.handler(args, this.ctx));
   }
 
   /**

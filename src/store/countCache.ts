@@ -3,7 +3,8 @@ import type { Db } from '../db/database.js';
 /**
  * list_tasks' totals, which an agent paging a list asks for on every page, remembered while no other
  * connection has committed (data_version) and this one changed no row (total_changes()). Nothing is kept
- * inside a transaction: it may still roll back, and a rollback leaves total_changes() advanced.
+ * inside a write: it may still roll back, and a rollback leaves total_changes() advanced. A reading tool's
+ * snapshot (Db.read) is no write: its counts are kept.
  */
 const ENTRIES = 64;
 
@@ -17,7 +18,7 @@ const caches = new WeakMap<object, Counts>();
 const STATE_SQL = 'SELECT total_changes() AS c, (SELECT data_version FROM pragma_data_version) AS v';
 
 export function cachedCount(db: Db, sql: string, params: Record<string, unknown>, count: () => number): number {
-  if (db.raw.inTransaction) return count();
+  if (db.writing) return count();
   const s = db.get<{ c: number; v: number }>(STATE_SQL)!;
   const state = `${s.v}:${s.c}`;
   let cache = caches.get(db.raw);

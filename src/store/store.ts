@@ -43,6 +43,8 @@ export interface RalphStore {
   readonly featureNoun: string;
   /** Runs fn in one BEGIN IMMEDIATE transaction; any throw rolls everything back. */
   write<T>(fn: () => T): T;
+  /** Runs fn's reads on one snapshot (one read transaction); fn must not write. */
+  read<T>(fn: () => T): T;
   close(): void;
   /** Creates our tables on first write; refuses ones from a newer ralph-mcp. */
   ensureOwnTables(): void;

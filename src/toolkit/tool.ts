@@ -52,9 +52,15 @@ export interface ToolDef<I extends z.ZodObject = z.ZodObject, O extends z.ZodObj
    */
   generations?: readonly Generation[];
   /**
+   * A reading tool that first brings a derived index of ours up to date (a write). Other reading tools
+   * run inside one read snapshot (store.read); this one takes its own after that write.
+   */
+  updatesIndex?: true;
+  /**
    * Synchronous on purpose (better-sqlite3): a call runs start to finish without interleaving. The
    * server runs every handler of a tool that is not read-only inside ONE `BEGIN IMMEDIATE`
    * transaction, together with its audit row: all of its reads and writes commit together or not at all.
+   * A read-only tool's handler runs inside one read transaction: its statements see one state.
    */
   handler: (args: z.infer<I>, ctx: ToolContext) => z.infer<O>;
   /**

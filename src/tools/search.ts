@@ -91,6 +91,7 @@ export const searchTasks = defineTool({
       index_behind: z.number().int().optional(),
     }),
   annotations: READ,
+  updatesIndex: true,
   handler(args, ctx) {
     const keys = rowKeys(args.fields, HIT_FIELDS);
     const query = taskQuery(ctx, { status: args.status, feature: args.feature, discipline: args.discipline });
@@ -100,34 +101,37 @@ export const searchTasks = defineTool({
     // A bounded chunk of the queue, before the time budget starts: what is left waits for later calls
     // (or the server's slices between requests) and is left out of this answer.
     const behind = ctx.store.search.catchUp(SEARCH_BOUNDS.catchUpRows);
-    // One time budget for the whole call: the any-word fallback gets what the all-word search left.
-    const started = performance.now();
-    const limit = args.limit ?? PAGE.default;
-    const run = (q: string) =>
-      ctx.store.search.searchTasks(
-        q,
-        query,
-        limit,
-        Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)),
-      );
-    // Whole words first: a prefix makes FTS5 merge the postings of every word it starts before ranking,
-    // so it runs only when the words alone do not fill the page.
-    const wordsThenPrefixes = (mode: 'all' | 'any') => {
-      const words = run(ftsQuery(terms, mode, false)!);
-      return words.length >= limit || !terms.some(prefixable) ? words : run(ftsQuery(terms, mode)!);
-    };
-    let results = wordsThenPrefixes('all');
-    let matched: 'all' | 'any' | 'none' = 'all';
-    if (results.length === 0 && terms.length > 1) {
-      results = wordsThenPrefixes('any');
-      matched = results.length > 0 ? 'any' : 'none';
-    } else if (results.length === 0) matched = 'none';
-    // bm25 is "lower is better" and negative; report a positive relevance, higher is better.
-    return {
-      results: results.map((r) => pickRow({ ...r, score: Math.round(-r.score * 1000) / 1000 }, keys)),
-      matched,
-      ...(ignored.length > 0 ? { ignored_words: ignored } : {}),
-      ...(behind > 0 ? { index_behind: behind } : {}),
-    };
+    // The search's reads see one state (store.read), taken after the catch-up's write.
+    return ctx.store.read(() => {
+      // One time budget for the whole call: the any-word fallback gets what the all-word search left.
+      const started = performance.now();
+      const limit = args.limit ?? PAGE.default;
+      const run = (q: string) =>
+        ctx.store.search.searchTasks(
+          q,
+          query,
+          limit,
+          Math.max(1, SEARCH_BOUNDS.budgetMs - (performance.now() - started)),
+        );
+      // Whole words first: a prefix makes FTS5 merge the postings of every word it starts before ranking,
+      // so it runs only when the words alone do not fill the page.
+      const wordsThenPrefixes = (mode: 'all' | 'any') => {
+        const words = run(ftsQuery(terms, mode, false)!);
+        return words.length >= limit || !terms.some(prefixable) ? words : run(ftsQuery(terms, mode)!);
+      };
+      let results = wordsThenPrefixes('all');
+      let matched: 'all' | 'any' | 'none' = 'all';
+      if (results.length === 0 && terms.length > 1) {
+        results = wordsThenPrefixes('any');
+        matched = results.length > 0 ? 'any' : 'none';
+      } else if (results.length === 0) matched = 'none';
+      // bm25 is "lower is better" and negative; report a positive relevance, higher is better.
+      return {
+        results: results.map((r) => pickRow({ ...r, score: Math.round(-r.score * 1000) / 1000 }, keys)),
+        matched,
+        ...(ignored.length > 0 ? { ignored_words: ignored } : {}),
+        ...(behind > 0 ? { index_behind: behind } : {}),
+      };
+    });
   },
 });

@@ -6,7 +6,10 @@ import { integrityCheck, recordAbort, recordCall, sqliteVersion } from './record
 import type { Generation } from '../records.js';
 import { ensureOwnTables, ownSchemaVersion, type MirrorHooks } from './schema.js';
 
-type Shared = Pick<RalphStore, 'generation' | 'db' | 'write' | 'close' | 'ensureOwnTables' | 'ownSchemaVersion'> & {
+type Shared = Pick<
+  RalphStore,
+  'generation' | 'db' | 'write' | 'read' | 'close' | 'ensureOwnTables' | 'ownSchemaVersion'
+> & {
   audit: AuditStore;
   claims: ClaimStore;
   project: Pick<ProjectStore, 'projectInfo' | 'integrityCheck' | 'sqliteVersion'>;
@@ -19,6 +22,7 @@ export function sharedParts(db: Db, generation: Generation, mirror: MirrorHooks)
     generation,
     db,
     write: (fn) => db.write(fn),
+    read: (fn) => db.read(fn),
     close: () => db.close(),
     ensureOwnTables: () => ensureOwnTables(db, generation, mirror),
     ownSchemaVersion: () => ownSchemaVersion(db),
