@@ -7,8 +7,9 @@ import { TASK_ROW_NAMES, mirroredRow, type MirroredRead } from './taskRows.js';
 /**
  * get_task's reads in one statement (TaskStore.taskView): the task's row from our task-row mirror
  * (taskRows.ts) with its newest comments (signals, as normalizedComments reads them), its questions, its
- * dependents and the heads of its dependencies that have rows, each as a JSON array beside it. Four statements per task cost about 10 µs more at
- * 100,000 tasks (CPU, measured). A task without a row is read as before, statement by statement.
+ * dependents and the heads of its dependencies that have rows, each as a JSON array beside it. It was
+ * the cheaper while each statement was a transaction of its own; inside a reading tool's one snapshot the
+ * two ways cost alike (docs/storage.md). A task without a row is read as before, statement by statement.
  */
 export const TASK_VIEW: MirroredRead = `SELECT r.task_id AS id, ${TASK_ROW_NAMES},
   (SELECT json_group_array(json_array(${COMMENT_FIELDS})) FROM (${VIEW.withMeta}
