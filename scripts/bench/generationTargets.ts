@@ -62,3 +62,17 @@ export function generationTargets(rows: readonly FamilyFigures[], at = ''): Gene
   }
   return out;
 }
+
+/**
+ * The yardstick for goal 1's ratios: `ping` runs no tool, the same code on both generations, so its
+ * normalized/legacy ratio in this run is what the machine alone moves a ratio by.
+ */
+export function generationNoise(rows: readonly FamilyFigures[]): string | undefined {
+  const of = (config: string) => rows.find((r) => r.config === config && r.family === 'ping (no tool)');
+  const leg = of('ours-legacy');
+  const norm = of('ours-normalized');
+  if (!leg || !norm) return undefined;
+  const p50 = (norm.p50_ms / leg.p50_ms).toFixed(2);
+  const cps = (norm.calls_per_s / leg.calls_per_s).toFixed(2);
+  return `30.1's yardstick: ping (no tool) runs the same code on both generations; normalized/legacy in this run: p50 ${p50}×, calls/s ${cps}×`;
+}

@@ -83,7 +83,7 @@ import { recipeByName } from '../../src/registry/recipes.js';
 import { RpcChild, installExitHooks, killAll, onExit, parseResult, spawnTimed, type Reply } from './rpc.js';
 import { asInstalled, besidePeers, floorServer, peersReport, warmSession } from './peers.js';
 import { SHAPE_HEADER, listShapes, shapeTable } from './shapes.js';
-import { generationTargets } from './generationTargets.js';
+import { generationNoise, generationTargets } from './generationTargets.js';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CLI = join(REPO, 'dist', 'ralph-mcp.js');
@@ -1882,6 +1882,8 @@ async function main() {
     lines.push(...peersReport(peers, table));
     h('TARGETS');
     lines.push(targetTable(targets));
+    const noise = generationNoise(cmp.medians);
+    if (noise) lines.push(noise);
     lines.push(
       '',
       `${targets.filter((t) => t.pass).length}/${targets.length} targets pass; bench runtime ${runtime.toFixed(0)} s; results in ${OUT.slice(REPO.length + 1)}`,
