@@ -8,6 +8,7 @@ import {
   type SignalForwarder,
   type ToolContext,
 } from '../toolkit/context.js';
+import type { AnyTool } from '../toolkit/tool.js';
 import type { SessionTool } from './plan.js';
 import { applyScope } from './scope.js';
 import { argumentError, errorResult, okResult, toToolError } from './toolResult.js';
@@ -67,8 +68,16 @@ export function callTool(tool: SessionTool, rawArgs: Record<string, unknown>, ct
 
 /** A reading tool's answer, from one snapshot (store.read): a task's view, a page and its count agree. */
 function readTool(tool: SessionTool, parsed: Record<string, unknown>, ctx: ToolContext): Record<string, unknown> {
-  const run = () => tool.def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>;
-  return tool.def.updatesIndex ? run() : ctx.store.read(run);
+  return asReading(
+    tool.def,
+    ctx,
+    () => tool.def.handler(applyScope(tool, parsed, ctx), ctx) as Record<string, unknown>,
+  );
+}
+
+/** Runs a reading tool's handler as calls run it: in one snapshot, unless it brings an index up to date first. */
+export function asReading<T>(def: Pick<AnyTool, 'updatesIndex'>, ctx: ToolContext, run: () => T): T {
+  return def.updatesIndex ? run() : ctx.store.read(run);
 }
 
 /**

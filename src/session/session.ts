@@ -7,7 +7,7 @@ import { recordAnswer } from '../store/answers.js';
 import type { Question } from '../store/records.js';
 import type { RalphStore } from '../store/store.js';
 import { applyNow, writerOf, type SignalForwarder, type ToolContext } from '../toolkit/context.js';
-import { callForwarded, callTool, recordBestEffort } from './dispatch.js';
+import { asReading, callForwarded, callTool, recordBestEffort } from './dispatch.js';
 import { toolListing } from './listing.js';
 import { readOverrides } from './overrides.js';
 import type { SessionPlan, SessionTool } from './plan.js';
@@ -88,7 +88,7 @@ export class Session {
   read(name: string, args: Record<string, unknown>): unknown {
     const def = toolByName(name);
     if (!def?.annotations.readOnlyHint) throw new Error(`${name} is not a reading tool`);
-    return def.updatesIndex ? def.handler(args, this.ctx) : this.ctx.store.read(() => def.handler(args, this.ctx));
+    return asReading(def, this.ctx, () => def.handler(args, this.ctx));
   }
 
   /**
