@@ -216,6 +216,8 @@ export class Db {
     this.reading = true;
     try {
       const out = fn();
+      // A promise would be settled after the snapshot ended: its reads would run outside it.
+      if (out instanceof Promise) throw new Error('read(): fn returned a promise; reads must be synchronous');
       // (An error SQLite rolled back itself, caught inside fn, leaves nothing to commit.)
       if (this.conn.inTransaction) this.stmt('COMMIT').run();
       return out;

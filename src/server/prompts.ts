@@ -229,7 +229,8 @@ export function registerPrompts(server: Server, session: Session, projectWork: (
     projectWork();
     const { name, arguments: args } = req.params;
     if (name === 'task_brief') {
-      const text = taskBrief(session, args?.task_id);
+      // Its three reads (task, dependencies, learnings) from one snapshot, as one answer.
+      const text = session.store.read(() => taskBrief(session, args?.task_id));
       return {
         description: 'Task brief',
         messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],

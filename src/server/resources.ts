@@ -118,10 +118,13 @@ function read(session: Session, uri: string): { uri: string; mimeType: string; t
   // Markdown fence cannot have it closed from inside.
   const json = (v: unknown) => ({ uri, mimeType: JSON_TYPE, text: dataJson(v) });
   if (uri === 'ralph://project')
-    return json({
-      ...(session.read('get_project_info', {}) as object),
-      progress: session.read('get_project_progress', {}),
-    });
+    return json(
+      // Both reads from one snapshot, as one answer.
+      session.store.read(() => ({
+        ...(session.read('get_project_info', {}) as object),
+        progress: session.read('get_project_progress', {}),
+      })),
+    );
   if (uri === 'ralph://progress') return json(stateFile(session, 'read_progress'));
   if (uri === 'ralph://learnings') return json(stateFile(session, 'read_learnings'));
   const r = rowResource(uri);

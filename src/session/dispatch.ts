@@ -75,9 +75,12 @@ function readTool(tool: SessionTool, parsed: Record<string, unknown>, ctx: ToolC
   );
 }
 
-/** Runs a reading tool's handler as calls run it: in one snapshot, unless it brings an index up to date first. */
-export function asReading<T>(def: Pick<AnyTool, 'updatesIndex'>, ctx: ToolContext, run: () => T): T {
-  return def.updatesIndex ? run() : ctx.store.read(run);
+/**
+ * Runs a reading tool's handler as calls run it: in one snapshot, unless it brings an index up to date
+ * first, or reads only a state file (not the database, which may even be closed then).
+ */
+export function asReading<T>(def: Pick<AnyTool, 'updatesIndex' | 'category'>, ctx: ToolContext, run: () => T): T {
+  return def.updatesIndex || def.category === 'state' ? run() : ctx.store.read(run);
 }
 
 /**

@@ -35,6 +35,9 @@ test('read(): a write inside it is refused before it runs, and the read transact
   assert.throws(() => db.read(() => db.write(() => db.run("INSERT INTO t VALUES ('c')"))), /a write inside read\(\)/);
   assert.equal(db.raw.inTransaction, false);
   assert.equal(count(db), 1);
+  // A promise would settle after the snapshot: refused, and the transaction closed.
+  assert.throws(() => db.read(() => Promise.resolve(count(db))), /returned a promise/);
+  assert.equal(db.raw.inTransaction, false);
   // A throw of fn's own closes it too; a write afterwards is a write again.
   assert.throws(() => db.read(() => assert.fail('fn failed')), /fn failed/);
   assert.equal(db.raw.inTransaction, false);
